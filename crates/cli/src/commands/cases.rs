@@ -1,0 +1,124 @@
+use clap::Subcommand;
+use psebench::case::repo::CaseFilter;
+use psebench::case::CaseType;
+use psebench::ApiError;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::engine;
+use crate::output::{print_json, table};
+use crate::Cli;
+
+#[derive(Subcommand)]
+pub enum CasesCmd {
+    /// Import a cases.jsonl file (validated; all or nothing).
+    Import {
+        file: PathBuf,
+        /// Overwrite stored cases whose content differs.
+        #[arg(long)]
+        replace: bool,
+    },
+    /// Export cases as JSONL.
+    Export {
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long = "type")]
+        case_type: Option<String>,
+        #[arg(long)]
+        clause: Option<String>,
+        /// Also export cases flagged as excluded.
+        #[arg(long)]
+        include_excluded: bool,
+    },
+    /// List stored cases.
+    List {
+        #[arg(long = "type")]
+        case_type: Option<String>,
+        #[arg(long)]
+        clause: Option<String>,
+    },
+    /// Show one case.
+    Show { id: String },
+}
+
+#[derive(Subcommand)]
+pub enum DemoCmd {
+    /// Load the 90 hand-written demo cases into the store.
+    Load,
+}
+
+fn parse_type(t: &Option<String>) -> Result<Option<CaseType>, ApiError> {
+    match t {
+        None => Ok(None),
+        Some(s) => CaseType::parse(s)
+            .map(Some)
+            .ok_or_else(|| ApiError::invalid(format!("\"{s}\" is not a case type; use complete, missing or uncertain"))),
+    }
+}
+
+pub fn run(cli: &Cli, cmd: &CasesCmd) -> Result<ExitCode, ApiError> {
+    let e = engine(cli)?;
+    match cmd {
+        CasesCmd::Import { file, replace } => {
+            let r = e.cases_import(file, *replace, "imported")?;
+            if cli.json {
+                print_json(&r);
+            } else {
+                println!("{}: {} imported, {} unchanged, {} replaced.", r.file, r.imported, r.unchanged, r.replaced);
+            }
+        }
+        CasesCmd::Export { out, case_type, clause, include_excluded } => {
+            let n = e.cases_export(
+                out,
+                &CaseFilter { case_type: parse_type(case_type)?, clause_id: clause.clone(), include_excluded: *include_excluded, ..Default::default() },
+            )?;
+            if cli.json {
+                print_json(&serde_json::json!({"exported": n, "out": out}));
+            } else {
+                println!("Exported {n} case(s) to {}.", out.display());
+            }
+        }
+        CasesCmd::List { case_type, clause } => {
+            let list = e.cases_list(&CaseFilter { case_type: parse_type(case_type)?, clause_id: clause.clone(), ..Default::default() })?;
+            if cli.json {
+                print_json(&list);
+            } else {
+                let rows: Vec<Vec<String>> = list
+                    .iter()
+                    .map(|c| vec![c.case_id.clone(), c.case_type.clone(), c.clause_id.clone(), c.gold_verdict.clone(), c.origin.clone(), c.narrative_words.to_string()])
+                    .collect();
+                table(&["CASE", "TYPE", "CLAUSE", "GOLD", "ORIGIN", "WORDS"], &rows);
+                println!("{} case(s)", list.len());
+            }
+        }
+        CasesCmd::Show { id } => {
+            let c = e.cases_show(id)?;
+            if cli.json {
+                print_json(&c);
+            } else {
+                println!("{} — {} — gold {} ({})\n", c.case_id, c.case_type.as_str(), c.gold_verdict.as_str(), c.clause_id);
+                println!("{}\n", c.narrative);
+                for el in &c.elements {
+                    let masked = if c.masked_elements.contains(&el.name) { " [withheld]" } else { "" };
+                    println!("  {}{}: {}", el.name, masked, el.value.clone().unwrap_or_else(|| "null".into()));
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn run_demo(cli: &Cli, cmd: &DemoCmd) -> Result<ExitCode, ApiError> {
+    let e = engine(cli)?;
+    match cmd {
+        DemoCmd::Load => {
+            let r = e.demo_load()?;
+            if cli.json {
+                print_json(&r);
+            } else {
+                println!("Demo cases: {} loaded, {} already present.", r.imported, r.unchanged);
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,50 @@
+pub mod cards;
+pub mod cases;
+pub mod policy;
+
+use psebench::api::Engine;
+use psebench::ApiError;
+use std::process::ExitCode;
+
+use crate::{output, Cli, Command};
+
+/// Open the engine on the chosen database.
+pub fn engine(cli: &Cli) -> Result<Engine, ApiError> {
+    let path = cli.db.clone().unwrap_or_else(psebench::store::default_db_path);
+    Engine::open(&path)
+}
+
+pub fn run(cli: &Cli) -> Result<ExitCode, ApiError> {
+    match &cli.command {
+        Command::Status => status(cli),
+        Command::Policy(c) => policy::run(cli, c),
+        Command::Cards(c) => cards::run(cli, c),
+        Command::Cases(c) => cases::run(cli, c),
+        Command::Demo(c) => cases::run_demo(cli, c),
+    }
+}
+
+fn status(cli: &Cli) -> Result<ExitCode, ApiError> {
+    let e = engine(cli)?;
+    let info = e.store_info()?;
+    if cli.json {
+        output::print_json(&info);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("Store:     {}{}", info.path, if info.created_now { " (created now)" } else { "" });
+    if let Some(b) = &info.backup_made {
+        println!("Backup:    {b} (taken before upgrading the database)");
+    }
+    println!("Version:   {} (schema {})", info.app_version, info.schema.last().map(String::as_str).unwrap_or("-"));
+    println!("Policies:  {}", info.policies.join(", "));
+    let fmt = |v: &Vec<psebench::api::store_info::CountByKey>| {
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.iter().map(|c| format!("{} {}", c.count, c.key)).collect::<Vec<_>>().join(", ")
+        }
+    };
+    println!("Cards:     {} ({})", fmt(&info.cards_by_type), fmt(&info.cards_by_status));
+    println!("Cases:     {}", fmt(&info.cases_by_type));
+    Ok(ExitCode::SUCCESS)
+}

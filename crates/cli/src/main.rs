@@ -1,0 +1,51 @@
+//! `psebench`: the command-line shell over the PSEBench engine. Every command parses its
+//! arguments, calls one `psebench::api` function and prints the result (`--json` for scripts).
+
+mod commands;
+mod output;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "psebench", version, about = "PSEBench Studio: build, validate and run policy-grounded patient-safety triage benchmarks")]
+pub struct Cli {
+    /// Database file (default: the per-user data folder; also PSEBENCH_DB).
+    #[arg(long, global = true, env = "PSEBENCH_DB")]
+    pub db: Option<PathBuf>,
+    /// Print machine-readable JSON on stdout.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Show where the store is and what it holds.
+    Status,
+    /// Policy packs: clauses, guidance, evidence vocabulary, official text.
+    #[command(subcommand)]
+    Policy(commands::policy::PolicyCmd),
+    /// Clause cards: lint, import, list, show, edit, audit, history, export.
+    #[command(subcommand)]
+    Cards(commands::cards::CardsCmd),
+    /// Benchmark cases: import, export, list, show.
+    #[command(subcommand)]
+    Cases(commands::cases::CasesCmd),
+    /// The hand-written demo cases shipped with the app.
+    #[command(subcommand)]
+    Demo(commands::cases::DemoCmd),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match commands::run(&cli) {
+        Ok(code) => code,
+        Err(e) => {
+            output::print_error(&e, cli.json);
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! Runs the real `psebench` binary.
+
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+struct Env {
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Env {
+        Env { dir: tempfile::tempdir().unwrap() }
+    }
+    fn db(&self) -> PathBuf {
+        self.dir.path().join("data/psebench.db")
+    }
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_psebench"))
+            .args(args)
+            .env("PSEBENCH_DB", self.db())
+            .env_remove("RUST_BACKTRACE")
+            .output()
+            .unwrap()
+    }
+    fn ok(&self, args: &[&str]) -> String {
+        let o = self.run(args);
+        assert!(o.status.success(), "psebench {args:?} failed:\n{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    }
+    fn json(&self, args: &[&str]) -> Value {
+        let mut a = args.to_vec();
+        a.push("--json");
+        serde_json::from_str(&self.ok(&a)).unwrap()
+    }
+    fn file(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.dir.path().join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn card(id: &str) -> Value {
+    json!({
+      "clause_card_id": id,
+      "clause_card_definition": "Drug given despite a recorded allergy, with serious harm.",
+      "clause_id": "CareManagement_1_MedicationError",
+      "event_type": "Reportable",
+      "fixed_fields": {
+        "governing_legal_basis": {"meaning": "m", "value": ["Care Management Events clause 1"]},
+        "boundary_conditions": {
+          "harm_present": {"value": true, "meaning": "Serious harm.", "corresponding_basic_event_elements": ["outcome"]}
+        }
+      },
+      "basic_event_elements": {
+        "outcome": {"field_type": "string", "meaning": "What happened.", "allowed_content": "a", "disallowed_content": "b"}
+      },
+      "constraints_on_basic_event_elements_instantiation": []
+    })
+}
+
+#[test]
+fn store_is_created_in_the_given_place_and_mn29_is_loaded() {
+    let env = Env::new();
+    let out = env.ok(&["status"]);
+    assert!(out.contains("created now"), "{out}");
+    assert!(env.db().exists());
+    let list = env.json(&["policy", "list"]);
+    assert_eq!(list[0]["id"], "mn29");
+    assert_eq!(list[0]["clauses"], 29);
+    // --db wins over PSEBENCH_DB
+    let other = env.dir.path().join("other.db");
+    let o = env.run(&["--db", s(&other), "status", "--json"]);
+    assert!(o.status.success());
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["path"], s(&other));
+}
+
+#[test]
+fn policy_show_json_has_the_contract_fields() {
+    let env = Env::new();
+    let v = env.json(&["policy", "show", "mn29"]);
+    assert_eq!(v["id"], "mn29");
+    assert!(v["name"].as_str().unwrap().contains("Minnesota"));
+    let c = &v["clauses"][11];
+    for k in ["clause_id", "label", "category", "local_no", "short_title", "summary"] {
+        assert!(c.get(k).is_some(), "clause field {k}");
+    }
+    assert_eq!(c["label"], "Care Management Events clause 1");
+    let ev = v["evidence"].as_array().unwrap();
+    assert!(ev.iter().all(|e| e.get("id").is_some() && e.get("kind").is_some() && e.get("title").is_some()));
+    assert!(ev.iter().any(|e| e["id"] == "General Recommendation 3"));
+    let human = env.ok(&["policy", "show", "mn29"]);
+    assert!(human.contains("summary edition") || human.contains("NOTE:"), "the summary-edition notice is shown");
+}
+
+#[test]
+fn lint_exit_codes_and_json_shape() {
+    let env = Env::new();
+    let good = env.file("cards/good.json", &serde_json::to_string_pretty(&card("CardCli_1")).unwrap());
+    let o = env.run(&["cards", "lint", s(&good)]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stdout));
+    let mut bad = card("CardCli_2");
+    bad["fixed_fields"]["governing_legal_basis"]["value"] = json!([]);
+    let badp = env.file("cards/bad.json", &serde_json::to_string_pretty(&bad).unwrap());
+    let o = env.run(&["cards", "lint", "--policy", "mn29", "--json", s(&badp)]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["errors"], 1);
+    assert_eq!(v["warnings"], 0);
+    let p = &v["problems"][0];
+    assert_eq!(p["rule"], "legal-basis-empty");
+    assert_eq!(p["severity"], "error");
+    assert_eq!(p["pointer"], "/fixed_fields/governing_legal_basis/value");
+    assert_eq!(p["clause_card_id"], "CardCli_2");
+    assert!(p["path"].as_str().unwrap().ends_with("bad.json"));
+    assert!(p["message"].as_str().unwrap().len() > 20);
+    // a warning alone exits 0
+    let mut warn = card("CardCli_3");
+    let el = warn["basic_event_elements"]["outcome"].clone();
+    warn["basic_event_elements"] = json!({"Outcome": el});
+    warn["fixed_fields"]["boundary_conditions"]["harm_present"]["corresponding_basic_event_elements"] = json!(["Outcome"]);
+    let wp = env.file("w/warn.json", &serde_json::to_string(&warn).unwrap());
+    assert_eq!(env.run(&["cards", "lint", s(&wp)]).status.code(), Some(0));
+    // the stored library lints clean
+    let o = env.run(&["cards", "lint", "--library", "--json"]);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(o.status.code(), Some(if v["errors"] == 0 { 0 } else { 1 }));
+}
+
+#[test]
+fn card_import_list_show_audit_export() {
+    let env = Env::new();
+    let p = env.file("in/c.json", &serde_json::to_string_pretty(&card("CardCli_9")).unwrap());
+    let r = env.json(&["cards", "import", s(&p)]);
+    assert_eq!(r["added"], json!(["CardCli_9"]));
+    let list = env.json(&["cards", "list", "--clause", "CareManagement_1_MedicationError"]);
+    let mine = list.as_array().unwrap().iter().find(|c| c["card_id"] == "CardCli_9").unwrap();
+    assert_eq!(mine["status"], "draft");
+    let shown = env.json(&["cards", "show", "CardCli_9"]);
+    assert_eq!(shown["card"], card("CardCli_9"));
+    let a = env.json(&["cards", "audit", "CardCli_9", "--status", "approved", "--auditor", "R. Nurse"]);
+    assert_eq!(a["summary"]["status"], "approved");
+    let out = env.dir.path().join("export.jsonl");
+    env.ok(&["cards", "export", "--out", s(&out), "--clause", "CareManagement_1_MedicationError"]);
+    assert!(std::fs::read_to_string(&out).unwrap().contains("CardCli_9"));
+    // unknown card: exit 1 with a sentence on stderr
+    let o = env.run(&["cards", "show", "Nope"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("There is no card \"Nope\""));
+    let o = env.run(&["cards", "show", "Nope", "--json"]);
+    let e: Value = serde_json::from_slice(&o.stderr).unwrap();
+    assert_eq!(e["error"]["code"], "not_found");
+}
+
+#[test]
+fn cases_import_export_and_bad_input() {
+    let env = Env::new();
+    let case = json!({
+      "case_id": "c1", "case_type": "complete", "policy": "mn29", "clause_id": "CareManagement_1_MedicationError",
+      "clause_card_id": "CardCli_9", "missing_variant_id": null, "gold_verdict": "Non-reportable", "gold_clause": null,
+      "gold_legal_basis": ["Care Management Events clause 1"], "boundary_conditions": [], "elements": [],
+      "masked_elements": [], "narrative": "A nurse noticed the wrong label before giving anything.", "anchor_id": null
+    });
+    let p = env.file("cases.jsonl", &(serde_json::to_string(&case).unwrap() + "\n"));
+    let r = env.json(&["cases", "import", s(&p)]);
+    assert_eq!(r["imported"], 1);
+    let out = env.dir.path().join("out/cases.jsonl");
+    env.ok(&["cases", "export", "--out", s(&out)]);
+    let back: Value = serde_json::from_str(std::fs::read_to_string(&out).unwrap().trim()).unwrap();
+    assert_eq!(back, case);
+    let bad = env.file("bad.jsonl", "{\"case_id\": \"c2\"\n");
+    let o = env.run(&["cases", "import", s(&bad)]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("bad.jsonl:1:") && err.contains("not valid JSON"), "{err}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let env = Env::new();
+    assert_eq!(env.run(&["cards", "frobnicate"]).status.code(), Some(2));
+}

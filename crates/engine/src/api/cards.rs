@@ -1,0 +1,432 @@
+//! Card library actions: lint files or the library, import, list, show, edit, audit, history,
+//! diff, export.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use super::Engine;
+use crate::card::io::{export_docs, load_docs};
+use crate::card::lint::{lint_documents, LintInput, LintProblem, LintReport, Severity};
+use crate::card::repo::{self, AuditEntry, CardRow, CardVersion};
+use crate::card::{schema, to_pretty, AuditStatus, ClauseCard};
+use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::util::files::parse_json;
+
+/// Filters for the card library list.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CardFilter {
+    pub policy: Option<String>,
+    pub clause: Option<String>,
+    pub category: Option<String>,
+    pub event_type: Option<String>,
+    pub status: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CardSummary {
+    pub card_id: String,
+    pub policy_id: String,
+    pub clause_id: String,
+    pub clause_label: Option<String>,
+    pub category: Option<String>,
+    pub event_type: String,
+    pub status: String,
+    pub auditor: Option<String>,
+    pub version: i64,
+    pub origin: String,
+    pub updated_at: String,
+    pub definition: String,
+    pub boundary_conditions: usize,
+    pub elements: usize,
+    pub variants: usize,
+    pub lint_errors: usize,
+    pub lint_warnings: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CardDetail {
+    pub summary: CardSummary,
+    pub audit_notes: Option<String>,
+    pub audited_at: Option<String>,
+    /// The card document at the requested version, key order as stored.
+    pub card: Value,
+    pub shown_version: i64,
+    pub versions: Vec<CardVersion>,
+    pub audit_log: Vec<AuditEntry>,
+    pub lint: Vec<LintProblem>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CardsImportResult {
+    pub added: Vec<String>,
+    pub updated: Vec<String>,
+    pub unchanged: Vec<String>,
+    /// Rule findings on the imported cards (they are stored as drafts and can be fixed in the app).
+    pub lint: LintReport,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CardSaveRequest {
+    pub card_id: String,
+    /// The edited card document as JSON text.
+    pub json: String,
+    pub author: String,
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CardAuditRequest {
+    pub card_id: String,
+    pub status: AuditStatus,
+    pub auditor: String,
+    pub notes: Option<String>,
+}
+
+/// One line of a version diff.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiffLine {
+    /// `same`, `added` or `removed`.
+    pub kind: String,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CardDiff {
+    pub card_id: String,
+    pub from_version: i64,
+    pub to_version: i64,
+    pub lines: Vec<DiffLine>,
+}
+
+fn reject_unreadable(failures: Vec<crate::card::io::LoadFailure>) -> ApiResult<()> {
+    if failures.is_empty() {
+        return Ok(());
+    }
+    let lines: Vec<String> = failures.iter().map(|f| f.error.to_string()).collect();
+    Err(ApiError::new(
+        ErrorCode::InvalidInput,
+        format!("{} file(s) could not be read, so nothing was imported. First problem: {}", lines.len(), lines[0]),
+    )
+    .with_detail(lines.join("\n")))
+}
+
+impl Engine {
+    /// Lint card files without importing them.
+    pub fn cards_lint_paths(&self, paths: &[PathBuf], policy: &str) -> ApiResult<LintReport> {
+        let (_, vocab) = self.pack_and_vocab(policy)?;
+        let (docs, failures) = load_docs(paths)?;
+        let inputs: Vec<LintInput> = docs.into_iter().map(|d| LintInput { path: d.origin, value: d.value }).collect();
+        let mut report = lint_documents(&inputs, &vocab);
+        let mut problems: Vec<LintProblem> = failures
+            .into_iter()
+            .map(|f| LintProblem {
+                path: f.origin,
+                clause_card_id: None,
+                rule: "parse".into(),
+                severity: Severity::Error,
+                pointer: String::new(),
+                message: f.error.to_string(),
+            })
+            .collect();
+        problems.append(&mut report.problems);
+        Ok(LintReport::from_problems(problems))
+    }
+
+    /// Lint everything stored for a policy (current versions).
+    pub fn cards_lint_library(&self, policy: &str) -> ApiResult<LintReport> {
+        let (_, vocab) = self.pack_and_vocab(policy)?;
+        let rows = self.store.with_conn(|c| repo::current_cards(c, policy))?;
+        let inputs: Vec<LintInput> = rows
+            .into_iter()
+            .map(|(row, json)| LintInput {
+                path: format!("library:{}@v{}", row.card_id, row.current_version),
+                value: serde_json::from_str(&json).unwrap_or(Value::Null),
+            })
+            .collect();
+        Ok(lint_documents(&inputs, &vocab))
+    }
+
+    /// Import card files into the library as drafts. All or nothing: unreadable files, schema
+    /// violations, duplicate ids and unknown clauses reject the whole import.
+    pub fn cards_import(&self, paths: &[PathBuf], policy: &str, author: &str) -> ApiResult<CardsImportResult> {
+        let (_, vocab) = self.pack_and_vocab(policy)?;
+        let (docs, failures) = load_docs(paths)?;
+        reject_unreadable(failures)?;
+        if docs.is_empty() {
+            return Err(ApiError::invalid("No card files found (looked for *.json and *.jsonl)."));
+        }
+        let inputs: Vec<LintInput> = docs.iter().map(|d| LintInput { path: d.origin.clone(), value: d.value.clone() }).collect();
+        let report = lint_documents(&inputs, &vocab);
+        let blocking: Vec<&LintProblem> = report
+            .problems
+            .iter()
+            .filter(|p| matches!(p.rule.as_str(), "schema" | "duplicate-card-id" | "clause-unknown"))
+            .collect();
+        if let Some(first) = blocking.first() {
+            let all: Vec<String> = blocking.iter().map(|p| format!("{} {}: {}", p.path, p.pointer, p.message)).collect();
+            return Err(ApiError::new(
+                ErrorCode::ValidationFailed,
+                format!(
+                    "{} problem(s) stop this import, so nothing was imported. First: {} {}: {}",
+                    blocking.len(),
+                    first.path,
+                    if first.pointer.is_empty() { "(whole card)" } else { &first.pointer },
+                    first.message
+                ),
+            )
+            .with_detail(all.join("\n")));
+        }
+        let mut result = CardsImportResult { added: vec![], updated: vec![], unchanged: vec![], lint: report };
+        self.store.with_tx(|tx| -> ApiResult<()> {
+            for d in &docs {
+                let card = ClauseCard::from_value(&d.value).map_err(|e| ApiError::invalid(format!("{}: {e}", d.origin)))?;
+                let json = to_pretty(&d.value);
+                match repo::get_row(tx, &card.clause_card_id)? {
+                    None => {
+                        repo::insert_card(
+                            tx,
+                            &repo::NewCard {
+                                policy_id: policy,
+                                card: &card,
+                                json: &json,
+                                status: AuditStatus::Draft,
+                                auditor: None,
+                                origin: "imported",
+                                author,
+                                note: Some(&format!("imported from {}", d.origin)),
+                            },
+                        )?;
+                        result.added.push(card.clause_card_id.clone());
+                    }
+                    Some(row) => {
+                        if row.policy_id != policy {
+                            return Err(ApiError::conflict(format!(
+                                "{}: card id \"{}\" already belongs to policy {}; nothing was imported",
+                                d.origin, card.clause_card_id, row.policy_id
+                            )));
+                        }
+                        let origin = if row.origin == "builtin" { "edited" } else { row.origin.as_str() };
+                        match repo::add_version(tx, &card, &json, author, Some(&format!("imported from {}", d.origin)), AuditStatus::Draft, None, origin)? {
+                            Some(_) => result.updated.push(card.clause_card_id.clone()),
+                            None => result.unchanged.push(card.clause_card_id.clone()),
+                        }
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        Ok(result)
+    }
+
+    fn summarize(&self, row: &CardRow, json: &str, pack: &crate::policy::PolicyPack, lint: &[LintProblem]) -> CardSummary {
+        let value: Value = serde_json::from_str(json).unwrap_or(Value::Null);
+        let card = ClauseCard::from_value(&value).ok();
+        let clause = pack.clause(&row.clause_id);
+        CardSummary {
+            card_id: row.card_id.clone(),
+            policy_id: row.policy_id.clone(),
+            clause_id: row.clause_id.clone(),
+            clause_label: clause.map(|c| c.label.clone()),
+            category: clause.map(|c| c.category.clone()),
+            event_type: row.event_type.clone(),
+            status: row.status.clone(),
+            auditor: row.auditor.clone(),
+            version: row.current_version,
+            origin: row.origin.clone(),
+            updated_at: row.updated_at.clone(),
+            definition: card.as_ref().map(|c| c.clause_card_definition.clone()).unwrap_or_default(),
+            boundary_conditions: card.as_ref().map(|c| c.boundary_conditions().len()).unwrap_or(0),
+            elements: card.as_ref().map(|c| c.basic_event_elements.len()).unwrap_or(0),
+            variants: card.as_ref().map(|c| c.variants().len()).unwrap_or(0),
+            lint_errors: lint.iter().filter(|p| p.severity == Severity::Error).count(),
+            lint_warnings: lint.iter().filter(|p| p.severity == Severity::Warning).count(),
+        }
+    }
+
+    pub fn cards_list(&self, filter: &CardFilter) -> ApiResult<Vec<CardSummary>> {
+        let policy = filter.policy.clone().unwrap_or_else(|| "mn29".to_string());
+        let (pack, _) = self.pack_and_vocab(&policy)?;
+        let report = self.cards_lint_library(&policy)?;
+        let rows = self.store.with_conn(|c| repo::current_cards(c, &policy))?;
+        let out = rows
+            .iter()
+            .filter(|(r, _)| filter.clause.as_deref().map(|c| c == r.clause_id).unwrap_or(true))
+            .filter(|(r, _)| filter.event_type.as_deref().map(|t| t == r.event_type).unwrap_or(true))
+            .filter(|(r, _)| filter.status.as_deref().map(|s| s == r.status).unwrap_or(true))
+            .filter(|(r, _)| {
+                filter
+                    .category
+                    .as_deref()
+                    .map(|cat| pack.clause(&r.clause_id).map(|c| c.category == cat).unwrap_or(false))
+                    .unwrap_or(true)
+            })
+            .map(|(row, json)| {
+                let lint: Vec<LintProblem> =
+                    report.problems.iter().filter(|p| p.clause_card_id.as_deref() == Some(&row.card_id)).cloned().collect();
+                self.summarize(row, json, &pack, &lint)
+            })
+            .collect();
+        Ok(out)
+    }
+
+    pub fn cards_show(&self, card_id: &str, version: Option<i64>) -> ApiResult<CardDetail> {
+        let (row, json, versions, audit_log) = self.store.with_conn(|c| {
+            Ok::<_, ApiError>((
+                repo::require_row(c, card_id)?,
+                repo::card_json(c, card_id, version)?,
+                repo::versions(c, card_id)?,
+                repo::audit_log(c, card_id)?,
+            ))
+        })?;
+        let (pack, _) = self.pack_and_vocab(&row.policy_id)?;
+        let report = self.cards_lint_library(&row.policy_id)?;
+        let lint: Vec<LintProblem> = report.problems.into_iter().filter(|p| p.clause_card_id.as_deref() == Some(card_id)).collect();
+        let value: Value = serde_json::from_str(&json).map_err(|e| ApiError::internal(format!("stored card unreadable: {e}")))?;
+        Ok(CardDetail {
+            summary: self.summarize(&row, &json, &pack, &lint),
+            audit_notes: row.audit_notes.clone(),
+            audited_at: row.audited_at.clone(),
+            card: value,
+            shown_version: version.unwrap_or(row.current_version),
+            versions,
+            audit_log,
+            lint,
+        })
+    }
+
+    /// Check an edited card document without saving it (the editor calls this as the user types).
+    pub fn card_check(&self, json: &str, policy: &str) -> ApiResult<LintReport> {
+        let (_, vocab) = self.pack_and_vocab(policy)?;
+        let value = match parse_json(std::path::Path::new("edited card"), json) {
+            Ok(v) => v,
+            Err(e) => {
+                return Ok(LintReport::from_problems(vec![LintProblem {
+                    path: "edited card".into(),
+                    clause_card_id: None,
+                    rule: "parse".into(),
+                    severity: Severity::Error,
+                    pointer: String::new(),
+                    message: e.to_string(),
+                }]))
+            }
+        };
+        Ok(lint_documents(&[LintInput { path: "edited card".into(), value }], &vocab))
+    }
+
+    /// Save an edited card as a new version (status returns to draft). Schema violations refuse
+    /// the save; rule findings are saved and shown.
+    pub fn card_save(&self, req: &CardSaveRequest) -> ApiResult<CardDetail> {
+        if req.author.trim().is_empty() {
+            return Err(ApiError::invalid("Say who made the change (author) so the version history stays meaningful."));
+        }
+        let row = self.store.with_conn(|c| repo::require_row(c, &req.card_id))?;
+        let value = parse_json(std::path::Path::new("edited card"), &req.json)?;
+        let problems = schema::validate_card(&value);
+        if let Some(first) = problems.first() {
+            let all: Vec<String> = problems.iter().map(|p| format!("{}: {}", p.pointer, p.message)).collect();
+            return Err(ApiError::new(
+                ErrorCode::ValidationFailed,
+                format!("The card does not match the schema, so it was not saved. {}: {}", if first.pointer.is_empty() { "(card)" } else { &first.pointer }, first.message),
+            )
+            .with_detail(all.join("\n")));
+        }
+        let card = ClauseCard::from_value(&value).map_err(|e| ApiError::invalid(e.to_string()))?;
+        if card.clause_card_id != req.card_id {
+            return Err(ApiError::invalid(format!(
+                "The edited document has clause_card_id \"{}\" but you are editing \"{}\". Ids cannot be changed by editing; import it as a new card instead.",
+                card.clause_card_id, req.card_id
+            )));
+        }
+        let (_, vocab) = self.pack_and_vocab(&row.policy_id)?;
+        if !vocab.clause_ids.contains(&card.clause_id) {
+            return Err(ApiError::new(ErrorCode::ValidationFailed, format!("\"{}\" is not a clause of policy {}; the card was not saved.", card.clause_id, row.policy_id)));
+        }
+        let json = to_pretty(&value);
+        let origin = if row.origin == "builtin" { "edited".to_string() } else { row.origin.clone() };
+        self.store.with_tx(|tx| repo::add_version(tx, &card, &json, &req.author, req.note.as_deref(), AuditStatus::Draft, None, &origin))?;
+        self.cards_show(&req.card_id, None)
+    }
+
+    /// Record an audit decision. Approving or marking audited requires a card without lint errors.
+    pub fn card_audit(&self, req: &CardAuditRequest) -> ApiResult<CardDetail> {
+        if req.auditor.trim().is_empty() {
+            return Err(ApiError::invalid("Enter the auditor's name; every audit decision is recorded with who made it."));
+        }
+        let detail = self.cards_show(&req.card_id, None)?;
+        if req.status != AuditStatus::Draft && detail.summary.lint_errors > 0 {
+            let first = detail.lint.iter().find(|p| p.severity == Severity::Error).map(|p| p.message.clone()).unwrap_or_default();
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "Card \"{}\" still has {} lint error(s), so it cannot be marked {}. Fix them first. First error: {first}",
+                    req.card_id,
+                    detail.summary.lint_errors,
+                    req.status.as_str()
+                ),
+            ));
+        }
+        self.store.with_tx(|tx| repo::set_audit(tx, &req.card_id, req.status, req.auditor.trim(), req.notes.as_deref()))?;
+        self.cards_show(&req.card_id, None)
+    }
+
+    pub fn card_diff(&self, card_id: &str, from: i64, to: i64) -> ApiResult<CardDiff> {
+        let (a, b) = self.store.with_conn(|c| Ok::<_, ApiError>((repo::card_json(c, card_id, Some(from))?, repo::card_json(c, card_id, Some(to))?)))?;
+        Ok(CardDiff { card_id: card_id.to_string(), from_version: from, to_version: to, lines: line_diff(&a, &b) })
+    }
+
+    /// Export the current cards (optionally filtered) to a folder or a `.jsonl` file.
+    pub fn cards_export(&self, out: &std::path::Path, filter: &CardFilter) -> ApiResult<usize> {
+        let policy = filter.policy.clone().unwrap_or_else(|| "mn29".to_string());
+        let wanted: HashSet<String> = self.cards_list(filter)?.into_iter().map(|s| s.card_id).collect();
+        let rows = self.store.with_conn(|c| repo::current_cards(c, &policy))?;
+        let cards: Vec<(String, String, Value)> = rows
+            .into_iter()
+            .filter(|(r, _)| wanted.contains(&r.card_id))
+            .map(|(r, json)| Ok((r.clause_id, r.card_id, serde_json::from_str(&json).map_err(|e| ApiError::internal(e.to_string()))?)))
+            .collect::<ApiResult<_>>()?;
+        export_docs(&cards, out)
+    }
+
+    /// Current parsed cards of a policy (for generation and statistics).
+    pub fn current_cards(&self, policy: &str) -> ApiResult<Vec<(CardRow, ClauseCard)>> {
+        let rows = self.store.with_conn(|c| repo::current_cards(c, policy))?;
+        rows.into_iter()
+            .map(|(row, json)| {
+                let v: Value = serde_json::from_str(&json).map_err(|e| ApiError::internal(e.to_string()))?;
+                let card = ClauseCard::from_value(&v).map_err(|e| ApiError::internal(format!("stored card {} unreadable: {e}", row.card_id)))?;
+                Ok((row, card))
+            })
+            .collect()
+    }
+}
+
+/// Line diff by longest common subsequence (cards are small).
+pub fn line_diff(a: &str, b: &str) -> Vec<DiffLine> {
+    let x: Vec<&str> = a.lines().collect();
+    let y: Vec<&str> = b.lines().collect();
+    let (n, m) = (x.len(), y.len());
+    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i][j] = if x[i] == y[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
+        }
+    }
+    let (mut i, mut j) = (0, 0);
+    let mut out = Vec::new();
+    while i < n || j < m {
+        if i < n && j < m && x[i] == y[j] {
+            out.push(DiffLine { kind: "same".into(), text: x[i].into() });
+            i += 1;
+            j += 1;
+        } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
+            out.push(DiffLine { kind: "added".into(), text: y[j].into() });
+            j += 1;
+        } else {
+            out.push(DiffLine { kind: "removed".into(), text: x[i].into() });
+            i += 1;
+        }
+    }
+    out
+}

@@ -1,0 +1,20 @@
+//! PSEBench engine: everything behind the desktop app, the CLI and the local HTTP server.
+//!
+//! Dependencies point one way: `policy`, `card` → `case` → pipelines → `metrics` → exports.
+//! `store` is the SQLite service; `api` is the only surface the shells call.
+
+pub mod api;
+pub mod builtin;
+pub mod card;
+pub mod case;
+pub mod error;
+pub mod policy;
+pub mod store;
+pub mod util;
+
+pub use error::{ApiError, ErrorCode};
+
+/// Version of this build, shown in `psebench --version` and stored with every run.
+pub fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}

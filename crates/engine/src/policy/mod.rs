@@ -1,0 +1,184 @@
+//! Policy packs: clauses (the targeted-clause vocabulary), guidance sections, the evidence
+//! vocabulary, and official text imported by users (split into sections by heading).
+
+pub mod import;
+pub mod repo;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CategoryCount {
+    pub name: String,
+    pub count: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SourceRef {
+    pub title: String,
+    #[serde(default)]
+    pub url: String,
+    #[serde(default)]
+    pub used_for: String,
+}
+
+/// One statutory clause: a reportable event type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Clause {
+    pub global_no: u32,
+    pub category: String,
+    pub local_no: u32,
+    pub clause_id: String,
+    pub label: String,
+    pub short_title: String,
+    pub summary: String,
+    #[serde(default)]
+    pub statute_ref: String,
+    #[serde(default)]
+    pub confidence: String,
+    #[serde(default)]
+    pub provenance: String,
+    #[serde(default)]
+    pub notes: String,
+}
+
+/// Which clauses a guidance section applies to: a list of clause labels or every clause.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum AppliesTo {
+    All(String),
+    Labels(Vec<String>),
+}
+
+impl AppliesTo {
+    pub fn covers(&self, label: &str) -> bool {
+        match self {
+            AppliesTo::All(s) => s == "all",
+            AppliesTo::Labels(l) => l.iter().any(|x| x == label),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GuidanceSection {
+    pub id: String,
+    #[serde(default)]
+    pub kind: String,
+    pub applies_to: AppliesTo,
+    pub topic: String,
+    pub summary: String,
+    /// `confirmed`, `partially confirmed` or `provisional`.
+    #[serde(default)]
+    pub status: String,
+    #[serde(default)]
+    pub status_note: String,
+    #[serde(default)]
+    pub version_map: IndexMap<String, String>,
+    #[serde(default)]
+    pub notes: String,
+}
+
+/// A policy pack as shipped in `policies/<id>/`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PolicyPack {
+    pub id: String,
+    pub name: String,
+    #[serde(default)]
+    pub jurisdiction: String,
+    #[serde(default)]
+    pub statute: String,
+    /// `summary` for our own summaries; `official` when the pack ships official text.
+    #[serde(default)]
+    pub edition: String,
+    #[serde(default)]
+    pub edition_notice: String,
+    #[serde(default)]
+    pub reporting_deadline: String,
+    #[serde(default)]
+    pub categories: Vec<CategoryCount>,
+    #[serde(default)]
+    pub sources: Vec<SourceRef>,
+    pub clauses: Vec<Clause>,
+    pub guidance: Vec<GuidanceSection>,
+}
+
+/// One entry of the evidence vocabulary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvidenceItem {
+    pub id: String,
+    /// `clause`, `guidance`, or `official` (a heading of imported official text with no known id).
+    pub kind: String,
+    pub title: String,
+}
+
+/// A section of imported official text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OfficialSection {
+    /// `clauses` or `guidance`: which imported document it came from.
+    pub source: String,
+    pub ord: u32,
+    pub level: u32,
+    pub heading: String,
+    pub evidence_id: String,
+    /// True when the heading matched a known clause label or guidance id.
+    pub matched: bool,
+    pub body: String,
+    pub file_name: String,
+    pub imported_at: String,
+}
+
+/// The identifiers a card or a model answer may use under one policy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PolicyVocab {
+    pub policy_id: String,
+    pub clause_ids: Vec<String>,
+    pub clause_labels: Vec<String>,
+    pub evidence_ids: Vec<String>,
+}
+
+impl PolicyPack {
+    pub fn clause(&self, clause_id: &str) -> Option<&Clause> {
+        self.clauses.iter().find(|c| c.clause_id == clause_id)
+    }
+    pub fn clause_by_label(&self, label: &str) -> Option<&Clause> {
+        self.clauses.iter().find(|c| c.label == label)
+    }
+
+    /// Clause labels + guidance ids + headings of imported official text that match neither.
+    pub fn evidence(&self, official: &[OfficialSection]) -> Vec<EvidenceItem> {
+        let mut out: Vec<EvidenceItem> = self
+            .clauses
+            .iter()
+            .map(|c| EvidenceItem { id: c.label.clone(), kind: "clause".into(), title: c.short_title.clone() })
+            .collect();
+        out.extend(
+            self.guidance
+                .iter()
+                .map(|g| EvidenceItem { id: g.id.clone(), kind: "guidance".into(), title: g.topic.clone() }),
+        );
+        for s in official.iter().filter(|s| !s.matched) {
+            if !out.iter().any(|e| e.id == s.evidence_id) {
+                out.push(EvidenceItem { id: s.evidence_id.clone(), kind: "official".into(), title: s.heading.clone() });
+            }
+        }
+        out
+    }
+
+    pub fn vocab(&self, official: &[OfficialSection]) -> PolicyVocab {
+        PolicyVocab {
+            policy_id: self.id.clone(),
+            clause_ids: self.clauses.iter().map(|c| c.clause_id.clone()).collect(),
+            clause_labels: self.clauses.iter().map(|c| c.label.clone()).collect(),
+            evidence_ids: self.evidence(official).into_iter().map(|e| e.id).collect(),
+        }
+    }
+}
+
+/// The policy packs compiled into this build.
+pub fn builtin_packs() -> Vec<PolicyPack> {
+    crate::builtin::policy_packs()
+}
+
+pub fn builtin_pack(id: &str) -> Option<PolicyPack> {
+    builtin_packs().into_iter().find(|p| p.id == id)
+}

@@ -1,0 +1,88 @@
+//! Embedded, timestamped schema changes. Each runs in its own transaction and is recorded in
+//! `schema_migrations`; a database that records a change this build does not know is refused.
+
+use rusqlite::{params, Connection};
+use std::path::{Path, PathBuf};
+
+use super::{OpenReport, StoreError};
+
+pub struct Migration {
+    /// `YYYYMMDDHHMMSS_name`, sorted by time.
+    pub id: &'static str,
+    pub sql: &'static str,
+}
+
+macro_rules! migration {
+    ($id:literal) => {
+        Migration { id: $id, sql: include_str!(concat!("../../migrations/", $id, ".sql")) }
+    };
+}
+
+/// All schema changes this build knows, oldest first.
+pub static MIGRATIONS: &[Migration] = &[
+    migration!("20261122070000_policies_and_cards"),
+    migration!("20261122070100_cases_and_official_text"),
+];
+
+const BOOKKEEPING: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (
+    id          TEXT PRIMARY KEY,
+    applied_at  TEXT NOT NULL,
+    app_version TEXT NOT NULL
+)";
+
+pub(super) fn applied(conn: &Connection) -> Result<Vec<String>, rusqlite::Error> {
+    let exists: bool = conn.query_row(
+        "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'",
+        [],
+        |r| r.get(0),
+    )?;
+    if !exists {
+        return Ok(Vec::new());
+    }
+    let mut stmt = conn.prepare("SELECT id FROM schema_migrations ORDER BY id")?;
+    let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+    rows.collect()
+}
+
+fn backup_path(path: &Path, last: &str) -> PathBuf {
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S");
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("psebench.db");
+    let schema = last.split('_').next().unwrap_or("0");
+    path.with_file_name(format!("{name}.before-upgrade-{schema}-{stamp}.bak"))
+}
+
+pub(super) fn migrate(conn: &mut Connection, path: &Path, existed: bool, upto: usize) -> Result<OpenReport, StoreError> {
+    let done = applied(conn)?;
+    let known: Vec<&str> = MIGRATIONS.iter().map(|m| m.id).collect();
+    if let Some(unknown) = done.iter().find(|id| !known.contains(&id.as_str())) {
+        return Err(StoreError::NewerSchema { path: path.display().to_string(), found: unknown.clone() });
+    }
+    let pending: Vec<&Migration> = MIGRATIONS[..upto.min(MIGRATIONS.len())]
+        .iter()
+        .filter(|m| !done.iter().any(|d| d == m.id))
+        .collect();
+    let mut report = OpenReport { created: !existed, ..Default::default() };
+    if pending.is_empty() {
+        return Ok(report);
+    }
+    // Existing data gets a full copy before anything changes.
+    if existed && !done.is_empty() {
+        let target = backup_path(path, done.last().map(String::as_str).unwrap_or("0"));
+        conn.backup(rusqlite::MAIN_DB, &target, None)
+            .map_err(|e| StoreError::Backup { message: e.to_string() })?;
+        report.backup = Some(target);
+    }
+    conn.execute_batch(BOOKKEEPING)?;
+    for m in pending {
+        let tx = conn.transaction()?;
+        tx.execute_batch(m.sql)
+            .map_err(|e| StoreError::Migration { migration: m.id.to_string(), message: e.to_string() })?;
+        tx.execute(
+            "INSERT INTO schema_migrations (id, applied_at, app_version) VALUES (?1, ?2, ?3)",
+            params![m.id, crate::util::now_rfc3339(), crate::version()],
+        )?;
+        tx.commit()?;
+        report.applied.push(m.id.to_string());
+    }
+    Ok(report)
+}

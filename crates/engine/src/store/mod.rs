@@ -1,0 +1,161 @@
+//! SQLite store: one place that opens the database, sets its pragmas, guards its schema version,
+//! backs it up before migrating, and applies the embedded migrations.
+
+mod migrations;
+
+pub use migrations::{Migration, MIGRATIONS};
+
+use rusqlite::{Connection, OpenFlags, Transaction};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use crate::error::{ApiError, ErrorCode};
+
+/// How long a writer waits for another writer before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error(
+        "The database at {path} was written by a newer version of PSEBench Studio (it has schema change \
+         \"{found}\", which this build does not know). Nothing was changed. Install the newer version, or \
+         open a different database with --db or PSEBENCH_DB."
+    )]
+    NewerSchema { path: String, found: String },
+    #[error("Could not open the database at {path}: {message}")]
+    Open { path: String, message: String },
+    #[error("Could not back up the database before upgrading it ({message}); nothing was changed.")]
+    Backup { message: String },
+    #[error("Upgrading the database failed at step {migration} ({message}); the database was left as it was before that step.")]
+    Migration { migration: String, message: String },
+    #[error("Database error: {0}")]
+    Sql(#[from] rusqlite::Error),
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        let code = match e {
+            StoreError::NewerSchema { .. } | StoreError::Open { .. } | StoreError::Backup { .. } => ErrorCode::StoreUnavailable,
+            StoreError::Migration { .. } | StoreError::Sql(_) => ErrorCode::StoreFailed,
+        };
+        ApiError::new(code, e.to_string())
+    }
+}
+
+impl From<rusqlite::Error> for ApiError {
+    fn from(e: rusqlite::Error) -> Self {
+        ApiError::new(ErrorCode::StoreFailed, "The database could not complete the operation; nothing was changed.")
+            .with_detail(e.to_string())
+    }
+}
+
+/// What happened when the store was opened.
+#[derive(Debug, Clone, Default)]
+pub struct OpenReport {
+    pub created: bool,
+    pub applied: Vec<String>,
+    pub backup: Option<PathBuf>,
+}
+
+/// The application store. Cheap to clone; all clones share one connection.
+#[derive(Clone)]
+pub struct Store {
+    path: PathBuf,
+    conn: Arc<Mutex<Connection>>,
+    report: Arc<OpenReport>,
+}
+
+/// The database path used when neither `--db` nor `PSEBENCH_DB` is given: the per-OS data folder.
+pub fn default_db_path() -> PathBuf {
+    if let Ok(p) = std::env::var("PSEBENCH_DB") {
+        if !p.trim().is_empty() {
+            return PathBuf::from(p);
+        }
+    }
+    dirs::data_dir()
+        .unwrap_or_else(|| std::env::temp_dir())
+        .join("psebench")
+        .join("psebench.db")
+}
+
+/// Every connection gets the same pragmas, set here and nowhere else.
+fn configure(conn: &Connection) -> Result<(), rusqlite::Error> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    Ok(())
+}
+
+fn open_connection(path: &Path) -> Result<Connection, StoreError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_URI;
+    let conn = Connection::open_with_flags(path, flags)
+        .map_err(|e| StoreError::Open { path: path.display().to_string(), message: e.to_string() })?;
+    configure(&conn).map_err(|e| StoreError::Open { path: path.display().to_string(), message: e.to_string() })?;
+    Ok(conn)
+}
+
+impl Store {
+    /// Open (creating if needed) the database at `path` and bring its schema up to date.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        Self::open_upto(path, MIGRATIONS.len())
+    }
+
+    /// Open applying only the first `upto` migrations. Tests use it to build older databases.
+    #[doc(hidden)]
+    pub fn open_upto(path: &Path, upto: usize) -> Result<Store, StoreError> {
+        if let Some(parent) = path.parent() {
+            if !parent.as_os_str().is_empty() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| StoreError::Open { path: path.display().to_string(), message: e.to_string() })?;
+            }
+        }
+        let existed = path.exists() && std::fs::metadata(path).map(|m| m.len() > 0).unwrap_or(false);
+        let mut conn = open_connection(path)?;
+        let report = migrations::migrate(&mut conn, path, existed, upto)?;
+        Ok(Store { path: path.to_path_buf(), conn: Arc::new(Mutex::new(conn)), report: Arc::new(report) })
+    }
+
+    /// An in-memory store (tests and one-off computations).
+    pub fn open_in_memory() -> Result<Store, StoreError> {
+        let mut conn = Connection::open_in_memory()?;
+        configure(&conn)?;
+        let report = migrations::migrate(&mut conn, Path::new(":memory:"), false, MIGRATIONS.len())?;
+        Ok(Store { path: PathBuf::from(":memory:"), conn: Arc::new(Mutex::new(conn)), report: Arc::new(report) })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn open_report(&self) -> &OpenReport {
+        &self.report
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Connection> {
+        // A panic while holding the lock cannot leave SQLite inconsistent (transactions roll back
+        // on drop), so a poisoned lock is safe to reuse.
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Run `f` with the connection (reads, single statements).
+    pub fn with_conn<T, E: From<rusqlite::Error>>(&self, f: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
+        let conn = self.lock();
+        f(&conn)
+    }
+
+    /// Run `f` in one transaction: committed if `f` returns Ok, rolled back otherwise.
+    pub fn with_tx<T, E: From<rusqlite::Error>>(&self, f: impl FnOnce(&Transaction<'_>) -> Result<T, E>) -> Result<T, E> {
+        let mut conn = self.lock();
+        let tx = conn.transaction()?;
+        let out = f(&tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// Applied schema changes, oldest first.
+    pub fn applied_migrations(&self) -> Result<Vec<String>, rusqlite::Error> {
+        self.with_conn(|c| migrations::applied(c))
+    }
+}

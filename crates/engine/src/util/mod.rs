@@ -1,0 +1,9 @@
+//! Small helpers shared by every module: careful file reading and text utilities.
+
+pub mod files;
+pub mod text;
+
+/// Current time as an RFC 3339 string in UTC (what the store records everywhere).
+pub fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}

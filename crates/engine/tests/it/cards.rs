@@ -1,0 +1,143 @@
+//! Card import (all or nothing), bad input, versions, audit, export round trip.
+
+use psebench::api::cards::{CardAuditRequest, CardFilter, CardSaveRequest};
+use psebench::card::AuditStatus;
+use serde_json::{json, Value};
+
+use crate::common::{card, pretty, temp_engine, write};
+
+fn stored_ids(e: &psebench::api::Engine) -> Vec<String> {
+    e.cards_list(&CardFilter::default()).unwrap().into_iter().map(|c| c.card_id).collect()
+}
+
+#[test]
+fn import_from_folder_and_jsonl_then_export_round_trips() {
+    let (dir, e) = temp_engine();
+    write(dir.path(), "in/a/CardX_1.json", pretty(&card("CardX_1")));
+    let mut second = card("CardX_2");
+    second["fixed_fields"]["boundary_conditions"]["allergy_known_before_dose"]["value"] = json!(false);
+    second["event_type"] = json!("Non_Reportable");
+    write(dir.path(), "in/cards.jsonl", format!("{}\n\n", serde_json::to_string(&second).unwrap()));
+    let r = e.cards_import(&[dir.path().join("in")], "mn29", "tester").unwrap();
+    assert_eq!(r.added, vec!["CardX_1", "CardX_2"]);
+    assert_eq!(r.lint.errors, 0);
+
+    let out = dir.path().join("out");
+    let n = e.cards_export(&out, &CardFilter { clause: Some("CareManagement_1_MedicationError".into()), ..Default::default() }).unwrap();
+    assert!(n >= 2);
+    let text = std::fs::read_to_string(out.join("CareManagement_1_MedicationError/CardX_1.json")).unwrap();
+    let back: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, card("CardX_1"));
+    assert_eq!(serde_json::to_string(&back).unwrap(), serde_json::to_string(&card("CardX_1")).unwrap(), "key order kept");
+
+    let jl = dir.path().join("all.jsonl");
+    e.cards_export(&jl, &CardFilter::default()).unwrap();
+    let lines = std::fs::read_to_string(&jl).unwrap();
+    assert!(lines.lines().any(|l| serde_json::from_str::<Value>(l).unwrap() == second));
+
+    // importing the same files again changes nothing
+    let again = e.cards_import(&[dir.path().join("in")], "mn29", "tester").unwrap();
+    assert_eq!(again.unchanged.len(), 2);
+}
+
+#[test]
+fn a_bad_file_anywhere_imports_nothing() {
+    let (dir, e) = temp_engine();
+    let before = stored_ids(&e);
+    write(dir.path(), "in/good.json", pretty(&card("CardGood_1")));
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("in/bad.json", b"{\n  \"clause_card_id\": \"x\",\n}".to_vec(), "bad.json:3:1: not valid JSON"),
+        ("in/bad.json", b"{\"clause_card_id\": \"caf\xe9\"}".to_vec(), "bad.json:1:24: the file is not UTF-8"),
+    ];
+    for (name, bytes, needle) in cases {
+        let p = write(dir.path(), name, &bytes);
+        let err = e.cards_import(&[dir.path().join("in")], "mn29", "t").unwrap_err();
+        assert!(err.message.contains(needle), "{} does not mention {needle}", err.message);
+        assert_eq!(stored_ids(&e), before);
+        std::fs::remove_file(p).unwrap();
+    }
+    // schema violation: unknown field in a strict place, wrong type
+    let mut bad = card("CardBad_1");
+    bad["basic_event_elements"]["outcome_type"]["colour"] = json!("red");
+    write(dir.path(), "in/bad.json", pretty(&bad));
+    let err = e.cards_import(&[dir.path().join("in")], "mn29", "t").unwrap_err();
+    assert_eq!(err.code.as_str(), "validation_failed");
+    assert!(err.message.contains("bad.json") && err.message.contains("/basic_event_elements/outcome_type") && err.message.contains("\"colour\""), "{}", err.message);
+    assert_eq!(stored_ids(&e), before);
+    // duplicate ids across files
+    write(dir.path(), "in/bad.json", pretty(&card("CardGood_1")));
+    let err = e.cards_import(&[dir.path().join("in")], "mn29", "t").unwrap_err();
+    assert!(err.message.contains("already used"), "{}", err.message);
+    assert_eq!(stored_ids(&e), before);
+}
+
+#[test]
+fn a_100_megabyte_file_is_refused_with_its_name() {
+    let (dir, e) = temp_engine();
+    let p = dir.path().join("huge.json");
+    let f = std::fs::File::create(&p).unwrap();
+    f.set_len(100 * 1024 * 1024).unwrap();
+    let err = e.cards_import(&[p.clone()], "mn29", "t").unwrap_err();
+    assert!(err.message.contains("huge.json") && err.message.contains("100.0 MB"), "{}", err.message);
+    let report = e.cards_lint_paths(&[p], "mn29").unwrap();
+    assert_eq!(report.problems[0].rule, "parse");
+}
+
+#[test]
+fn edits_make_versions_and_audit_is_recorded() {
+    let (dir, e) = temp_engine();
+    let mut c = card("CardEdit_1");
+    c["basic_event_elements"]["unused_slot"] = json!({"field_type": "string", "meaning": "m", "allowed_content": "a", "disallowed_content": "d"});
+    write(dir.path(), "c.json", pretty(&c));
+    let r = e.cards_import(&[dir.path().join("c.json")], "mn29", "importer").unwrap();
+    assert_eq!(r.lint.errors, 1, "imported with a lint error, to fix in the app");
+    // approval is refused while lint errors remain
+    let err = e
+        .card_audit(&CardAuditRequest { card_id: "CardEdit_1".into(), status: AuditStatus::Approved, auditor: "Dr. A".into(), notes: None })
+        .unwrap_err();
+    assert_eq!(err.code.as_str(), "conflict");
+    // a schema-breaking edit is refused and stores nothing
+    let err = e
+        .card_save(&CardSaveRequest { card_id: "CardEdit_1".into(), json: "{\"clause_card_id\": \"CardEdit_1\"}".into(), author: "A".into(), note: None })
+        .unwrap_err();
+    assert_eq!(err.code.as_str(), "validation_failed");
+    assert_eq!(e.cards_show("CardEdit_1", None).unwrap().summary.version, 1);
+    // fix it
+    c["basic_event_elements"].as_object_mut().unwrap().shift_remove("unused_slot");
+    let d = e.card_save(&CardSaveRequest { card_id: "CardEdit_1".into(), json: pretty(&c), author: "Dr. A".into(), note: Some("drop unused".into()) }).unwrap();
+    assert_eq!(d.summary.version, 2);
+    assert_eq!(d.summary.lint_errors, 0);
+    assert_eq!(d.summary.status, "draft");
+    let d = e
+        .card_audit(&CardAuditRequest { card_id: "CardEdit_1".into(), status: AuditStatus::Approved, auditor: "Dr. A".into(), notes: Some("checked".into()) })
+        .unwrap();
+    assert_eq!(d.summary.status, "approved");
+    assert_eq!(d.summary.auditor.as_deref(), Some("Dr. A"));
+    assert_eq!(d.audit_log[0].notes.as_deref(), Some("checked"));
+    assert_eq!(d.versions.len(), 2);
+    // the old version is kept and the diff shows the removed slot
+    let v1 = e.cards_show("CardEdit_1", Some(1)).unwrap();
+    assert!(v1.card["basic_event_elements"].get("unused_slot").is_some());
+    let diff = e.card_diff("CardEdit_1", 1, 2).unwrap();
+    assert!(diff.lines.iter().any(|l| l.kind == "removed" && l.text.contains("unused_slot")));
+    // editing again resets the status to draft
+    c["clause_card_definition"] = json!("Changed wording.");
+    let d = e.card_save(&CardSaveRequest { card_id: "CardEdit_1".into(), json: pretty(&c), author: "B".into(), note: None }).unwrap();
+    assert_eq!((d.summary.version, d.summary.status.as_str()), (3, "draft"));
+}
+
+#[test]
+fn editing_a_builtin_card_keeps_the_original_version() {
+    let (_dir, e) = temp_engine();
+    let list = e.cards_list(&CardFilter::default()).unwrap();
+    let Some(first) = list.first() else { return };
+    assert_eq!(first.status, "approved");
+    assert_eq!(first.auditor.as_deref(), Some(psebench::api::BUILTIN_AUDITOR));
+    let detail = e.cards_show(&first.card_id, None).unwrap();
+    let mut v = detail.card.clone();
+    v["clause_card_definition"] = json!("Local wording.");
+    let d = e.card_save(&CardSaveRequest { card_id: first.card_id.clone(), json: pretty(&v), author: "Local QA".into(), note: None }).unwrap();
+    assert_eq!(d.summary.origin, "edited");
+    assert_eq!(d.summary.version, 2);
+    assert_eq!(e.cards_show(&first.card_id, Some(1)).unwrap().card, detail.card);
+}

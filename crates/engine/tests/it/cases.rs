@@ -1,0 +1,71 @@
+//! Cases: JSONL round trip, validation on the way in, all-or-nothing import.
+
+use psebench::case::repo::CaseFilter;
+use serde_json::{json, Value};
+
+use crate::common::{case, temp_engine, write};
+
+fn lines(vals: &[Value]) -> String {
+    vals.iter().map(|v| serde_json::to_string(v).unwrap() + "\n").collect()
+}
+
+#[test]
+fn round_trip_keeps_fields_and_extras() {
+    let (dir, e) = temp_engine();
+    let mut missing = case("m1");
+    missing["case_type"] = json!("missing");
+    missing["missing_variant_id"] = json!("missing_allergy");
+    missing["masked_elements"] = json!(["allergy_record"]);
+    let mut unc = case("u1");
+    unc["case_type"] = json!("uncertain");
+    unc["gold_verdict"] = json!("Uncertain");
+    unc["gold_clause"] = Value::Null;
+    let input = vec![case("c1"), missing, unc];
+    let p = write(dir.path(), "cases.jsonl", lines(&input));
+    let r = e.cases_import(&p, false, "imported").unwrap();
+    assert_eq!(r.imported, 3);
+    let out = dir.path().join("out.jsonl");
+    assert_eq!(e.cases_export(&out, &CaseFilter::default()).unwrap(), 3);
+    let back: Vec<Value> = std::fs::read_to_string(&out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(back, input);
+    // same file again: nothing changes
+    assert_eq!(e.cases_import(&p, false, "imported").unwrap().unchanged, 3);
+}
+
+#[test]
+fn invalid_cases_are_refused_with_line_and_field_and_nothing_is_stored() {
+    let (dir, e) = temp_engine();
+    let checks: Vec<(Value, &str)> = vec![
+        (json!({"case_id": "x"}), "cases.jsonl:2: required field \"case_type\" is missing"),
+        ({ let mut c = case("b"); c["gold_verdict"] = json!("reportable"); c }, "cases.jsonl:2: field \"gold_verdict\": unknown variant `reportable`"),
+        ({ let mut c = case("b"); c["gold_clause"] = Value::Null; c }, "gold_clause\" is null but the gold verdict is Reportable"),
+        ({ let mut c = case("b"); c["masked_elements"] = json!(["outcome_type"]); c }, "\"masked_elements\" must be empty for a complete case"),
+        ({ let mut c = case("b"); c["clause_id"] = json!("Nope_1"); c }, "\"clause_id\" \"Nope_1\" is not a clause of policy mn29"),
+        ({ let mut c = case("b"); c["case_type"] = json!("missing"); c["missing_variant_id"] = json!("missing_x"); c["masked_elements"] = json!(["nope"]); c }, "masked element \"nope\" is not one of the case's \"elements\""),
+        (case("a"), "case id \"a\" was already used on line 1"),
+    ];
+    for (bad, needle) in checks {
+        let p = write(dir.path(), "cases.jsonl", lines(&[case("a"), bad]));
+        let err = e.cases_import(&p, false, "imported").unwrap_err();
+        assert!(err.message.contains(needle), "{:?} does not contain {needle}", err.message);
+        assert!(e.cases_list(&CaseFilter::default()).unwrap().is_empty(), "nothing stored after a failed import");
+    }
+    let p = write(dir.path(), "cases.jsonl", b"{\"case_id\": \"\xff\"}\n".to_vec());
+    assert!(e.cases_import(&p, false, "imported").unwrap_err().message.contains("cases.jsonl:1:"));
+}
+
+#[test]
+fn changed_content_needs_replace() {
+    let (dir, e) = temp_engine();
+    let p = write(dir.path(), "a.jsonl", lines(&[case("a")]));
+    e.cases_import(&p, false, "imported").unwrap();
+    let mut changed = case("a");
+    changed["narrative"] = json!("Different text.");
+    let p2 = write(dir.path(), "b.jsonl", lines(&[case("z"), changed]));
+    let err = e.cases_import(&p2, false, "imported").unwrap_err();
+    assert_eq!(err.code.as_str(), "conflict");
+    assert_eq!(e.cases_list(&CaseFilter::default()).unwrap().len(), 1, "case z was not stored either");
+    let r = e.cases_import(&p2, true, "imported").unwrap();
+    assert_eq!((r.imported, r.replaced), (1, 1));
+    assert_eq!(e.cases_show("a").unwrap().narrative, "Different text.");
+}

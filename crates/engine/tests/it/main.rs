@@ -1,0 +1,8 @@
+//! Engine integration tests (one binary, one module per area).
+
+mod builtin;
+mod cards;
+mod cases;
+mod common;
+mod policy;
+mod store;
