@@ -37,6 +37,10 @@ pub enum Command {
     /// The hand-written demo cases shipped with the app.
     #[command(subcommand)]
     Demo(commands::cases::DemoCmd),
+    /// Score trajectories: M1–M8 with confidence intervals and paired tests.
+    Metrics(commands::metrics::MetricsArgs),
+    /// Write the paper's tables and charts for a set of results.
+    Report(commands::report::ReportArgs),
 }
 
 fn main() -> ExitCode {

@@ -7,9 +7,13 @@ pub mod api;
 pub mod builtin;
 pub mod card;
 pub mod case;
+pub mod charts;
 pub mod error;
+pub mod metrics;
 pub mod policy;
 pub mod store;
+pub mod tables;
+pub mod trajectory;
 pub mod util;
 
 pub use error::{ApiError, ErrorCode};

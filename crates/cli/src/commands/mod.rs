@@ -1,6 +1,8 @@
 pub mod cards;
 pub mod cases;
+pub mod metrics;
 pub mod policy;
+pub mod report;
 
 use psebench::api::Engine;
 use psebench::ApiError;
@@ -21,6 +23,8 @@ pub fn run(cli: &Cli) -> Result<ExitCode, ApiError> {
         Command::Cards(c) => cards::run(cli, c),
         Command::Cases(c) => cases::run(cli, c),
         Command::Demo(c) => cases::run_demo(cli, c),
+        Command::Metrics(a) => metrics::run(cli, a),
+        Command::Report(a) => report::run(cli, a),
     }
 }
 

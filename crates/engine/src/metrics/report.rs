@@ -1,0 +1,154 @@
+//! The metrics report of FORMATS.md ("Metrics report"), plus our extensions (confidence
+//! intervals, paired tests, repeat consistency, per-clause accuracy). Field names of the FORMATS
+//! part are a public contract. Percentages are 0–100, unrounded; a metric with an empty subset or
+//! denominator is null.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+/// Precision / recall / F1 (percent) with the pooled counts.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Prf {
+    pub precision: f64,
+    pub recall: f64,
+    pub f1: f64,
+    pub tp: u64,
+    pub fp: u64,
+    #[serde(rename = "fn")]
+    pub fn_: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CaseTypeMetrics {
+    pub cases: u64,
+    #[serde(rename = "M1")]
+    pub m1: Option<f64>,
+    #[serde(rename = "M3")]
+    pub m3: Option<Prf>,
+    #[serde(rename = "M4")]
+    pub m4: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ByCaseType {
+    pub complete: CaseTypeMetrics,
+    pub missing: CaseTypeMetrics,
+    pub uncertain: CaseTypeMetrics,
+}
+
+/// Share of uncertain cases routed to each verdict (keys "Uncertain", "Reportable",
+/// "Non-reportable", "none").
+pub type Routing = IndexMap<String, f64>;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Behavior {
+    pub missing_no_ask_pct: Option<f64>,
+    /// Null when there are no uncertain cases.
+    pub uncertain_routing_pct: Option<Routing>,
+    /// Keys "0", "1", "2", "3", "4+"; null when there are no missing cases.
+    pub missing_ask_count_pct: Option<IndexMap<String, f64>>,
+    pub missing_avg_asks: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tokens {
+    pub avg_completion_tokens: Option<f64>,
+}
+
+/// A 95 % bootstrap interval (percent), with the settings that produced it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    pub lo: f64,
+    pub hi: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConfidenceIntervals {
+    pub method: String,
+    pub level: f64,
+    pub resamples: u32,
+    pub seed: u64,
+    #[serde(rename = "M1")]
+    pub m1: Option<Interval>,
+    #[serde(rename = "M7")]
+    pub m7: Option<Interval>,
+    #[serde(rename = "M8")]
+    pub m8: Option<Interval>,
+}
+
+/// Agreement of a model with itself over K repeats of the same cases.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Consistency {
+    pub repeats: u32,
+    /// Cases that had all K repeats.
+    pub cases: u64,
+    /// Share of those cases whose verdict was the same in all K repeats.
+    pub same_verdict_pct: Option<f64>,
+    /// pass^k: share of cases correct in all K repeats.
+    pub pass_all_k_pct: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClauseAccuracy {
+    pub clause_id: String,
+    pub cases: u64,
+    #[serde(rename = "M1")]
+    pub m1: Option<f64>,
+}
+
+/// One model's report. The FORMATS fields come first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelMetrics {
+    pub model: String,
+    pub cases: u64,
+    #[serde(rename = "M1")]
+    pub m1: Option<f64>,
+    #[serde(rename = "M2")]
+    pub m2: Option<f64>,
+    #[serde(rename = "M3")]
+    pub m3: Option<Prf>,
+    #[serde(rename = "M4")]
+    pub m4: Option<f64>,
+    #[serde(rename = "M5")]
+    pub m5: Option<Prf>,
+    #[serde(rename = "M6")]
+    pub m6: Option<Prf>,
+    #[serde(rename = "M7")]
+    pub m7: Option<Prf>,
+    #[serde(rename = "M8")]
+    pub m8: Option<Prf>,
+    pub by_case_type: ByCaseType,
+    pub behavior: Behavior,
+    pub tokens: Tokens,
+    // ---- extensions (not in FORMATS.md; readers ignore unknown fields) ----
+    /// Count of cases that had a trajectory, and of trajectories whose final answer was unusable.
+    pub trajectories: u64,
+    pub no_verdict: u64,
+    pub confidence_intervals: Option<ConfidenceIntervals>,
+    pub consistency: Option<Consistency>,
+    pub by_clause: Vec<ClauseAccuracy>,
+    /// Uncertain routing as counts (the paper's routing table shows counts and percentages).
+    pub uncertain_routing_counts: Option<IndexMap<String, u64>>,
+}
+
+/// Paired McNemar test on per-case verdict correctness between two models on their shared cases.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct McNemar {
+    pub model_a: String,
+    pub model_b: String,
+    pub shared_cases: u64,
+    /// A correct, B wrong.
+    pub a_only: u64,
+    /// B correct, A wrong.
+    pub b_only: u64,
+    /// Exact two-sided binomial p-value on the discordant pairs.
+    pub p_value: f64,
+    /// Chi-square with continuity correction (null when there are no discordant pairs).
+    pub chi2: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetricsReport {
+    pub models: Vec<ModelMetrics>,
+    pub paired_tests: Vec<McNemar>,
+}

@@ -1,0 +1,1 @@
+//! The paper's tables as CSV, Markdown and LaTeX.
