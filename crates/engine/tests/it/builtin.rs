@@ -23,3 +23,126 @@ fn builtin_library_lints_without_errors_or_overlaps() {
     assert_eq!(cards.len(), psebench::builtin::library_card_files("mn29").len());
     assert!(cards.iter().all(|c| c.status == "approved"));
 }
+
+use psebench::card::{ClauseCard, EventType};
+use psebench::case::{CaseType, Verdict};
+use std::collections::{BTreeMap, HashMap};
+
+fn library() -> Vec<ClauseCard> {
+    psebench::builtin::library_card_files("mn29")
+        .iter()
+        .map(|f| ClauseCard::from_value(&serde_json::from_str(f.text).unwrap()).unwrap())
+        .collect()
+}
+
+#[test]
+fn library_covers_every_clause_as_the_issue_requires() {
+    let cards = library();
+    let pack = psebench::policy::builtin_pack("mn29").unwrap();
+    let guidance: Vec<&str> = pack.guidance.iter().map(|g| g.id.as_str()).collect();
+    for clause in &pack.clauses {
+        let of: Vec<&ClauseCard> = cards.iter().filter(|c| c.clause_id == clause.clause_id).collect();
+        assert!(of.iter().any(|c| c.event_type == EventType::Reportable), "{} has no Reportable card", clause.clause_id);
+        assert!(of.iter().any(|c| c.event_type == EventType::NonReportable), "{} has no Non_Reportable card", clause.clause_id);
+    }
+    let complete = cards.iter().filter(|c| c.event_type != EventType::Uncertain).count();
+    assert!(complete >= 100, "{complete} complete-case cards");
+    let ids: HashMap<&str, &str> = cards.iter().map(|c| (c.clause_card_id.as_str(), c.clause_id.as_str())).collect();
+    let mut variants = 0;
+    for c in &cards {
+        for v in c.variants() {
+            variants += 1;
+            assert!(v.why_reasonable_in_real_world.split_whitespace().count() >= 6, "{} {}", c.clause_card_id, v.missing_variant_id);
+            let alt = ids
+                .iter()
+                .find(|(id, clause)| **clause == c.clause_id && **id != c.clause_card_id && v.why_not_classifiable_from_remaining_event_description.contains(**id));
+            assert!(alt.is_some(), "{} {} names no alternative card of its clause", c.clause_card_id, v.missing_variant_id);
+        }
+    }
+    assert!(variants >= 45, "{variants} variants");
+    let uncertain: Vec<&ClauseCard> = cards.iter().filter(|c| c.event_type == EventType::Uncertain).collect();
+    assert!(uncertain.len() >= 11);
+    let clauses: std::collections::BTreeSet<&str> = uncertain.iter().map(|c| c.clause_id.as_str()).collect();
+    assert!(clauses.len() >= 8);
+    for u in &uncertain {
+        assert!(u.legal_basis().iter().any(|id| guidance.contains(&id.as_str())), "{} cites no guidance passage", u.clause_card_id);
+        assert!(u.variants().is_empty());
+    }
+}
+
+#[test]
+fn sample_anchors_cover_every_clause() {
+    let pack = psebench::policy::builtin_pack("mn29").unwrap();
+    let mut per: BTreeMap<String, usize> = BTreeMap::new();
+    for f in psebench::builtin::anchor_files() {
+        for line in f.text.lines().filter(|l| !l.trim().is_empty()) {
+            let a: serde_json::Value = serde_json::from_str(line).unwrap();
+            for k in ["anchor_id", "text", "source", "language", "clause_id"] {
+                assert!(a.get(k).and_then(|v| v.as_str()).map(|s| !s.is_empty()).unwrap_or(false), "{} lacks {k}", f.path);
+            }
+            assert!(a["source"].as_str().unwrap().contains("synthetic"), "anchors are marked as synthetic examples");
+            *per.entry(a["clause_id"].as_str().unwrap().to_string()).or_default() += 1;
+        }
+    }
+    for c in &pack.clauses {
+        assert!(per.get(&c.clause_id).copied().unwrap_or(0) >= 3, "{} has fewer than 3 anchors", c.clause_id);
+    }
+}
+
+const BANNED: [&str; 9] =
+    ["reportable", "non-reportable", "uncertain", "uncertainty", "indeterminate", "escalate", "escalation", "inconclusive", "should be reported"];
+
+#[test]
+fn every_demo_case_matches_its_card() {
+    let cards: HashMap<String, ClauseCard> = library().into_iter().map(|c| (c.clause_card_id.clone(), c)).collect();
+    let pack = psebench::policy::builtin_pack("mn29").unwrap();
+    let f = psebench::builtin::demo_cases().expect("demo cases are shipped");
+    let mut by_type: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, line) in f.text.lines().enumerate() {
+        let raw: serde_json::Value = serde_json::from_str(line).unwrap();
+        let case = psebench::case::io::case_from_value(raw.clone()).unwrap();
+        let at = format!("demo line {}: {}", i + 1, case.case_id);
+        assert!(raw["source"].as_str().unwrap_or("").contains("hand-written"), "{at}: not marked as hand-written");
+        let card = cards.get(&case.clause_card_id).unwrap_or_else(|| panic!("{at}: unknown card"));
+        assert_eq!(case.clause_id, card.clause_id, "{at}");
+        let expected: Verdict = card.event_type.verdict();
+        assert_eq!(case.gold_verdict, expected, "{at}");
+        let label = pack.clause(&card.clause_id).unwrap().label.clone();
+        assert_eq!(case.gold_clause, if expected == Verdict::Reportable { Some(label) } else { None }, "{at}");
+        assert_eq!(case.gold_legal_basis, card.legal_basis(), "{at}");
+        let bcs: Vec<(&str, bool)> = case.boundary_conditions.iter().map(|b| (b.name.as_str(), b.value)).collect();
+        let card_bcs: Vec<(&str, bool)> = card.boundary_conditions().iter().map(|(n, b)| (n.as_str(), b.value)).collect();
+        assert_eq!(bcs, card_bcs, "{at}");
+        let names: Vec<&str> = case.element_names().collect();
+        let card_names: Vec<&str> = card.basic_event_elements.keys().map(String::as_str).collect();
+        assert_eq!(names, card_names, "{at}");
+        for el in &case.elements {
+            let def = &card.basic_event_elements[&el.name];
+            if let (Some(allowed), Some(v)) = (&def.allowed_values, &el.value) {
+                assert!(allowed.contains(v), "{at}: {} = {v} is not an allowed value", el.name);
+            }
+        }
+        match case.case_type {
+            CaseType::Missing => {
+                let v = card.variant(case.missing_variant_id.as_deref().unwrap()).unwrap_or_else(|| panic!("{at}: unknown variant"));
+                assert_eq!(case.masked_elements, v.masked_basic_event_elements, "{at}");
+            }
+            CaseType::Uncertain => assert_eq!(card.event_type, EventType::Uncertain, "{at}"),
+            CaseType::Complete => assert_ne!(card.event_type, EventType::Uncertain, "{at}"),
+        }
+        let words = case.narrative.split_whitespace().count();
+        assert!((100..=300).contains(&words), "{at}: {words} words");
+        let lower = case.narrative.to_lowercase();
+        let tokens = psebench::util::text::word_tokens(&case.narrative);
+        for b in BANNED {
+            let hit = if b.contains(' ') { lower.contains(b) } else { tokens.iter().any(|t| t == b) };
+            assert!(!hit, "{at}: narrative uses \"{b}\"");
+        }
+        assert!(!lower.contains(&case.clause_card_id.to_lowercase()), "{at}: names its card");
+        *by_type.entry(case.case_type.as_str()).or_default() += 1;
+    }
+    assert_eq!(by_type, BTreeMap::from([("complete", 30), ("missing", 30), ("uncertain", 30)]));
+    // and they load through the API
+    let (_d, e) = temp_engine();
+    assert_eq!(e.demo_load().unwrap().imported, 90);
+}
