@@ -17,6 +17,9 @@ pub struct Cli {
     /// Print machine-readable JSON on stdout.
     #[arg(long, global = true)]
     pub json: bool,
+    /// Do not read or write the LLM response cache.
+    #[arg(long, global = true)]
+    pub no_cache: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -37,6 +40,18 @@ pub enum Command {
     /// The hand-written demo cases shipped with the app.
     #[command(subcommand)]
     Demo(commands::cases::DemoCmd),
+    /// Registered models: add, list, test, remove, set-key.
+    #[command(subcommand)]
+    Models(commands::models::ModelsCmd),
+    /// The LLM response cache.
+    #[command(subcommand)]
+    Cache(commands::CacheCmd),
+    /// A loopback mock LLM provider (OpenAI, Anthropic and Gemini wire formats) for tests and demos.
+    #[command(subcommand, name = "mock-llm")]
+    MockLlm(commands::mock::MockCmd),
+    /// Benchmarks (speed is measured here, never in tests).
+    #[command(subcommand)]
+    Bench(commands::bench::BenchCmd),
     /// Score trajectories: M1–M8 with confidence intervals and paired tests.
     Metrics(commands::metrics::MetricsArgs),
     /// Write the paper's tables and charts for a set of results.

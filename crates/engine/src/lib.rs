@@ -4,13 +4,18 @@
 //! `store` is the SQLite service; `api` is the only surface the shells call.
 
 pub mod api;
+pub mod bench;
 pub mod builtin;
 pub mod card;
 pub mod case;
 pub mod charts;
 pub mod error;
+pub mod llm;
 pub mod metrics;
+pub mod mock;
 pub mod policy;
+pub mod prompt;
+pub mod secrets;
 pub mod store;
 pub mod tables;
 pub mod trajectory;

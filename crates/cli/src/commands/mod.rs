@@ -1,6 +1,9 @@
+pub mod bench;
 pub mod cards;
 pub mod cases;
 pub mod metrics;
+pub mod mock;
+pub mod models;
 pub mod policy;
 pub mod report;
 
@@ -13,7 +16,51 @@ use crate::{output, Cli, Command};
 /// Open the engine on the chosen database.
 pub fn engine(cli: &Cli) -> Result<Engine, ApiError> {
     let path = cli.db.clone().unwrap_or_else(psebench::store::default_db_path);
-    Engine::open(&path)
+    let mut opts = psebench::api::EngineOptions::default();
+    opts.client.use_cache = !cli.no_cache;
+    Engine::open_with(&path, opts)
+}
+
+/// A runtime for commands that talk to models or serve HTTP.
+pub fn runtime() -> Result<tokio::runtime::Runtime, ApiError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| ApiError::internal(format!("could not start the async runtime: {e}")))
+}
+
+#[derive(clap::Subcommand)]
+pub enum CacheCmd {
+    /// How many replies are cached and how often they were reused.
+    Stats,
+    /// Remove cached replies (all, or those of one provider model id).
+    Clear {
+        #[arg(long)]
+        model: Option<String>,
+    },
+}
+
+fn cache(cli: &Cli, cmd: &CacheCmd) -> Result<ExitCode, ApiError> {
+    let e = engine(cli)?;
+    match cmd {
+        CacheCmd::Stats => {
+            let s = e.cache_stats()?;
+            if cli.json {
+                output::print_json(&s);
+            } else {
+                println!("{} cached replies, reused {} times, {:.1} MB.", s.entries, s.hits, s.bytes as f64 / 1048576.0);
+            }
+        }
+        CacheCmd::Clear { model } => {
+            let n = e.cache_clear(model.as_deref())?;
+            if cli.json {
+                output::print_json(&serde_json::json!({"removed": n}));
+            } else {
+                println!("Removed {n} cached replies.");
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 pub fn run(cli: &Cli) -> Result<ExitCode, ApiError> {
@@ -23,6 +70,10 @@ pub fn run(cli: &Cli) -> Result<ExitCode, ApiError> {
         Command::Cards(c) => cards::run(cli, c),
         Command::Cases(c) => cases::run(cli, c),
         Command::Demo(c) => cases::run_demo(cli, c),
+        Command::Models(c) => models::run(cli, c),
+        Command::Cache(c) => cache(cli, c),
+        Command::MockLlm(c) => mock::run(cli, c),
+        Command::Bench(c) => bench::run(cli, c),
         Command::Metrics(a) => metrics::run(cli, a),
         Command::Report(a) => report::run(cli, a),
     }

@@ -4,46 +4,84 @@
 
 pub mod cards;
 pub mod cases;
+pub mod models;
 pub mod policy;
 pub mod store_info;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::card::repo as card_repo;
 use crate::card::{AuditStatus, ClauseCard};
 use crate::error::{ApiError, ApiResult};
+use crate::llm::{ClientOptions, LlmClient};
 use crate::policy::{repo as policy_repo, PolicyPack, PolicyVocab};
+use crate::secrets::{KeyringStore, SecretStore};
 use crate::store::Store;
 
 /// Name recorded as author and auditor of the built-in library.
 pub const BUILTIN_AUDITOR: &str = "PSEBench Studio team";
 
+/// How an engine is wired: where secrets live and how the LLM client behaves.
+#[derive(Clone)]
+pub struct EngineOptions {
+    pub secrets: Arc<dyn SecretStore>,
+    pub client: ClientOptions,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions { secrets: Arc::new(KeyringStore), client: ClientOptions::default() }
+    }
+}
+
 /// The engine: an open store plus the services the pipelines share.
 #[derive(Clone)]
 pub struct Engine {
     store: Store,
+    llm: Arc<LlmClient>,
+    opts: EngineOptions,
 }
 
 impl Engine {
     /// Open (or create) the store at `path`, apply migrations, and load the built-in policy packs
-    /// and card libraries.
+    /// and card libraries. API keys go to the OS keyring.
     pub fn open(path: &Path) -> ApiResult<Engine> {
+        Self::open_with(path, EngineOptions::default())
+    }
+
+    pub fn open_with(path: &Path, opts: EngineOptions) -> ApiResult<Engine> {
         let store = Store::open(path)?;
-        let engine = Engine { store };
-        engine.seed_builtins()?;
-        Ok(engine)
+        Self::assemble(store, opts)
     }
 
     /// An engine on a private in-memory store (tests, file-only computations).
     pub fn open_in_memory() -> ApiResult<Engine> {
-        let store = Store::open_in_memory()?;
-        let engine = Engine { store };
+        let opts = EngineOptions { secrets: Arc::new(crate::secrets::MemoryStore::default()), client: ClientOptions::default() };
+        Self::assemble(Store::open_in_memory()?, opts)
+    }
+
+    fn assemble(store: Store, opts: EngineOptions) -> ApiResult<Engine> {
+        let llm = Arc::new(LlmClient::new(store.clone(), opts.secrets.clone(), opts.client.clone()));
+        let engine = Engine { store, llm, opts };
         engine.seed_builtins()?;
         Ok(engine)
     }
 
     pub fn store(&self) -> &Store {
         &self.store
+    }
+
+    /// The shared LLM client (cache, limits, accounting).
+    pub fn llm(&self) -> &Arc<LlmClient> {
+        &self.llm
+    }
+
+    /// A client that neither reads nor writes the cache (for checks that must reach the model).
+    pub fn llm_without_cache(&self) -> LlmClient {
+        let mut o = self.opts.client.clone();
+        o.use_cache = false;
+        LlmClient::new(self.store.clone(), self.opts.secrets.clone(), o)
     }
 
     /// Load built-in packs and libraries when this build's copy differs from what the store has.

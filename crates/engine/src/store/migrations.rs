@@ -22,6 +22,7 @@ macro_rules! migration {
 pub static MIGRATIONS: &[Migration] = &[
     migration!("20261122070000_policies_and_cards"),
     migration!("20261122070100_cases_and_official_text"),
+    migration!("20261122090000_models_cache_calls"),
 ];
 
 const BOOKKEEPING: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (

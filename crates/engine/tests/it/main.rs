@@ -4,5 +4,7 @@ mod builtin;
 mod cards;
 mod cases;
 mod common;
+mod keyring;
+mod llm;
 mod policy;
 mod store;

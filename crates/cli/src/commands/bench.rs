@@ -1,0 +1,107 @@
+use clap::Subcommand;
+use psebench::bench::llm::{run_point, LlmBenchPoint};
+use psebench::ApiError;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, ExitCode, Stdio};
+
+use super::runtime;
+use crate::output::{print_json, table};
+use crate::Cli;
+
+#[derive(Subcommand)]
+pub enum BenchCmd {
+    /// LLM client throughput against the mock provider (run in a separate process) at
+    /// latency L ∈ {0, 50 ms} and concurrency C ∈ {1, 8, 64}.
+    Llm {
+        /// Seconds of load per point (more is steadier).
+        #[arg(long, default_value_t = 4.0)]
+        seconds: f64,
+    },
+}
+
+/// A mock provider in a child process, so the measured CPU is the client's alone.
+struct MockProcess {
+    child: Child,
+    base: String,
+}
+
+impl Drop for MockProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_mock(latency_ms: u64, dir: &std::path::Path) -> Result<MockProcess, ApiError> {
+    let script = dir.join(format!("mock-{latency_ms}.json"));
+    std::fs::write(&script, format!("{{\"latency_ms\": {latency_ms}, \"default_reply\": {{\"text\": \"fine\"}}}}"))
+        .map_err(|e| ApiError::internal(format!("could not write the mock script: {e}")))?;
+    let exe = std::env::current_exe().map_err(|e| ApiError::internal(e.to_string()))?;
+    let mut child = Command::new(exe)
+        .args(["mock-llm", "serve", "--port", "0", "--script"])
+        .arg(&script)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| ApiError::internal(format!("could not start the mock provider: {e}")))?;
+    let stdout = child.stdout.take().ok_or_else(|| ApiError::internal("mock provider has no stdout"))?;
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).map_err(|e| ApiError::internal(e.to_string()))?;
+    let base = line
+        .split_whitespace()
+        .map(|w| w.trim_end_matches(['.', ')']))
+        .find(|w| w.starts_with("http://") && w.ends_with("/v1"))
+        .map(str::to_string)
+        .ok_or_else(|| ApiError::internal(format!("unexpected mock banner: {line}")))?;
+    Ok(MockProcess { child, base })
+}
+
+pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
+    match cmd {
+        BenchCmd::Llm { seconds } => {
+            let dir = tempfile::tempdir().map_err(|e| ApiError::internal(e.to_string()))?;
+            let engine = psebench::api::Engine::open_with(&dir.path().join("bench.db"), psebench::api::EngineOptions {
+                secrets: std::sync::Arc::new(psebench::secrets::MemoryStore::default()),
+                client: Default::default(),
+            })?;
+            let rt = runtime()?;
+            let mut points: Vec<LlmBenchPoint> = Vec::new();
+            for latency in [0u64, 50] {
+                let mock = start_mock(latency, dir.path())?;
+                for c in [1u32, 8, 64] {
+                    // Size each point to take about `seconds` at its ideal (or a generous guess at L = 0).
+                    let rate = if latency == 0 { 1500.0 } else { c as f64 * 1000.0 / latency as f64 };
+                    let n = ((rate * seconds) as u32).clamp(50, 20_000);
+                    let p = rt.block_on(run_point(&engine, &mock.base, latency, c, n))?;
+                    if !cli.json {
+                        eprintln!("  L={latency} ms C={c}: {:.0} req/s", p.requests_per_sec);
+                    }
+                    points.push(p);
+                }
+            }
+            if cli.json {
+                print_json(&points);
+            } else {
+                let rows: Vec<Vec<String>> = points
+                    .iter()
+                    .map(|p| {
+                        vec![
+                            p.latency_ms.to_string(),
+                            p.concurrency.to_string(),
+                            p.requests.to_string(),
+                            format!("{:.0}", p.requests_per_sec),
+                            p.ideal_per_sec.map(|i| format!("{i:.0}")).unwrap_or_else(|| "–".into()),
+                            p.ratio_to_ideal.map(|r| format!("{:.1}%", r * 100.0)).unwrap_or_else(|| "–".into()),
+                            p.cpu_ms_per_request.map(|c| format!("{c:.3}")).unwrap_or_else(|| "–".into()),
+                            format!("{:.2}", p.added_p50_ms),
+                            format!("{:.2}", p.added_p99_ms),
+                            p.failures.to_string(),
+                        ]
+                    })
+                    .collect();
+                table(&["L ms", "C", "REQUESTS", "REQ/S", "IDEAL", "OF IDEAL", "CPU ms/req", "ADDED p50 ms", "ADDED p99 ms", "FAILED"], &rows);
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

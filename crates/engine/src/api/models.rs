@@ -1,0 +1,199 @@
+//! Model registry actions: add, list, remove, store a key, test with one tiny real call, cache
+//! and usage views.
+
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+
+use super::Engine;
+use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::llm::accounting::{self, CallContext, UsageTotals};
+use crate::llm::cache::{self, CacheStats};
+use crate::llm::{registry, ChatRequest, Message, ModelConfig, ProviderKind};
+use crate::secrets::model_account;
+
+/// What `models add` takes. Omitted fields keep provider defaults.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelAddRequest {
+    pub name: String,
+    pub kind: String,
+    pub model: String,
+    pub base_url: Option<String>,
+    pub api_key_env: Option<String>,
+    /// A key to store in the OS keyring now (never written anywhere else).
+    pub api_key: Option<String>,
+    pub temperature: Option<f64>,
+    pub top_p: Option<f64>,
+    pub max_tokens: Option<u32>,
+    pub seed: Option<i64>,
+    pub price_in: Option<f64>,
+    pub price_out: Option<f64>,
+    pub price_cached_in: Option<f64>,
+    pub local: bool,
+    pub concurrency: Option<u32>,
+    pub timeout_secs: Option<u32>,
+    pub api_version: Option<String>,
+}
+
+/// A registered model as shown to people and scripts (no key material, ever).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelView {
+    #[serde(flatten)]
+    pub config: ModelConfig,
+    pub local: bool,
+    pub destination: String,
+    /// `env:VAR`, `keyring`, or `none`.
+    pub key_source: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelTestResult {
+    pub name: String,
+    pub ok: bool,
+    pub latency_ms: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub reply: String,
+    pub destination: String,
+}
+
+fn view(c: ModelConfig) -> ModelView {
+    let key_source = match (&c.api_key_env, c.key_in_keyring) {
+        (Some(v), _) => format!("env:{v}"),
+        (None, true) => "keyring".into(),
+        _ => "none".into(),
+    };
+    ModelView { local: c.is_local(), destination: c.destination(), key_source, config: c }
+}
+
+fn check_name(name: &str) -> ApiResult<()> {
+    let ok = !name.is_empty() && name.len() <= 64 && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.:".contains(c));
+    if ok {
+        Ok(())
+    } else {
+        Err(ApiError::invalid(format!(
+            "\"{name}\" cannot be used as a model name: use up to 64 letters, digits, '-', '_', '.' or ':'."
+        )))
+    }
+}
+
+impl Engine {
+    pub fn models_add(&self, req: &ModelAddRequest) -> ApiResult<ModelView> {
+        check_name(&req.name)?;
+        let kind = ProviderKind::parse(&req.kind).ok_or_else(|| {
+            ApiError::invalid(format!(
+                "\"{}\" is not a provider kind; use one of openai-compatible, openai, azure, anthropic, gemini.",
+                req.kind
+            ))
+        })?;
+        let base = match (&req.base_url, kind.default_base_url()) {
+            (Some(u), _) => u.clone(),
+            (None, Some(d)) => d.to_string(),
+            (None, None) => {
+                return Err(ApiError::invalid(format!("A {} model needs --base-url (the server's address).", kind.as_str())));
+            }
+        };
+        let parsed = reqwest::Url::parse(&base)
+            .map_err(|e| ApiError::invalid(format!("\"{base}\" is not a valid URL ({e}); for example http://127.0.0.1:8000/v1")))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(ApiError::invalid(format!("\"{base}\" must start with http:// or https://")));
+        }
+        if req.api_key.is_some() && req.api_key_env.is_some() {
+            return Err(ApiError::invalid("Give either a key to store in the keyring or --api-key-env, not both."));
+        }
+        let existing = self.store.with_conn(|c| registry::get(c, &req.name))?;
+        let mut cfg = ModelConfig::new(&req.name, kind, &req.model, &base);
+        cfg.api_key_env = req.api_key_env.clone();
+        cfg.key_in_keyring = req.api_key.is_some() || (req.api_key_env.is_none() && existing.map(|e| e.key_in_keyring).unwrap_or(false));
+        cfg.temperature = req.temperature;
+        cfg.top_p = req.top_p;
+        cfg.max_tokens = req.max_tokens;
+        cfg.seed = req.seed;
+        cfg.price_in = req.price_in;
+        cfg.price_out = req.price_out;
+        cfg.price_cached_in = req.price_cached_in;
+        cfg.local_flag = req.local;
+        cfg.concurrency = req.concurrency.unwrap_or(8).clamp(1, 1024);
+        cfg.timeout_secs = req.timeout_secs.unwrap_or(120).clamp(1, 3600);
+        cfg.api_version = req.api_version.clone();
+        if let Some(key) = &req.api_key {
+            self.llm.secrets().set(&model_account(&req.name), key).map_err(|e| ApiError::new(ErrorCode::Secrets, e.to_string()))?;
+        }
+        self.store.with_conn(|c| registry::upsert(c, &cfg))?;
+        Ok(view(cfg))
+    }
+
+    pub fn models_list(&self) -> ApiResult<Vec<ModelView>> {
+        Ok(self.store.with_conn(registry::list)?.into_iter().map(view).collect())
+    }
+
+    pub fn models_get(&self, name: &str) -> ApiResult<ModelView> {
+        Ok(view(self.store.with_conn(|c| registry::require(c, name))?))
+    }
+
+    pub fn models_remove(&self, name: &str) -> ApiResult<()> {
+        let cfg = self.store.with_conn(|c| registry::require(c, name))?;
+        if cfg.key_in_keyring {
+            // Best effort: a keyring that is unavailable now should not block removal.
+            let _ = self.llm.secrets().delete(&model_account(name));
+        }
+        self.store.with_conn(|c| registry::remove(c, name))?;
+        Ok(())
+    }
+
+    /// Store (or replace) a model's key in the OS keyring.
+    pub fn models_set_key(&self, name: &str, key: &str) -> ApiResult<ModelView> {
+        let mut cfg = self.store.with_conn(|c| registry::require(c, name))?;
+        if key.trim().is_empty() {
+            return Err(ApiError::invalid("The key is empty; nothing was stored."));
+        }
+        self.llm.secrets().set(&model_account(name), key.trim()).map_err(|e| ApiError::new(ErrorCode::Secrets, e.to_string()))?;
+        cfg.key_in_keyring = true;
+        cfg.api_key_env = None;
+        self.store.with_conn(|c| registry::upsert(c, &cfg))?;
+        Ok(view(cfg))
+    }
+
+    /// A resolved handle for calls (key looked up now).
+    pub fn model_handle(&self, name: &str) -> ApiResult<crate::llm::ModelHandle> {
+        let cfg = self.store.with_conn(|c| registry::require(c, name))?;
+        Ok(self.llm.resolve(cfg)?)
+    }
+
+    /// One tiny real call: says whether the model answers, how fast, and what it costs in tokens.
+    pub async fn models_test(&self, name: &str) -> ApiResult<ModelTestResult> {
+        let handle = self.model_handle(name)?;
+        let req = ChatRequest {
+            max_tokens: Some(16),
+            ..ChatRequest::new(vec![
+                Message::system("You are a connectivity check. Reply with the single word: ready"),
+                Message::user("Are you there?"),
+            ])
+        };
+        let started = Instant::now();
+        // A test must really reach the model: never answer it from the cache.
+        let no_cache = self.llm_without_cache();
+        let r = no_cache.chat(&handle, &req, &CallContext::new(None, "models-test"), &crate::llm::CancellationToken::new()).await?;
+        Ok(ModelTestResult {
+            name: name.to_string(),
+            ok: true,
+            latency_ms: started.elapsed().as_millis() as u64,
+            input_tokens: r.usage.input_tokens,
+            output_tokens: r.usage.output_tokens,
+            reply: r.text.chars().take(200).collect(),
+            destination: handle.cfg.destination(),
+        })
+    }
+
+    pub fn cache_stats(&self) -> ApiResult<CacheStats> {
+        cache::stats(&self.store)
+    }
+
+    pub fn cache_clear(&self, model: Option<&str>) -> ApiResult<u64> {
+        cache::clear(&self.store, model)
+    }
+
+    /// Token and cost totals per stage and model for a run (None: calls outside runs).
+    pub fn usage_by_stage(&self, run_id: Option<&str>) -> ApiResult<Vec<UsageTotals>> {
+        accounting::totals_by_stage(&self.store, run_id)
+    }
+}

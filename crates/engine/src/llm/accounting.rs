@@ -1,0 +1,123 @@
+//! Token and cost accounting: one row per call (cache hits included), summed per stage and per run.
+
+use rusqlite::params;
+use serde::{Deserialize, Serialize};
+
+use super::config::ModelConfig;
+use super::types::Usage;
+use crate::error::ApiResult;
+use crate::store::Store;
+use crate::util::now_rfc3339;
+
+/// Who is calling: a run (generation, evaluation) and its stage (instantiator, eval, info, judge, …).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CallContext {
+    pub run_id: Option<String>,
+    pub stage: String,
+}
+
+impl CallContext {
+    pub fn new(run_id: Option<&str>, stage: &str) -> CallContext {
+        CallContext { run_id: run_id.map(str::to_string), stage: stage.to_string() }
+    }
+}
+
+pub struct CallRecord<'a> {
+    pub ctx: &'a CallContext,
+    pub cfg: &'a ModelConfig,
+    pub cache_hit: bool,
+    pub attempts: u32,
+    pub usage: Usage,
+    pub cost_usd: f64,
+    pub latency_ms: u64,
+    pub error: Option<String>,
+}
+
+pub fn record(store: &Store, r: &CallRecord<'_>) -> ApiResult<()> {
+    store.with_conn(|c| {
+        c.execute(
+            "INSERT INTO llm_calls (run_id, stage, model_name, endpoint, remote, cache_hit, attempts, input_tokens, output_tokens,
+                                    cached_input_tokens, reasoning_tokens, cost_usd, latency_ms, ok, error, at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+            params![
+                r.ctx.run_id,
+                r.ctx.stage,
+                r.cfg.name,
+                r.cfg.base_url,
+                !r.cfg.is_local() as i64,
+                r.cache_hit as i64,
+                r.attempts,
+                r.usage.input_tokens as i64,
+                r.usage.output_tokens as i64,
+                r.usage.cached_input_tokens as i64,
+                r.usage.reasoning_tokens as i64,
+                r.cost_usd,
+                r.latency_ms as i64,
+                r.error.is_none() as i64,
+                r.error,
+                now_rfc3339()
+            ],
+        )
+    })?;
+    Ok(())
+}
+
+/// Totals for a run, a stage, or both.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct UsageTotals {
+    pub stage: Option<String>,
+    pub model_name: Option<String>,
+    pub calls: u64,
+    pub cache_hits: u64,
+    pub failures: u64,
+    pub remote_calls: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cached_input_tokens: u64,
+    pub reasoning_tokens: u64,
+    pub cost_usd: f64,
+}
+
+/// Per-stage and per-model totals of a run (`run_id` None: calls made outside any run).
+pub fn totals_by_stage(store: &Store, run_id: Option<&str>) -> ApiResult<Vec<UsageTotals>> {
+    Ok(store.with_conn(|c| {
+        let mut stmt = c.prepare(
+            "SELECT stage, model_name, count(*), sum(cache_hit), sum(1 - ok), sum(remote * (1 - cache_hit)), sum(input_tokens), sum(output_tokens),
+                    sum(cached_input_tokens), sum(reasoning_tokens), sum(cost_usd)
+             FROM llm_calls WHERE run_id IS ?1 GROUP BY stage, model_name ORDER BY stage, model_name",
+        )?;
+        let rows = stmt.query_map([run_id], |r| {
+            Ok(UsageTotals {
+                stage: r.get(0)?,
+                model_name: r.get(1)?,
+                calls: r.get::<_, i64>(2)? as u64,
+                cache_hits: r.get::<_, i64>(3)? as u64,
+                failures: r.get::<_, i64>(4)? as u64,
+                remote_calls: r.get::<_, i64>(5)? as u64,
+                input_tokens: r.get::<_, i64>(6)? as u64,
+                output_tokens: r.get::<_, i64>(7)? as u64,
+                cached_input_tokens: r.get::<_, i64>(8)? as u64,
+                reasoning_tokens: r.get::<_, i64>(9)? as u64,
+                cost_usd: r.get(10)?,
+            })
+        })?;
+        rows.collect::<Result<Vec<_>, _>>()
+    })?)
+}
+
+/// Sum of a list of totals.
+pub fn sum(items: &[UsageTotals]) -> UsageTotals {
+    let mut t = UsageTotals::default();
+    for i in items {
+        t.calls += i.calls;
+        t.cache_hits += i.cache_hits;
+        t.failures += i.failures;
+        t.remote_calls += i.remote_calls;
+        t.input_tokens += i.input_tokens;
+        t.output_tokens += i.output_tokens;
+        t.cached_input_tokens += i.cached_input_tokens;
+        t.reasoning_tokens += i.reasoning_tokens;
+        t.cost_usd += i.cost_usd;
+    }
+    t
+}

@@ -1,0 +1,71 @@
+//! The response cache: successful replies only, keyed by endpoint, model, the full request
+//! (messages, sampling parameters, output schema) and the repeat index.
+
+use rusqlite::{params, OptionalExtension};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use super::config::ModelConfig;
+use super::types::{ChatRequest, ChatResponse};
+use crate::error::ApiResult;
+use crate::store::Store;
+use crate::util::now_rfc3339;
+
+/// The cache key of a request to a model.
+pub fn key(cfg: &ModelConfig, req: &ChatRequest) -> String {
+    let material = json!({
+        "endpoint": cfg.base_url,
+        "kind": cfg.kind.as_str(),
+        "model": cfg.model,
+        "messages": req.messages,
+        "temperature": req.temperature,
+        "top_p": req.top_p,
+        "max_tokens": req.max_tokens,
+        "seed": req.seed,
+        "response_format": req.response_format,
+        "repeat": req.repeat,
+    });
+    hex::encode(Sha256::digest(material.to_string().as_bytes()))
+}
+
+pub fn get(store: &Store, key: &str) -> ApiResult<Option<ChatResponse>> {
+    let hit: Option<String> = store.with_conn(|c| {
+        let v: Option<String> = c.query_row("SELECT response_json FROM llm_cache WHERE key = ?1", [key], |r| r.get(0)).optional()?;
+        if v.is_some() {
+            c.execute("UPDATE llm_cache SET hits = hits + 1 WHERE key = ?1", [key])?;
+        }
+        Ok::<_, rusqlite::Error>(v)
+    })?;
+    Ok(hit.and_then(|j| serde_json::from_str(&j).ok()))
+}
+
+pub fn put(store: &Store, key: &str, cfg: &ModelConfig, resp: &ChatResponse) -> ApiResult<()> {
+    let json = serde_json::to_string(resp).unwrap_or_default();
+    store.with_conn(|c| {
+        c.execute(
+            "INSERT OR REPLACE INTO llm_cache (key, endpoint, model, response_json, created_at, hits) VALUES (?1, ?2, ?3, ?4, ?5, 0)",
+            params![key, cfg.base_url, cfg.model, json, now_rfc3339()],
+        )
+    })?;
+    Ok(())
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CacheStats {
+    pub entries: u64,
+    pub hits: u64,
+    pub bytes: u64,
+}
+
+pub fn stats(store: &Store) -> ApiResult<CacheStats> {
+    Ok(store.with_conn(|c| {
+        c.query_row("SELECT count(*), coalesce(sum(hits), 0), coalesce(sum(length(response_json)), 0) FROM llm_cache", [], |r| {
+            Ok(CacheStats { entries: r.get::<_, i64>(0)? as u64, hits: r.get::<_, i64>(1)? as u64, bytes: r.get::<_, i64>(2)? as u64 })
+        })
+    })?)
+}
+
+/// Remove cached replies (all, or those of one model id). Returns how many were removed.
+pub fn clear(store: &Store, model: Option<&str>) -> ApiResult<u64> {
+    Ok(store.with_conn(|c| c.execute("DELETE FROM llm_cache WHERE (?1 IS NULL OR model = ?1)", [model]))? as u64)
+}

@@ -1,0 +1,284 @@
+//! The one way the engine talks to models: cache, adaptive concurrency, bounded retries with
+//! backoff, timeouts, cancellation, accounting, key handling. Providers differ only in `wire`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use reqwest::header::{CONTENT_TYPE, RETRY_AFTER};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::accounting::{self, CallContext, CallRecord};
+use super::cache;
+use super::config::ModelConfig;
+use super::error::LlmError;
+use super::limiter::AdaptiveLimiter;
+use super::retry::{parse_retry_after, RetryPolicy};
+use super::types::{ChatRequest, ChatResponse};
+use super::wire::{self, ParsedReply};
+use crate::secrets::{model_account, Secret, SecretStore};
+use crate::store::Store;
+
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    pub retry: RetryPolicy,
+    /// Read and write the response cache.
+    pub use_cache: bool,
+    pub connect_timeout: Duration,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions { retry: RetryPolicy::default(), use_cache: true, connect_timeout: Duration::from_secs(10) }
+    }
+}
+
+/// A registered model with its key resolved, ready to call.
+#[derive(Clone, Debug)]
+pub struct ModelHandle {
+    pub cfg: ModelConfig,
+    key: Option<Secret>,
+}
+
+impl ModelHandle {
+    /// A handle with an explicit key (tests, one-off tools).
+    pub fn with_key(cfg: ModelConfig, key: Option<&str>) -> ModelHandle {
+        ModelHandle { cfg, key: key.map(Secret::new) }
+    }
+    fn scrub(&self, s: &str) -> String {
+        match &self.key {
+            Some(k) => k.scrub(s),
+            None => s.to_string(),
+        }
+    }
+}
+
+pub struct LlmClient {
+    http: reqwest::Client,
+    store: Store,
+    secrets: Arc<dyn SecretStore>,
+    limiters: Mutex<HashMap<String, Arc<AdaptiveLimiter>>>,
+    opts: ClientOptions,
+}
+
+const BODY_EXCERPT: usize = 300;
+
+fn excerpt(bytes: &[u8]) -> String {
+    let s = String::from_utf8_lossy(bytes);
+    let s = s.trim();
+    if s.chars().count() > BODY_EXCERPT {
+        format!("{}…", s.chars().take(BODY_EXCERPT).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}
+
+impl LlmClient {
+    pub fn new(store: Store, secrets: Arc<dyn SecretStore>, opts: ClientOptions) -> LlmClient {
+        let http = reqwest::Client::builder()
+            .connect_timeout(opts.connect_timeout)
+            .pool_max_idle_per_host(256)
+            .tcp_nodelay(true)
+            .build()
+            .unwrap_or_else(|_| reqwest::Client::new());
+        LlmClient { http, store, secrets, limiters: Mutex::new(HashMap::new()), opts }
+    }
+
+    pub fn options(&self) -> &ClientOptions {
+        &self.opts
+    }
+
+    pub fn set_use_cache(&mut self, on: bool) {
+        self.opts.use_cache = on;
+    }
+
+    pub fn secrets(&self) -> &Arc<dyn SecretStore> {
+        &self.secrets
+    }
+
+    /// Find the model's key: its environment variable, else the OS keyring.
+    pub fn resolve(&self, cfg: ModelConfig) -> Result<ModelHandle, LlmError> {
+        let key = if let Some(var) = &cfg.api_key_env {
+            match std::env::var(var) {
+                Ok(v) if !v.trim().is_empty() => Some(Secret::new(v.trim())),
+                _ => {
+                    return Err(LlmError::Config(format!(
+                        "{}: the environment variable {var} that should hold its API key is not set.",
+                        cfg.name
+                    )))
+                }
+            }
+        } else if cfg.key_in_keyring {
+            match self.secrets.get(&model_account(&cfg.name)).map_err(|e| LlmError::Secrets(e.to_string()))? {
+                Some(k) => Some(Secret::new(k)),
+                None => return Err(LlmError::MissingKey { model: cfg.name.clone() }),
+            }
+        } else {
+            None
+        };
+        if key.is_none() && cfg.kind.requires_key() && !cfg.is_local() {
+            return Err(LlmError::MissingKey { model: cfg.name.clone() });
+        }
+        Ok(ModelHandle { cfg, key })
+    }
+
+    fn limiter(&self, cfg: &ModelConfig) -> Arc<AdaptiveLimiter> {
+        let mut m = self.limiters.lock().unwrap_or_else(|p| p.into_inner());
+        m.entry(cfg.base_url.clone()).or_insert_with(|| AdaptiveLimiter::new(cfg.concurrency)).clone()
+    }
+
+    /// Current concurrency limit for an endpoint (for progress displays and tests).
+    pub fn current_limit(&self, cfg: &ModelConfig) -> u32 {
+        self.limiter(cfg).limit()
+    }
+
+    /// Apply the model's registered defaults to fields the request leaves open.
+    fn with_defaults(cfg: &ModelConfig, req: &ChatRequest) -> ChatRequest {
+        let mut r = req.clone();
+        r.temperature = r.temperature.or(cfg.temperature);
+        r.top_p = r.top_p.or(cfg.top_p);
+        r.max_tokens = r.max_tokens.or(cfg.max_tokens);
+        r.seed = r.seed.or(cfg.seed);
+        r
+    }
+
+    /// Send one chat request with the full middleware.
+    pub async fn chat(&self, m: &ModelHandle, req: &ChatRequest, ctx: &CallContext, cancel: &CancellationToken) -> Result<ChatResponse, LlmError> {
+        let started = Instant::now();
+        let req = Self::with_defaults(&m.cfg, req);
+        let key = cache::key(&m.cfg, &req);
+        if self.opts.use_cache {
+            if let Ok(Some(mut hit)) = cache::get(&self.store, &key) {
+                hit.cache_hit = true;
+                hit.attempts = 0;
+                hit.cost_usd = 0.0;
+                hit.latency_ms = started.elapsed().as_millis() as u64;
+                let _ = accounting::record(
+                    &self.store,
+                    &CallRecord { ctx, cfg: &m.cfg, cache_hit: true, attempts: 0, usage: hit.usage, cost_usd: 0.0, latency_ms: hit.latency_ms, error: None },
+                );
+                return Ok(hit);
+            }
+        }
+        let call = wire::build(&m.cfg, m.key.as_ref().map(Secret::expose), &req);
+        let limiter = self.limiter(&m.cfg);
+        let mut attempts = 0u32;
+        let outcome: Result<ParsedReply, LlmError> = loop {
+            if cancel.is_cancelled() {
+                break Err(LlmError::Cancelled);
+            }
+            let slot = tokio::select! {
+                s = limiter.acquire() => s,
+                _ = cancel.cancelled() => break Err(LlmError::Cancelled),
+            };
+            attempts += 1;
+            let result = tokio::select! {
+                r = self.attempt(m, &call, &req) => r,
+                _ = cancel.cancelled() => Err(LlmError::Cancelled),
+            };
+            drop(slot);
+            match result {
+                Ok(parsed) => {
+                    limiter.on_success();
+                    break Ok(parsed);
+                }
+                Err(LlmError::Cancelled) => break Err(LlmError::Cancelled),
+                Err(e) if e.is_transient() && attempts <= self.opts.retry.max_retries => {
+                    if matches!(e, LlmError::RateLimited { .. }) {
+                        limiter.on_rate_limited();
+                    }
+                    let wait = self.opts.retry.delay(attempts, e.retry_after());
+                    tokio::select! {
+                        _ = tokio::time::sleep(wait) => {},
+                        _ = cancel.cancelled() => break Err(LlmError::Cancelled),
+                    }
+                }
+                Err(e) if e.is_transient() => {
+                    break Err(LlmError::RetriesExhausted { model: m.cfg.name.clone(), attempts, last: Box::new(e) });
+                }
+                Err(e) => break Err(e),
+            }
+        };
+        let latency_ms = started.elapsed().as_millis() as u64;
+        match outcome {
+            Ok(p) => {
+                let cost = m.cfg.cost(&p.usage);
+                let resp = ChatResponse {
+                    text: p.text,
+                    usage: p.usage,
+                    finish_reason: p.finish_reason,
+                    provider_model: p.provider_model,
+                    cache_hit: false,
+                    attempts,
+                    latency_ms,
+                    cost_usd: cost,
+                };
+                if self.opts.use_cache {
+                    let _ = cache::put(&self.store, &key, &m.cfg, &resp);
+                }
+                let _ = accounting::record(
+                    &self.store,
+                    &CallRecord { ctx, cfg: &m.cfg, cache_hit: false, attempts, usage: resp.usage, cost_usd: cost, latency_ms, error: None },
+                );
+                Ok(resp)
+            }
+            Err(e) => {
+                let _ = accounting::record(
+                    &self.store,
+                    &CallRecord {
+                        ctx,
+                        cfg: &m.cfg,
+                        cache_hit: false,
+                        attempts,
+                        usage: Default::default(),
+                        cost_usd: 0.0,
+                        latency_ms,
+                        error: Some(m.scrub(&e.to_string())),
+                    },
+                );
+                Err(e)
+            }
+        }
+    }
+
+    fn classify(&self, m: &ModelHandle, e: reqwest::Error) -> LlmError {
+        let model = m.cfg.name.clone();
+        let message = m.scrub(&e.to_string());
+        if e.is_timeout() {
+            LlmError::Timeout { model, secs: m.cfg.timeout_secs as u64 }
+        } else if e.is_body() || e.is_decode() {
+            LlmError::BadResponse { model, reason: format!("the reply was cut off ({message})") }
+        } else {
+            LlmError::Connect { model, endpoint: m.cfg.base_url.clone(), message }
+        }
+    }
+
+    async fn attempt(&self, m: &ModelHandle, call: &wire::HttpCall, req: &ChatRequest) -> Result<ParsedReply, LlmError> {
+        let mut rb = self.http.post(&call.url).timeout(Duration::from_secs(m.cfg.timeout_secs as u64)).json(&call.body);
+        for (k, v) in &call.headers {
+            rb = rb.header(*k, v);
+        }
+        let resp = rb.send().await.map_err(|e| self.classify(m, e))?;
+        let status = resp.status();
+        let retry_after = resp.headers().get(RETRY_AFTER).and_then(|v| v.to_str().ok()).and_then(parse_retry_after);
+        let content_type = resp.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+        let bytes = resp.bytes().await.map_err(|e| self.classify(m, e))?;
+        let model = m.cfg.name.clone();
+        if status.is_success() {
+            if !content_type.is_empty() && !content_type.contains("json") {
+                return Err(LlmError::BadResponse { model, reason: format!("expected JSON but got {content_type}: {}", m.scrub(&excerpt(&bytes))) });
+            }
+            let v: Value = serde_json::from_slice(&bytes)
+                .map_err(|e| LlmError::BadResponse { model: model.clone(), reason: format!("the body is not valid JSON ({e})") })?;
+            return wire::parse(&m.cfg, req, &v).map_err(|reason| LlmError::BadResponse { model, reason });
+        }
+        let body = m.scrub(&excerpt(&bytes));
+        let code = status.as_u16();
+        Err(match code {
+            429 => LlmError::RateLimited { model, retry_after },
+            408 | 500..=599 => LlmError::Server { model, status: code, body },
+            _ => LlmError::Rejected { model, status: code, body },
+        })
+    }
+}

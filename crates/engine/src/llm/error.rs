@@ -1,0 +1,60 @@
+//! Errors of the LLM layer. Messages never contain API keys (keys are redacted before anything
+//! is formatted) and say what to do next.
+
+use std::time::Duration;
+
+use crate::error::{ApiError, ErrorCode};
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum LlmError {
+    #[error("{model}: no API key. Store one with `psebench models set-key {model}` (OS keyring) or register the model with --api-key-env VAR.")]
+    MissingKey { model: String },
+    #[error("{0}")]
+    Secrets(String),
+    #[error("{model}: the provider rejected the request (HTTP {status}): {body}")]
+    Rejected { model: String, status: u16, body: String },
+    #[error("{model}: rate limited by the provider (HTTP 429)")]
+    RateLimited { model: String, retry_after: Option<Duration> },
+    #[error("{model}: provider error (HTTP {status}): {body}")]
+    Server { model: String, status: u16, body: String },
+    #[error("{model}: no answer within {secs} s")]
+    Timeout { model: String, secs: u64 },
+    #[error("{model}: could not connect to {endpoint} ({message})")]
+    Connect { model: String, endpoint: String, message: String },
+    #[error("{model}: the provider's reply could not be read ({reason})")]
+    BadResponse { model: String, reason: String },
+    #[error("{model}: gave up after {attempts} attempts; last problem: {last}")]
+    RetriesExhausted { model: String, attempts: u32, last: Box<LlmError> },
+    #[error("cancelled")]
+    Cancelled,
+    #[error("{0}")]
+    Config(String),
+}
+
+impl LlmError {
+    /// Worth another attempt: 429, 5xx, timeouts, connection problems, unreadable bodies.
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            LlmError::RateLimited { .. } | LlmError::Server { .. } | LlmError::Timeout { .. } | LlmError::Connect { .. } | LlmError::BadResponse { .. }
+        )
+    }
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            LlmError::RateLimited { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+}
+
+impl From<LlmError> for ApiError {
+    fn from(e: LlmError) -> Self {
+        let code = match &e {
+            LlmError::MissingKey { .. } | LlmError::Secrets(_) => ErrorCode::Secrets,
+            LlmError::Cancelled => ErrorCode::Cancelled,
+            LlmError::Config(_) => ErrorCode::InvalidInput,
+            _ => ErrorCode::Provider,
+        };
+        ApiError::new(code, e.to_string())
+    }
+}

@@ -1,0 +1,22 @@
+//! The LLM provider layer: one interface over OpenAI-compatible servers, OpenAI, Azure OpenAI,
+//! Anthropic and Gemini, with shared middleware (retries, adaptive concurrency, cache,
+//! accounting, cancellation) and a tolerant JSON extractor.
+
+pub mod accounting;
+pub mod cache;
+pub mod client;
+pub mod config;
+pub mod error;
+pub mod json_extract;
+pub mod limiter;
+pub mod registry;
+pub mod retry;
+pub mod types;
+pub mod wire;
+
+pub use accounting::CallContext;
+pub use client::{ClientOptions, LlmClient, ModelHandle};
+pub use config::{ModelConfig, ProviderKind};
+pub use error::LlmError;
+pub use types::{ChatRequest, ChatResponse, Message, ResponseFormat, Role, Usage};
+pub use tokio_util::sync::CancellationToken;

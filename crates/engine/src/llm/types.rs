@@ -1,0 +1,106 @@
+//! Provider-neutral request and response types.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+impl Message {
+    pub fn system(s: impl Into<String>) -> Message {
+        Message { role: Role::System, content: s.into() }
+    }
+    pub fn user(s: impl Into<String>) -> Message {
+        Message { role: Role::User, content: s.into() }
+    }
+    pub fn assistant(s: impl Into<String>) -> Message {
+        Message { role: Role::Assistant, content: s.into() }
+    }
+}
+
+/// What shape the reply must have.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ResponseFormat {
+    #[default]
+    Text,
+    /// Any JSON object.
+    Json,
+    /// A JSON object matching `schema` (OpenAI `json_schema`, Anthropic forced tool, Gemini `responseSchema`).
+    JsonSchema { name: String, schema: Value },
+}
+
+/// One chat request. Sampling fields left as None use the model's registered defaults.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ChatRequest {
+    pub messages: Vec<Message>,
+    pub temperature: Option<f64>,
+    pub top_p: Option<f64>,
+    pub max_tokens: Option<u32>,
+    pub seed: Option<i64>,
+    #[serde(default)]
+    pub response_format: ResponseFormat,
+    /// Which repetition of an otherwise identical request this is (part of the cache key, never sent).
+    #[serde(default)]
+    pub repeat: u32,
+}
+
+impl ChatRequest {
+    pub fn new(messages: Vec<Message>) -> ChatRequest {
+        ChatRequest { messages, ..Default::default() }
+    }
+    pub fn json_schema(mut self, name: &str, schema: Value) -> ChatRequest {
+        self.response_format = ResponseFormat::JsonSchema { name: name.to_string(), schema };
+        self
+    }
+    pub fn system_text(&self) -> String {
+        self.messages.iter().filter(|m| m.role == Role::System).map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n\n")
+    }
+}
+
+/// Token usage as reported by the provider.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cached_input_tokens: u64,
+    pub reasoning_tokens: u64,
+}
+
+impl Usage {
+    pub fn add(&mut self, o: &Usage) {
+        self.input_tokens += o.input_tokens;
+        self.output_tokens += o.output_tokens;
+        self.cached_input_tokens += o.cached_input_tokens;
+        self.reasoning_tokens += o.reasoning_tokens;
+    }
+}
+
+/// What came back (from the provider or the cache).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatResponse {
+    pub text: String,
+    pub usage: Usage,
+    pub finish_reason: Option<String>,
+    /// The model id the provider says answered.
+    pub provider_model: Option<String>,
+    #[serde(default)]
+    pub cache_hit: bool,
+    #[serde(default)]
+    pub attempts: u32,
+    #[serde(default)]
+    pub latency_ms: u64,
+    #[serde(default)]
+    pub cost_usd: f64,
+}

@@ -1,0 +1,48 @@
+//! Each provider's real wire format: building the HTTP request and reading the reply.
+
+pub mod anthropic;
+pub mod gemini;
+pub mod openai;
+
+use serde_json::Value;
+
+use super::config::{ModelConfig, ProviderKind};
+use super::types::{ChatRequest, Usage};
+
+/// A request ready to send. Header values may hold the API key: never log them.
+pub struct HttpCall {
+    pub url: String,
+    pub headers: Vec<(&'static str, String)>,
+    pub body: Value,
+}
+
+/// What a provider's success body says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedReply {
+    pub text: String,
+    pub usage: Usage,
+    pub finish_reason: Option<String>,
+    pub provider_model: Option<String>,
+}
+
+/// Build the HTTP request for `req` to the model's provider.
+pub fn build(cfg: &ModelConfig, key: Option<&str>, req: &ChatRequest) -> HttpCall {
+    match cfg.kind {
+        ProviderKind::OpenAiCompatible | ProviderKind::OpenAi | ProviderKind::Azure => openai::build(cfg, key, req),
+        ProviderKind::Anthropic => anthropic::build(cfg, key, req),
+        ProviderKind::Gemini => gemini::build(cfg, key, req),
+    }
+}
+
+/// Read a success body. Errors are short reasons (the caller adds the model name).
+pub fn parse(cfg: &ModelConfig, req: &ChatRequest, body: &Value) -> Result<ParsedReply, String> {
+    match cfg.kind {
+        ProviderKind::OpenAiCompatible | ProviderKind::OpenAi | ProviderKind::Azure => openai::parse(body),
+        ProviderKind::Anthropic => anthropic::parse(req, body),
+        ProviderKind::Gemini => gemini::parse(body),
+    }
+}
+
+pub(crate) fn u64_at(v: &Value, ptr: &str) -> u64 {
+    v.pointer(ptr).and_then(Value::as_u64).unwrap_or(0)
+}

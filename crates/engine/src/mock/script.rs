@@ -1,0 +1,171 @@
+//! The mock provider's script: rules that match requests and say how to answer, plus faults.
+//!
+//! ```json
+//! {
+//!   "latency_ms": 0,
+//!   "seed": 7,
+//!   "faults": [{"kind": "rate_limit", "rate": 0.1, "retry_after_secs": 0.2}],
+//!   "rules": [
+//!     {"name": "judge", "when": {"system_contains": "JUDGE"}, "reply": {"json": {"hits": []}}},
+//!     {"when": {"model": "asker", "user_turns_max": 1}, "reply": {"text": "..."}},
+//!     {"when": {"last_user_regex": "question: (\\w+)"}, "reply": {"template": "you asked {{1}}"},
+//!      "fail_first": [{"kind": "server_error"}]}
+//!   ],
+//!   "default_reply": {"text": "ok"}
+//! }
+//! ```
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Something that can go wrong with a reply.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Fault {
+    /// HTTP 429 with a Retry-After header.
+    RateLimit {
+        #[serde(default)]
+        retry_after_secs: Option<f64>,
+    },
+    /// HTTP 500.
+    ServerError,
+    /// HTTP 503.
+    Unavailable,
+    /// HTTP 400 (must never be retried).
+    BadRequest,
+    /// HTTP 401.
+    Unauthorized,
+    /// Never answers within any sensible timeout (holds the request for `hang_ms`).
+    Timeout {
+        #[serde(default = "default_hang")]
+        hang_ms: u64,
+    },
+    /// Answers correctly after an extra delay.
+    Slow {
+        #[serde(default = "default_slow")]
+        extra_ms: u64,
+    },
+    /// HTTP 200 with a body that is not JSON.
+    MalformedJson,
+    /// HTTP 200 whose body stops early (the connection closes mid-body).
+    Truncated,
+    /// HTTP 200 with an HTML page instead of JSON.
+    WrongContentType,
+}
+
+fn default_hang() -> u64 {
+    60_000
+}
+fn default_slow() -> u64 {
+    500
+}
+
+/// A fault injected at random at a given rate (0–1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FaultRate {
+    #[serde(flatten)]
+    pub fault: Fault,
+    pub rate: f64,
+}
+
+/// Conditions on a request; all given conditions must hold.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct When {
+    /// `openai`, `azure`, `anthropic` or `gemini`.
+    pub api: Option<String>,
+    pub model: Option<String>,
+    pub system_contains: Option<String>,
+    pub last_user_contains: Option<String>,
+    /// Regex on the last user message; its capture groups are available to templates as {{1}}, {{2}}, …
+    pub last_user_regex: Option<String>,
+    /// Regex on the whole conversation text (system + all messages).
+    pub any_regex: Option<String>,
+    /// Number of user messages in the conversation.
+    pub user_turns_min: Option<usize>,
+    pub user_turns_max: Option<usize>,
+    /// Structured output requested: `json_schema`, `json` or `text`.
+    pub response_format: Option<String>,
+}
+
+/// How a rule answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Reply {
+    Text { text: String },
+    /// A JSON value; string values may hold {{placeholders}}.
+    Json { json: Value },
+    /// Text with {{last_user}}, {{system}}, {{model}}, {{n}}, {{1}}… placeholders.
+    Template { template: String },
+}
+
+/// Token counts to report instead of the estimate.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct UsageOverride {
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+    pub cached_input_tokens: Option<u64>,
+    pub reasoning_tokens: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rule {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub when: When,
+    /// One reply, or…
+    #[serde(default)]
+    pub reply: Option<Reply>,
+    /// …a sequence used in order (the last one repeats).
+    #[serde(default)]
+    pub replies: Vec<Reply>,
+    /// Faults returned for the first matching requests, in order, before any success.
+    #[serde(default)]
+    pub fail_first: Vec<Fault>,
+    #[serde(default)]
+    pub latency_ms: Option<u64>,
+    #[serde(default)]
+    pub usage: Option<UsageOverride>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Script {
+    /// Added to every reply.
+    #[serde(default)]
+    pub latency_ms: u64,
+    #[serde(default)]
+    pub seed: u64,
+    #[serde(default)]
+    pub faults: Vec<FaultRate>,
+    #[serde(default)]
+    pub rules: Vec<Rule>,
+    /// Used when no rule matches; without it an unmatched request gets HTTP 400 naming the problem.
+    #[serde(default)]
+    pub default_reply: Option<Reply>,
+    /// Share of input tokens reported as cached (0–1).
+    #[serde(default)]
+    pub cached_fraction: f64,
+    /// When set, requests must carry this key (as Bearer, api-key, x-api-key or x-goog-api-key).
+    #[serde(default)]
+    pub require_key: Option<String>,
+}
+
+impl Script {
+    pub fn from_json(text: &str) -> Result<Script, String> {
+        let s: Script = serde_json::from_str(text).map_err(|e| format!("the mock script is not valid: {e}"))?;
+        for (i, r) in s.rules.iter().enumerate() {
+            if r.reply.is_none() && r.replies.is_empty() && r.fail_first.is_empty() {
+                return Err(format!("rule #{} has no reply", i + 1));
+            }
+            for re in [&r.when.last_user_regex, &r.when.any_regex].into_iter().flatten() {
+                regex::Regex::new(re).map_err(|e| format!("rule #{}: bad regex: {e}", i + 1))?;
+            }
+        }
+        Ok(s)
+    }
+
+    /// A script that answers everything with `text`.
+    pub fn always(text: &str) -> Script {
+        Script { default_reply: Some(Reply::Text { text: text.to_string() }), ..Default::default() }
+    }
+}

@@ -1,0 +1,387 @@
+//! The LLM layer through the real HTTP client against the loopback mock provider.
+
+use psebench::api::models::ModelAddRequest;
+use psebench::api::{Engine, EngineOptions};
+use psebench::llm::retry::RetryPolicy;
+use psebench::llm::{CallContext, CancellationToken, ChatRequest, ClientOptions, LlmError, Message, ModelConfig, ProviderKind};
+use psebench::mock::{Fault, MockServer, Reply, Rule, Script, UsageOverride, When};
+use psebench::secrets::{MemoryStore, SecretStore, UnavailableStore};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn fast_retry() -> RetryPolicy {
+    RetryPolicy { max_retries: 6, base: Duration::from_millis(2), cap: Duration::from_millis(20), max_retry_after: Duration::from_secs(2) }
+}
+
+fn engine_with(secrets: Arc<dyn psebench::secrets::SecretStore>, use_cache: bool) -> (tempfile::TempDir, Engine) {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = EngineOptions { secrets, client: ClientOptions { retry: fast_retry(), use_cache, ..Default::default() } };
+    let e = Engine::open_with(&dir.path().join("s.db"), opts).unwrap();
+    (dir, e)
+}
+
+fn add(e: &Engine, name: &str, kind: &str, base: &str, key: Option<&str>) {
+    e.models_add(&ModelAddRequest {
+        name: name.into(),
+        kind: kind.into(),
+        model: format!("{name}-id"),
+        base_url: Some(base.into()),
+        api_key: key.map(str::to_string),
+        concurrency: Some(4),
+        timeout_secs: Some(2),
+        price_in: Some(1.0),
+        price_out: Some(4.0),
+        ..Default::default()
+    })
+    .unwrap();
+}
+
+fn structured_request() -> ChatRequest {
+    ChatRequest {
+        messages: vec![
+            Message::system("SYSTEM-MARKER policy text"),
+            Message::user("first question"),
+            Message::assistant("{\"action\": \"ASK\"}"),
+            Message::user("second question"),
+        ],
+        temperature: Some(0.2),
+        top_p: Some(0.9),
+        max_tokens: Some(300),
+        seed: Some(7),
+        ..Default::default()
+    }
+    .json_schema("verdict", json!({"type": "object", "properties": {"v": {"type": ["string", "null"]}}, "required": ["v"], "additionalProperties": false}))
+}
+
+fn script_json_reply() -> Script {
+    Script {
+        rules: vec![Rule {
+            name: Some("any".into()),
+            when: When { system_contains: Some("SYSTEM-MARKER".into()), ..Default::default() },
+            reply: Some(Reply::Json { json: json!({"v": "ok"}) }),
+            replies: vec![],
+            fail_first: vec![],
+            latency_ms: None,
+            usage: Some(UsageOverride { input_tokens: Some(120), output_tokens: Some(9), cached_input_tokens: Some(100), reasoning_tokens: Some(3) }),
+        }],
+        ..Default::default()
+    }
+}
+
+async fn call(e: &Engine, name: &str, req: &ChatRequest) -> Result<psebench::llm::ChatResponse, LlmError> {
+    let h = e.model_handle(name).map_err(|x| LlmError::Config(x.message))?;
+    e.llm().chat(&h, req, &CallContext::new(Some("run-1"), "test"), &CancellationToken::new()).await
+}
+
+#[tokio::test]
+async fn each_provider_maps_requests_and_responses() {
+    let mock = MockServer::start(script_json_reply(), 0).await.unwrap();
+    let (_d, e) = engine_with(Arc::new(MemoryStore::default()), false);
+    add(&e, "oa", "openai-compatible", &mock.openai_base(), Some("k-openai-123456"));
+    add(&e, "az", "azure", &mock.root(), Some("k-azure-123456"));
+    add(&e, "an", "anthropic", &mock.root(), Some("k-anthropic-123456"));
+    add(&e, "ge", "gemini", &mock.root(), Some("k-gemini-123456"));
+    let req = structured_request();
+    for name in ["oa", "az", "an", "ge"] {
+        let r = call(&e, name, &req).await.unwrap_or_else(|err| panic!("{name}: {err}"));
+        let v: Value = serde_json::from_str(&r.text).unwrap_or_else(|_| panic!("{name}: {}", r.text));
+        assert_eq!(v, json!({"v": "ok"}), "{name}");
+        assert_eq!(r.usage.output_tokens, 9, "{name}");
+        assert_eq!(r.usage.cached_input_tokens, 100, "{name}");
+        assert_eq!(r.usage.input_tokens, 120, "{name}");
+        if name != "an" {
+            assert_eq!(r.usage.reasoning_tokens, 3, "{name}");
+        }
+        assert!((r.cost_usd - (20.0 * 1.0 + 100.0 * 1.0 + 9.0 * 4.0) / 1e6).abs() < 1e-12, "{name}: {}", r.cost_usd);
+    }
+    let reqs = mock.requests();
+    assert_eq!(reqs.len(), 4);
+    assert!(reqs.iter().all(|r| r.had_key && r.outcome == "ok"));
+    // OpenAI: messages with roles, sampling parameters, json_schema
+    let b = &reqs[0].body;
+    assert_eq!(b["model"], "oa-id");
+    assert_eq!(b["messages"][0], json!({"role": "system", "content": "SYSTEM-MARKER policy text"}));
+    assert_eq!(b["messages"][2]["role"], "assistant");
+    assert_eq!((b["temperature"].as_f64(), b["top_p"].as_f64(), b["max_tokens"].as_u64(), b["seed"].as_i64()), (Some(0.2), Some(0.9), Some(300), Some(7)));
+    assert_eq!(b["response_format"]["type"], "json_schema");
+    assert_eq!(b["response_format"]["json_schema"]["name"], "verdict");
+    // Azure: deployment in the path, no model field
+    assert_eq!(reqs[1].api, "azure");
+    assert!(reqs[1].body.get("model").is_none());
+    // Anthropic: top-level system, alternating messages, forced tool for the schema
+    let b = &reqs[2].body;
+    assert_eq!(b["system"], "SYSTEM-MARKER policy text");
+    assert_eq!(b["messages"].as_array().unwrap().len(), 3);
+    assert_eq!(b["max_tokens"], 300);
+    assert_eq!(b["tool_choice"], json!({"type": "tool", "name": "verdict"}));
+    assert_eq!(b["tools"][0]["input_schema"]["required"], json!(["v"]));
+    // Gemini: systemInstruction, model role, generationConfig with a converted schema
+    let b = &reqs[3].body;
+    assert_eq!(b["systemInstruction"]["parts"][0]["text"], "SYSTEM-MARKER policy text");
+    assert_eq!(b["contents"][1]["role"], "model");
+    let g = &b["generationConfig"];
+    assert_eq!((g["temperature"].as_f64(), g["topP"].as_f64(), g["maxOutputTokens"].as_u64(), g["seed"].as_i64()), (Some(0.2), Some(0.9), Some(300), Some(7)));
+    assert_eq!(g["responseMimeType"], "application/json");
+    assert_eq!(g["responseSchema"]["properties"]["v"], json!({"type": "string", "nullable": true}));
+    assert!(g["responseSchema"].get("additionalProperties").is_none());
+}
+
+#[tokio::test]
+async fn anthropic_plain_json_uses_a_prefill() {
+    let mock = MockServer::start(Script::always("{\"a\": 1}"), 0).await.unwrap();
+    let (_d, e) = engine_with(Arc::new(MemoryStore::default()), false);
+    add(&e, "an", "anthropic", &mock.root(), Some("k-anthropic-123456"));
+    let mut req = ChatRequest::new(vec![Message::user("give json")]);
+    req.response_format = psebench::llm::ResponseFormat::Json;
+    let r = call(&e, "an", &req).await.unwrap();
+    assert_eq!(serde_json::from_str::<Value>(&r.text).unwrap(), json!({"a": 1}));
+    let body = &mock.requests()[0].body;
+    assert_eq!(body["messages"][1], json!({"role": "assistant", "content": "{"}));
+}
+
+fn failing(faults: Vec<Fault>) -> Script {
+    Script {
+        rules: vec![Rule {
+            name: Some("r".into()),
+            when: When::default(),
+            reply: Some(Reply::Text { text: "fine".into() }),
+            replies: vec![],
+            fail_first: faults,
+            latency_ms: None,
+            usage: None,
+        }],
+        ..Default::default()
+    }
+}
+
+#[tokio::test]
+async fn transient_faults_are_retried_until_success() {
+    let faults = vec![
+        Fault::RateLimit { retry_after_secs: Some(0.05) },
+        Fault::ServerError,
+        Fault::Unavailable,
+        Fault::Timeout { hang_ms: 5_000 },
+        Fault::MalformedJson,
+        Fault::Truncated,
+    ];
+    let mock = MockServer::start(failing(faults.clone()), 0).await.unwrap();
+    let (_d, e) = engine_with(Arc::new(MemoryStore::default()), false);
+    add(&e, "m", "openai-compatible", &mock.openai_base(), None);
+    e.models_add(&ModelAddRequest { name: "m".into(), kind: "openai-compatible".into(), model: "x".into(), base_url: Some(mock.openai_base()), timeout_secs: Some(1), ..Default::default() }).unwrap();
+    let r = call(&e, "m", &ChatRequest::new(vec![Message::user("hi")])).await.unwrap();
+    assert_eq!(r.text, "fine");
+    assert_eq!(r.attempts, 7, "six faults then a success");
+    let outcomes: Vec<String> = mock.requests().iter().map(|q| q.outcome.clone()).collect();
+    assert_eq!(outcomes, vec!["rate_limit", "server_error", "unavailable", "timeout", "malformed_json", "truncated", "ok"]);
+    // wrong content type is transient too
+    mock.set_script(failing(vec![Fault::WrongContentType]));
+    let r = call(&e, "m", &ChatRequest::new(vec![Message::user("again")])).await.unwrap();
+    assert_eq!(r.attempts, 2);
+}
+
+#[tokio::test]
+async fn retry_after_is_honoured() {
+    let mock = MockServer::start(failing(vec![Fault::RateLimit { retry_after_secs: Some(0.3) }]), 0).await.unwrap();
+    let (_d, e) = engine_with(Arc::new(MemoryStore::default()), false);
+    add(&e, "m", "openai-compatible", &mock.openai_base(), None);
+    let t = Instant::now();
+    call(&e, "m", &ChatRequest::new(vec![Message::user("hi")])).await.unwrap();
+    assert!(t.elapsed() >= Duration::from_millis(300), "waited {:?}", t.elapsed());
+}
+
+#[tokio::test]
+async fn gives_up_after_the_retry_budget_with_a_typed_error() {
+    let mock = MockServer::start(failing(vec![Fault::ServerError; 20]), 0).await.unwrap();
+    let (_d, e) = engine_with(Arc::new(MemoryStore::default()), false);
+    add(&e, "m", "openai-compatible", &mock.openai_base(), None);
+    let err = call(&e, "m", &ChatRequest::new(vec![Message::user("hi")])).await.unwrap_err();
+    match &err {
+        LlmError::RetriesExhausted { attempts, last, .. } => {
+            assert_eq!(*attempts, 7);
+            assert!(matches!(**last, LlmError::Server { status: 500, .. }));
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    assert_eq!(mock.request_count(), 7);
+    assert!(err.to_string().contains("gave up after 7 attempts"));
+}
+
+#[tokio::test]
+async fn a_400_is_never_retried() {
+    let mock = MockServer::start(failing(vec![Fault::BadRequest; 5]), 0).await.unwrap();
+    let (_d, e) = engine_with(Arc::new(MemoryStore::default()), false);
+    add(&e, "m", "openai-compatible", &mock.openai_base(), None);
+    let err = call(&e, "m", &ChatRequest::new(vec![Message::user("hi")])).await.unwrap_err();
+    assert!(matches!(err, LlmError::Rejected { status: 400, .. }), "{err:?}");
+    assert_eq!(mock.request_count(), 1);
+}
+
+#[tokio::test]
+async fn the_cache_keys_on_model_request_and_repeat_and_never_stores_errors() {
+    let mock = MockServer::start(Script { default_reply: Some(Reply::Template { template: "reply {{n}}".into() }), ..Default::default() }, 0).await.unwrap();
+    let (_d, e) = engine_with(Arc::new(MemoryStore::default()), true);
+    add(&e, "a", "openai-compatible", &mock.openai_base(), None);
+    add(&e, "b", "openai-compatible", &mock.openai_base(), None);
+    let req = ChatRequest::new(vec![Message::user("same")]);
+    let first = call(&e, "a", &req).await.unwrap();
+    let again = call(&e, "a", &req).await.unwrap();
+    assert!(!first.cache_hit && again.cache_hit);
+    assert_eq!(first.text, again.text);
+    assert_eq!(mock.request_count(), 1);
+    let other_model = call(&e, "b", &req).await.unwrap();
+    assert!(!other_model.cache_hit);
+    let mut repeat = req.clone();
+    repeat.repeat = 1;
+    assert!(!call(&e, "a", &repeat).await.unwrap().cache_hit);
+    let mut warmer = req.clone();
+    warmer.temperature = Some(1.0);
+    assert!(!call(&e, "a", &warmer).await.unwrap().cache_hit);
+    assert_eq!(mock.request_count(), 4);
+    // errors are not cached
+    mock.set_script(failing(vec![Fault::BadRequest]));
+    let q = ChatRequest::new(vec![Message::user("fails once")]);
+    assert!(call(&e, "a", &q).await.is_err());
+    assert_eq!(call(&e, "a", &q).await.unwrap().text, "fine");
+    // clearing empties it
+    assert!(e.cache_stats().unwrap().entries >= 5);
+    e.cache_clear(None).unwrap();
+    assert_eq!(e.cache_stats().unwrap().entries, 0);
+    // accounting: per stage totals for the run
+    let totals = e.usage_by_stage(Some("run-1")).unwrap();
+    let all = psebench::llm::accounting::sum(&totals);
+    assert_eq!(all.cache_hits, 1);
+    assert_eq!(all.failures, 1);
+    assert!(all.cost_usd > 0.0);
+}
+
+#[tokio::test]
+async fn cancellation_stops_a_call_in_flight() {
+    let mock = MockServer::start(Script { latency_ms: 5_000, ..Script::always("late") }, 0).await.unwrap();
+    let (_d, e) = engine_with(Arc::new(MemoryStore::default()), false);
+    e.models_add(&ModelAddRequest { name: "m".into(), kind: "openai-compatible".into(), model: "x".into(), base_url: Some(mock.openai_base()), timeout_secs: Some(30), ..Default::default() }).unwrap();
+    let h = e.model_handle("m").unwrap();
+    let cancel = CancellationToken::new();
+    let c2 = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        c2.cancel();
+    });
+    let t = Instant::now();
+    let err = e.llm().chat(&h, &ChatRequest::new(vec![Message::user("hi")]), &CallContext::new(None, "t"), &cancel).await.unwrap_err();
+    assert!(matches!(err, LlmError::Cancelled));
+    assert!(t.elapsed() < Duration::from_secs(2));
+}
+
+#[tokio::test]
+async fn rate_limits_cut_the_concurrency_limit() {
+    let mut s = failing(vec![Fault::RateLimit { retry_after_secs: Some(0.01) }; 3]);
+    s.rules[0].latency_ms = Some(20);
+    let mock = MockServer::start(s, 0).await.unwrap();
+    let (_d, e) = engine_with(Arc::new(MemoryStore::default()), false);
+    e.models_add(&ModelAddRequest { name: "m".into(), kind: "openai-compatible".into(), model: "x".into(), base_url: Some(mock.openai_base()), concurrency: Some(8), ..Default::default() }).unwrap();
+    let h = e.model_handle("m").unwrap();
+    assert_eq!(e.llm().current_limit(&h.cfg), 8);
+    call(&e, "m", &ChatRequest::new(vec![Message::user("hi")])).await.unwrap();
+    assert!(e.llm().current_limit(&h.cfg) < 8, "a 429 halves the limit");
+}
+
+#[tokio::test]
+async fn keys_from_keyring_env_or_a_clear_error() {
+    let mock = MockServer::start(Script { require_key: Some("sk-right-0000000000".into()), ..Script::always("hi") }, 0).await.unwrap();
+    // keyring unavailable: storing a key says what to do instead
+    let (_d, e) = engine_with(Arc::new(UnavailableStore), false);
+    let err = e
+        .models_add(&ModelAddRequest { name: "m".into(), kind: "openai".into(), model: "x".into(), base_url: Some(mock.openai_base()), api_key: Some("sk-right-0000000000".into()), ..Default::default() })
+        .unwrap_err();
+    assert_eq!(err.code.as_str(), "secrets");
+    assert!(err.message.contains("--api-key-env"), "{}", err.message);
+    // the environment variable route works without any keyring
+    std::env::set_var("PSEBENCH_TEST_KEY_A", "sk-right-0000000000");
+    e.models_add(&ModelAddRequest { name: "m".into(), kind: "openai".into(), model: "x".into(), base_url: Some(mock.openai_base()), api_key_env: Some("PSEBENCH_TEST_KEY_A".into()), ..Default::default() }).unwrap();
+    assert_eq!(call(&e, "m", &ChatRequest::new(vec![Message::user("x")])).await.unwrap().text, "hi");
+    // a remote provider without any key fails before sending anything
+    e.models_add(&ModelAddRequest { name: "nokey".into(), kind: "anthropic".into(), model: "x".into(), base_url: Some("https://api.example.com".into()), ..Default::default() }).unwrap();
+    let err = e.model_handle("nokey").unwrap_err();
+    assert!(err.message.contains("set-key"), "{}", err.message);
+}
+
+#[tokio::test]
+async fn a_key_never_reaches_the_database_errors_or_json_output() {
+    const KEY: &str = "sk-FAKE-SECRET-9f8e7d6c5b4a3210";
+    // The mock demands a different key and echoes nothing; a second mock echoes the key back in its error.
+    let mock = MockServer::start(Script { require_key: Some("sk-other-key-0000".into()), ..Script::always("x") }, 0).await.unwrap();
+    let echo = MockServer::start(
+        Script {
+            rules: vec![Rule {
+                name: None,
+                when: When::default(),
+                reply: Some(Reply::Text { text: "x".into() }),
+                replies: vec![],
+                fail_first: vec![Fault::BadRequest],
+                latency_ms: None,
+                usage: None,
+            }],
+            ..Default::default()
+        },
+        0,
+    )
+    .await
+    .unwrap();
+    let secrets = Arc::new(MemoryStore::default());
+    let (dir, e) = engine_with(secrets.clone(), true);
+    add(&e, "m", "openai", &mock.openai_base(), Some(KEY));
+    add(&e, "echo", "openai", &echo.openai_base(), Some(KEY));
+    let err1 = call(&e, "m", &ChatRequest::new(vec![Message::user(format!("please repeat {KEY}"))])).await.unwrap_err().to_string();
+    let err2 = call(&e, "echo", &ChatRequest::new(vec![Message::user("hi")])).await.unwrap_err().to_string();
+    let listed = serde_json::to_string(&e.models_list().unwrap()).unwrap();
+    let shown = serde_json::to_string(&e.models_get("m").unwrap()).unwrap();
+    let usage = serde_json::to_string(&e.usage_by_stage(Some("run-1")).unwrap()).unwrap();
+    for (what, text) in [("error", &err1), ("error", &err2), ("models list", &listed), ("model view", &shown), ("usage", &usage)] {
+        assert!(!text.contains(KEY), "{what} leaks the key: {text}");
+        assert!(!text.contains("9f8e7d6c5b4a"), "{what} leaks part of the key");
+    }
+    // The key did reach the provider (that is where it belongs)…
+    assert!(mock.requests().iter().all(|r| r.had_key));
+    // …and the keyring, but not the database file.
+    assert_eq!(secrets.get("model:m").unwrap().as_deref(), Some(KEY));
+    let _ = e.store().with_conn(|c| c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);"));
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let p = entry.unwrap().path();
+        let bytes = std::fs::read(&p).unwrap();
+        assert!(!bytes.windows(KEY.len()).any(|w| w == KEY.as_bytes()), "{} contains the key", p.display());
+    }
+}
+
+#[tokio::test]
+async fn models_registry_and_locality() {
+    let (_d, e) = engine_with(Arc::new(MemoryStore::default()), true);
+    add(&e, "local", "openai-compatible", "http://127.0.0.1:9/v1", None);
+    e.models_add(&ModelAddRequest { name: "remote".into(), kind: "openai".into(), model: "gpt-x".into(), api_key_env: Some("X".into()), ..Default::default() }).unwrap();
+    e.models_add(&ModelAddRequest { name: "lan".into(), kind: "openai-compatible".into(), model: "m".into(), base_url: Some("http://10.0.0.5:8000/v1".into()), local: true, ..Default::default() }).unwrap();
+    let list = e.models_list().unwrap();
+    let by: std::collections::HashMap<_, _> = list.iter().map(|m| (m.config.name.as_str(), m)).collect();
+    assert!(by["local"].local && by["lan"].local && !by["remote"].local);
+    assert_eq!(by["remote"].config.base_url, "https://api.openai.com/v1");
+    assert_eq!(by["remote"].key_source, "env:X");
+    assert!(by["remote"].destination.contains("remote"));
+    let err = e.models_add(&ModelAddRequest { name: "bad name!".into(), kind: "openai".into(), model: "m".into(), ..Default::default() }).unwrap_err();
+    assert_eq!(err.code.as_str(), "invalid_input");
+    let err = e.models_add(&ModelAddRequest { name: "v".into(), kind: "vllm".into(), model: "m".into(), ..Default::default() }).unwrap_err();
+    assert!(err.message.contains("openai-compatible"));
+    e.models_remove("lan").unwrap();
+    assert_eq!(e.models_list().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn models_test_makes_one_real_call() {
+    let mock = MockServer::start(Script::always("ready"), 0).await.unwrap();
+    let (_d, e) = engine_with(Arc::new(MemoryStore::default()), true);
+    add(&e, "m", "gemini", &mock.root(), Some("k-gem-0000000"));
+    let r = e.models_test("m").await.unwrap();
+    assert_eq!(r.reply, "ready");
+    assert!(r.input_tokens > 0 && r.output_tokens > 0);
+    let r2 = e.models_test("m").await.unwrap();
+    assert_eq!(r2.reply, "ready");
+    assert_eq!(mock.request_count(), 2, "tests bypass the cache");
+}
