@@ -40,6 +40,9 @@ pub enum Command {
     /// The hand-written demo cases shipped with the app.
     #[command(subcommand)]
     Demo(commands::cases::DemoCmd),
+    /// Evaluate models in the agentic environment: run, resume, list, export, import.
+    #[command(subcommand)]
+    Eval(commands::eval::EvalCmd),
     /// Registered models: add, list, test, remove, set-key.
     #[command(subcommand)]
     Models(commands::models::ModelsCmd),
@@ -59,6 +62,11 @@ pub enum Command {
 }
 
 fn main() -> ExitCode {
+    // Behave like other command-line tools when output is piped into `head` and closed early.
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     match commands::run(&cli) {
         Ok(code) => code,

@@ -186,3 +186,82 @@ fn usage_errors_exit_2() {
     let env = Env::new();
     assert_eq!(env.run(&["cards", "frobnicate"]).status.code(), Some(2));
 }
+
+/// A mock provider kept alive for the duration of a test.
+struct Mock {
+    _rt: tokio::runtime::Runtime,
+    server: psebench::mock::MockServer,
+}
+
+fn start_mock(script: psebench::mock::Script) -> Mock {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let server = rt.block_on(psebench::mock::MockServer::start(script, 0)).unwrap();
+    Mock { _rt: rt, server }
+}
+
+fn eval_script() -> psebench::mock::Script {
+    let answer = r#"{"action": "ANSWER", "ask_question": null, "final_verdict": "Non-reportable", "targeted_clause": null, "clause_and_guidance_evidence": ["Care Management Events clause 1"], "rationale": "The harm stayed below the threshold."}"#;
+    serde_json::from_value(json!({
+        "rules": [
+            {"name": "info", "when": {"system_contains": "look-up service"}, "reply": {"json": {"status": "unknown", "answer_to_eval": "Not in the record.", "fields_used": []}}},
+            {"name": "judge", "when": {"system_contains": "You review the written reasoning", "last_user_regex": "- name: (\\w+)"}, "reply": {"json": {"hits": ["{{1}}"], "explanations": {}}}},
+            {"name": "model", "reply": {"text": answer}}
+        ]
+    }))
+    .unwrap()
+}
+
+#[test]
+fn eval_run_metrics_report_export_import_through_the_cli() {
+    let env = Env::new();
+    let mock = start_mock(eval_script());
+    let base = mock.server.openai_base();
+    for name in ["m", "info", "judge"] {
+        env.ok(&["models", "add", name, "--kind", "openai-compatible", "--model", name, "--base-url", &base]);
+    }
+    env.ok(&["demo", "load"]);
+    let out = env.ok(&["eval", "run", "--cases", "origin=demo,type=complete,limit=5", "--model", "m", "--info-model", "info", "--judge-model", "judge", "--json"]);
+    let summary: Value = serde_json::from_str(&out).unwrap();
+    let run_id = summary["run_id"].as_str().unwrap().to_string();
+    assert_eq!(summary["status"], "completed");
+    assert_eq!(summary["counts"]["done"], 5);
+    let m = env.json(&["metrics", "--run", &run_id]);
+    assert_eq!(m["models"][0]["model"], "m");
+    assert_eq!(m["models"][0]["cases"], 5);
+    assert!(m["models"][0]["M1"].as_f64().is_some());
+    let report_dir = env.dir.path().join("report");
+    env.ok(&["report", "--run", &run_id, "--out", s(&report_dir)]);
+    for f in ["index.md", "tables/table1_overall.csv", "tables/table1_overall.tex", "charts/m5_m6_scatter.svg", "charts/per_clause_difficulty.png"] {
+        assert!(report_dir.join(f).exists(), "{f} missing");
+    }
+    let traj = env.dir.path().join("t.jsonl");
+    env.ok(&["eval", "export", &run_id, "--out", s(&traj)]);
+    assert_eq!(std::fs::read_to_string(&traj).unwrap().lines().count(), 5);
+    let first: Value = serde_json::from_str(std::fs::read_to_string(&traj).unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!(first["model"], "m", "the exported model is the registered name");
+    let imported = env.json(&["eval", "import", s(&traj)]);
+    assert_eq!(imported["runs"].as_array().unwrap().len(), 1);
+    let list = env.json(&["eval", "list"]);
+    assert_eq!(list.as_array().unwrap().len(), 2);
+    // file-mode metrics over all 30 complete demo cases: the 25 without a trajectory count as wrong
+    let cases_file = env.dir.path().join("c.jsonl");
+    env.ok(&["cases", "export", "--out", s(&cases_file), "--type", "complete"]);
+    let files = env.json(&["metrics", "--cases", s(&cases_file), "--trajectories", s(&traj)]);
+    assert_eq!(files["models"][0]["cases"], 30);
+    let (run_m1, file_m1) = (m["models"][0]["M1"].as_f64().unwrap(), files["models"][0]["M1"].as_f64().unwrap());
+    assert!((file_m1 - run_m1 * 5.0 / 30.0).abs() < 1e-9, "{file_m1} vs {run_m1}");
+}
+
+#[test]
+fn a_remote_run_needs_confirmation_when_not_interactive() {
+    let env = Env::new();
+    env.ok(&["demo", "load"]);
+    for name in ["r", "i", "j"] {
+        env.ok(&["models", "add", name, "--kind", "openai-compatible", "--model", name, "--base-url", "https://llm.example.org/v1"]);
+    }
+    let o = env.run(&["eval", "run", "--cases", "origin=demo,limit=1", "--model", "r", "--info-model", "i", "--judge-model", "j"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("remote") && err.contains("--yes"), "{err}");
+    assert!(env.json(&["eval", "list"]).as_array().unwrap().is_empty(), "nothing was started");
+}

@@ -10,6 +10,8 @@ pub mod card;
 pub mod case;
 pub mod charts;
 pub mod error;
+pub mod evaluation;
+pub mod jobs;
 pub mod llm;
 pub mod metrics;
 pub mod mock;

@@ -17,6 +17,13 @@ pub enum BenchCmd {
         #[arg(long, default_value_t = 4.0)]
         seconds: f64,
     },
+    /// Metrics and every paper table over a synthetic 5,074-case × 15-model set, from JSONL and from the store.
+    Metrics {
+        #[arg(long, default_value_t = 5074)]
+        cases: usize,
+        #[arg(long, default_value_t = 15)]
+        models: usize,
+    },
 }
 
 /// A mock provider in a child process, so the measured CPU is the client's alone.
@@ -58,6 +65,22 @@ fn start_mock(latency_ms: u64, dir: &std::path::Path) -> Result<MockProcess, Api
 
 pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
     match cmd {
+        BenchCmd::Metrics { cases, models } => {
+            let dir = tempfile::tempdir().map_err(|e| ApiError::internal(e.to_string()))?;
+            if !cli.json {
+                eprintln!("Building {cases} synthetic cases × {models} models and loading them into a scratch store…");
+            }
+            let b = psebench::bench::metrics::run(dir.path(), *cases, *models)?;
+            if cli.json {
+                print_json(&b);
+            } else {
+                println!("{} cases, {} models, {} trajectories, {} bootstrap resamples per model", b.cases, b.models, b.trajectories, b.bootstrap_resamples);
+                let row = |name: &str, t: &psebench::bench::metrics::Timing| {
+                    vec![name.to_string(), format!("{:.0}", t.load_ms), format!("{:.0}", t.compute_ms), format!("{:.0}", t.tables_ms), format!("{:.0}", t.total_ms)]
+                };
+                table(&["SOURCE", "LOAD ms", "METRICS ms", "TABLES ms", "TOTAL ms"], &[row("JSONL files", &b.from_jsonl), row("database", &b.from_database)]);
+            }
+        }
         BenchCmd::Llm { seconds } => {
             let dir = tempfile::tempdir().map_err(|e| ApiError::internal(e.to_string()))?;
             let engine = psebench::api::Engine::open_with(&dir.path().join("bench.db"), psebench::api::EngineOptions {

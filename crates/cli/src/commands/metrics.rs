@@ -1,5 +1,5 @@
 use clap::Args;
-use psebench::metrics::{compute, MetricsOptions, MetricsReport, Prf};
+use psebench::metrics::{compute, ignored_trajectories, MetricsOptions, MetricsReport, ModelMetrics, Prf};
 use psebench::ApiError;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -15,6 +15,9 @@ pub struct MetricsArgs {
     /// Trajectories JSONL (FORMATS.md).
     #[arg(long, requires = "cases")]
     pub trajectories: Option<PathBuf>,
+    /// Stored evaluation runs to score (one entry per model); instead of --cases/--trajectories.
+    #[arg(long, num_args = 1.., conflicts_with_all = ["cases", "trajectories"])]
+    pub run: Vec<String>,
     /// Bootstrap resamples for the 95% confidence intervals (0 = off).
     #[arg(long, default_value_t = 1000)]
     pub bootstrap: u32,
@@ -23,6 +26,7 @@ pub struct MetricsArgs {
     pub seed: u64,
 }
 
+/// A percentage with one decimal, or a dash for null.
 fn pct(v: Option<f64>) -> String {
     v.map(|x| format!("{x:.1}")).unwrap_or_else(|| "–".into())
 }
@@ -31,14 +35,32 @@ fn f1(v: &Option<Prf>) -> String {
     pct(v.map(|p| p.f1))
 }
 
-pub fn print_report(r: &MetricsReport) {
-    let rows: Vec<Vec<String>> = r
-        .models
+fn precision(v: &Option<Prf>) -> String {
+    pct(v.map(|p| p.precision))
+}
+
+fn recall(v: &Option<Prf>) -> String {
+    pct(v.map(|p| p.recall))
+}
+
+/// A number of the form `x.xx`, or a dash.
+fn decimal(v: Option<f64>, places: usize) -> String {
+    v.map(|x| format!("{x:.places$}")).unwrap_or_else(|| "–".into())
+}
+
+fn section(title: &str) {
+    println!();
+    println!("{title}");
+}
+
+fn overall_table(models: &[ModelMetrics]) {
+    let rows: Vec<Vec<String>> = models
         .iter()
         .map(|m| {
             vec![
                 m.model.clone(),
                 m.cases.to_string(),
+                m.trajectories.to_string(),
                 pct(m.m1),
                 pct(m.m2),
                 f1(&m.m3),
@@ -50,18 +72,206 @@ pub fn print_report(r: &MetricsReport) {
             ]
         })
         .collect();
-    table(&["MODEL", "CASES", "M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8"], &rows);
+    table(&["MODEL", "CASES", "ANSWERED", "M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8"], &rows);
     println!("M1 verdict accuracy · M2 clause accuracy · M3 evidence F1 · M4 boundary-condition hit rate");
     println!("M5 missing-case detection F1 · M6 missing-slot F1 · M7 uncertain detection F1 · M8 reportable detection F1 (all %)");
+    println!("ANSWERED = cases with a trajectory; cases without one count as wrong and not asked.");
+}
+
+fn prf_table(models: &[ModelMetrics]) {
+    section("Precision / recall / F1 (%)");
+    let rows: Vec<Vec<String>> = models
+        .iter()
+        .map(|m| {
+            let mut row = vec![m.model.clone()];
+            for v in [&m.m3, &m.m5, &m.m6, &m.m7, &m.m8] {
+                row.extend([precision(v), recall(v), f1(v)]);
+            }
+            row
+        })
+        .collect();
+    table(
+        &["MODEL", "M3 P", "R", "F1", "M5 P", "R", "F1", "M6 P", "R", "F1", "M7 P", "R", "F1", "M8 P", "R", "F1"],
+        &rows,
+    );
+}
+
+fn case_type_table(models: &[ModelMetrics]) {
+    let Some(first) = models.first() else { return };
+    let b = &first.by_case_type;
+    section(&format!(
+        "By case type (complete {}, missing {}, uncertain {} cases; %)",
+        b.complete.cases, b.missing.cases, b.uncertain.cases
+    ));
+    let rows: Vec<Vec<String>> = models
+        .iter()
+        .map(|m| {
+            let s = [&m.by_case_type.complete, &m.by_case_type.missing, &m.by_case_type.uncertain];
+            let mut row = vec![m.model.clone()];
+            row.extend(s.iter().map(|t| pct(t.m1)));
+            row.extend(s.iter().map(|t| f1(&t.m3)));
+            row.extend(s.iter().map(|t| pct(t.m4)));
+            row
+        })
+        .collect();
+    table(
+        &["MODEL", "M1 COMP", "M1 MISS", "M1 UNC", "M3 COMP", "M3 MISS", "M3 UNC", "M4 COMP", "M4 MISS", "M4 UNC"],
+        &rows,
+    );
+}
+
+fn behavior_table(models: &[ModelMetrics]) {
+    section("Behaviour: ASKs on missing cases (% of cases), routing of uncertain cases, tokens");
+    let rows: Vec<Vec<String>> = models
+        .iter()
+        .map(|m| {
+            let b = &m.behavior;
+            let mut row = vec![m.model.clone(), pct(b.missing_no_ask_pct)];
+            for key in ["0", "1", "2", "3", "4+"] {
+                row.push(pct(b.missing_ask_count_pct.as_ref().and_then(|h| h.get(key).copied())));
+            }
+            row.push(decimal(b.missing_avg_asks, 2));
+            for key in ["Uncertain", "Reportable", "Non-reportable", "none"] {
+                let count = m.uncertain_routing_counts.as_ref().and_then(|c| c.get(key).copied());
+                let share = b.uncertain_routing_pct.as_ref().and_then(|r| r.get(key).copied());
+                row.push(match (count, share) {
+                    (Some(n), Some(p)) => format!("{n} ({p:.1})"),
+                    _ => "–".into(),
+                });
+            }
+            row.push(decimal(m.tokens.avg_completion_tokens, 0));
+            row
+        })
+        .collect();
+    table(&["MODEL", "NO ASK", "0", "1", "2", "3", "4+", "AVG", "→UNC", "→REP", "→NON", "→NONE", "TOKENS"], &rows);
+}
+
+fn interval_table(models: &[ModelMetrics]) {
+    let Some(ci) = models.iter().find_map(|m| m.confidence_intervals.as_ref()) else { return };
+    section(&format!(
+        "{:.0}% confidence intervals ({}, {} resamples, seed {})",
+        ci.level * 100.0,
+        ci.method,
+        ci.resamples,
+        ci.seed
+    ));
+    let show = |v: Option<psebench::metrics::Interval>| match v {
+        Some(i) => format!("[{:.1}, {:.1}]", i.lo, i.hi),
+        None => "–".into(),
+    };
+    let rows: Vec<Vec<String>> = models
+        .iter()
+        .filter_map(|m| {
+            let c = m.confidence_intervals.as_ref()?;
+            Some(vec![m.model.clone(), pct(m.m1), show(c.m1), f1(&m.m7), show(c.m7), f1(&m.m8), show(c.m8)])
+        })
+        .collect();
+    table(&["MODEL", "M1", "M1 CI", "M7", "M7 CI", "M8", "M8 CI"], &rows);
+}
+
+fn consistency_table(models: &[ModelMetrics]) {
+    let rows: Vec<Vec<String>> = models
+        .iter()
+        .filter_map(|m| {
+            let c = m.consistency.as_ref()?;
+            Some(vec![
+                m.model.clone(),
+                c.repeats.to_string(),
+                c.cases.to_string(),
+                pct(c.same_verdict_pct),
+                pct(c.pass_all_k_pct),
+            ])
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    section("Consistency over repeats (%)");
+    table(&["MODEL", "K", "CASES", "SAME VERDICT", "PASS^K"], &rows);
+}
+
+fn paired_table(r: &MetricsReport) {
+    if r.paired_tests.is_empty() {
+        return;
+    }
+    section("Paired McNemar tests on verdict correctness (shared cases)");
+    let rows: Vec<Vec<String>> = r
+        .paired_tests
+        .iter()
+        .map(|t| {
+            vec![
+                t.model_a.clone(),
+                t.model_b.clone(),
+                t.shared_cases.to_string(),
+                t.a_only.to_string(),
+                t.b_only.to_string(),
+                format_p(t.p_value),
+                decimal(t.chi2, 2),
+            ]
+        })
+        .collect();
+    table(&["A", "B", "SHARED", "A ONLY", "B ONLY", "EXACT P", "CHI2 (CC)"], &rows);
+}
+
+/// p-values: fixed notation down to 0.0001, scientific below, and a bound where a double
+/// can no longer hold the value.
+fn format_p(p: f64) -> String {
+    if p < 1e-300 {
+        "<1e-300".into()
+    } else if p >= 1e-4 {
+        format!("{p:.4}")
+    } else {
+        format!("{p:.1e}")
+    }
+}
+
+pub fn print_report(r: &MetricsReport) {
+    if r.models.is_empty() {
+        println!("No trajectories to score.");
+        return;
+    }
+    overall_table(&r.models);
+    prf_table(&r.models);
+    case_type_table(&r.models);
+    behavior_table(&r.models);
+    interval_table(&r.models);
+    consistency_table(&r.models);
+    paired_table(r);
 }
 
 pub fn run(cli: &Cli, args: &MetricsArgs) -> Result<ExitCode, ApiError> {
+    let opts = MetricsOptions { bootstrap_resamples: args.bootstrap, seed: args.seed };
+    if !args.run.is_empty() {
+        let e = super::engine(cli)?;
+        let report = e.metrics_for_runs(&args.run, &opts)?;
+        if cli.json {
+            print_json(&report);
+        } else {
+            print_report(&report);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let (Some(cases), Some(trajs)) = (&args.cases, &args.trajectories) else {
-        return Err(ApiError::invalid("Give --cases FILE --trajectories FILE (or --run RUN once runs are stored)."));
+        return Err(ApiError::invalid("Give --cases FILE --trajectories FILE, or --run RUN... for stored runs."));
     };
-    let cases = psebench::case::io::read_cases(cases, &|p: &str| psebench::policy::builtin_pack(p).map(|pk| pk.vocab(&[])))?;
+    let cases =
+        psebench::case::io::read_cases(cases, &|p: &str| psebench::policy::builtin_pack(p).map(|pk| pk.vocab(&[])))?;
     let trajectories = psebench::trajectory::io::read_trajectories(trajs)?;
-    let report = compute(&cases, &trajectories, &MetricsOptions { bootstrap_resamples: args.bootstrap, seed: args.seed });
+    for skipped in ignored_trajectories(&cases, &trajectories) {
+        if skipped.unknown_case > 0 {
+            eprintln!(
+                "note: {}: {} trajectory(ies) name a case_id that is not in the cases file; ignored",
+                skipped.model, skipped.unknown_case
+            );
+        }
+        if skipped.duplicates > 0 {
+            eprintln!(
+                "note: {}: {} trajectory(ies) repeat a case and repeat index already seen; the first one is used",
+                skipped.model, skipped.duplicates
+            );
+        }
+    }
+    let report = compute(&cases, &trajectories, &opts);
     if cli.json {
         print_json(&report);
     } else {

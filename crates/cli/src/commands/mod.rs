@@ -1,6 +1,7 @@
 pub mod bench;
 pub mod cards;
 pub mod cases;
+pub mod eval;
 pub mod metrics;
 pub mod mock;
 pub mod models;
@@ -70,6 +71,7 @@ pub fn run(cli: &Cli) -> Result<ExitCode, ApiError> {
         Command::Cards(c) => cards::run(cli, c),
         Command::Cases(c) => cases::run(cli, c),
         Command::Demo(c) => cases::run_demo(cli, c),
+        Command::Eval(c) => eval::run(cli, c),
         Command::Models(c) => models::run(cli, c),
         Command::Cache(c) => cache(cli, c),
         Command::MockLlm(c) => mock::run(cli, c),

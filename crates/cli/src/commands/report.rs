@@ -1,8 +1,10 @@
 use clap::Args;
+use psebench::metrics::{compute, MetricsOptions};
 use psebench::ApiError;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::output::print_json;
 use crate::Cli;
 
 #[derive(Args)]
@@ -13,11 +15,69 @@ pub struct ReportArgs {
     /// Trajectories JSONL (file mode).
     #[arg(long, requires = "cases")]
     pub trajectories: Option<PathBuf>,
+    /// Stored evaluation runs to report on (one model per run), instead of files.
+    #[arg(long, num_args = 1.., conflicts_with_all = ["cases", "trajectories"])]
+    pub run: Vec<String>,
     /// Folder to write tables (CSV, Markdown, LaTeX) and charts (SVG, PNG) into.
     #[arg(long)]
     pub out: PathBuf,
 }
 
-pub fn run(_cli: &Cli, _args: &ReportArgs) -> Result<ExitCode, ApiError> {
-    Err(ApiError::internal("report writing is not built yet"))
+/// The policy pack the cases were written under (the first case's; MN29 when there are none).
+fn policy_of(cases: &[psebench::case::Case]) -> Result<String, ApiError> {
+    let Some(first) = cases.first() else {
+        return Ok("mn29".to_string());
+    };
+    if let Some(other) = cases.iter().find(|c| c.policy != first.policy) {
+        return Err(ApiError::invalid(format!(
+            "The cases mix policies ({} and {}, e.g. case {}). Report on one policy at a time.",
+            first.policy, other.policy, other.case_id
+        )));
+    }
+    Ok(first.policy.clone())
+}
+
+pub fn run(cli: &Cli, args: &ReportArgs) -> Result<ExitCode, ApiError> {
+    let (report, files) = if !args.run.is_empty() {
+        let e = super::engine(cli)?;
+        e.report_for_runs(&args.run, &args.out)?
+    } else {
+        let (Some(cases), Some(trajs)) = (&args.cases, &args.trajectories) else {
+            return Err(ApiError::invalid("Give --run RUN... or --cases FILE --trajectories FILE, and --out FOLDER."));
+        };
+        let cases =
+            psebench::case::io::read_cases(cases, &|p: &str| psebench::policy::builtin_pack(p).map(|pk| pk.vocab(&[])))?;
+        let trajectories = psebench::trajectory::io::read_trajectories(trajs)?;
+        let policy = policy_of(&cases)?;
+        let pack = psebench::policy::builtin_pack(&policy).ok_or_else(|| {
+            ApiError::not_found(format!(
+                "The cases use the policy \"{policy}\", which is not built into this version of psebench."
+            ))
+        })?;
+        let report = compute(&cases, &trajectories, &MetricsOptions::default());
+        let files = psebench::tables::write_report_files(&report, &pack, &args.out)?;
+        (report, files)
+    };
+
+    if cli.json {
+        let files: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+        print_json(&serde_json::json!({ "out": args.out.display().to_string(), "files": files }));
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "Wrote {} files for {} model{} to {}:",
+        files.len(),
+        report.models.len(),
+        if report.models.len() == 1 { "" } else { "s" },
+        args.out.display()
+    );
+    for f in &files {
+        let shown = f.strip_prefix(&args.out).unwrap_or(f);
+        println!("  {}", shown.display());
+    }
+    if report.models.is_empty() {
+        println!("No model results were found in the trajectories, so the tables are empty and the charts say so.");
+    }
+    println!("Open {} for an overview.", args.out.join("index.md").display());
+    Ok(ExitCode::SUCCESS)
 }

@@ -40,6 +40,7 @@ impl Default for EngineOptions {
 pub struct Engine {
     store: Store,
     llm: Arc<LlmClient>,
+    jobs: Arc<crate::jobs::JobHub>,
     opts: EngineOptions,
 }
 
@@ -63,13 +64,18 @@ impl Engine {
 
     fn assemble(store: Store, opts: EngineOptions) -> ApiResult<Engine> {
         let llm = Arc::new(LlmClient::new(store.clone(), opts.secrets.clone(), opts.client.clone()));
-        let engine = Engine { store, llm, opts };
+        let engine = Engine { store, llm, jobs: Arc::new(crate::jobs::JobHub::default()), opts };
         engine.seed_builtins()?;
         Ok(engine)
     }
 
     pub fn store(&self) -> &Store {
         &self.store
+    }
+
+    /// Progress events and cancellation of running jobs.
+    pub fn jobs(&self) -> &Arc<crate::jobs::JobHub> {
+        &self.jobs
     }
 
     /// The shared LLM client (cache, limits, accounting).

@@ -1,6 +1,7 @@
 //! Benchmarks (run by `psebench bench …`, never as timed tests).
 
 pub mod llm;
+pub mod metrics;
 
 /// CPU time (user + system) this process has used so far, when the OS tells us (Linux).
 pub fn process_cpu_seconds() -> Option<f64> {

@@ -121,8 +121,9 @@ pub struct ModelMetrics {
     pub behavior: Behavior,
     pub tokens: Tokens,
     // ---- extensions (not in FORMATS.md; readers ignore unknown fields) ----
-    /// Count of cases that had a trajectory, and of trajectories whose final answer was unusable.
+    /// Cases that have a trajectory for this model.
     pub trajectories: u64,
+    /// Cases whose predicted verdict is null (unusable answer or no trajectory at all).
     pub no_verdict: u64,
     pub confidence_intervals: Option<ConfidenceIntervals>,
     pub consistency: Option<Consistency>,

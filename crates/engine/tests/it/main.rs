@@ -4,6 +4,7 @@ mod builtin;
 mod cards;
 mod cases;
 mod common;
+mod eval;
 mod keyring;
 mod llm;
 mod policy;

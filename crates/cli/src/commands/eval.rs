@@ -1,0 +1,239 @@
+use clap::Subcommand;
+use indicatif::{ProgressBar, ProgressStyle};
+use psebench::api::Engine;
+use psebench::evaluation::{EvalPlan, EvalRunRequest, EvalSummary};
+use psebench::ApiError;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::{engine, runtime};
+use crate::output::{print_json, table};
+use crate::Cli;
+
+#[derive(Subcommand)]
+pub enum EvalCmd {
+    /// Evaluate a model on cases in the two-role environment (resumable).
+    Run {
+        /// all | a cases .jsonl file | a filter like type=missing,clause=ID,origin=demo,limit=20,seed=1
+        #[arg(long, default_value = "all")]
+        cases: String,
+        /// The registered model under test.
+        #[arg(long)]
+        model: String,
+        /// The information provider's model.
+        #[arg(long)]
+        info_model: String,
+        /// The M4 judge's model.
+        #[arg(long)]
+        judge_model: String,
+        #[arg(long, default_value_t = 10)]
+        turns: u32,
+        /// Cases worked on at once.
+        #[arg(long, default_value_t = 4)]
+        concurrency: u32,
+        /// Evaluate every case K times (consistency, pass^k).
+        #[arg(long, default_value_t = 1)]
+        repeat: u32,
+        #[arg(long)]
+        label: Option<String>,
+        /// Do not ask before sending case text to remote providers.
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Finish what is missing in an interrupted or cancelled run (cached calls are reused).
+    Resume { run: String },
+    /// List evaluation runs.
+    List,
+    /// Show one run.
+    Show { run: String },
+    /// Write a run's trajectories (FORMATS.md JSONL).
+    Export {
+        run: String,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Import trajectories (FORMATS.md JSONL) as completed runs.
+    Import { file: PathBuf },
+}
+
+fn print_plan(p: &EvalPlan) {
+    let types: Vec<String> = p.by_type.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    eprintln!("{} case(s) ({}), {} evaluation item(s).", p.cases, types.join(", "), p.items);
+    for d in &p.destinations {
+        eprintln!("  {:<22} {:<20} {}", d.role, d.model, d.destination);
+    }
+    let usd = p.estimate.usd.map(|u| format!("about ${u:.2}")).unwrap_or_else(|| "unknown (no price registered)".into());
+    eprintln!(
+        "Estimate: ~{} calls, ~{} input and ~{} output tokens, cost {usd} ({}).",
+        p.estimate.calls, p.estimate.input_tokens, p.estimate.output_tokens, p.estimate.assumptions
+    );
+}
+
+fn confirm_remote(p: &EvalPlan, yes: bool) -> Result<(), ApiError> {
+    if !p.sends_data_off_machine || yes {
+        return Ok(());
+    }
+    let remote: Vec<String> = p.destinations.iter().filter(|d| d.remote).map(|d| format!("{} ({})", d.model, d.destination)).collect();
+    eprintln!("This run sends case text to remote providers: {}.", remote.join(", "));
+    if !std::io::stdin().is_terminal() {
+        return Err(ApiError::invalid("Refusing to send data off this machine without confirmation: add --yes."));
+    }
+    eprint!("Continue? [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    let _ = std::io::stdin().read_line(&mut answer);
+    if matches!(answer.trim(), "y" | "Y" | "yes") {
+        Ok(())
+    } else {
+        Err(ApiError::new(psebench::ErrorCode::Cancelled, "Not started."))
+    }
+}
+
+/// Run with a progress bar; Ctrl-C stops after the cases in flight (they stay resumable).
+fn execute(cli: &Cli, e: &Engine, run_id: &str) -> Result<EvalSummary, ApiError> {
+    let rt = runtime()?;
+    let show_bar = !cli.json && std::io::stderr().is_terminal();
+    rt.block_on(async {
+        let mut rx = e.jobs().subscribe();
+        let bar = if show_bar { ProgressBar::new(0) } else { ProgressBar::hidden() };
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} cases · {msg} · ETA {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        let id = run_id.to_string();
+        let bar2 = bar.clone();
+        let listener = tokio::spawn(async move {
+            while let Ok(p) = rx.recv().await {
+                if p.run_id != id {
+                    continue;
+                }
+                bar2.set_length(p.total);
+                bar2.set_position(p.done);
+                bar2.set_message(format!(
+                    "{} asks · {} unreadable · {} errors · {} tokens · ${:.2}",
+                    p.counter("asks"),
+                    p.counter("parse_failures"),
+                    p.counter("errors"),
+                    (p.counter("prompt_tokens") + p.counter("completion_tokens")) as u64,
+                    p.counter("cost_usd")
+                ));
+            }
+        });
+        let engine2 = e.clone();
+        let id2 = run_id.to_string();
+        let ctrlc = tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("\nStopping after the cases in flight… (finished cases are kept)");
+                let _ = engine2.eval_cancel(&id2);
+            }
+        });
+        let out = e.eval_execute(run_id).await;
+        ctrlc.abort();
+        listener.abort();
+        bar.finish_and_clear();
+        out
+    })
+}
+
+fn print_summary(cli: &Cli, s: &EvalSummary) {
+    if cli.json {
+        print_json(s);
+    } else {
+        let c = &s.counts;
+        println!(
+            "Run {} ({}): {} — {}/{} cases done, {} correct, {} asks, {} unreadable replies, {}+{} tokens, ${:.2}.",
+            s.run_id, s.model, s.status, c.done, c.total, c.correct, c.asks, c.parse_failures, c.prompt_tokens, c.completion_tokens, c.cost_usd
+        );
+        if let Some(m) = &s.message {
+            println!("{m}");
+        }
+        if s.status == "completed" {
+            println!("Scores: psebench metrics --run {}", s.run_id);
+        } else {
+            println!("Resume: psebench eval resume {}", s.run_id);
+        }
+    }
+}
+
+pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
+    let e = engine(cli)?;
+    match cmd {
+        EvalCmd::Run { cases, model, info_model, judge_model, turns, concurrency, repeat, label, yes } => {
+            let req = EvalRunRequest {
+                cases: cases.clone(),
+                model: model.clone(),
+                info_model: info_model.clone(),
+                judge_model: judge_model.clone(),
+                turns: *turns,
+                concurrency: *concurrency,
+                repeat: *repeat,
+                label: label.clone(),
+            };
+            let plan = e.eval_plan(&req)?;
+            if !cli.json {
+                print_plan(&plan);
+            }
+            confirm_remote(&plan, *yes)?;
+            let run_id = e.eval_create(&req)?;
+            if !cli.json {
+                eprintln!("Run {run_id} created.");
+            }
+            let s = execute(cli, &e, &run_id)?;
+            print_summary(cli, &s);
+            return Ok(if s.status == "completed" { ExitCode::SUCCESS } else { ExitCode::from(1) });
+        }
+        EvalCmd::Resume { run } => {
+            let s = execute(cli, &e, run)?;
+            print_summary(cli, &s);
+            return Ok(if s.status == "completed" { ExitCode::SUCCESS } else { ExitCode::from(1) });
+        }
+        EvalCmd::List => {
+            let list = e.eval_list()?;
+            if cli.json {
+                print_json(&list);
+            } else {
+                let rows: Vec<Vec<String>> = list
+                    .iter()
+                    .map(|r| {
+                        vec![
+                            r.run.run_id.clone(),
+                            r.run.config.get("model").and_then(|v| v.as_str()).unwrap_or("").to_string(),
+                            r.run.status.clone(),
+                            format!("{}/{}", r.counts.done, r.counts.total),
+                            if r.counts.done > 0 { format!("{:.1}", 100.0 * r.counts.correct as f64 / r.counts.done as f64) } else { "–".into() },
+                            format!("${:.2}", r.counts.cost_usd),
+                            r.run.created_at.chars().take(16).collect(),
+                        ]
+                    })
+                    .collect();
+                table(&["RUN", "MODEL", "STATUS", "DONE", "ACC %", "COST", "CREATED"], &rows);
+            }
+        }
+        EvalCmd::Show { run } => {
+            let v = e.eval_show(run)?;
+            if cli.json {
+                print_json(&v);
+            } else {
+                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            }
+        }
+        EvalCmd::Export { run, out } => {
+            let n = e.eval_export(run, out)?;
+            if cli.json {
+                print_json(&serde_json::json!({"run_id": run, "exported": n, "out": out}));
+            } else {
+                println!("Wrote {n} trajectories to {}.", out.display());
+            }
+        }
+        EvalCmd::Import { file } => {
+            let ids = e.eval_import(file)?;
+            if cli.json {
+                print_json(&serde_json::json!({"runs": ids}));
+            } else {
+                println!("Imported {} run(s): {}", ids.len(), ids.join(", "));
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

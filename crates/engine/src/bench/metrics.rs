@@ -1,0 +1,86 @@
+//! Speed of scoring and reporting at the paper's scale: 5,074 cases × 15 models = 76,110
+//! trajectories, from JSONL files (no database) and from the store.
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use std::time::Instant;
+
+use crate::api::Engine;
+use crate::error::ApiResult;
+use crate::metrics::{compute, synthetic_benchmark, MetricsOptions};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Timing {
+    /// Reading cases and trajectories (files or database).
+    pub load_ms: f64,
+    /// M1–M8, intervals, paired tests.
+    pub compute_ms: f64,
+    /// Every paper table rendered as CSV, Markdown and LaTeX.
+    pub tables_ms: f64,
+    pub total_ms: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetricsBench {
+    pub cases: usize,
+    pub models: usize,
+    pub trajectories: usize,
+    pub bootstrap_resamples: u32,
+    pub from_jsonl: Timing,
+    pub from_database: Timing,
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1000.0
+}
+
+fn tables_all(report: &crate::metrics::MetricsReport, pack: &crate::policy::PolicyPack) -> usize {
+    let mut bytes = 0;
+    for t in crate::tables::all_tables(report, pack) {
+        bytes += t.to_csv().len() + t.to_markdown().len() + t.to_latex().len();
+    }
+    bytes
+}
+
+/// Build the synthetic set in `dir`, load it into a store there, and time both paths.
+pub fn run(dir: &Path, cases: usize, models: usize) -> ApiResult<MetricsBench> {
+    let (cs, ts) = synthetic_benchmark(cases, models, 1);
+    let cases_path = dir.join("cases.jsonl");
+    let traj_path = dir.join("trajectories.jsonl");
+    crate::case::io::write_cases(&cases_path, &cs)?;
+    crate::trajectory::io::write_trajectories(&traj_path, &ts)?;
+    let pack = crate::policy::builtin_pack("mn29").ok_or_else(|| crate::error::ApiError::internal("mn29 pack missing"))?;
+    let opts = MetricsOptions::default();
+
+    // From files.
+    let t0 = Instant::now();
+    let lookup = |p: &str| crate::policy::builtin_pack(p).map(|pk| pk.vocab(&[]));
+    let c2 = crate::case::io::read_cases(&cases_path, &lookup)?;
+    let t2 = crate::trajectory::io::read_trajectories(&traj_path)?;
+    let load_ms = ms(t0);
+    let t1 = Instant::now();
+    let report = compute(&c2, &t2, &opts);
+    let compute_ms = ms(t1);
+    let t3 = Instant::now();
+    let _ = tables_all(&report, &pack);
+    let from_jsonl = Timing { load_ms, compute_ms, tables_ms: ms(t3), total_ms: ms(t0) };
+
+    // From the store.
+    let engine = Engine::open_with(&dir.join("bench.db"), crate::api::EngineOptions {
+        secrets: std::sync::Arc::new(crate::secrets::MemoryStore::default()),
+        client: Default::default(),
+    })?;
+    engine.cases_import(&cases_path, false, "imported")?;
+    let runs = engine.eval_import(&traj_path)?;
+    let t0 = Instant::now();
+    let (c3, t4) = engine.runs_for_metrics(&runs)?;
+    let load_ms = ms(t0);
+    let t1 = Instant::now();
+    let report = compute(&c3, &t4, &opts);
+    let compute_ms = ms(t1);
+    let t3 = Instant::now();
+    let _ = tables_all(&report, &pack);
+    let from_database = Timing { load_ms, compute_ms, tables_ms: ms(t3), total_ms: ms(t0) };
+
+    Ok(MetricsBench { cases: cs.len(), models, trajectories: ts.len(), bootstrap_resamples: opts.bootstrap_resamples, from_jsonl, from_database })
+}

@@ -1,0 +1,128 @@
+//! What each role is shown: the evaluated model's system prompt built from the policy (official
+//! text where imported, our summaries otherwise), the information provider's fact list, and the
+//! judge's boundary-condition list.
+
+use indexmap::IndexMap;
+
+use crate::case::Case;
+use crate::error::ApiResult;
+use crate::policy::{OfficialSection, PolicyPack};
+use crate::prompt::{load, Prompt};
+use crate::trajectory::InfoStatus;
+
+/// Every template the environment uses, loaded once per run.
+#[derive(Debug, Clone)]
+pub struct EvalPrompts {
+    pub system: Prompt,
+    pub initial: Prompt,
+    pub followup_answered: Prompt,
+    pub followup_refused: Prompt,
+    pub followup_unknown: Prompt,
+    pub force_answer: Prompt,
+    pub info_system: Prompt,
+    pub info_user: Prompt,
+    pub judge_system: Prompt,
+    pub judge_user: Prompt,
+}
+
+impl EvalPrompts {
+    pub fn load() -> ApiResult<EvalPrompts> {
+        Ok(EvalPrompts {
+            system: load("eval_system")?,
+            initial: load("eval_initial")?,
+            followup_answered: load("eval_followup_answered")?,
+            followup_refused: load("eval_followup_refused_too_vague")?,
+            followup_unknown: load("eval_followup_unknown")?,
+            force_answer: load("eval_force_answer")?,
+            info_system: load("info_system")?,
+            info_user: load("info_user")?,
+            judge_system: load("judge_system")?,
+            judge_user: load("judge_user")?,
+        })
+    }
+
+    /// name → version of every template (stored with the run and with each turn).
+    pub fn versions(&self) -> IndexMap<String, String> {
+        [
+            &self.system,
+            &self.initial,
+            &self.followup_answered,
+            &self.followup_refused,
+            &self.followup_unknown,
+            &self.force_answer,
+            &self.info_system,
+            &self.info_user,
+            &self.judge_system,
+            &self.judge_user,
+        ]
+        .iter()
+        .map(|p| (p.name.clone(), p.version.clone()))
+        .collect()
+    }
+
+    pub fn followup(&self, status: InfoStatus) -> &Prompt {
+        match status {
+            InfoStatus::Answered => &self.followup_answered,
+            InfoStatus::RefusedTooVague => &self.followup_refused,
+            InfoStatus::Unknown => &self.followup_unknown,
+        }
+    }
+}
+
+fn official_block(sections: &[OfficialSection], source: &str) -> Option<String> {
+    let s: Vec<String> = sections
+        .iter()
+        .filter(|x| x.source == source)
+        .map(|x| format!("### {} [{}]\n{}", x.heading, x.evidence_id, x.body))
+        .collect();
+    if s.is_empty() {
+        None
+    } else {
+        Some(s.join("\n\n"))
+    }
+}
+
+/// The evaluated model's system prompt for a policy.
+pub fn system_prompt(prompts: &EvalPrompts, pack: &PolicyPack, official: &[OfficialSection]) -> ApiResult<String> {
+    let clause_text = official_block(official, "clauses").unwrap_or_else(|| {
+        let mut s = String::from("(Summary edition: short summaries of each clause.)\n\n");
+        for c in &pack.clauses {
+            s.push_str(&format!("### {} — {}\n{}\n\n", c.label, c.short_title, c.summary));
+        }
+        s.trim_end().to_string()
+    });
+    let guidance_text = official_block(official, "guidance").unwrap_or_else(|| {
+        let mut s = String::from("(Summary edition: short summaries of each guidance section.)\n\n");
+        for g in &pack.guidance {
+            s.push_str(&format!("### {} — {}\n{}\n\n", g.id, g.topic, g.summary));
+        }
+        s.trim_end().to_string()
+    });
+    let clause_vocabulary = pack.clauses.iter().map(|c| format!("- {}", c.label)).collect::<Vec<_>>().join("\n");
+    let evidence_vocabulary = pack.evidence(official).iter().map(|e| format!("- {}", e.id)).collect::<Vec<_>>().join("\n");
+    prompts.system.render(&[
+        ("policy_name", &pack.name),
+        ("clause_text", &clause_text),
+        ("guidance_text", &guidance_text),
+        ("clause_vocabulary", &clause_vocabulary),
+        ("evidence_vocabulary", &evidence_vocabulary),
+    ])
+}
+
+/// The information provider's knowledge: every element of the case, masked ones included.
+pub fn fact_list(case: &Case) -> String {
+    case.elements
+        .iter()
+        .map(|e| format!("- field: {}\n  meaning: {}\n  value: {}", e.name, e.meaning, e.value.as_deref().unwrap_or("null")))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The judge's view of the case's boundary conditions.
+pub fn condition_list(case: &Case) -> String {
+    case.boundary_conditions
+        .iter()
+        .map(|b| format!("- name: {}\n  value: {}\n  meaning: {}", b.name, b.value, b.meaning))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,0 +1,316 @@
+//! The two-role environment for one case: the model under test reads the narrative and, turn by
+//! turn, asks the stateless information provider for facts or answers; the last allowed turn
+//! demands an answer; a correct answer's rationale goes to the M4 judge.
+
+use indexmap::IndexMap;
+use serde_json::{json, Value};
+
+use super::context::{condition_list, fact_list, EvalPrompts};
+use super::parse::{eval_reply, info_reply, judge_reply, EvalReply};
+use crate::case::Case;
+use crate::llm::{CallContext, CancellationToken, ChatRequest, LlmClient, LlmError, Message, ModelHandle, Usage};
+use crate::trajectory::{
+    Action, EvalRole, EvalTurn, InfoRole, InfoStatus, InfoTurn, JudgeResult, Trajectory, TrajectoryUsage, Turn,
+};
+
+/// Attempts allowed to the information provider and the judge for a well-formed reply.
+pub const ROLE_ATTEMPTS: u32 = 3;
+
+pub struct Roles {
+    pub eval: ModelHandle,
+    pub info: ModelHandle,
+    pub judge: ModelHandle,
+}
+
+pub struct CaseOutcome {
+    pub trajectory: Trajectory,
+    pub asks: u32,
+    pub parse_failure: bool,
+    /// All roles together.
+    pub usage: Usage,
+    pub cost_usd: f64,
+}
+
+fn info_schema(names: &[&str]) -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "status": {"type": "string", "enum": ["answered", "refused_too_vague", "unknown"]},
+            "answer_to_eval": {"type": "string"},
+            "fields_used": {"type": "array", "items": {"type": "string", "enum": names}}
+        },
+        "required": ["status", "answer_to_eval", "fields_used"],
+        "additionalProperties": false
+    })
+}
+
+fn judge_schema(names: &[&str]) -> Value {
+    let props: serde_json::Map<String, Value> = names.iter().map(|n| (n.to_string(), json!({"type": "string"}))).collect();
+    json!({
+        "type": "object",
+        "properties": {
+            "hits": {"type": "array", "items": {"type": "string", "enum": names}},
+            "explanations": {"type": "object", "properties": props, "required": names, "additionalProperties": false}
+        },
+        "required": ["hits", "explanations"],
+        "additionalProperties": false
+    })
+}
+
+struct Meter {
+    usage_eval: Usage,
+    usage_info: Usage,
+    usage_judge: Usage,
+    cost: f64,
+}
+
+impl Meter {
+    fn total(&self) -> Usage {
+        let mut u = self.usage_eval;
+        u.add(&self.usage_info);
+        u.add(&self.usage_judge);
+        u
+    }
+}
+
+fn usage_json(u: &Usage) -> Value {
+    json!({"prompt_tokens": u.input_tokens, "completion_tokens": u.output_tokens, "cached_prompt_tokens": u.cached_input_tokens, "reasoning_tokens": u.reasoning_tokens})
+}
+
+#[allow(clippy::too_many_arguments)]
+pub async fn run_case(
+    client: &LlmClient,
+    roles: &Roles,
+    prompts: &EvalPrompts,
+    system: &str,
+    case: &Case,
+    repeat: u32,
+    turns_budget: u32,
+    run_id: &str,
+    cancel: &CancellationToken,
+) -> Result<CaseOutcome, LlmError> {
+    let element_names: Vec<&str> = case.element_names().collect();
+    let bc_names: Vec<&str> = case.condition_names().collect();
+    let ctx_eval = CallContext::new(Some(run_id), "eval");
+    let ctx_info = CallContext::new(Some(run_id), "info");
+    let ctx_judge = CallContext::new(Some(run_id), "judge");
+    let mut meter = Meter { usage_eval: Usage::default(), usage_info: Usage::default(), usage_judge: Usage::default(), cost: 0.0 };
+    let mut messages = vec![Message::system(system)];
+    let mut pending_user = prompts.initial.render(&[("event_narrative", &case.narrative)]).map_err(|e| LlmError::Config(e.message))?;
+    let mut turns: Vec<Turn> = Vec::new();
+    let mut final_answer = None;
+    let mut error: Option<String> = None;
+    let mut asks = 0u32;
+    let mut parse_failure = false;
+    let turns_budget = turns_budget.max(1);
+
+    for t in 1..=turns_budget {
+        let forced = t == turns_budget;
+        if forced {
+            pending_user.push_str("\n\n");
+            pending_user.push_str(&prompts.force_answer.text);
+        }
+        messages.push(Message::user(std::mem::take(&mut pending_user)));
+        let req = ChatRequest { repeat, ..ChatRequest::new(messages.clone()) };
+        let resp = client.chat(&roles.eval, &req, &ctx_eval, cancel).await?;
+        meter.usage_eval.add(&resp.usage);
+        meter.cost += resp.cost_usd;
+        let mut extra: IndexMap<String, Value> = IndexMap::new();
+        extra.insert("turn".into(), json!(t));
+        extra.insert("forced".into(), json!(forced));
+        extra.insert("prompt_tokens".into(), json!(resp.usage.input_tokens));
+        extra.insert("completion_tokens".into(), json!(resp.usage.output_tokens));
+        extra.insert("latency_ms".into(), json!(resp.latency_ms));
+        extra.insert("cache_hit".into(), json!(resp.cache_hit));
+        extra.insert(
+            "prompt_versions".into(),
+            json!({"eval_system": prompts.system.version, "eval_initial": prompts.initial.version, "eval_force_answer": prompts.force_answer.version}),
+        );
+        let parsed = eval_reply(&resp.text);
+        let (action, question) = match &parsed {
+            Ok(p) => {
+                if !p.notes.is_empty() {
+                    extra.insert("parse_notes".into(), json!(p.notes));
+                }
+                match &p.value {
+                    EvalReply::Ask { question } => (Some(Action::Ask), Some(question.clone())),
+                    EvalReply::Answer(_) => (Some(Action::Answer), None),
+                }
+            }
+            Err(reason) => {
+                extra.insert("parse_error".into(), json!(reason));
+                (None, None)
+            }
+        };
+        turns.push(Turn::Eval(EvalTurn { role: EvalRole::Eval, raw: resp.text.clone(), action, ask_question: question.clone(), extra }));
+        match parsed {
+            Err(reason) => {
+                parse_failure = true;
+                error = Some(format!("turn {t}: the reply could not be read ({reason})"));
+                break;
+            }
+            Ok(p) => match p.value {
+                EvalReply::Answer(f) => {
+                    final_answer = Some(f);
+                    break;
+                }
+                EvalReply::Ask { question } => {
+                    asks += 1;
+                    if forced {
+                        error = Some(format!("turn {t}: asked a question on the last allowed turn"));
+                        break;
+                    }
+                    let (info_turn, status, answer) =
+                        ask_provider(client, roles, prompts, case, &element_names, &question, &ctx_info, cancel, &mut meter).await?;
+                    turns.push(Turn::Info(info_turn));
+                    messages.push(Message::assistant(resp.text.clone()));
+                    pending_user = prompts.followup(status).render(&[("answer_to_eval", &answer)]).map_err(|e| LlmError::Config(e.message))?;
+                }
+            },
+        }
+    }
+    if final_answer.is_none() && error.is_none() {
+        error = Some("no answer within the turn budget".into());
+    }
+
+    // M4 judge: only where it can count (verdict correct, conditions to hit, a rationale to read).
+    let mut judge = None;
+    if let Some(f) = &final_answer {
+        let correct = f.final_verdict.as_deref() == Some(case.gold_verdict.as_str());
+        let rationale = f.rationale.as_deref().unwrap_or("").trim();
+        if correct && !bc_names.is_empty() && !rationale.is_empty() {
+            judge = Some(run_judge(client, roles, prompts, case, &bc_names, rationale, &ctx_judge, cancel, &mut meter).await?);
+        }
+    }
+
+    let mut extra: IndexMap<String, Value> = IndexMap::new();
+    extra.insert("repeat".into(), json!(repeat));
+    extra.insert("case_type".into(), json!(case.case_type.as_str()));
+    extra.insert("info_usage".into(), usage_json(&meter.usage_info));
+    extra.insert("judge_usage".into(), usage_json(&meter.usage_judge));
+    extra.insert("cost_usd".into(), json!(meter.cost));
+    extra.insert("models".into(), json!({"eval": roles.eval.cfg.name, "info": roles.info.cfg.name, "judge": roles.judge.cfg.name}));
+    let usage = meter.total();
+    Ok(CaseOutcome {
+        trajectory: Trajectory {
+            run_id: run_id.to_string(),
+            model: roles.eval.cfg.name.clone(),
+            case_id: case.case_id.clone(),
+            turns,
+            final_answer,
+            judge,
+            usage: TrajectoryUsage {
+                prompt_tokens: meter.usage_eval.input_tokens,
+                completion_tokens: meter.usage_eval.output_tokens,
+                extra: Default::default(),
+            },
+            error,
+            extra,
+        },
+        asks,
+        parse_failure,
+        usage,
+        cost_usd: meter.cost,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn ask_provider(
+    client: &LlmClient,
+    roles: &Roles,
+    prompts: &EvalPrompts,
+    case: &Case,
+    element_names: &[&str],
+    question: &str,
+    ctx: &CallContext,
+    cancel: &CancellationToken,
+    meter: &mut Meter,
+) -> Result<(InfoTurn, InfoStatus, String), LlmError> {
+    let user = prompts
+        .info_user
+        .render(&[("fact_list", &fact_list(case)), ("question", question)])
+        .map_err(|e| LlmError::Config(e.message))?;
+    let mut last_problem = String::new();
+    for attempt in 0..ROLE_ATTEMPTS {
+        let req = ChatRequest { repeat: attempt, ..ChatRequest::new(vec![Message::system(&prompts.info_system.text), Message::user(&user)]) }
+            .json_schema("information_provider_reply", info_schema(element_names));
+        let resp = client.chat(&roles.info, &req, ctx, cancel).await?;
+        meter.usage_info.add(&resp.usage);
+        meter.cost += resp.cost_usd;
+        match info_reply(&resp.text, element_names) {
+            Ok(p) => {
+                let r = p.value;
+                let mut extra: IndexMap<String, Value> = IndexMap::new();
+                extra.insert("prompt_tokens".into(), json!(resp.usage.input_tokens));
+                extra.insert("completion_tokens".into(), json!(resp.usage.output_tokens));
+                extra.insert("latency_ms".into(), json!(resp.latency_ms));
+                extra.insert("attempts".into(), json!(attempt + 1));
+                extra.insert("prompt_versions".into(), json!({"info_system": prompts.info_system.version, "info_user": prompts.info_user.version}));
+                if !r.dropped_fields.is_empty() {
+                    extra.insert("dropped_fields".into(), json!(r.dropped_fields));
+                }
+                let answer = r.answer.clone();
+                let status = r.status;
+                return Ok((
+                    InfoTurn { role: InfoRole::Info, status, answer: r.answer, fields_used: r.fields_used, extra },
+                    status,
+                    answer,
+                ));
+            }
+            Err(problem) => last_problem = problem,
+        }
+    }
+    // The provider never produced a usable reply: the caller learns nothing.
+    let answer = "The information provider could not answer this question.".to_string();
+    let mut extra: IndexMap<String, Value> = IndexMap::new();
+    extra.insert("provider_error".into(), json!(last_problem));
+    extra.insert("attempts".into(), json!(ROLE_ATTEMPTS));
+    Ok((InfoTurn { role: InfoRole::Info, status: InfoStatus::Unknown, answer: answer.clone(), fields_used: vec![], extra }, InfoStatus::Unknown, answer))
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn run_judge(
+    client: &LlmClient,
+    roles: &Roles,
+    prompts: &EvalPrompts,
+    case: &Case,
+    bc_names: &[&str],
+    rationale: &str,
+    ctx: &CallContext,
+    cancel: &CancellationToken,
+    meter: &mut Meter,
+) -> Result<JudgeResult, LlmError> {
+    let user = prompts
+        .judge_user
+        .render(&[("rationale", rationale), ("boundary_conditions", &condition_list(case))])
+        .map_err(|e| LlmError::Config(e.message))?;
+    let mut last_problem = String::new();
+    for attempt in 0..ROLE_ATTEMPTS {
+        let req = ChatRequest {
+            temperature: Some(0.0),
+            repeat: attempt,
+            ..ChatRequest::new(vec![Message::system(&prompts.judge_system.text), Message::user(&user)])
+        }
+        .json_schema("boundary_condition_judgement", judge_schema(bc_names));
+        let resp = client.chat(&roles.judge, &req, ctx, cancel).await?;
+        meter.usage_judge.add(&resp.usage);
+        meter.cost += resp.cost_usd;
+        match judge_reply(&resp.text, bc_names) {
+            Ok(p) => {
+                let mut extra: IndexMap<String, Value> = IndexMap::new();
+                extra.insert("explanations".into(), p.value.explanations);
+                if !p.value.dropped_hits.is_empty() {
+                    extra.insert("dropped_hits".into(), json!(p.value.dropped_hits));
+                }
+                extra.insert("attempts".into(), json!(attempt + 1));
+                extra.insert("model".into(), json!(roles.judge.cfg.name));
+                extra.insert("prompt_versions".into(), json!({"judge_system": prompts.judge_system.version, "judge_user": prompts.judge_user.version}));
+                return Ok(JudgeResult { hits: p.value.hits, extra });
+            }
+            Err(problem) => last_problem = problem,
+        }
+    }
+    let mut extra: IndexMap<String, Value> = IndexMap::new();
+    extra.insert("judge_error".into(), json!(format!("no well-formed judgement after {ROLE_ATTEMPTS} attempts: {last_problem}")));
+    Ok(JudgeResult { hits: vec![], extra })
+}

@@ -1,0 +1,565 @@
+//! The agentic evaluation environment as resumable runs: plan (counts, destinations, cost
+//! estimate), create, execute with progress and cancellation, resume, list, show, export and
+//! import trajectories, and metrics over stored runs.
+
+pub mod context;
+pub mod environment;
+pub mod parse;
+pub mod repo;
+pub mod selection;
+
+use futures::StreamExt;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::api::Engine;
+use crate::case::Case;
+use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::jobs::{self, Progress, RunRow};
+use crate::llm::{LlmError, ModelConfig};
+use crate::metrics::{MetricsOptions, MetricsReport};
+use crate::policy::repo as policy_repo;
+use crate::trajectory::Trajectory;
+use context::EvalPrompts;
+use environment::{run_case, Roles};
+use repo::ItemCounts;
+
+/// What `eval run` asks for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvalRunRequest {
+    /// `all`, a cases JSONL file, or a filter (see `selection`).
+    pub cases: String,
+    pub model: String,
+    pub info_model: String,
+    pub judge_model: String,
+    pub turns: u32,
+    pub concurrency: u32,
+    pub repeat: u32,
+    pub label: Option<String>,
+}
+
+impl Default for EvalRunRequest {
+    fn default() -> Self {
+        EvalRunRequest {
+            cases: "all".into(),
+            model: String::new(),
+            info_model: String::new(),
+            judge_model: String::new(),
+            turns: 10,
+            concurrency: 4,
+            repeat: 1,
+            label: None,
+        }
+    }
+}
+
+/// Where data goes during a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Destination {
+    pub role: String,
+    pub model: String,
+    pub destination: String,
+    pub remote: bool,
+}
+
+/// A rough pre-run estimate (real usage is recorded per call).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CostEstimate {
+    pub calls: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// Null when a model has no price registered.
+    pub usd: Option<f64>,
+    pub assumptions: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvalPlan {
+    pub cases: usize,
+    pub by_type: BTreeMap<String, usize>,
+    pub items: usize,
+    pub destinations: Vec<Destination>,
+    pub sends_data_off_machine: bool,
+    pub estimate: CostEstimate,
+}
+
+/// What a finished (or stopped) run says about itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvalSummary {
+    pub run_id: String,
+    pub status: String,
+    pub model: String,
+    pub counts: ItemCounts,
+    pub message: Option<String>,
+}
+
+/// A run as listed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvalRunView {
+    #[serde(flatten)]
+    pub run: RunRow,
+    pub counts: ItemCounts,
+}
+
+const CONSECUTIVE_FAILURES_TO_STOP: u32 = 5;
+
+fn is_fatal(e: &LlmError) -> bool {
+    match e {
+        LlmError::MissingKey { .. } | LlmError::Secrets(_) | LlmError::Config(_) => true,
+        LlmError::Rejected { status, .. } => matches!(status, 401 | 403 | 404),
+        _ => false,
+    }
+}
+
+fn estimate(system_chars: usize, cases: &[Case], repeats: u32, eval: &ModelConfig, info: &ModelConfig, judge: &ModelConfig) -> CostEstimate {
+    // Assumptions: 1.5 model turns per case, 0.5 provider questions, 0.8 judged answers.
+    let n = cases.len() as f64 * repeats.max(1) as f64;
+    let narrative: f64 = cases.iter().map(|c| c.narrative.len() as f64).sum::<f64>() / cases.len().max(1) as f64;
+    let facts: f64 = cases.iter().map(|c| context::fact_list(c).len() as f64).sum::<f64>() / cases.len().max(1) as f64;
+    let eval_in = 1.5 * (system_chars as f64 + narrative + 600.0) / 4.0;
+    let eval_out = 1.5 * 250.0;
+    let info_in = 0.5 * (facts + 2200.0) / 4.0;
+    let info_out = 0.5 * 80.0;
+    let judge_in = 0.8 * 2200.0 / 4.0;
+    let judge_out = 0.8 * 200.0;
+    let price = |m: &ModelConfig, i: f64, o: f64| -> Option<f64> {
+        match (m.price_in, m.price_out) {
+            (Some(pi), Some(po)) => Some(n * (i * pi + o * po) / 1e6),
+            _ if m.is_local() => Some(0.0),
+            _ => None,
+        }
+    };
+    let usd = match (price(eval, eval_in, eval_out), price(info, info_in, info_out), price(judge, judge_in, judge_out)) {
+        (Some(a), Some(b), Some(c)) => Some(a + b + c),
+        _ => None,
+    };
+    CostEstimate {
+        calls: (n * (1.5 + 0.5 + 0.8)).round() as u64,
+        input_tokens: (n * (eval_in + info_in + judge_in)) as u64,
+        output_tokens: (n * (eval_out + info_out + judge_out)) as u64,
+        usd,
+        assumptions: "about 1.5 model turns, 0.5 questions and 0.8 judged answers per case; cached replies cost nothing".into(),
+    }
+}
+
+impl Engine {
+    fn eval_models(&self, req: &EvalRunRequest) -> ApiResult<(ModelConfig, ModelConfig, ModelConfig)> {
+        for (flag, name) in [("--model", &req.model), ("--info-model", &req.info_model), ("--judge-model", &req.judge_model)] {
+            if name.trim().is_empty() {
+                return Err(ApiError::invalid(format!("Choose a model for {flag} (see `psebench models list`).")));
+            }
+        }
+        Ok((self.models_get(&req.model)?.config, self.models_get(&req.info_model)?.config, self.models_get(&req.judge_model)?.config))
+    }
+
+    fn eval_system_prompt(&self, policy: &str, prompts: &EvalPrompts) -> ApiResult<String> {
+        let (pack, official) = self.store().with_conn(|c| Ok::<_, ApiError>((policy_repo::load_pack(c, policy)?, policy_repo::official_sections(c, policy)?)))?;
+        context::system_prompt(prompts, &pack, &official)
+    }
+
+    /// What a run would do, without starting it.
+    pub fn eval_plan(&self, req: &EvalRunRequest) -> ApiResult<EvalPlan> {
+        let (m, i, j) = self.eval_models(req)?;
+        let cases = selection::select_cases(self, &req.cases)?;
+        if cases.is_empty() {
+            return Err(ApiError::invalid("The selection has no cases. Load the demo cases (`psebench demo load`), import cases, or generate some."));
+        }
+        let policy = cases[0].policy.clone();
+        let prompts = EvalPrompts::load()?;
+        let system = self.eval_system_prompt(&policy, &prompts)?;
+        let mut by_type = BTreeMap::new();
+        for c in &cases {
+            *by_type.entry(c.case_type.as_str().to_string()).or_insert(0) += 1;
+        }
+        let destinations: Vec<Destination> = [("model under test", &m), ("information provider", &i), ("judge", &j)]
+            .iter()
+            .map(|(role, c)| Destination { role: role.to_string(), model: c.name.clone(), destination: c.destination(), remote: !c.is_local() })
+            .collect();
+        Ok(EvalPlan {
+            cases: cases.len(),
+            by_type,
+            items: cases.len() * req.repeat.max(1) as usize,
+            sends_data_off_machine: destinations.iter().any(|d| d.remote),
+            destinations,
+            estimate: estimate(system.len(), &cases, req.repeat, &m, &i, &j),
+        })
+    }
+
+    /// Create a run (all items pending). Nothing is sent to any model yet.
+    pub fn eval_create(&self, req: &EvalRunRequest) -> ApiResult<String> {
+        let (m, i, j) = self.eval_models(req)?;
+        if req.turns == 0 || req.turns > 50 {
+            return Err(ApiError::invalid("--turns must be between 1 and 50."));
+        }
+        let cases = selection::select_cases(self, &req.cases)?;
+        if cases.is_empty() {
+            return Err(ApiError::invalid("The selection has no cases."));
+        }
+        let prompts = EvalPrompts::load()?;
+        let run_id = jobs::new_run_id("eval");
+        let strip = |c: &ModelConfig| json!({"name": c.name, "kind": c.kind.as_str(), "model": c.model, "base_url": c.base_url, "temperature": c.temperature, "max_tokens": c.max_tokens, "local": c.is_local()});
+        let config = json!({
+            "cases": req.cases,
+            "policy": cases[0].policy,
+            "model": m.name,
+            "info_model": i.name,
+            "judge_model": j.name,
+            "models": {"eval": strip(&m), "info": strip(&i), "judge": strip(&j)},
+            "turns": req.turns,
+            "concurrency": req.concurrency.clamp(1, 256),
+            "repeat": req.repeat.max(1),
+            "prompt_versions": prompts.versions(),
+        });
+        let ids: Vec<String> = cases.iter().map(|c| c.case_id.clone()).collect();
+        self.store().with_tx(|tx| -> ApiResult<()> {
+            jobs::insert_run(tx, &run_id, "eval", req.label.as_deref(), &config)?;
+            repo::insert_items(tx, &run_id, &ids, req.repeat.max(1))?;
+            Ok(())
+        })?;
+        Ok(run_id)
+    }
+
+    /// Work on a run until every item is done, the run is cancelled, or providers keep failing.
+    /// Finished cases are committed one by one; calling it again resumes.
+    pub async fn eval_execute(&self, run_id: &str) -> ApiResult<EvalSummary> {
+        let run = self.store().with_conn(|c| jobs::get_run(c, run_id))?;
+        if run.kind != "eval" {
+            return Err(ApiError::invalid(format!("{run_id} is a {} run, not an evaluation.", run.kind)));
+        }
+        if run.status == "completed" {
+            return self.eval_summary(run_id, None);
+        }
+        let cfg = &run.config;
+        let get = |k: &str| cfg.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string();
+        let (model, info_model, judge_model, policy) = (get("model"), get("info_model"), get("judge_model"), get("policy"));
+        if model.is_empty() {
+            return Err(ApiError::invalid(format!("Run {run_id} was imported from a file and cannot be executed.")));
+        }
+        let turns = cfg.get("turns").and_then(|v| v.as_u64()).unwrap_or(10) as u32;
+        let concurrency = cfg.get("concurrency").and_then(|v| v.as_u64()).unwrap_or(4).max(1) as usize;
+        let roles = Arc::new(Roles { eval: self.model_handle(&model)?, info: self.model_handle(&info_model)?, judge: self.model_handle(&judge_model)? });
+        let prompts = Arc::new(EvalPrompts::load()?);
+        let system = Arc::new(self.eval_system_prompt(&policy, &prompts)?);
+        let cancel = self.jobs().register(run_id)?;
+        let result = self.eval_work(run_id, roles, prompts, system, turns, concurrency, cancel.clone()).await;
+        self.jobs().finish(run_id);
+        result
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn eval_work(
+        &self,
+        run_id: &str,
+        roles: Arc<Roles>,
+        prompts: Arc<EvalPrompts>,
+        system: Arc<String>,
+        turns: u32,
+        concurrency: usize,
+        cancel: crate::llm::CancellationToken,
+    ) -> ApiResult<EvalSummary> {
+        self.store().with_conn(|c| jobs::set_status(c, run_id, "running", None))?;
+        let pending = self.store().with_conn(|c| repo::pending(c, run_id))?;
+        let mut case_map: HashMap<String, Arc<Case>> = HashMap::new();
+        for (id, _) in &pending {
+            if !case_map.contains_key(id) {
+                case_map.insert(id.clone(), Arc::new(self.cases_show(id)?));
+            }
+        }
+        let started = Instant::now();
+        let base = self.store().with_conn(|c| repo::counts(c, run_id))?;
+        let live = Arc::new(Mutex::new(base.clone()));
+        let consecutive = Arc::new(AtomicU32::new(0));
+        let fatal: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
+        // Heartbeat while working.
+        let hb_store = self.store().clone();
+        let hb_run = run_id.to_string();
+        let hb_cancel = crate::llm::CancellationToken::new();
+        let hb_stop = hb_cancel.clone();
+        let heartbeat = tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_secs(10)) => { let _ = hb_store.with_conn(|c| jobs::heartbeat(c, &hb_run)); }
+                    _ = hb_stop.cancelled() => break,
+                }
+            }
+        });
+        self.publish_eval(run_id, "running", &base, base.done, started, None);
+        let done_here = Arc::new(AtomicU32::new(0));
+        futures::stream::iter(pending.into_iter())
+            .for_each_concurrent(concurrency, |(case_id, repeat)| {
+                let (roles, prompts, system, cancel) = (roles.clone(), prompts.clone(), system.clone(), cancel.clone());
+                let case = case_map.get(&case_id).cloned();
+                let (live, consecutive, fatal, done_here) = (live.clone(), consecutive.clone(), fatal.clone(), done_here.clone());
+                async move {
+                    let Some(case) = case else { return };
+                    if cancel.is_cancelled() {
+                        return;
+                    }
+                    let outcome = run_case(self.llm(), &roles, &prompts, &system, &case, repeat, turns, run_id, &cancel).await;
+                    match outcome {
+                        Ok(o) => {
+                            consecutive.store(0, Ordering::SeqCst);
+                            let correct = o.trajectory.predicted_verdict() == Some(case.gold_verdict);
+                            let saved = self.store().with_conn(|c| {
+                                repo::save_done(
+                                    c,
+                                    run_id,
+                                    repeat,
+                                    &repo::ItemResult { trajectory: &o.trajectory, correct, asks: o.asks, parse_failure: o.parse_failure, cost_usd: o.cost_usd },
+                                )
+                            });
+                            if let Err(e) = saved {
+                                *fatal.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.message);
+                                cancel.cancel();
+                                return;
+                            }
+                            let snapshot = {
+                                let mut l = live.lock().unwrap_or_else(|p| p.into_inner());
+                                l.done += 1;
+                                l.correct += correct as u64;
+                                l.asks += o.asks as u64;
+                                l.parse_failures += o.parse_failure as u64;
+                                l.prompt_tokens += o.trajectory.usage.prompt_tokens;
+                                l.completion_tokens += o.trajectory.usage.completion_tokens;
+                                l.cost_usd += o.cost_usd;
+                                l.clone()
+                            };
+                            done_here.fetch_add(1, Ordering::SeqCst);
+                            self.publish_eval(run_id, "running", &snapshot, base.done, started, None);
+                        }
+                        Err(LlmError::Cancelled) => {}
+                        Err(e) => {
+                            let msg = e.to_string();
+                            let _ = self.store().with_conn(|c| repo::save_error(c, run_id, &case.case_id, repeat, &msg));
+                            {
+                                let mut l = live.lock().unwrap_or_else(|p| p.into_inner());
+                                l.with_errors += 1;
+                            }
+                            let n = consecutive.fetch_add(1, Ordering::SeqCst) + 1;
+                            if is_fatal(&e) || n >= CONSECUTIVE_FAILURES_TO_STOP {
+                                let mut f = fatal.lock().unwrap_or_else(|p| p.into_inner());
+                                if f.is_none() {
+                                    *f = Some(if is_fatal(&e) {
+                                        format!("{msg} Fix this (see Settings → Models) and resume the run; finished cases are kept.")
+                                    } else {
+                                        format!("{n} cases in a row failed; last problem: {msg}. Finished cases are kept; resume when the provider is reachable again.")
+                                    });
+                                }
+                                cancel.cancel();
+                            }
+                        }
+                    }
+                }
+            })
+            .await;
+        hb_cancel.cancel();
+        let _ = heartbeat.await;
+        let counts = self.store().with_conn(|c| repo::counts(c, run_id))?;
+        let fatal = fatal.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let (status, message) = if let Some(f) = fatal {
+            ("failed", Some(f))
+        } else if cancel.is_cancelled() {
+            ("cancelled", Some(format!("Stopped at your request: {} of {} cases are done and kept. Resume to finish the rest.", counts.done, counts.total)))
+        } else if counts.done < counts.total {
+            ("failed", Some(format!("{} case(s) could not be evaluated (provider errors). Resume the run to retry them.", counts.total - counts.done)))
+        } else {
+            ("completed", None)
+        };
+        self.store().with_conn(|c| jobs::set_status(c, run_id, status, message.as_deref()))?;
+        self.publish_eval(run_id, status, &counts, base.done, started, message.clone());
+        self.eval_summary(run_id, message)
+    }
+
+    fn publish_eval(&self, run_id: &str, status: &str, c: &ItemCounts, done_before: u64, started: Instant, message: Option<String>) {
+        let elapsed = started.elapsed().as_secs_f64();
+        let mut counters = indexmap::IndexMap::new();
+        counters.insert("correct".into(), c.correct as f64);
+        counters.insert("asks".into(), c.asks as f64);
+        counters.insert("parse_failures".into(), c.parse_failures as f64);
+        counters.insert("errors".into(), c.with_errors as f64);
+        counters.insert("prompt_tokens".into(), c.prompt_tokens as f64);
+        counters.insert("completion_tokens".into(), c.completion_tokens as f64);
+        counters.insert("cost_usd".into(), c.cost_usd);
+        let done_now = c.done.saturating_sub(done_before);
+        let remaining = c.total.saturating_sub(c.done);
+        self.jobs().publish(Progress {
+            run_id: run_id.to_string(),
+            kind: "eval".into(),
+            status: status.to_string(),
+            total: c.total,
+            done: c.done,
+            counters,
+            elapsed_secs: elapsed,
+            eta_secs: jobs::eta(elapsed, done_now, done_now + remaining),
+            message,
+        });
+    }
+
+    fn eval_summary(&self, run_id: &str, message: Option<String>) -> ApiResult<EvalSummary> {
+        let run = self.store().with_conn(|c| jobs::get_run(c, run_id))?;
+        let counts = self.store().with_conn(|c| repo::counts(c, run_id))?;
+        Ok(EvalSummary {
+            run_id: run_id.to_string(),
+            status: run.status,
+            model: run.config.get("model").and_then(|v| v.as_str()).unwrap_or("").to_string(),
+            counts,
+            message: message.or(run.error),
+        })
+    }
+
+    /// Ask a run working in this process to stop after the cases in flight.
+    pub fn eval_cancel(&self, run_id: &str) -> ApiResult<bool> {
+        Ok(self.jobs().cancel(run_id))
+    }
+
+    pub fn eval_list(&self) -> ApiResult<Vec<EvalRunView>> {
+        let runs = self.store().with_conn(|c| jobs::list_runs(c, Some("eval")))?;
+        runs.into_iter()
+            .map(|r| {
+                let counts = self.store().with_conn(|c| repo::counts(c, &r.run_id))?;
+                Ok(EvalRunView { run: r, counts })
+            })
+            .collect()
+    }
+
+    pub fn eval_show(&self, run_id: &str) -> ApiResult<EvalRunView> {
+        let run = self.store().with_conn(|c| jobs::get_run(c, run_id))?;
+        let counts = self.store().with_conn(|c| repo::counts(c, run_id))?;
+        Ok(EvalRunView { run, counts })
+    }
+
+    pub fn eval_trajectories(&self, run_id: &str) -> ApiResult<Vec<Trajectory>> {
+        self.store().with_conn(|c| {
+            jobs::get_run(c, run_id)?;
+            repo::trajectories(c, run_id)
+        })
+    }
+
+    /// Write a run's trajectories as FORMATS.md JSONL.
+    pub fn eval_export(&self, run_id: &str, out: &Path) -> ApiResult<usize> {
+        let t = self.eval_trajectories(run_id)?;
+        crate::trajectory::io::write_trajectories(out, &t)?;
+        Ok(t.len())
+    }
+
+    /// Store trajectories from a file as completed runs (one per run_id and model in the file).
+    /// All or nothing; every case must already be in the store.
+    pub fn eval_import(&self, path: &Path) -> ApiResult<Vec<String>> {
+        let items = crate::trajectory::io::read_trajectories(path)?;
+        if items.is_empty() {
+            return Err(ApiError::invalid(format!("{}: no trajectories found", path.display())));
+        }
+        let mut groups: BTreeMap<(String, String), Vec<Trajectory>> = BTreeMap::new();
+        for t in items {
+            groups.entry((t.run_id.clone(), t.model.clone())).or_default().push(t);
+        }
+        let mut cases: HashMap<String, Case> = HashMap::new();
+        for ts in groups.values() {
+            for t in ts {
+                if !cases.contains_key(&t.case_id) {
+                    let c = self.cases_show(&t.case_id).map_err(|_| {
+                        ApiError::new(
+                            ErrorCode::ValidationFailed,
+                            format!("{}: case \"{}\" is not in the store; import its cases file first (psebench cases import)", path.display(), t.case_id),
+                        )
+                    })?;
+                    cases.insert(t.case_id.clone(), c);
+                }
+            }
+        }
+        let mut created = Vec::new();
+        self.store().with_tx(|tx| -> ApiResult<()> {
+            for ((file_run, model), ts) in &groups {
+                let mut run_id = if file_run.is_empty() { jobs::new_run_id("eval") } else { file_run.clone() };
+                let mut n = 2;
+                while jobs::get_run(tx, &run_id).is_ok() {
+                    run_id = format!("{file_run}-imported-{n}");
+                    n += 1;
+                }
+                let config = json!({"imported_from": path.display().to_string(), "model": model, "imported": true});
+                jobs::insert_run(tx, &run_id, "eval", Some(&format!("imported: {model}")), &config)?;
+                let mut seen: HashMap<&str, u32> = HashMap::new();
+                for t in ts {
+                    let repeat = t.extra.get("repeat").and_then(|v| v.as_u64()).map(|r| r as u32).unwrap_or_else(|| {
+                        let e = seen.entry(t.case_id.as_str()).or_insert(0);
+                        *e += 1;
+                        *e - 1
+                    });
+                    let mut t2 = t.clone();
+                    t2.run_id = run_id.clone();
+                    let correct = t2.predicted_verdict() == cases.get(&t.case_id).map(|c| c.gold_verdict);
+                    repo::insert_done(tx, &run_id, repeat, &t2, correct)?;
+                }
+                jobs::set_status(tx, &run_id, "completed", None)?;
+                created.push(run_id);
+            }
+            Ok(())
+        })?;
+        Ok(created)
+    }
+
+    /// Cases and trajectories of stored runs, ready for metrics. A model name used by several of
+    /// the chosen runs is suffixed with its run id so their results stay apart.
+    pub fn runs_for_metrics(&self, run_ids: &[String]) -> ApiResult<(Vec<Case>, Vec<Trajectory>)> {
+        let mut all: Vec<Trajectory> = Vec::new();
+        let mut case_ids: Vec<String> = Vec::new();
+        let mut per_run: Vec<(String, Vec<Trajectory>)> = Vec::new();
+        let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+        for r in run_ids {
+            let t = self.eval_trajectories(r)?;
+            for id in self.store().with_conn(|c| repo::case_ids(c, r))? {
+                if seen.insert(id.clone()) {
+                    case_ids.push(id);
+                }
+            }
+            per_run.push((r.clone(), t));
+        }
+        let mut model_runs: HashMap<String, usize> = HashMap::new();
+        for (_, ts) in &per_run {
+            if let Some(m) = ts.first().map(|t| t.model.clone()) {
+                *model_runs.entry(m).or_default() += 1;
+            }
+        }
+        for (run, ts) in per_run {
+            for mut t in ts {
+                if model_runs.get(&t.model).copied().unwrap_or(0) > 1 {
+                    t.model = format!("{} [{run}]", t.model);
+                }
+                all.push(t);
+            }
+        }
+        // One query for all cases, then keep the run's ones in run order.
+        let mut by_id: HashMap<String, Case> = self
+            .cases_all(&crate::case::repo::CaseFilter { include_excluded: true, ..Default::default() })?
+            .into_iter()
+            .map(|c| (c.case_id.clone(), c))
+            .collect();
+        let mut cases = Vec::with_capacity(case_ids.len());
+        for id in case_ids {
+            let c = by_id.remove(&id).ok_or_else(|| ApiError::not_found(format!("case \"{id}\" of the run is no longer in the store")))?;
+            cases.push(c);
+        }
+        Ok((cases, all))
+    }
+
+    /// Tables and charts of stored runs written to `out` (returns the report and the files).
+    pub fn report_for_runs(&self, run_ids: &[String], out: &Path) -> ApiResult<(MetricsReport, Vec<std::path::PathBuf>)> {
+        let (cases, trajectories) = self.runs_for_metrics(run_ids)?;
+        let policy = cases.first().map(|c| c.policy.clone()).unwrap_or_else(|| "mn29".into());
+        let pack = self.store().with_conn(|c| policy_repo::load_pack(c, &policy))?;
+        let report = crate::metrics::compute(&cases, &trajectories, &MetricsOptions::default());
+        let files = crate::tables::write_report_files(&report, &pack, out)?;
+        Ok((report, files))
+    }
+
+    /// Metrics of stored runs (one entry per model).
+    pub fn metrics_for_runs(&self, run_ids: &[String], opts: &MetricsOptions) -> ApiResult<MetricsReport> {
+        let (cases, trajectories) = self.runs_for_metrics(run_ids)?;
+        Ok(crate::metrics::compute(&cases, &trajectories, opts))
+    }
+}

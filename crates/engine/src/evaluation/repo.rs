@@ -1,0 +1,128 @@
+//! Evaluation items in the store: one row per (run, case, repeat), committed as soon as the case
+//! finishes, so a crash loses at most the cases in flight.
+
+use rusqlite::{params, Connection};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ApiError, ApiResult};
+use crate::trajectory::Trajectory;
+use crate::util::now_rfc3339;
+
+pub fn insert_items(conn: &Connection, run_id: &str, case_ids: &[String], repeats: u32) -> ApiResult<()> {
+    let mut stmt = conn.prepare("INSERT INTO eval_items (run_id, case_id, repeat, status) VALUES (?1, ?2, ?3, 'pending')")?;
+    for r in 0..repeats.max(1) {
+        for c in case_ids {
+            stmt.execute(params![run_id, c, r])?;
+        }
+    }
+    Ok(())
+}
+
+/// Items not yet finished, in case order then repeat.
+pub fn pending(conn: &Connection, run_id: &str) -> ApiResult<Vec<(String, u32)>> {
+    let mut stmt = conn.prepare("SELECT case_id, repeat FROM eval_items WHERE run_id = ?1 AND status <> 'done' ORDER BY repeat, rowid")?;
+    let rows = stmt.query_map([run_id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u32)))?.collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+pub struct ItemResult<'a> {
+    pub trajectory: &'a Trajectory,
+    pub correct: bool,
+    pub asks: u32,
+    pub parse_failure: bool,
+    pub cost_usd: f64,
+}
+
+pub fn save_done(conn: &Connection, run_id: &str, repeat: u32, r: &ItemResult<'_>) -> ApiResult<()> {
+    let json = serde_json::to_string(r.trajectory).map_err(|e| ApiError::internal(e.to_string()))?;
+    conn.execute(
+        "UPDATE eval_items SET status = 'done', trajectory_json = ?4, verdict = ?5, correct = ?6, asks = ?7, parse_failure = ?8,
+                prompt_tokens = ?9, completion_tokens = ?10, cost_usd = ?11, last_error = NULL, finished_at = ?12
+         WHERE run_id = ?1 AND case_id = ?2 AND repeat = ?3",
+        params![
+            run_id,
+            r.trajectory.case_id,
+            repeat,
+            json,
+            r.trajectory.final_answer.as_ref().and_then(|f| f.final_verdict.clone()),
+            r.correct as i64,
+            r.asks,
+            r.parse_failure as i64,
+            r.trajectory.usage.prompt_tokens as i64,
+            r.trajectory.usage.completion_tokens as i64,
+            r.cost_usd,
+            now_rfc3339()
+        ],
+    )?;
+    Ok(())
+}
+
+pub fn save_error(conn: &Connection, run_id: &str, case_id: &str, repeat: u32, error: &str) -> ApiResult<()> {
+    conn.execute(
+        "UPDATE eval_items SET last_error = ?4 WHERE run_id = ?1 AND case_id = ?2 AND repeat = ?3",
+        params![run_id, case_id, repeat, error],
+    )?;
+    Ok(())
+}
+
+/// Counts of a run's items, for summaries and progress.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ItemCounts {
+    pub total: u64,
+    pub done: u64,
+    pub correct: u64,
+    pub asks: u64,
+    pub parse_failures: u64,
+    pub with_errors: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub cost_usd: f64,
+}
+
+pub fn counts(conn: &Connection, run_id: &str) -> ApiResult<ItemCounts> {
+    Ok(conn.query_row(
+        "SELECT count(*), sum(status = 'done'), coalesce(sum(correct), 0), coalesce(sum(asks), 0), coalesce(sum(parse_failure), 0),
+                sum(status <> 'done' AND last_error IS NOT NULL), coalesce(sum(prompt_tokens), 0), coalesce(sum(completion_tokens), 0),
+                coalesce(sum(cost_usd), 0)
+         FROM eval_items WHERE run_id = ?1",
+        [run_id],
+        |r| {
+            Ok(ItemCounts {
+                total: r.get::<_, i64>(0)? as u64,
+                done: r.get::<_, Option<i64>>(1)?.unwrap_or(0) as u64,
+                correct: r.get::<_, i64>(2)? as u64,
+                asks: r.get::<_, i64>(3)? as u64,
+                parse_failures: r.get::<_, i64>(4)? as u64,
+                with_errors: r.get::<_, Option<i64>>(5)?.unwrap_or(0) as u64,
+                prompt_tokens: r.get::<_, i64>(6)? as u64,
+                completion_tokens: r.get::<_, i64>(7)? as u64,
+                cost_usd: r.get(8)?,
+            })
+        },
+    )?)
+}
+
+/// Finished trajectories of a run (all repeats).
+pub fn trajectories(conn: &Connection, run_id: &str) -> ApiResult<Vec<Trajectory>> {
+    let mut stmt = conn.prepare("SELECT trajectory_json FROM eval_items WHERE run_id = ?1 AND status = 'done' ORDER BY rowid")?;
+    let rows = stmt.query_map([run_id], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
+    crate::trajectory::io::parse_many(&rows).map_err(|(_, e)| ApiError::internal(format!("a stored trajectory is unreadable: {e}")))
+}
+
+/// Case ids of a run's items (distinct, in order).
+pub fn case_ids(conn: &Connection, run_id: &str) -> ApiResult<Vec<String>> {
+    let mut stmt = conn.prepare("SELECT case_id FROM eval_items WHERE run_id = ?1 AND repeat = 0 ORDER BY rowid")?;
+    let rows = stmt.query_map([run_id], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// Store an already finished trajectory (import).
+pub fn insert_done(conn: &Connection, run_id: &str, repeat: u32, t: &Trajectory, correct: bool) -> ApiResult<()> {
+    conn.execute("INSERT INTO eval_items (run_id, case_id, repeat, status) VALUES (?1, ?2, ?3, 'pending')", params![run_id, t.case_id, repeat])?;
+    save_done(
+        conn,
+        run_id,
+        repeat,
+        &ItemResult { trajectory: t, correct, asks: t.ask_count() as u32, parse_failure: false, cost_usd: 0.0 },
+    )
+}

@@ -1,0 +1,83 @@
+//! Pooled confusion counts and their precision / recall / F1 in percent.
+
+use super::report::Prf;
+
+/// True-positive, false-positive and false-negative counts, summed over cases.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Counts {
+    pub tp: u64,
+    pub fp: u64,
+    pub fn_: u64,
+}
+
+impl Counts {
+    /// Add another case's counts (micro pooling).
+    pub fn add(&mut self, other: Counts) {
+        self.tp += other.tp;
+        self.fp += other.fp;
+        self.fn_ += other.fn_;
+    }
+
+    /// Record one binary decision: `actual` is the gold class, `predicted` the model's call.
+    pub fn add_decision(&mut self, actual: bool, predicted: bool) {
+        match (actual, predicted) {
+            (true, true) => self.tp += 1,
+            (false, true) => self.fp += 1,
+            (true, false) => self.fn_ += 1,
+            (false, false) => {}
+        }
+    }
+
+    /// Precision, recall and F1 in percent. Each ratio with a zero denominator is 0.
+    pub fn prf(self) -> Prf {
+        let precision = percent(self.tp, self.tp + self.fp);
+        let recall = percent(self.tp, self.tp + self.fn_);
+        Prf { precision, recall, f1: f1_of(precision, recall), tp: self.tp, fp: self.fp, fn_: self.fn_ }
+    }
+
+    /// F1 alone (percent), for the bootstrap's inner loop.
+    pub fn f1(self) -> f64 {
+        f1_of(percent(self.tp, self.tp + self.fp), percent(self.tp, self.tp + self.fn_))
+    }
+}
+
+/// Harmonic mean of precision and recall (both in percent); 0 when both are 0.
+fn f1_of(precision: f64, recall: f64) -> f64 {
+    if precision + recall == 0.0 {
+        0.0
+    } else {
+        2.0 * precision * recall / (precision + recall)
+    }
+}
+
+/// `100 * part / whole`, or 0 when `whole` is 0.
+pub(crate) fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
+
+/// `100 * part / whole`, or null when `whole` is 0 (an empty subset).
+pub(crate) fn share(part: u64, whole: u64) -> Option<f64> {
+    (whole > 0).then(|| percent(part, whole))
+}
+
+/// Overlap of a predicted set with a gold set. `gold` must be sorted and free of duplicates;
+/// `predicted` may hold duplicates, which collapse.
+pub(crate) fn set_counts<'a>(gold: &[&str], predicted: impl IntoIterator<Item = &'a str>) -> Counts {
+    let mut items: Vec<&str> = predicted.into_iter().collect();
+    items.sort_unstable();
+    items.dedup();
+    let tp = items.iter().filter(|p| gold.binary_search(p).is_ok()).count() as u64;
+    Counts { tp, fp: items.len() as u64 - tp, fn_: gold.len() as u64 - tp }
+}
+
+/// Sorted, de-duplicated borrowed view of a list of names.
+pub(crate) fn sorted_set(items: &[String]) -> Vec<&str> {
+    let mut v: Vec<&str> = items.iter().map(String::as_str).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}

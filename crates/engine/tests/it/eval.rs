@@ -1,0 +1,282 @@
+//! A whole evaluation through the real HTTP client against the mock provider: a model that asks,
+//! one that answers at once, one that emits garbage; then the stored trajectories and metrics.
+
+use psebench::api::models::ModelAddRequest;
+use psebench::api::{Engine, EngineOptions};
+use psebench::evaluation::EvalRunRequest;
+use psebench::llm::retry::RetryPolicy;
+use psebench::llm::ClientOptions;
+use psebench::metrics::{compute, MetricsOptions};
+use psebench::mock::{MockServer, Reply, Rule, Script, When};
+use psebench::secrets::MemoryStore;
+use psebench::trajectory::{Action, InfoStatus, Turn};
+use serde_json::json;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+const CASES: [&str; 4] = [
+    "demo_CareManagement_1_MedicationError_complete_1",
+    "demo_Surgical_4_RetainedForeignObject_missing_1",
+    "demo_Surgical_1_WrongBodyPart_uncertain_1",
+    "demo_CareManagement_1_MedicationError_complete_2",
+];
+
+fn rule(name: &str, when: When, reply: Reply) -> Rule {
+    Rule { name: Some(name.into()), when, reply: Some(reply), replies: vec![], fail_first: vec![], latency_ms: None, usage: None }
+}
+
+fn script() -> Script {
+    let answer = json!({
+        "action": "ANSWER", "ask_question": null, "final_verdict": "Reportable",
+        "targeted_clause": "Care Management Events clause 1",
+        "clause_and_guidance_evidence": ["Care Management Events clause 1", "Care Management Events clause 1", "General Recommendation 1"],
+        "rationale": "The facts meet the clause and the harm bar."
+    });
+    Script {
+        rules: vec![
+            rule(
+                "info",
+                When { system_contains: Some("look-up service".into()), last_user_regex: Some("- field: (\\w+)".into()), ..Default::default() },
+                Reply::Json { json: json!({"status": "answered", "answer_to_eval": "The record for {{1}} says so.", "fields_used": ["{{1}}", "not_a_field"]}) },
+            ),
+            rule(
+                "judge",
+                When { system_contains: Some("You review the written reasoning".into()), last_user_regex: Some("- name: (\\w+)".into()), ..Default::default() },
+                Reply::Json { json: json!({"hits": ["{{1}}", "made_up_condition"], "explanations": {"{{1}}": "engaged"}}) },
+            ),
+            rule(
+                "asker-first",
+                When { model: Some("asker-id".into()), user_turns_max: Some(1), ..Default::default() },
+                Reply::Json { json: json!({"action": "ASK", "ask_question": "What does the first recorded field say?", "final_verdict": null, "targeted_clause": null, "clause_and_guidance_evidence": null, "rationale": null}) },
+            ),
+            rule("asker-then", When { model: Some("asker-id".into()), ..Default::default() }, Reply::Json { json: answer }),
+            rule(
+                "direct",
+                When { model: Some("direct-id".into()), ..Default::default() },
+                Reply::Text {
+                    text: "```json\n{\"action\": \"ANSWER\", \"ask_question\": null, \"final_verdict\": \"Non-reportable\", \"targeted_clause\": null, \"clause_and_guidance_evidence\": [\"Care Management Events clause 1\"], \"rationale\": \"Below the harm threshold.\"}\n```".into(),
+                },
+            ),
+            rule("garbage", When { model: Some("garbage-id".into()), ..Default::default() }, Reply::Text { text: "Honestly, I cannot tell.".into() }),
+        ],
+        ..Default::default()
+    }
+}
+
+pub fn engine(dir: &std::path::Path) -> Engine {
+    let opts = EngineOptions {
+        secrets: Arc::new(MemoryStore::default()),
+        client: ClientOptions { retry: RetryPolicy { base: Duration::from_millis(2), cap: Duration::from_millis(10), ..Default::default() }, ..Default::default() },
+    };
+    Engine::open_with(&dir.join("s.db"), opts).unwrap()
+}
+
+fn register(e: &Engine, mock: &MockServer) {
+    for (name, kind, base) in [
+        ("asker", "openai-compatible", mock.openai_base()),
+        ("direct", "anthropic", mock.root()),
+        ("garbage", "gemini", mock.root()),
+        ("info", "openai-compatible", mock.openai_base()),
+        ("judge", "openai-compatible", mock.openai_base()),
+    ] {
+        e.models_add(&ModelAddRequest {
+            name: name.into(),
+            kind: kind.into(),
+            model: format!("{name}-id"),
+            base_url: Some(base),
+            api_key: Some(format!("k-{name}-000000")),
+            price_in: Some(1.0),
+            price_out: Some(2.0),
+            ..Default::default()
+        })
+        .unwrap();
+    }
+}
+
+pub fn cases_file(e: &Engine, dir: &std::path::Path) -> std::path::PathBuf {
+    e.demo_load().unwrap();
+    let p = dir.join("few.jsonl");
+    let cases: Vec<_> = CASES.iter().map(|id| e.cases_show(id).unwrap()).collect();
+    psebench::case::io::write_cases(&p, &cases).unwrap();
+    p
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_kinds_of_model_through_the_whole_environment() {
+    let mock = MockServer::start(script(), 0).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine(dir.path());
+    register(&e, &mock);
+    let file = cases_file(&e, dir.path());
+    let mut runs = Vec::new();
+    for model in ["asker", "direct", "garbage"] {
+        let req = EvalRunRequest {
+            cases: file.display().to_string(),
+            model: model.into(),
+            info_model: "info".into(),
+            judge_model: "judge".into(),
+            turns: 10,
+            concurrency: 2,
+            ..Default::default()
+        };
+        let plan = e.eval_plan(&req).unwrap();
+        assert_eq!(plan.cases, 4);
+        assert!(!plan.sends_data_off_machine, "the mock is on loopback");
+        assert!(plan.estimate.usd.unwrap() > 0.0);
+        let run = e.eval_create(&req).unwrap();
+        let s = e.eval_execute(&run).await.unwrap();
+        assert_eq!(s.status, "completed", "{model}: {:?}", s.message);
+        assert_eq!(s.counts.done, 4);
+        runs.push(run);
+    }
+    let cases: Vec<_> = CASES.iter().map(|id| e.cases_show(id).unwrap()).collect();
+
+    // The asker: ASK → info (answered, first field, unknown field dropped) → ANSWER; judged when correct.
+    let asker = e.eval_trajectories(&runs[0]).unwrap();
+    for t in &asker {
+        let case = cases.iter().find(|c| c.case_id == t.case_id).unwrap();
+        assert_eq!(t.model, "asker");
+        assert_eq!(t.turns.len(), 3);
+        let Turn::Eval(first) = &t.turns[0] else { panic!() };
+        assert_eq!(first.action, Some(Action::Ask));
+        assert!(first.extra.contains_key("prompt_versions") && first.extra.contains_key("latency_ms"));
+        let Turn::Info(info) = &t.turns[1] else { panic!() };
+        assert_eq!(info.status, InfoStatus::Answered);
+        assert_eq!(info.fields_used, vec![case.elements[0].name.clone()]);
+        assert_eq!(info.extra["dropped_fields"], json!(["not_a_field"]));
+        let Turn::Eval(last) = &t.turns[2] else { panic!() };
+        assert_eq!(last.action, Some(Action::Answer));
+        assert_eq!(t.predicted_verdict().map(|v| v.as_str()), Some("Reportable"));
+        let correct = case.gold_verdict.as_str() == "Reportable";
+        assert_eq!(t.judge.is_some(), correct, "judged exactly when correct");
+        if let Some(j) = &t.judge {
+            assert_eq!(j.hits, vec![case.boundary_conditions[0].name.clone()]);
+            assert_eq!(j.extra["dropped_hits"], json!(["made_up_condition"]));
+        }
+        assert!(t.usage.prompt_tokens > 0 && t.usage.completion_tokens > 0);
+    }
+    // The direct model: one turn, fenced JSON repaired.
+    for t in e.eval_trajectories(&runs[1]).unwrap() {
+        assert_eq!(t.turns.len(), 1);
+        let Turn::Eval(only) = &t.turns[0] else { panic!() };
+        assert_eq!(only.action, Some(Action::Answer));
+        assert!(only.extra["parse_notes"].to_string().contains("code fence"));
+    }
+    // Garbage: recorded raw, no verdict, an error that says why.
+    for t in e.eval_trajectories(&runs[2]).unwrap() {
+        assert!(t.final_answer.is_none());
+        let Turn::Eval(only) = &t.turns[0] else { panic!() };
+        assert_eq!(only.raw, "Honestly, I cannot tell.");
+        assert_eq!(only.action, None);
+        assert!(t.error.as_deref().unwrap().contains("could not be read"));
+    }
+    // The information provider saw every element, masked ones included.
+    let missing = cases.iter().find(|c| !c.masked_elements.is_empty()).unwrap();
+    let masked_value = missing.elements.iter().find(|el| el.name == missing.masked_elements[0]).unwrap().value.clone().unwrap();
+    assert!(mock.requests().iter().any(|r| r.rule.as_deref() == Some("info") && r.body.to_string().contains(&masked_value[..20.min(masked_value.len())])));
+    // The judge was called for the three correct answers with a rationale (asker ×2, direct ×1).
+    assert_eq!(mock.requests().iter().filter(|r| r.rule.as_deref() == Some("judge")).count(), 3);
+
+    // Metrics from the store equal metrics from the exported files.
+    let opts = MetricsOptions { bootstrap_resamples: 200, seed: 1 };
+    let from_db = e.metrics_for_runs(&runs, &opts).unwrap();
+    let mut exported = Vec::new();
+    for r in &runs {
+        let p = dir.path().join(format!("{r}.jsonl"));
+        assert_eq!(e.eval_export(r, &p).unwrap(), 4);
+        exported.extend(psebench::trajectory::io::read_trajectories(&p).unwrap());
+    }
+    let from_files = compute(&cases, &exported, &opts);
+    assert_eq!(from_db, from_files);
+    let by = |m: &str| from_db.models.iter().find(|x| x.model == m).unwrap().clone();
+    let (a, d, g) = (by("asker"), by("direct"), by("garbage"));
+    assert_eq!((a.m1, d.m1, g.m1), (Some(50.0), Some(25.0), Some(0.0)));
+    assert_eq!(a.m2, Some(50.0), "one of the two correct Reportable answers names the right clause");
+    let m5 = a.m5.unwrap();
+    assert_eq!((m5.tp, m5.fp, m5.fn_), (1, 3, 0));
+    let m6 = a.m6.unwrap();
+    assert_eq!((m6.tp, m6.fp, m6.fn_), (0, 1, missing.masked_elements.len() as u64));
+    let m8 = a.m8.unwrap();
+    assert_eq!((m8.tp, m8.fp, m8.fn_), (2, 2, 0));
+    // M3 by hand over the two correct asker cases.
+    let predicted: BTreeSet<&str> = ["Care Management Events clause 1", "General Recommendation 1"].into();
+    let (mut tp, mut fp, mut fnn) = (0u64, 0u64, 0u64);
+    for c in cases.iter().filter(|c| c.gold_verdict.as_str() == "Reportable") {
+        let gold: BTreeSet<&str> = c.gold_legal_basis.iter().map(String::as_str).collect();
+        tp += gold.intersection(&predicted).count() as u64;
+        fp += predicted.difference(&gold).count() as u64;
+        fnn += gold.difference(&predicted).count() as u64;
+    }
+    let m3 = a.m3.unwrap();
+    assert_eq!((m3.tp, m3.fp, m3.fn_), (tp, fp, fnn));
+    // M4: one hit per judged case over all their conditions.
+    let k: usize = cases.iter().filter(|c| c.gold_verdict.as_str() == "Reportable").map(|c| c.boundary_conditions.len()).sum();
+    assert!((a.m4.unwrap() - 200.0 / k as f64).abs() < 1e-9);
+    assert_eq!(g.no_verdict, 4);
+    assert_eq!(a.behavior.missing_no_ask_pct, Some(0.0));
+    assert_eq!(d.behavior.missing_no_ask_pct, Some(100.0));
+    // tokens and cost were accounted per stage
+    let stages: BTreeSet<String> = e.usage_by_stage(Some(&runs[0])).unwrap().into_iter().filter_map(|u| u.stage).collect();
+    assert_eq!(stages, ["eval", "info", "judge"].iter().map(|s| s.to_string()).collect());
+
+    // Re-importing the exported trajectories creates separate, completed runs with the same scores.
+    let again = e.eval_import(&dir.path().join(format!("{}.jsonl", runs[1]))).unwrap();
+    assert_eq!(again.len(), 1);
+    assert_ne!(again[0], runs[1]);
+    let m = e.metrics_for_runs(&again, &opts).unwrap();
+    assert_eq!(m.models[0].m1, Some(25.0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_run_resumes_without_repeating_paid_calls() {
+    let mut s = script();
+    s.latency_ms = 30;
+    let mock = MockServer::start(s, 0).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine(dir.path());
+    register(&e, &mock);
+    let file = cases_file(&e, dir.path());
+    let req = EvalRunRequest {
+        cases: file.display().to_string(),
+        model: "asker".into(),
+        info_model: "info".into(),
+        judge_model: "judge".into(),
+        concurrency: 1,
+        repeat: 2,
+        ..Default::default()
+    };
+    let run = e.eval_create(&req).unwrap();
+    // Cancel as soon as the first case is committed.
+    let mut rx = e.jobs().subscribe();
+    let e2 = e.clone();
+    let run2 = run.clone();
+    let watcher = tokio::spawn(async move {
+        while let Ok(p) = rx.recv().await {
+            if p.run_id == run2 && p.done >= 1 {
+                e2.eval_cancel(&run2).unwrap();
+                break;
+            }
+        }
+    });
+    let s = e.eval_execute(&run).await.unwrap();
+    watcher.await.unwrap();
+    assert_eq!(s.status, "cancelled");
+    assert!(s.counts.done >= 1 && s.counts.done < 8, "{:?}", s.counts);
+    assert!(s.message.unwrap().contains("Resume"));
+    let before_resume = mock.request_count();
+    let done_before = s.counts.done;
+    let s = e.eval_execute(&run).await.unwrap();
+    assert_eq!(s.status, "completed");
+    assert_eq!(s.counts.done, 8);
+    // Each unfinished item costs at most its own calls (3 or 4 per case); nothing done is redone.
+    let resumed_calls = mock.request_count() - before_resume;
+    assert!(resumed_calls <= (8 - done_before) * 4, "{resumed_calls} calls for {} items", 8 - done_before);
+    let list = e.eval_list().unwrap();
+    assert_eq!(list.iter().find(|r| r.run.run_id == run).unwrap().run.status, "completed");
+    // consistency over the two repeats is reported
+    let m = e.metrics_for_runs(&[run], &MetricsOptions::default()).unwrap();
+    let c = m.models[0].consistency.clone().unwrap();
+    assert_eq!((c.repeats, c.cases), (2, 4));
+    assert_eq!(c.same_verdict_pct, Some(100.0));
+}
