@@ -59,6 +59,8 @@ pub enum Command {
     Metrics(commands::metrics::MetricsArgs),
     /// Write the paper's tables and charts for a set of results.
     Report(commands::report::ReportArgs),
+    /// Serve the app and its API on http://127.0.0.1 for a web browser.
+    Serve(commands::serve::ServeArgs),
 }
 
 fn main() -> ExitCode {

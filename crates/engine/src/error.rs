@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Stable error codes. The strings are part of the API contract (UI and scripts branch on them).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// A file could not be read, is too large, is not UTF-8 or is not valid JSON.
@@ -54,7 +54,7 @@ impl ErrorCode {
 }
 
 /// `{code, message, detail}`: what every API function returns on failure.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ApiError {
     pub code: ErrorCode,
     pub message: String,

@@ -18,6 +18,7 @@ pub mod mock;
 pub mod policy;
 pub mod prompt;
 pub mod secrets;
+pub mod server;
 pub mod store;
 pub mod tables;
 pub mod trajectory;

@@ -15,7 +15,9 @@ use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::util::files::parse_json;
 
 /// Filters for the card library list.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
+#[serde(default)]
 pub struct CardFilter {
     pub policy: Option<String>,
     pub clause: Option<String>,
@@ -24,7 +26,7 @@ pub struct CardFilter {
     pub status: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CardSummary {
     pub card_id: String,
     pub policy_id: String,
@@ -45,7 +47,7 @@ pub struct CardSummary {
     pub lint_warnings: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CardDetail {
     pub summary: CardSummary,
     pub audit_notes: Option<String>,
@@ -58,7 +60,7 @@ pub struct CardDetail {
     pub lint: Vec<LintProblem>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CardsImportResult {
     pub added: Vec<String>,
     pub updated: Vec<String>,
@@ -67,7 +69,7 @@ pub struct CardsImportResult {
     pub lint: LintReport,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CardSaveRequest {
     pub card_id: String,
     /// The edited card document as JSON text.
@@ -76,7 +78,7 @@ pub struct CardSaveRequest {
     pub note: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CardAuditRequest {
     pub card_id: String,
     pub status: AuditStatus,
@@ -85,14 +87,14 @@ pub struct CardAuditRequest {
 }
 
 /// One line of a version diff.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct DiffLine {
     /// `same`, `added` or `removed`.
     pub kind: String,
     pub text: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CardDiff {
     pub card_id: String,
     pub from_version: i64,

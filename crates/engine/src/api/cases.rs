@@ -9,7 +9,7 @@ use crate::case::repo::{self, CaseFilter, CaseSummary};
 use crate::case::Case;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CasesImportResult {
     pub file: String,
     pub imported: usize,

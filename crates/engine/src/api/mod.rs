@@ -4,8 +4,11 @@
 
 pub mod cards;
 pub mod cases;
+pub mod files;
 pub mod models;
 pub mod policy;
+pub mod results;
+pub mod rpc;
 pub mod store_info;
 
 use std::path::Path;
@@ -42,6 +45,7 @@ pub struct Engine {
     llm: Arc<LlmClient>,
     jobs: Arc<crate::jobs::JobHub>,
     opts: EngineOptions,
+    results_cache: Arc<results::ResultsCache>,
 }
 
 impl Engine {
@@ -64,7 +68,7 @@ impl Engine {
 
     fn assemble(store: Store, opts: EngineOptions) -> ApiResult<Engine> {
         let llm = Arc::new(LlmClient::new(store.clone(), opts.secrets.clone(), opts.client.clone()));
-        let engine = Engine { store, llm, jobs: Arc::new(crate::jobs::JobHub::default()), opts };
+        let engine = Engine { store, llm, jobs: Arc::new(crate::jobs::JobHub::default()), opts, results_cache: Arc::default() };
         engine.seed_builtins()?;
         Ok(engine)
     }

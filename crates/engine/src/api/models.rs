@@ -12,7 +12,9 @@ use crate::llm::{registry, ChatRequest, Message, ModelConfig, ProviderKind};
 use crate::secrets::model_account;
 
 /// What `models add` takes. Omitted fields keep provider defaults.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
+#[serde(default)]
 pub struct ModelAddRequest {
     pub name: String,
     pub kind: String,
@@ -35,7 +37,7 @@ pub struct ModelAddRequest {
 }
 
 /// A registered model as shown to people and scripts (no key material, ever).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ModelView {
     #[serde(flatten)]
     pub config: ModelConfig,
@@ -45,7 +47,7 @@ pub struct ModelView {
     pub key_source: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ModelTestResult {
     pub name: String,
     pub ok: bool,

@@ -9,7 +9,7 @@ use crate::policy::{import, repo, Clause, EvidenceItem, GuidanceSection, Officia
 use crate::util::files::{read_text, MAX_TEXT_FILE_BYTES};
 use crate::util::now_rfc3339;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct PolicySummary {
     pub id: String,
     pub name: String,
@@ -20,7 +20,7 @@ pub struct PolicySummary {
     pub official_text_imported: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct OfficialTextStatus {
     pub clauses: bool,
     pub guidance: bool,
@@ -29,7 +29,7 @@ pub struct OfficialTextStatus {
 }
 
 /// Everything about a pack, as `psebench policy show --json` prints it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct PolicyView {
     pub id: String,
     pub name: String,
@@ -45,14 +45,14 @@ pub struct PolicyView {
     pub official_sections: Vec<OfficialSection>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct PolicyImportRequest {
     pub policy: String,
     pub clauses: Option<PathBuf>,
     pub guidance: Option<PathBuf>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ImportedDocument {
     pub source: String,
     pub file: String,
@@ -61,7 +61,7 @@ pub struct ImportedDocument {
     pub new_evidence_ids: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct PolicyImportResult {
     pub policy: String,
     pub documents: Vec<ImportedDocument>,

@@ -5,13 +5,13 @@ use serde::{Deserialize, Serialize};
 use super::Engine;
 use crate::error::ApiResult;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CountByKey {
     pub key: String,
     pub count: i64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct StoreInfo {
     pub path: String,
     pub app_version: String,

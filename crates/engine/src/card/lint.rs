@@ -10,7 +10,7 @@ use super::{ClauseCard, EventType, FieldType};
 use crate::policy::PolicyVocab;
 use crate::util::text::{closest, is_snake_case, pointer_token as tok, word_tokens};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     Error,
@@ -18,7 +18,7 @@ pub enum Severity {
 }
 
 /// One finding. `pointer` is a JSON Pointer into the card.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct LintProblem {
     pub path: String,
     pub clause_card_id: Option<String>,
@@ -28,7 +28,7 @@ pub struct LintProblem {
     pub message: String,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct LintReport {
     pub problems: Vec<LintProblem>,
     pub errors: usize,

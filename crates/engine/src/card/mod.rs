@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// `Reportable`, `Non_Reportable` or `Uncertain` (the card vocabulary of FORMATS.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 pub enum EventType {
     Reportable,
     #[serde(rename = "Non_Reportable")]
@@ -48,26 +48,26 @@ impl EventType {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct LegalBasis {
     pub value: Vec<String>,
     pub meaning: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct BoundaryCondition {
     pub value: bool,
     pub meaning: String,
     pub corresponding_basic_event_elements: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct FixedFields {
     pub governing_legal_basis: LegalBasis,
     pub boundary_conditions: IndexMap<String, BoundaryCondition>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum FieldType {
     String,
@@ -75,7 +75,7 @@ pub enum FieldType {
     Enum,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct BasicEventElement {
     pub field_type: FieldType,
     pub meaning: String,
@@ -86,7 +86,7 @@ pub struct BasicEventElement {
     pub allowed_values: Option<Vec<String>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct MissingVariant {
     pub missing_variant_id: String,
     pub summary: String,
@@ -98,7 +98,7 @@ pub struct MissingVariant {
 
 /// A clause card. Field order is the paper's; maps keep document order; `x_*` extension keys
 /// are kept in `extra`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ClauseCard {
     pub clause_card_id: String,
     pub clause_card_definition: String,
@@ -137,7 +137,7 @@ impl ClauseCard {
 }
 
 /// Audit status of a stored card.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum AuditStatus {
     Draft,

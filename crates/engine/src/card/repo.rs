@@ -9,7 +9,7 @@ use super::{AuditStatus, ClauseCard};
 use crate::error::{ApiError, ApiResult};
 use crate::util::now_rfc3339;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CardRow {
     pub card_id: String,
     pub policy_id: String,
@@ -25,7 +25,7 @@ pub struct CardRow {
     pub updated_at: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CardVersion {
     pub version: i64,
     pub author: String,
@@ -34,7 +34,7 @@ pub struct CardVersion {
     pub content_sha: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct AuditEntry {
     pub version: i64,
     pub status: String,

@@ -8,7 +8,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 pub enum CaseType {
     Complete,
@@ -31,7 +31,7 @@ impl CaseType {
 }
 
 /// Verdict vocabulary shared by gold labels and model answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ts_rs::TS)]
 pub enum Verdict {
     Reportable,
     #[serde(rename = "Non-reportable")]
@@ -54,7 +54,7 @@ impl Verdict {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CaseCondition {
     pub name: String,
     pub meaning: String,
@@ -75,7 +75,7 @@ fn text_or_null<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Er
     })
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CaseElement {
     pub name: String,
     pub meaning: String,
@@ -84,7 +84,7 @@ pub struct CaseElement {
 }
 
 /// One benchmark case. Unknown extra fields are kept and written back (FORMATS: writers may add).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Case {
     pub case_id: String,
     pub case_type: CaseType,

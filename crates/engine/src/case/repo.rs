@@ -8,7 +8,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::util::now_rfc3339;
 
 /// A compact row for lists and pickers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CaseSummary {
     pub case_id: String,
     pub case_type: String,
@@ -20,7 +20,9 @@ pub struct CaseSummary {
     pub narrative_words: usize,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
+#[serde(default)]
 pub struct CaseFilter {
     pub case_type: Option<CaseType>,
     pub clause_id: Option<String>,

@@ -141,7 +141,7 @@ impl From<ChartError> for ApiError {
 }
 
 /// A chart's words, for alt text and the app's figure captions.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 pub struct ChartText {
     pub id: String,
     pub title: String,

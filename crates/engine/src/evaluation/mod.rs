@@ -30,7 +30,9 @@ use environment::{run_case, Roles};
 use repo::ItemCounts;
 
 /// What `eval run` asks for.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
+#[serde(default)]
 pub struct EvalRunRequest {
     /// `all`, a cases JSONL file, or a filter (see `selection`).
     pub cases: String,
@@ -59,7 +61,7 @@ impl Default for EvalRunRequest {
 }
 
 /// Where data goes during a run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Destination {
     pub role: String,
     pub model: String,
@@ -68,7 +70,7 @@ pub struct Destination {
 }
 
 /// A rough pre-run estimate (real usage is recorded per call).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CostEstimate {
     pub calls: u64,
     pub input_tokens: u64,
@@ -78,7 +80,7 @@ pub struct CostEstimate {
     pub assumptions: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct EvalPlan {
     pub cases: usize,
     pub by_type: BTreeMap<String, usize>,
@@ -89,7 +91,7 @@ pub struct EvalPlan {
 }
 
 /// What a finished (or stopped) run says about itself.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct EvalSummary {
     pub run_id: String,
     pub status: String,
@@ -99,7 +101,7 @@ pub struct EvalSummary {
 }
 
 /// A run as listed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct EvalRunView {
     #[serde(flatten)]
     pub run: RunRow,

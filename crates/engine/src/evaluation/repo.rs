@@ -66,7 +66,7 @@ pub fn save_error(conn: &Connection, run_id: &str, case_id: &str, repeat: u32, e
 }
 
 /// Counts of a run's items, for summaries and progress.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ItemCounts {
     pub total: u64,
     pub done: u64,

@@ -17,7 +17,7 @@ use crate::util::now_rfc3339;
 pub const HEARTBEAT_STALE_SECS: i64 = 30;
 
 /// Progress of a run, as pushed to listeners and shown in progress bars.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Progress {
     pub run_id: String,
     pub kind: String,
@@ -41,12 +41,14 @@ impl Progress {
 pub struct JobHub {
     tx: broadcast::Sender<Progress>,
     cancels: Mutex<HashMap<String, CancellationToken>>,
+    /// The latest progress of every run seen in this process (for listeners that arrive late).
+    last: Mutex<HashMap<String, Progress>>,
 }
 
 impl Default for JobHub {
     fn default() -> Self {
         let (tx, _) = broadcast::channel(1024);
-        JobHub { tx, cancels: Mutex::new(HashMap::new()) }
+        JobHub { tx, cancels: Mutex::new(HashMap::new()), last: Mutex::new(HashMap::new()) }
     }
 }
 
@@ -55,7 +57,20 @@ impl JobHub {
         self.tx.subscribe()
     }
     pub fn publish(&self, p: Progress) {
+        self.last.lock().unwrap_or_else(|e| e.into_inner()).insert(p.run_id.clone(), p.clone());
         let _ = self.tx.send(p);
+    }
+    /// The latest progress of a run, if it reported any in this process.
+    pub fn last(&self, run_id: &str) -> Option<Progress> {
+        self.last.lock().unwrap_or_else(|e| e.into_inner()).get(run_id).cloned()
+    }
+    /// Latest progress of the runs working in this process right now.
+    pub fn active(&self) -> Vec<Progress> {
+        let running: Vec<String> = self.cancels.lock().unwrap_or_else(|p| p.into_inner()).keys().cloned().collect();
+        let last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out: Vec<Progress> = running.iter().filter_map(|r| last.get(r).cloned()).collect();
+        out.sort_by(|a, b| a.run_id.cmp(&b.run_id));
+        out
     }
     /// A token for a run starting in this process; fails if it is already running here.
     pub fn register(&self, run_id: &str) -> ApiResult<CancellationToken> {
@@ -86,7 +101,7 @@ impl JobHub {
 }
 
 /// A stored run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct RunRow {
     pub run_id: String,
     pub kind: String,

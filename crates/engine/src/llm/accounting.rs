@@ -10,7 +10,7 @@ use crate::store::Store;
 use crate::util::now_rfc3339;
 
 /// Who is calling: a run (generation, evaluation) and its stage (instantiator, eval, info, judge, …).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CallContext {
     pub run_id: Option<String>,
     pub stage: String,
@@ -63,7 +63,7 @@ pub fn record(store: &Store, r: &CallRecord<'_>) -> ApiResult<()> {
 }
 
 /// Totals for a run, a stage, or both.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct UsageTotals {
     pub stage: Option<String>,
     pub model_name: Option<String>,

@@ -50,7 +50,7 @@ pub fn put(store: &Store, key: &str, cfg: &ModelConfig, resp: &ChatResponse) -> 
     Ok(())
 }
 
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
 pub struct CacheStats {
     pub entries: u64,
     pub hits: u64,

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 pub enum ProviderKind {
     /// Any server that speaks OpenAI chat completions: vLLM, Ollama, llama.cpp, LM Studio, OpenRouter, …
     #[serde(rename = "openai-compatible")]
@@ -48,7 +48,7 @@ impl ProviderKind {
 }
 
 /// A model as registered with `psebench models add`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ModelConfig {
     pub name: String,
     pub kind: ProviderKind,

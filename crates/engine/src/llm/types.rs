@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     System,
@@ -11,7 +11,7 @@ pub enum Role {
     Assistant,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Message {
     pub role: Role,
     pub content: String,
@@ -30,7 +30,7 @@ impl Message {
 }
 
 /// What shape the reply must have.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ResponseFormat {
     #[default]
@@ -42,7 +42,7 @@ pub enum ResponseFormat {
 }
 
 /// One chat request. Sampling fields left as None use the model's registered defaults.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, ts_rs::TS)]
 pub struct ChatRequest {
     pub messages: Vec<Message>,
     pub temperature: Option<f64>,
@@ -70,7 +70,7 @@ impl ChatRequest {
 }
 
 /// Token usage as reported by the provider.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
@@ -88,7 +88,7 @@ impl Usage {
 }
 
 /// What came back (from the provider or the cache).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ChatResponse {
     pub text: String,
     pub usage: Usage,

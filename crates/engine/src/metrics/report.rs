@@ -7,7 +7,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 /// Precision / recall / F1 (percent) with the pooled counts.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Prf {
     pub precision: f64,
     pub recall: f64,
@@ -18,7 +18,7 @@ pub struct Prf {
     pub fn_: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CaseTypeMetrics {
     pub cases: u64,
     #[serde(rename = "M1")]
@@ -29,7 +29,7 @@ pub struct CaseTypeMetrics {
     pub m4: Option<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ByCaseType {
     pub complete: CaseTypeMetrics,
     pub missing: CaseTypeMetrics,
@@ -40,7 +40,7 @@ pub struct ByCaseType {
 /// "Non-reportable", "none").
 pub type Routing = IndexMap<String, f64>;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Behavior {
     pub missing_no_ask_pct: Option<f64>,
     /// Null when there are no uncertain cases.
@@ -50,19 +50,19 @@ pub struct Behavior {
     pub missing_avg_asks: Option<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Tokens {
     pub avg_completion_tokens: Option<f64>,
 }
 
 /// A 95 % bootstrap interval (percent), with the settings that produced it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Interval {
     pub lo: f64,
     pub hi: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ConfidenceIntervals {
     pub method: String,
     pub level: f64,
@@ -77,7 +77,7 @@ pub struct ConfidenceIntervals {
 }
 
 /// Agreement of a model with itself over K repeats of the same cases.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Consistency {
     pub repeats: u32,
     /// Cases that had all K repeats.
@@ -88,7 +88,7 @@ pub struct Consistency {
     pub pass_all_k_pct: Option<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ClauseAccuracy {
     pub clause_id: String,
     pub cases: u64,
@@ -97,7 +97,7 @@ pub struct ClauseAccuracy {
 }
 
 /// One model's report. The FORMATS fields come first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ModelMetrics {
     pub model: String,
     pub cases: u64,
@@ -133,7 +133,7 @@ pub struct ModelMetrics {
 }
 
 /// Paired McNemar test on per-case verdict correctness between two models on their shared cases.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct McNemar {
     pub model_a: String,
     pub model_b: String,
@@ -148,7 +148,7 @@ pub struct McNemar {
     pub chi2: Option<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct MetricsReport {
     pub models: Vec<ModelMetrics>,
     pub paired_tests: Vec<McNemar>,

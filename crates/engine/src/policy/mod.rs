@@ -7,13 +7,13 @@ pub mod repo;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CategoryCount {
     pub name: String,
     pub count: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct SourceRef {
     pub title: String,
     #[serde(default)]
@@ -23,7 +23,7 @@ pub struct SourceRef {
 }
 
 /// One statutory clause: a reportable event type.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Clause {
     pub global_no: u32,
     pub category: String,
@@ -43,7 +43,7 @@ pub struct Clause {
 }
 
 /// Which clauses a guidance section applies to: a list of clause labels or every clause.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(untagged)]
 pub enum AppliesTo {
     All(String),
@@ -59,7 +59,7 @@ impl AppliesTo {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct GuidanceSection {
     pub id: String,
     #[serde(default)]
@@ -79,7 +79,7 @@ pub struct GuidanceSection {
 }
 
 /// A policy pack as shipped in `policies/<id>/`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct PolicyPack {
     pub id: String,
     pub name: String,
@@ -103,7 +103,7 @@ pub struct PolicyPack {
 }
 
 /// One entry of the evidence vocabulary.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct EvidenceItem {
     pub id: String,
     /// `clause`, `guidance`, or `official` (a heading of imported official text with no known id).
@@ -112,7 +112,7 @@ pub struct EvidenceItem {
 }
 
 /// A section of imported official text.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct OfficialSection {
     /// `clauses` or `guidance`: which imported document it came from.
     pub source: String,
@@ -128,7 +128,7 @@ pub struct OfficialSection {
 }
 
 /// The identifiers a card or a model answer may use under one policy.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct PolicyVocab {
     pub policy_id: String,
     pub clause_ids: Vec<String>,

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 /// Horizontal alignment of a column: text left, numbers right.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 pub enum Align {
     Left,
@@ -12,7 +12,7 @@ pub enum Align {
 }
 
 /// Which value of a column is the best one (shown in bold in Markdown and LaTeX).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 pub enum Best {
     None,
@@ -21,7 +21,7 @@ pub enum Best {
 }
 
 /// One column: a plain-text name (CSV and Markdown header) and optional LaTeX header lines.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct Column {
     pub name: String,
     /// Header lines for LaTeX, already written as LaTeX (authored in code, never user data).
@@ -56,7 +56,7 @@ impl Column {
 }
 
 /// A header spanning several adjacent columns (LaTeX only: `\multicolumn` + `\cmidrule`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct ColumnGroup {
     /// Raw LaTeX for the group header.
     pub latex: String,
@@ -66,7 +66,7 @@ pub struct ColumnGroup {
 }
 
 /// One table cell. Null values render as "–" (Markdown), "--" (LaTeX) and an empty field (CSV).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Cell {
     Text {
@@ -164,7 +164,7 @@ pub fn fmt_thousands(n: u64) -> String {
 }
 
 /// A titled, captioned table with typed cells, renderable as CSV, Markdown and LaTeX.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct Table {
     /// Stable identifier: file stem of the exports and the LaTeX label (`tab:<id>`).
     pub id: String,

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::case::Verdict;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub enum Action {
     #[serde(rename = "ASK")]
     Ask,
@@ -17,7 +17,7 @@ pub enum Action {
     Answer,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum InfoStatus {
     Answered,
@@ -35,13 +35,13 @@ impl InfoStatus {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 pub enum EvalRole {
     Eval,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 pub enum InfoRole {
     Info,
@@ -49,7 +49,7 @@ pub enum InfoRole {
 
 /// A turn of the model under test. `extra` holds our own additions (tokens, latency, prompt
 /// versions, parse notes); other tools' extra fields are kept too.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct EvalTurn {
     pub role: EvalRole,
     #[serde(default)]
@@ -62,7 +62,7 @@ pub struct EvalTurn {
 }
 
 /// A reply of the information provider.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct InfoTurn {
     pub role: InfoRole,
     pub status: InfoStatus,
@@ -74,7 +74,7 @@ pub struct InfoTurn {
     pub extra: IndexMap<String, Value>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(untagged)]
 pub enum Turn {
     Eval(EvalTurn),
@@ -82,7 +82,7 @@ pub enum Turn {
 }
 
 /// The parsed ANSWER. Fields are kept as the model wrote them; metrics decide what counts.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct FinalAnswer {
     #[serde(default)]
     pub final_verdict: Option<String>,
@@ -96,7 +96,7 @@ pub struct FinalAnswer {
     pub extra: IndexMap<String, Value>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct JudgeResult {
     #[serde(default)]
     pub hits: Vec<String>,
@@ -104,7 +104,7 @@ pub struct JudgeResult {
     pub extra: IndexMap<String, Value>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct TrajectoryUsage {
     #[serde(default)]
     pub prompt_tokens: u64,
@@ -115,7 +115,7 @@ pub struct TrajectoryUsage {
 }
 
 /// One evaluated case.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Trajectory {
     pub run_id: String,
     pub model: String,

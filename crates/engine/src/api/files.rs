@@ -1,0 +1,162 @@
+//! Files crossing the API as data: the app and the browser upload a file's bytes with its name,
+//! and receive exports as a named payload they offer for download. Uploads are written to a
+//! private temporary folder under their own names so that every import goes through the same
+//! readers (size limits, UTF-8 and JSON checks) as the command line, and error messages name the
+//! file the user picked, never the temporary folder.
+
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+use crate::error::{ApiError, ApiResult, ErrorCode};
+
+/// A file the user picked: its name and its bytes (base64).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct Upload {
+    /// The file's name as picked (no folders), e.g. `cards.jsonl`.
+    pub name: String,
+    /// Its bytes, base64-encoded (standard alphabet, with padding).
+    pub base64: String,
+}
+
+/// An export offered for download.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct Download {
+    /// Suggested file name.
+    pub file_name: String,
+    /// Media type, e.g. `application/x-ndjson`, `image/svg+xml`, `image/png`.
+    pub mime: String,
+    /// The bytes, base64-encoded.
+    pub base64: String,
+    /// What the file holds, in one sentence (shown after saving).
+    pub description: String,
+}
+
+impl Download {
+    pub fn from_bytes(file_name: &str, mime: &str, bytes: &[u8], description: impl Into<String>) -> Download {
+        Download {
+            file_name: file_name.to_string(),
+            mime: mime.to_string(),
+            base64: base64::engine::general_purpose::STANDARD.encode(bytes),
+            description: description.into(),
+        }
+    }
+
+    /// The decoded bytes (for shells that write the file themselves).
+    pub fn bytes(&self) -> ApiResult<Vec<u8>> {
+        base64::engine::general_purpose::STANDARD
+            .decode(&self.base64)
+            .map_err(|e| ApiError::internal(format!("a download could not be decoded: {e}")))
+    }
+}
+
+/// Largest upload accepted in one request (the readers apply their own, smaller limits per file).
+pub const MAX_UPLOAD_BYTES: usize = 200 * 1024 * 1024;
+
+/// Uploaded files materialised in a private temporary folder for the duration of one call.
+pub struct UploadDir {
+    dir: tempfile::TempDir,
+    pub paths: Vec<PathBuf>,
+}
+
+fn safe_name(name: &str) -> ApiResult<String> {
+    let base = Path::new(name).file_name().and_then(|n| n.to_str()).unwrap_or("").trim().to_string();
+    if base.is_empty() || base == "." || base == ".." {
+        return Err(ApiError::invalid(format!("\"{name}\" is not a usable file name; rename the file and try again.")));
+    }
+    Ok(base)
+}
+
+impl UploadDir {
+    /// Write the uploads under their own names (a repeated name gets a numbered folder).
+    pub fn new(files: &[Upload]) -> ApiResult<UploadDir> {
+        let dir = tempfile::Builder::new()
+            .prefix("psebench-upload-")
+            .tempdir()
+            .map_err(|e| ApiError::new(ErrorCode::Io, format!("could not prepare the uploaded files: {e}")))?;
+        let mut paths = Vec::new();
+        let mut total = 0usize;
+        for (i, f) in files.iter().enumerate() {
+            let name = safe_name(&f.name)?;
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(f.base64.trim())
+                .map_err(|e| ApiError::invalid(format!("{name}: the upload arrived damaged ({e}); pick the file again.")))?;
+            total += bytes.len();
+            if total > MAX_UPLOAD_BYTES {
+                return Err(ApiError::invalid(format!(
+                    "{name}: the files together are larger than {} MB, which is more than one upload accepts.",
+                    MAX_UPLOAD_BYTES / (1024 * 1024)
+                )));
+            }
+            let folder = if paths.iter().any(|p: &PathBuf| p.file_name().and_then(|n| n.to_str()) == Some(name.as_str())) {
+                dir.path().join(format!("{i}"))
+            } else {
+                dir.path().to_path_buf()
+            };
+            std::fs::create_dir_all(&folder).map_err(|e| ApiError::new(ErrorCode::Io, e.to_string()))?;
+            let p = folder.join(&name);
+            std::fs::write(&p, &bytes).map_err(|e| ApiError::new(ErrorCode::Io, format!("{name}: could not be stored for reading: {e}")))?;
+            paths.push(p);
+        }
+        Ok(UploadDir { dir, paths })
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Replace the temporary folder in a message with nothing, so it names the user's file.
+    pub fn clean(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for p in &self.paths {
+            if let (Some(full), Some(name)) = (p.to_str(), p.file_name().and_then(|n| n.to_str())) {
+                out = out.replace(full, name);
+            }
+        }
+        if let Some(d) = self.dir.path().to_str() {
+            out = out.replace(&format!("{d}/"), "").replace(d, "");
+        }
+        out
+    }
+
+    /// Run `f` on the uploaded paths; errors come back naming the user's files.
+    pub fn run<T>(&self, f: impl FnOnce(&[PathBuf]) -> ApiResult<T>) -> ApiResult<T> {
+        f(&self.paths).map_err(|e| ApiError { code: e.code, message: self.clean(&e.message), detail: e.detail.map(|d| self.clean(&d)) })
+    }
+}
+
+/// Write into a temporary file through a path-based exporter and return the bytes.
+pub fn export_via_temp(file_name: &str, f: impl FnOnce(&Path) -> ApiResult<()>) -> ApiResult<Vec<u8>> {
+    let dir = tempfile::Builder::new()
+        .prefix("psebench-export-")
+        .tempdir()
+        .map_err(|e| ApiError::new(ErrorCode::Io, format!("could not prepare the export: {e}")))?;
+    let p = dir.path().join(file_name);
+    f(&p)?;
+    std::fs::read(&p).map_err(|e| ApiError::new(ErrorCode::Io, format!("the export could not be read back: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn up(name: &str, bytes: &[u8]) -> Upload {
+        Upload { name: name.into(), base64: base64::engine::general_purpose::STANDARD.encode(bytes) }
+    }
+
+    #[test]
+    fn uploads_keep_their_names_and_errors_name_them() {
+        let d = UploadDir::new(&[up("a.json", b"{}"), up("../../etc/a.json", b"[]")]).unwrap();
+        assert_eq!(d.paths.len(), 2);
+        assert!(d.paths.iter().all(|p| p.starts_with(d.path())));
+        assert_ne!(d.paths[0], d.paths[1]);
+        let msg = format!("{}: not valid", d.paths[1].display());
+        assert_eq!(d.clean(&msg), "a.json: not valid");
+    }
+
+    #[test]
+    fn damaged_uploads_and_empty_names_are_refused() {
+        assert_eq!(UploadDir::new(&[Upload { name: "x.json".into(), base64: "@@@".into() }]).err().unwrap().code, ErrorCode::InvalidInput);
+        assert!(UploadDir::new(&[up("..", b"x")]).is_err());
+    }
+}

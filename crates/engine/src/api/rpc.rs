@@ -1,0 +1,607 @@
+//! The one call surface of the shells: `call(engine, caller, "cards.list", params)` decodes the
+//! parameters into the method's typed request, runs the engine function (blocking work on the
+//! blocking pool, long jobs spawned in the background) and encodes the typed result. The desktop
+//! app's single Tauri command and `psebench serve`'s `POST /api/<method>` both go through here,
+//! and the UI's TypeScript types are generated from the same table (`bindings`).
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::cards::{CardAuditRequest, CardDetail, CardDiff, CardFilter, CardSaveRequest, CardSummary, CardsImportResult};
+use super::cases::CasesImportResult;
+use super::files::{export_via_temp, Download, Upload, UploadDir};
+use super::models::{ModelAddRequest, ModelTestResult, ModelView};
+use super::policy::{PolicyImportRequest, PolicyImportResult, PolicySummary, PolicyView};
+use super::results::{ChartFileRequest, ResultsGrid, ResultsOverview, ResultsRequest, TableFileRequest, TrajectoryRequest, TrajectoryView};
+use super::store_info::StoreInfo;
+use super::Engine;
+use crate::card::lint::LintReport;
+use crate::case::repo::{CaseFilter, CaseSummary};
+use crate::case::Case;
+use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::evaluation::{EvalPlan, EvalRunRequest, EvalRunView};
+use crate::jobs::Progress;
+use crate::llm::accounting::UsageTotals;
+use crate::llm::cache::CacheStats;
+use crate::metrics::MetricsReport;
+
+/// Who is calling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Caller {
+    /// The person who owns this store: the desktop app, or a browser on this computer.
+    Owner,
+    /// A reviewer who opened a personal link; may only use the reviewer methods, with this token.
+    Reviewer { token: String },
+}
+
+/// Parameters of methods that take none (`{}` or null).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct NoParams {}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct IdParams {
+    pub id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct RunParams {
+    pub run_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct RunStarted {
+    pub run_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
+pub struct CardShowParams {
+    pub card_id: String,
+    #[serde(default)]
+    pub version: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
+pub struct CardCheckParams {
+    pub json: String,
+    #[serde(default)]
+    pub policy: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct CardDiffParams {
+    pub card_id: String,
+    pub from: i64,
+    pub to: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
+pub struct PolicyParams {
+    #[serde(default)]
+    pub policy: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
+pub struct CardFilesParams {
+    pub files: Vec<Upload>,
+    #[serde(default)]
+    pub policy: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
+pub struct CardImportParams {
+    pub files: Vec<Upload>,
+    #[serde(default)]
+    pub policy: Option<String>,
+    pub author: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct CardExportParams {
+    #[serde(default)]
+    pub filter: CardFilter,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
+pub struct PolicyImportParams {
+    pub policy: String,
+    #[serde(default)]
+    pub clauses: Option<Upload>,
+    #[serde(default)]
+    pub guidance: Option<Upload>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct CaseShowParams {
+    pub case_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct CasesImportParams {
+    pub file: Upload,
+    #[serde(default)]
+    pub replace: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
+pub struct CaseExcludeParams {
+    pub case_id: String,
+    pub excluded: bool,
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct CasesExportParams {
+    #[serde(default)]
+    pub filter: CaseFilter,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ModelNameParams {
+    pub name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ModelKeyParams {
+    pub name: String,
+    pub key: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
+pub struct CacheClearParams {
+    #[serde(default)]
+    pub model: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
+pub struct UsageParams {
+    #[serde(default)]
+    pub run_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct EvalImportParams {
+    pub file: Upload,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct Count {
+    pub count: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct Flag {
+    pub value: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct RunIds {
+    pub run_ids: Vec<String>,
+}
+
+/// Decode a method's parameters; a missing body counts as `{}`.
+fn params<P: DeserializeOwned>(method: &str, v: Value) -> ApiResult<P> {
+    let v = if v.is_null() { Value::Object(Default::default()) } else { v };
+    serde_path_to_error::deserialize(v).map_err(|e| {
+        let at = e.path().to_string();
+        ApiError::new(ErrorCode::InvalidInput, format!("The request for {method} is not valid: {}", e.inner()))
+            .with_detail(if at == "." { String::new() } else { format!("at {at}") })
+    })
+}
+
+fn encode<R: Serialize>(r: R) -> ApiResult<Value> {
+    serde_json::to_value(r).map_err(|e| ApiError::internal(format!("the answer could not be encoded: {e}")))
+}
+
+/// Run synchronous engine work (SQLite, file parsing, metrics) off the async threads.
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> ApiResult<T> + Send + 'static) -> ApiResult<T> {
+    tokio::task::spawn_blocking(f).await.map_err(|e| ApiError::internal(format!("a background task failed: {e}")))?
+}
+
+fn policy_or_default(p: &Option<String>) -> String {
+    p.clone().filter(|s| !s.trim().is_empty()).unwrap_or_else(|| "mn29".to_string())
+}
+
+/// Start a long job in the background; its progress arrives as events, its outcome in the store.
+fn spawn_eval(engine: Engine, run_id: String) {
+    tokio::spawn(async move {
+        if let Err(e) = engine.eval_execute(&run_id).await {
+            engine.jobs().publish(Progress {
+                run_id: run_id.clone(),
+                kind: "eval".into(),
+                status: "failed".into(),
+                total: 0,
+                done: 0,
+                counters: Default::default(),
+                elapsed_secs: 0.0,
+                eta_secs: None,
+                message: Some(e.message),
+            });
+        }
+    });
+}
+
+macro_rules! api_methods {
+    ($( $name:literal [$doc:literal] ($e:ident, $p:ident : $P:ty) -> $R:ty $body:block )*) => {
+        /// Every method: name and what it does.
+        pub const METHODS: &[(&str, &str)] = &[ $( ($name, $doc), )* ];
+
+        async fn dispatch(engine: &Engine, method: &str, raw: Value) -> ApiResult<Value> {
+            match method {
+                $( $name => {
+                    #[allow(unused_variables)]
+                    let $p: $P = params($name, raw)?;
+                    #[allow(unused_variables)]
+                    let $e = engine.clone();
+                    let out: $R = $body;
+                    encode(out)
+                } )*
+                other => Err(ApiError::not_found(format!("There is no API method \"{other}\"."))),
+            }
+        }
+
+        /// Visit the parameter and result types of every method (TypeScript generation).
+        pub(crate) fn visit_method_types(v: &mut bindings::Collector) {
+            $( v.method::<$P, $R>($name, $doc); )*
+        }
+    };
+}
+
+api_methods! {
+    "store.info" ["Where the store is and what it holds."] (e, p: NoParams) -> StoreInfo {
+        blocking(move || e.store_info()).await?
+    }
+    "jobs.active" ["Latest progress of the runs working right now."] (e, p: NoParams) -> Vec<Progress> {
+        e.jobs().active()
+    }
+    "policy.list" ["The policy packs in the store."] (e, p: NoParams) -> Vec<PolicySummary> {
+        blocking(move || e.policy_list()).await?
+    }
+    "policy.show" ["One policy pack: clauses, guidance, evidence vocabulary, official text."] (e, p: IdParams) -> PolicyView {
+        blocking(move || e.policy_show(&p.id)).await?
+    }
+    "policy.import" ["Store official clause and/or guidance text (Markdown), split at headings."] (e, p: PolicyImportParams) -> PolicyImportResult {
+        blocking(move || {
+            let files: Vec<Upload> = [p.clauses.clone(), p.guidance.clone()].into_iter().flatten().collect();
+            let dir = UploadDir::new(&files)?;
+            dir.run(|paths| {
+                let mut it = paths.iter();
+                let clauses = p.clauses.as_ref().and_then(|_| it.next().cloned());
+                let guidance = p.guidance.as_ref().and_then(|_| it.next().cloned());
+                e.policy_import(&PolicyImportRequest { policy: p.policy.clone(), clauses, guidance })
+            })
+        })
+        .await?
+    }
+    "cards.list" ["The card library, filtered."] (e, p: CardFilter) -> Vec<CardSummary> {
+        blocking(move || e.cards_list(&p)).await?
+    }
+    "cards.show" ["One card at its current or an earlier version, with history and lint findings."] (e, p: CardShowParams) -> CardDetail {
+        blocking(move || e.cards_show(&p.card_id, p.version)).await?
+    }
+    "cards.check" ["Lint an edited card document without saving it."] (e, p: CardCheckParams) -> LintReport {
+        blocking(move || e.card_check(&p.json, &policy_or_default(&p.policy))).await?
+    }
+    "cards.save" ["Save an edited card as a new version (back to draft)."] (e, p: CardSaveRequest) -> CardDetail {
+        blocking(move || e.card_save(&p)).await?
+    }
+    "cards.audit" ["Record an audit decision on a card."] (e, p: CardAuditRequest) -> CardDetail {
+        blocking(move || e.card_audit(&p)).await?
+    }
+    "cards.diff" ["Line differences between two versions of a card."] (e, p: CardDiffParams) -> CardDiff {
+        blocking(move || e.card_diff(&p.card_id, p.from, p.to)).await?
+    }
+    "cards.lint_library" ["Lint every stored card of a policy."] (e, p: PolicyParams) -> LintReport {
+        blocking(move || e.cards_lint_library(&policy_or_default(&p.policy))).await?
+    }
+    "cards.lint_files" ["Lint uploaded card files without importing them."] (e, p: CardFilesParams) -> LintReport {
+        blocking(move || {
+            let dir = UploadDir::new(&p.files)?;
+            let mut report = dir.run(|paths| e.cards_lint_paths(paths, &policy_or_default(&p.policy)))?;
+            for prob in &mut report.problems {
+                prob.path = dir.clean(&prob.path);
+                prob.message = dir.clean(&prob.message);
+            }
+            Ok(report)
+        })
+        .await?
+    }
+    "cards.import" ["Import uploaded card files (all or nothing) as drafts."] (e, p: CardImportParams) -> CardsImportResult {
+        blocking(move || {
+            let dir = UploadDir::new(&p.files)?;
+            let mut res = dir.run(|paths| e.cards_import(paths, &policy_or_default(&p.policy), &p.author))?;
+            for prob in &mut res.lint.problems {
+                prob.path = dir.clean(&prob.path);
+            }
+            Ok(res)
+        })
+        .await?
+    }
+    "cards.export" ["The current cards (filtered) as cards.jsonl."] (e, p: CardExportParams) -> Download {
+        blocking(move || {
+            let bytes = export_via_temp("cards.jsonl", |path| e.cards_export(path, &p.filter).map(|_| ()))?;
+            Ok(Download::from_bytes("cards.jsonl", "application/x-ndjson", &bytes, "Clause cards, one JSON document per line"))
+        })
+        .await?
+    }
+    "cases.list" ["Benchmark cases, filtered."] (e, p: CaseFilter) -> Vec<CaseSummary> {
+        blocking(move || e.cases_list(&p)).await?
+    }
+    "cases.show" ["One case with its full ground truth."] (e, p: CaseShowParams) -> Case {
+        blocking(move || e.cases_show(&p.case_id)).await?
+    }
+    "cases.import" ["Import an uploaded cases.jsonl file (all or nothing)."] (e, p: CasesImportParams) -> CasesImportResult {
+        blocking(move || {
+            let dir = UploadDir::new(std::slice::from_ref(&p.file))?;
+            let mut r = dir.run(|paths| e.cases_import(&paths[0], p.replace, "imported"))?;
+            r.file = p.file.name.clone();
+            Ok(r)
+        })
+        .await?
+    }
+    "cases.export" ["Cases (filtered) as cases.jsonl."] (e, p: CasesExportParams) -> Download {
+        blocking(move || {
+            let bytes = export_via_temp("cases.jsonl", |path| e.cases_export(path, &p.filter).map(|_| ()))?;
+            Ok(Download::from_bytes("cases.jsonl", "application/x-ndjson", &bytes, "Benchmark cases, one JSON object per line"))
+        })
+        .await?
+    }
+    "cases.set_excluded" ["Flag a case as excluded from runs, or include it again."] (e, p: CaseExcludeParams) -> Flag {
+        blocking(move || e.case_set_excluded(&p.case_id, p.excluded, p.reason.as_deref()).map(|_| Flag { value: p.excluded })).await?
+    }
+    "demo.load" ["Load the 90 hand-written demo cases."] (e, p: NoParams) -> CasesImportResult {
+        blocking(move || e.demo_load()).await?
+    }
+    "models.list" ["Registered models."] (e, p: NoParams) -> Vec<ModelView> {
+        blocking(move || e.models_list()).await?
+    }
+    "models.add" ["Register (or update) a model."] (e, p: ModelAddRequest) -> ModelView {
+        blocking(move || e.models_add(&p)).await?
+    }
+    "models.remove" ["Remove a registered model (and its stored key)."] (e, p: ModelNameParams) -> Flag {
+        blocking(move || e.models_remove(&p.name).map(|_| Flag { value: true })).await?
+    }
+    "models.set_key" ["Store a model's API key in the OS keyring."] (e, p: ModelKeyParams) -> ModelView {
+        blocking(move || e.models_set_key(&p.name, &p.key)).await?
+    }
+    "models.test" ["One tiny real call to a model."] (e, p: ModelNameParams) -> ModelTestResult {
+        e.models_test(&p.name).await?
+    }
+    "cache.stats" ["Size and reuse of the LLM response cache."] (e, p: NoParams) -> CacheStats {
+        blocking(move || e.cache_stats()).await?
+    }
+    "cache.clear" ["Remove cached replies (all, or one provider model's)."] (e, p: CacheClearParams) -> Count {
+        blocking(move || e.cache_clear(p.model.as_deref()).map(|count| Count { count })).await?
+    }
+    "usage.by_stage" ["Token and cost totals per stage and model."] (e, p: UsageParams) -> Vec<UsageTotals> {
+        blocking(move || e.usage_by_stage(p.run_id.as_deref())).await?
+    }
+    "eval.plan" ["What an evaluation run would do and cost, without starting it."] (e, p: EvalRunRequest) -> EvalPlan {
+        blocking(move || e.eval_plan(&p)).await?
+    }
+    "eval.start" ["Create an evaluation run and start it in the background."] (e, p: EvalRunRequest) -> RunStarted {
+        let e2 = e.clone();
+        let run_id = blocking(move || e2.eval_create(&p)).await?;
+        spawn_eval(e, run_id.clone());
+        RunStarted { run_id }
+    }
+    "eval.resume" ["Finish what is missing in a stopped run, in the background."] (e, p: RunParams) -> RunStarted {
+        let e2 = e.clone();
+        let id = p.run_id.clone();
+        blocking(move || e2.eval_show(&id)).await?;
+        spawn_eval(e, p.run_id.clone());
+        RunStarted { run_id: p.run_id }
+    }
+    "eval.cancel" ["Stop a run after the cases in flight; finished cases are kept."] (e, p: RunParams) -> Flag {
+        Flag { value: e.eval_cancel(&p.run_id)? }
+    }
+    "eval.list" ["Evaluation runs."] (e, p: NoParams) -> Vec<EvalRunView> {
+        blocking(move || e.eval_list()).await?
+    }
+    "eval.show" ["One evaluation run."] (e, p: RunParams) -> EvalRunView {
+        blocking(move || e.eval_show(&p.run_id)).await?
+    }
+    "eval.export" ["A run's trajectories as trajectories.jsonl."] (e, p: RunParams) -> Download {
+        blocking(move || {
+            let name = format!("{}.trajectories.jsonl", p.run_id);
+            let bytes = export_via_temp(&name, |path| e.eval_export(&p.run_id, path).map(|_| ()))?;
+            Ok(Download::from_bytes(&name, "application/x-ndjson", &bytes, "Trajectories, one evaluated case per line"))
+        })
+        .await?
+    }
+    "eval.import" ["Import uploaded trajectories as completed runs."] (e, p: EvalImportParams) -> RunIds {
+        blocking(move || {
+            let dir = UploadDir::new(std::slice::from_ref(&p.file))?;
+            dir.run(|paths| e.eval_import(&paths[0])).map(|run_ids| RunIds { run_ids })
+        })
+        .await?
+    }
+    "metrics.runs" ["M1–M8 of stored runs, one entry per model."] (e, p: ResultsRequest) -> MetricsReport {
+        blocking(move || e.results_data(&p.run_ids).map(|d| d.report.clone())).await?
+    }
+    "results.overview" ["Metrics, the paper's tables and every chart for a set of runs."] (e, p: ResultsRequest) -> ResultsOverview {
+        blocking(move || e.results_overview(&p)).await?
+    }
+    "results.grid" ["Case-by-model verdict grid for a set of runs."] (e, p: ResultsRequest) -> ResultsGrid {
+        blocking(move || e.results_grid(&p)).await?
+    }
+    "results.trajectory" ["One evaluated case as a transcript."] (e, p: TrajectoryRequest) -> TrajectoryView {
+        blocking(move || e.results_trajectory(&p)).await?
+    }
+    "results.chart_file" ["A chart as an SVG or PNG file."] (e, p: ChartFileRequest) -> Download {
+        blocking(move || e.results_chart_file(&p)).await?
+    }
+    "results.table_file" ["A table as CSV, Markdown or LaTeX."] (e, p: TableFileRequest) -> Download {
+        blocking(move || e.results_table_file(&p)).await?
+    }
+}
+
+/// Methods a reviewer's personal link may use (the server passes the link's token to them).
+pub const REVIEWER_METHODS: &[&str] = &[];
+
+/// Call one API method. Errors are `{code, message, detail}`.
+pub async fn call(engine: &Engine, caller: &Caller, method: &str, params: Value) -> ApiResult<Value> {
+    match caller {
+        Caller::Owner => dispatch(engine, method, params).await,
+        Caller::Reviewer { token } => {
+            if !REVIEWER_METHODS.contains(&method) {
+                return Err(ApiError::new(ErrorCode::Forbidden, "A review link can only be used to answer its own review."));
+            }
+            let mut params = if params.is_null() { Value::Object(Default::default()) } else { params };
+            match params.as_object_mut() {
+                Some(o) => {
+                    o.insert("token".into(), Value::String(token.clone()));
+                }
+                None => return Err(ApiError::invalid("The request's parameters must be a JSON object.")),
+            }
+            dispatch(engine, method, params).await
+        }
+    }
+}
+
+pub mod bindings {
+    //! TypeScript declarations for every method's parameters and result, and for job progress
+    //! events, generated from the Rust types. `ui/src/api/generated.ts` is checked by a test:
+    //! when it is out of date the test fails; `UPDATE_BINDINGS=1 cargo test -p psebench bindings`
+    //! rewrites it.
+
+    use std::any::TypeId;
+    use std::collections::{BTreeMap, HashSet};
+    use ts_rs::{TypeVisitor, TS};
+
+    #[derive(Default)]
+    pub struct Collector {
+        seen: HashSet<TypeId>,
+        decls: BTreeMap<String, String>,
+        methods: Vec<(String, String, String, String)>,
+    }
+
+    impl TypeVisitor for Collector {
+        fn visit<T: TS + 'static + ?Sized>(&mut self) {
+            if !self.seen.insert(TypeId::of::<T>()) {
+                return;
+            }
+            if T::output_path().is_some() {
+                let mut decl = String::new();
+                if let Some(d) = T::docs() {
+                    decl.push_str(&d);
+                }
+                decl.push_str("export ");
+                decl.push_str(&T::decl());
+                self.decls.insert(T::ident(), decl);
+            }
+            T::visit_dependencies(self);
+            T::visit_generics(self);
+        }
+    }
+
+    impl Collector {
+        pub fn method<P: TS + 'static, R: TS + 'static>(&mut self, name: &str, doc: &str) {
+            self.visit::<P>();
+            self.visit::<R>();
+            self.methods.push((name.to_string(), doc.to_string(), P::name(), R::name()));
+        }
+    }
+
+    /// The whole generated file.
+    pub fn typescript() -> String {
+        let mut c = Collector::default();
+        super::visit_method_types(&mut c);
+        c.visit::<crate::jobs::Progress>();
+        c.visit::<crate::error::ApiError>();
+        let mut out = String::from(
+            "// Generated from the engine's Rust types (crates/engine/src/api/rpc.rs). Do not edit by hand:\n\
+             // run `UPDATE_BINDINGS=1 cargo test -p psebench bindings` after changing an API type.\n\n",
+        );
+        for d in c.decls.values() {
+            // 64-bit integers travel as JSON numbers (counts and ids far below 2^53), not bigint.
+            let d = d.replace("bigint", "number");
+            out.push_str(&d);
+            out.push_str("\n\n");
+        }
+        out.push_str("/** Every API method: its parameters and its result. */\nexport interface ApiMethods {\n");
+        for (name, doc, p, r) in &c.methods {
+            out.push_str(&format!("  /** {doc} */\n  \"{name}\": {{ params: {p}; result: {r} }};\n"));
+        }
+        out.push_str("}\n\nexport type ApiMethod = keyof ApiMethods;\n");
+        out
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn bindings_are_up_to_date() {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/api/generated.ts");
+            let fresh = super::typescript();
+            if std::env::var("UPDATE_BINDINGS").is_ok() {
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir).expect("create ui/src/api");
+                }
+                std::fs::write(&path, &fresh).expect("write generated.ts");
+                return;
+            }
+            let committed = std::fs::read_to_string(&path).unwrap_or_default();
+            assert!(
+                committed == fresh,
+                "ui/src/api/generated.ts is out of date with the engine's API types. \
+                 Run `UPDATE_BINDINGS=1 cargo test -p psebench bindings` and commit the result."
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn calls_decode_params_and_report_unknown_methods() {
+        let e = Engine::open_in_memory().unwrap();
+        let info = call(&e, &Caller::Owner, "store.info", Value::Null).await.unwrap();
+        assert!(info["policies"].as_array().unwrap().iter().any(|p| p == "mn29"));
+        let err = call(&e, &Caller::Owner, "cards.show", serde_json::json!({"card": 1})).await.unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidInput);
+        assert!(err.message.contains("cards.show"), "{}", err.message);
+        let err = call(&e, &Caller::Owner, "nope.nothing", Value::Null).await.unwrap_err();
+        assert_eq!(err.code, ErrorCode::NotFound);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_reviewer_link_cannot_use_owner_methods() {
+        let e = Engine::open_in_memory().unwrap();
+        let who = Caller::Reviewer { token: "t".into() };
+        for m in ["store.info", "cards.list", "models.list", "eval.list"] {
+            let err = call(&e, &who, m, Value::Null).await.unwrap_err();
+            assert_eq!(err.code, ErrorCode::Forbidden, "{m}");
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn uploads_import_and_exports_download() {
+        use base64::Engine as _;
+        let e = Engine::open_in_memory().unwrap();
+        let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+        // A broken cases file: the error names the uploaded file, not a temporary path.
+        let err = call(&e, &Caller::Owner, "cases.import", serde_json::json!({"file": {"name": "mine.jsonl", "base64": b64("{not json\n")}}))
+            .await
+            .unwrap_err();
+        assert!(err.message.contains("mine.jsonl"), "{}", err.message);
+        assert!(!err.message.contains("psebench-upload"), "{}", err.message);
+        call(&e, &Caller::Owner, "demo.load", Value::Null).await.unwrap();
+        let d: Download = serde_json::from_value(
+            call(&e, &Caller::Owner, "cases.export", serde_json::json!({"filter": {"case_type": "uncertain"}})).await.unwrap(),
+        )
+        .unwrap();
+        assert_eq!(String::from_utf8(d.bytes().unwrap()).unwrap().lines().count(), 30);
+    }
+}

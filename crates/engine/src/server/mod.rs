@@ -1,0 +1,323 @@
+//! `psebench serve`: the same API and UI as the desktop app, over HTTP.
+//!
+//! - `POST /api/<method>` with the method's parameters as a JSON body answers with the result as
+//!   JSON, or with `{code, message, detail}` and a matching HTTP status.
+//! - `GET /api/events` streams job progress as server-sent events (`event: progress`).
+//! - Everything else serves the built UI (unknown paths get `index.html`, so links into the app
+//!   work).
+//!
+//! Safety: by default the server listens on 127.0.0.1 only and answers only requests addressed to
+//! a loopback host name (a web page cannot reach it through DNS tricks) whose `Origin`, when
+//! present, is the server itself (a web page cannot make your browser call it). Listening on other
+//! addresses needs the explicit LAN option and is only offered for a review session, where every
+//! API call needs a reviewer's personal token and can reach only that reviewer's assignment.
+
+mod assets;
+
+pub use assets::{mime_for, Asset, Assets, EmbeddedAssets, FolderAssets, NoAssets};
+
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method, Request, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use futures::stream::Stream;
+use serde_json::Value;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use crate::api::rpc::{self, Caller};
+use crate::api::Engine;
+use crate::error::{ApiError, ApiResult, ErrorCode};
+
+/// How the server runs.
+#[derive(Clone)]
+pub struct ServeOptions {
+    /// Address to listen on (127.0.0.1 unless `lan`).
+    pub addr: SocketAddr,
+    /// Listen beyond this computer (review sessions only).
+    pub lan: bool,
+    /// Serve only the review of this session: API calls need a reviewer token.
+    pub review_session: Option<String>,
+    pub assets: Arc<dyn Assets>,
+}
+
+#[derive(Clone)]
+struct AppState {
+    engine: Engine,
+    opts: ServeOptions,
+}
+
+/// The HTTP status that goes with an error code.
+pub fn status_for(code: ErrorCode) -> StatusCode {
+    match code {
+        ErrorCode::InvalidInput | ErrorCode::ValidationFailed => StatusCode::BAD_REQUEST,
+        ErrorCode::NotFound => StatusCode::NOT_FOUND,
+        ErrorCode::Conflict => StatusCode::CONFLICT,
+        ErrorCode::Forbidden => StatusCode::FORBIDDEN,
+        ErrorCode::Cancelled => StatusCode::CONFLICT,
+        ErrorCode::Provider => StatusCode::BAD_GATEWAY,
+        ErrorCode::Secrets => StatusCode::UNPROCESSABLE_ENTITY,
+        ErrorCode::StoreUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::StoreFailed | ErrorCode::Io | ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+fn error_response(e: ApiError) -> Response {
+    (status_for(e.code), Json(e)).into_response()
+}
+
+fn forbidden(message: &str) -> Response {
+    error_response(ApiError::new(ErrorCode::Forbidden, message))
+}
+
+fn is_loopback_host(host: &str) -> bool {
+    let h = if let Some(rest) = host.strip_prefix('[') {
+        rest.split(']').next().unwrap_or("")
+    } else {
+        host.rsplit_once(':').map(|(h, _)| h).unwrap_or(host)
+    };
+    h == "localhost" || h.ends_with(".localhost") || h.parse::<std::net::IpAddr>().map(|ip| ip.is_loopback()).unwrap_or(false)
+}
+
+/// Refuse requests addressed to a foreign host name or sent by a page of another origin.
+async fn guard(State(st): State<AppState>, req: Request<Body>, next: Next) -> Response {
+    let headers = req.headers();
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("").to_string();
+    if !st.opts.lan && !is_loopback_host(&host) {
+        return forbidden("This server only answers requests addressed to this computer (127.0.0.1 or localhost).");
+    }
+    if let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) {
+        let same = origin == format!("http://{host}") || origin == format!("https://{host}");
+        if !same {
+            return forbidden("Requests from other web sites are refused.");
+        }
+    }
+    let mut resp = next.run(req).await;
+    let h = resp.headers_mut();
+    h.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
+    h.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+    h.insert("x-frame-options", HeaderValue::from_static("DENY"));
+    resp
+}
+
+fn caller(st: &AppState, headers: &HeaderMap) -> Result<Caller, Response> {
+    if st.opts.review_session.is_none() {
+        return Ok(Caller::Owner);
+    }
+    let token = headers
+        .get("x-review-token")
+        .and_then(|v| v.to_str().ok())
+        .or_else(|| headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer ")))
+        .map(str::trim)
+        .filter(|t| !t.is_empty());
+    match token {
+        Some(t) => Ok(Caller::Reviewer { token: t.to_string() }),
+        None => Err(forbidden("Open your personal review link to take part in this review.")),
+    }
+}
+
+async fn api_call(State(st): State<AppState>, Path(method): Path<String>, headers: HeaderMap, body: axum::body::Bytes) -> Response {
+    let who = match caller(&st, &headers) {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    let params: Value = if body.is_empty() {
+        Value::Null
+    } else {
+        match serde_json::from_slice(&body) {
+            Ok(v) => v,
+            Err(e) => return error_response(ApiError::invalid(format!("The request body is not valid JSON: {e}"))),
+        }
+    };
+    match rpc::call(&st.engine, &who, &method, params).await {
+        Ok(v) => Json(v).into_response(),
+        Err(e) => error_response(e),
+    }
+}
+
+async fn api_methods() -> Response {
+    let list: Vec<Value> = rpc::METHODS.iter().map(|(n, d)| serde_json::json!({"method": n, "summary": d})).collect();
+    Json(list).into_response()
+}
+
+async fn events(State(st): State<AppState>, headers: HeaderMap) -> Response {
+    if st.opts.review_session.is_some() {
+        // Reviewers have no long jobs to follow.
+        if let Err(r) = caller(&st, &headers) {
+            return r;
+        }
+        return StatusCode::NO_CONTENT.into_response();
+    }
+    let rx = st.engine.jobs().subscribe();
+    let initial = st.engine.jobs().active();
+    let stream = progress_stream(initial, rx);
+    Sse::new(stream).keep_alive(KeepAlive::default()).into_response()
+}
+
+fn progress_stream(
+    initial: Vec<crate::jobs::Progress>,
+    rx: tokio::sync::broadcast::Receiver<crate::jobs::Progress>,
+) -> impl Stream<Item = Result<Event, Infallible>> {
+    let first = futures::stream::iter(initial);
+    let rest = futures::stream::unfold(rx, |mut rx| async move {
+        loop {
+            match rx.recv().await {
+                Ok(p) => return Some((p, rx)),
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    });
+    futures::StreamExt::map(futures::StreamExt::chain(first, rest), |p| {
+        Ok(Event::default().event("progress").data(serde_json::to_string(&p).unwrap_or_default()))
+    })
+}
+
+async fn static_file(State(st): State<AppState>, method: Method, uri: axum::http::Uri) -> Response {
+    if method != Method::GET && method != Method::HEAD {
+        return StatusCode::METHOD_NOT_ALLOWED.into_response();
+    }
+    let path = uri.path().trim_start_matches('/');
+    let asset = st.opts.assets.get(if path.is_empty() { "index.html" } else { path }).or_else(|| {
+        // Client-side routes (no file extension) get the app itself.
+        let last = path.rsplit('/').next().unwrap_or("");
+        if last.contains('.') {
+            None
+        } else {
+            st.opts.assets.get("index.html")
+        }
+    });
+    match asset {
+        Some(a) => {
+            let cache = if a.path == "index.html" { "no-cache" } else { "public, max-age=31536000, immutable" };
+            ([(header::CONTENT_TYPE, a.mime), (header::CACHE_CONTROL, cache)], a.bytes).into_response()
+        }
+        None if path.is_empty() || path == "index.html" => (
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            "<!doctype html><title>PSEBench Studio</title><p>The user interface is not part of this build. \
+             Build it with <code>npm --prefix ui run build</code> and rebuild psebench, or use the desktop app.</p>",
+        )
+            .into_response(),
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+/// The routes, ready to serve (tests drive this directly).
+pub fn router(engine: Engine, opts: ServeOptions) -> Router {
+    let st = AppState { engine, opts };
+    Router::new()
+        .route("/api/events", get(events))
+        .route("/api/_methods", get(api_methods))
+        .route("/api/{method}", post(api_call))
+        .fallback(static_file)
+        .layer(middleware::from_fn_with_state(st.clone(), guard))
+        .layer(axum::extract::DefaultBodyLimit::max(crate::api::files::MAX_UPLOAD_BYTES * 2))
+        .with_state(st)
+}
+
+/// Check the options before binding anything.
+pub fn check_options(opts: &ServeOptions) -> ApiResult<()> {
+    let ip = opts.addr.ip();
+    if !ip.is_loopback() && !opts.lan {
+        return Err(ApiError::invalid(format!(
+            "Listening on {ip} would let other computers reach this store. Use 127.0.0.1, or --lan for a review session."
+        )));
+    }
+    if opts.lan && opts.review_session.is_none() {
+        return Err(ApiError::invalid(
+            "--lan is only for review sessions (add --review SESSION): the full app must stay on this computer.",
+        ));
+    }
+    Ok(())
+}
+
+/// Bind and serve until `shutdown` resolves. `ready` is called with the bound address.
+pub async fn serve(
+    engine: Engine,
+    opts: ServeOptions,
+    ready: impl FnOnce(SocketAddr),
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> ApiResult<()> {
+    check_options(&opts)?;
+    let listener = tokio::net::TcpListener::bind(opts.addr).await.map_err(|e| {
+        ApiError::new(ErrorCode::Io, format!("Could not listen on {}: {e}. Is another program using that port? Try --port 0.", opts.addr))
+    })?;
+    let addr = listener.local_addr().map_err(|e| ApiError::new(ErrorCode::Io, e.to_string()))?;
+    ready(addr);
+    axum::serve(listener, router(engine, opts))
+        .with_graceful_shutdown(shutdown)
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::Io, format!("The server stopped: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tower::ServiceExt;
+
+    fn app(review: Option<&str>, lan: bool) -> Router {
+        let e = Engine::open_in_memory().unwrap();
+        router(
+            e,
+            ServeOptions { addr: "127.0.0.1:0".parse().unwrap(), lan, review_session: review.map(str::to_string), assets: Arc::new(NoAssets) },
+        )
+    }
+
+    fn post(path: &str, host: &str, origin: Option<&str>) -> Request<Body> {
+        let mut b = Request::builder().method("POST").uri(path).header("host", host).header("content-type", "application/json");
+        if let Some(o) = origin {
+            b = b.header("origin", o);
+        }
+        b.body(Body::from("{}")).unwrap()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn local_calls_work_and_foreign_hosts_or_origins_are_refused() {
+        let a = app(None, false);
+        let ok = a.clone().oneshot(post("/api/store.info", "127.0.0.1:8080", None)).await.unwrap();
+        assert_eq!(ok.status(), StatusCode::OK);
+        let same = a.clone().oneshot(post("/api/store.info", "localhost:8080", Some("http://localhost:8080"))).await.unwrap();
+        assert_eq!(same.status(), StatusCode::OK);
+        let rebinding = a.clone().oneshot(post("/api/store.info", "evil.example:8080", None)).await.unwrap();
+        assert_eq!(rebinding.status(), StatusCode::FORBIDDEN);
+        let cross = a.clone().oneshot(post("/api/store.info", "127.0.0.1:8080", Some("http://evil.example"))).await.unwrap();
+        assert_eq!(cross.status(), StatusCode::FORBIDDEN);
+        let unknown = a.oneshot(post("/api/no.such", "127.0.0.1:8080", None)).await.unwrap();
+        assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_review_server_needs_a_token_and_refuses_owner_methods() {
+        let a = app(Some("s1"), true);
+        let none = a.clone().oneshot(post("/api/store.info", "192.168.1.5:8080", None)).await.unwrap();
+        assert_eq!(none.status(), StatusCode::FORBIDDEN);
+        let mut with_token = post("/api/store.info", "192.168.1.5:8080", None);
+        with_token.headers_mut().insert("x-review-token", HeaderValue::from_static("abc"));
+        assert_eq!(a.oneshot(with_token).await.unwrap().status(), StatusCode::FORBIDDEN);
+    }
+
+    #[test]
+    fn lan_needs_the_flag_and_a_review_session() {
+        let mut o = ServeOptions { addr: "0.0.0.0:0".parse().unwrap(), lan: false, review_session: None, assets: Arc::new(NoAssets) };
+        assert!(check_options(&o).is_err());
+        o.lan = true;
+        assert!(check_options(&o).is_err());
+        o.review_session = Some("s".into());
+        assert!(check_options(&o).is_ok());
+    }
+
+    #[test]
+    fn loopback_host_names() {
+        for h in ["127.0.0.1:1", "localhost:5", "[::1]:9", "localhost", "app.localhost:3"] {
+            assert!(is_loopback_host(h), "{h}");
+        }
+        for h in ["example.org:80", "192.168.0.2:8080", "127.0.0.1.evil.org:80", ""] {
+            assert!(!is_loopback_host(h), "{h}");
+        }
+    }
+}
