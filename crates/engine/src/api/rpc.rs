@@ -280,6 +280,12 @@ api_methods! {
                 let guidance = p.guidance.as_ref().and_then(|_| it.next().cloned());
                 e.policy_import(&PolicyImportRequest { policy: p.policy.clone(), clauses, guidance })
             })
+            .map(|mut r| {
+                for d in &mut r.documents {
+                    d.file = dir.clean(&d.file);
+                }
+                r
+            })
         })
         .await?
     }

@@ -1,0 +1,115 @@
+// Test fixtures: every test file (worker) gets a `psebench serve` on a fresh store in a temporary
+// folder, and a loopback mock LLM provider that answers like the models of a scripted scenario.
+
+import { test as base, expect, Page } from "@playwright/test";
+import { ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createInterface } from "node:readline";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const BIN = process.env.PSEBENCH_BIN ?? join(ROOT, "target/debug/psebench");
+const UI_DIR = join(ROOT, "ui/dist");
+
+/** Start a process and resolve with the first stdout line matching `pattern`. */
+function startAndRead(cmd: string, args: string[], env: Record<string, string>, pattern: RegExp): Promise<{ proc: ChildProcess; match: RegExpMatchArray }> {
+  return new Promise((ok, fail) => {
+    const proc = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    proc.stderr?.on("data", (d) => (stderr += d.toString()));
+    const rl = createInterface({ input: proc.stdout! });
+    const timer = setTimeout(() => fail(new Error(`${cmd} ${args.join(" ")} did not start: ${stderr}`)), 20_000);
+    rl.on("line", (line) => {
+      const m = line.match(pattern);
+      if (m) {
+        clearTimeout(timer);
+        ok({ proc, match: m });
+      }
+    });
+    proc.on("exit", (code) => {
+      clearTimeout(timer);
+      fail(new Error(`${cmd} exited with ${code}: ${stderr}`));
+    });
+  });
+}
+
+/** The scripted models: "asker" asks once then answers, "answerer" answers at once, "garbage" writes prose. */
+export const MOCK_SCRIPT = {
+  rules: [
+    { name: "info", when: { system_contains: "look-up service" }, reply: { json: { status: "answered", answer_to_eval: "The patient stayed 3 days in intensive care.", fields_used: [] } } },
+    { name: "judge", when: { system_contains: "You review the written reasoning", last_user_regex: "- name: (\\w+)" }, reply: { json: { hits: ["{{1}}"], explanations: {} } } },
+    {
+      name: "asker-first",
+      when: { model: "asker", user_turns_max: 1 },
+      reply: { json: { action: "ASK", ask_question: "How long did the patient stay in intensive care?", final_verdict: null, targeted_clause: null, clause_and_guidance_evidence: null, rationale: null } },
+    },
+    {
+      name: "asker-then",
+      when: { model: "asker" },
+      reply: { json: { action: "ANSWER", ask_question: null, final_verdict: "Reportable", targeted_clause: "Care Management Events clause 1", clause_and_guidance_evidence: ["Care Management Events clause 1"], rationale: "A serious injury followed a medication error." } },
+    },
+    { name: "garbage", when: { model: "garbage" }, reply: { text: "Probably reportable, I would say, but let me think about it at length." } },
+    {
+      name: "answerer",
+      reply: { json: { action: "ANSWER", ask_question: null, final_verdict: "Non-reportable", targeted_clause: null, clause_and_guidance_evidence: ["General Recommendation 1"], rationale: "The harm stayed below the serious-injury threshold." } },
+    },
+  ],
+};
+
+export type Studio = {
+  url: string;
+  dir: string;
+  mockBase: string;
+  /** Call the API directly (setup steps that are not under test). */
+  api: (method: string, params?: unknown) => Promise<any>;
+};
+
+export const test = base.extend<{}, { studio: Studio }>({
+  studio: [
+    async ({}, use) => {
+      const dir = mkdtempSync(join(tmpdir(), "psebench-e2e-"));
+      const scriptPath = join(dir, "mock.json");
+      writeFileSync(scriptPath, JSON.stringify(MOCK_SCRIPT));
+      const mock = await startAndRead(BIN, ["mock-llm", "serve", "--port", "0", "--script", scriptPath], {}, /OpenAI base (http:\/\/\S+\/v1)/);
+      const serve = await startAndRead(
+        BIN,
+        ["serve", "--port", "0", "--json", "--ui-dir", UI_DIR],
+        { PSEBENCH_DB: join(dir, "store.db"), HOME: dir, XDG_DATA_HOME: join(dir, "data") },
+        /"url":"(http:\/\/[^"]+)"/,
+      );
+      const url = serve.match[1];
+      const api = async (method: string, params: unknown = {}) => {
+        const r = await fetch(`${url}api/${method}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(params) });
+        const body = await r.json();
+        if (!r.ok) throw new Error(`${method}: ${body.message}`);
+        return body;
+      };
+      await use({ url, dir, mockBase: mock.match[1].replace(/\)$/, ""), api });
+      serve.proc.kill();
+      mock.proc.kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+    { scope: "worker" },
+  ],
+});
+
+/** Register the scripted models (all on the loopback mock). */
+export async function registerMockModels(studio: Studio, names = ["asker", "answerer", "garbage", "info", "judge"]) {
+  for (const name of names) {
+    await studio.api("models.add", { name, kind: "openai-compatible", model: name, base_url: studio.mockBase, local: false });
+  }
+}
+
+/** Fail the test on any uncaught page error or console error (other than expected HTTP errors). */
+export function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("console", (m) => {
+    if (m.type() === "error" && !/status of 4\d\d/.test(m.text())) errors.push(m.text());
+  });
+  return errors;
+}
+
+export { expect };

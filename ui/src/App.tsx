@@ -1,0 +1,85 @@
+// The app shell: navigation in workflow order, the page for the current route, toasts.
+
+import { ComponentType, useEffect } from "react";
+import { Toasts } from "./components/Feedback";
+import { useRoute } from "./router";
+import { AnchorsPage } from "./pages/Anchors";
+import { CardsPage } from "./pages/Cards";
+import { CasesPage } from "./pages/Cases";
+import { EvaluatePage } from "./pages/Evaluate";
+import { GeneratePage } from "./pages/Generate";
+import { HomePage } from "./pages/Home";
+import { PolicyPage } from "./pages/Policy";
+import { ResultsPage } from "./pages/Results";
+import { ReviewPage } from "./pages/Review";
+import { SettingsPage } from "./pages/Settings";
+
+type NavItem = { id: string; label: string; step?: number; page: ComponentType; title: string };
+
+export const NAV: NavItem[] = [
+  { id: "", label: "Home", page: HomePage, title: "Home" },
+  { id: "policy", label: "Policy", step: 1, page: PolicyPage, title: "Policy" },
+  { id: "cards", label: "Card library", step: 2, page: CardsPage, title: "Card library" },
+  { id: "anchors", label: "Anchors", step: 3, page: AnchorsPage, title: "Anchors" },
+  { id: "generate", label: "Generate cases", step: 4, page: GeneratePage, title: "Generate cases" },
+  { id: "cases", label: "Cases", step: 5, page: CasesPage, title: "Cases" },
+  { id: "evaluate", label: "Evaluate", step: 6, page: EvaluatePage, title: "Evaluate" },
+  { id: "results", label: "Results", step: 7, page: ResultsPage, title: "Results" },
+  { id: "review", label: "Expert review", step: 8, page: ReviewPage, title: "Expert review" },
+  { id: "settings", label: "Settings", page: SettingsPage, title: "Settings" },
+];
+
+export function App() {
+  const route = useRoute();
+  const section = route.parts[0] ?? "";
+  const item = NAV.find((n) => n.id === section) ?? NAV[0];
+  const Page = item.page;
+  useEffect(() => {
+    document.title = item.id ? `${item.title} · PSEBench Studio` : "PSEBench Studio";
+  }, [item]);
+  useEffect(() => {
+    document.getElementById("main")?.scrollTo({ top: 0 });
+  }, [route.path]);
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById("main")?.focus(); }}>
+        Skip to content
+      </a>
+      <nav className="sidebar" aria-label="Main">
+        <div className="brand">
+          <img src="./icon.png" alt="" />
+          <span>PSEBench Studio</span>
+        </div>
+        <div className="nav">
+          {NAV.filter((n) => n.id === "").map((n) => (
+            <a key={n.id} href="#/" className={item.id === n.id ? "active" : ""} aria-current={item.id === n.id ? "page" : undefined}>
+              <span className="step" aria-hidden>⌂</span>
+              {n.label}
+            </a>
+          ))}
+          <div className="nav-group">Workflow</div>
+          {NAV.filter((n) => n.step).map((n) => (
+            <a key={n.id} href={`#/${n.id}`} className={item.id === n.id ? "active" : ""} aria-current={item.id === n.id ? "page" : undefined}>
+              <span className="step" aria-hidden>{n.step}</span>
+              {n.label}
+            </a>
+          ))}
+          <div className="nav-group">Setup</div>
+          {NAV.filter((n) => n.id === "settings").map((n) => (
+            <a key={n.id} href="#/settings" className={item.id === n.id ? "active" : ""} aria-current={item.id === n.id ? "page" : undefined}>
+              <span className="step" aria-hidden>⚙</span>
+              {n.label}
+            </a>
+          ))}
+        </div>
+        <div className="sidebar-foot">Everything stays on this computer unless you run a remote model.</div>
+      </nav>
+      <main id="main" tabIndex={-1}>
+        <div className="page">
+          <Page />
+        </div>
+      </main>
+      <Toasts />
+    </div>
+  );
+}

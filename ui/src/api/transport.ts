@@ -1,0 +1,125 @@
+// The one place that knows how the UI reaches the engine: Tauri IPC inside the desktop app,
+// HTTP (`psebench serve`) inside a web browser. Everything else calls `call()` and `onProgress()`.
+
+import type { ApiError, Progress } from "./generated";
+
+export type Host = "tauri" | "http";
+
+declare global {
+  interface Window {
+    __TAURI_INTERNALS__?: unknown;
+  }
+}
+
+export function host(): Host {
+  return typeof window !== "undefined" && window.__TAURI_INTERNALS__ ? "tauri" : "http";
+}
+
+/** An error from the engine (or from reaching it), always with a sentence for people. */
+export class EngineError extends Error {
+  code: string;
+  detail: string | null;
+  constructor(e: { code: string; message: string; detail?: string | null }) {
+    super(e.message);
+    this.code = e.code;
+    this.detail = e.detail ?? null;
+  }
+}
+
+function asEngineError(e: unknown): EngineError {
+  if (e instanceof EngineError) return e;
+  if (e && typeof e === "object" && "code" in e && "message" in e) {
+    const x = e as ApiError;
+    return new EngineError({ code: String(x.code), message: String(x.message), detail: x.detail ?? null });
+  }
+  if (typeof e === "string") {
+    try {
+      return asEngineError(JSON.parse(e));
+    } catch {
+      return new EngineError({ code: "internal", message: e });
+    }
+  }
+  return new EngineError({ code: "internal", message: e instanceof Error ? e.message : String(e) });
+}
+
+let reviewToken: string | null = null;
+
+/** Calls made from a reviewer's personal link carry its token. */
+export function setReviewToken(token: string | null) {
+  reviewToken = token;
+}
+
+async function callHttp(method: string, params: unknown): Promise<unknown> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (reviewToken) headers["x-review-token"] = reviewToken;
+  let resp: Response;
+  try {
+    resp = await fetch(`/api/${method}`, { method: "POST", headers, body: JSON.stringify(params ?? {}) });
+  } catch (e) {
+    throw new EngineError({
+      code: "unreachable",
+      message: "PSEBench Studio's server cannot be reached. Is `psebench serve` still running?",
+      detail: String(e),
+    });
+  }
+  const text = await resp.text();
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    throw new EngineError({ code: "internal", message: `The server answered with something that is not JSON (HTTP ${resp.status}).`, detail: text.slice(0, 500) });
+  }
+  if (!resp.ok) throw asEngineError(body ?? { code: "internal", message: `HTTP ${resp.status}` });
+  return body;
+}
+
+async function callTauri(method: string, params: unknown): Promise<unknown> {
+  const { invoke } = await import("@tauri-apps/api/core");
+  try {
+    return await invoke("api", { method, params: params ?? {} });
+  } catch (e) {
+    throw asEngineError(e);
+  }
+}
+
+/** Call one engine API method. */
+export function callRaw(method: string, params: unknown): Promise<unknown> {
+  return host() === "tauri" ? callTauri(method, params) : callHttp(method, params);
+}
+
+type Listener = (p: Progress) => void;
+const listeners = new Set<Listener>();
+let started = false;
+
+function startEvents() {
+  if (started) return;
+  started = true;
+  const deliver = (p: Progress) => listeners.forEach((l) => l(p));
+  if (host() === "tauri") {
+    import("@tauri-apps/api/event").then(({ listen }) => listen<Progress>("job-progress", (ev) => deliver(ev.payload)));
+    return;
+  }
+  if (reviewToken || typeof EventSource === "undefined") return;
+  const connect = () => {
+    const es = new EventSource("/api/events");
+    es.addEventListener("progress", (ev) => {
+      try {
+        deliver(JSON.parse((ev as MessageEvent).data) as Progress);
+      } catch {
+        /* ignore a malformed event */
+      }
+    });
+    es.onerror = () => {
+      es.close();
+      setTimeout(connect, 2000);
+    };
+  };
+  connect();
+}
+
+/** Follow progress of long jobs (evaluation and generation runs). Returns an unsubscribe function. */
+export function onProgress(l: Listener): () => void {
+  startEvents();
+  listeners.add(l);
+  return () => listeners.delete(l);
+}

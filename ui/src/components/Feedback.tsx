@@ -1,0 +1,113 @@
+// Errors as sentences with a way forward, empty states that say what belongs here, notices,
+// loading placeholders and short-lived toasts.
+
+import { ReactNode, useEffect, useState, useSyncExternalStore } from "react";
+import type { EngineError } from "../api/transport";
+
+const NEXT_STEP: Record<string, string> = {
+  unreachable: "Check that PSEBench Studio is still running, then try again.",
+  store_unavailable: "The database cannot be used right now. Nothing was changed.",
+  provider: "The model provider did not answer properly. Check the model in Settings and try again; finished work is kept.",
+  secrets: "Store the model's API key in Settings, or name an environment variable that holds it.",
+  forbidden: "This action is not allowed here.",
+};
+
+export function ErrorBanner({ error, onDismiss, title }: { error: EngineError | undefined | null; onDismiss?: () => void; title?: string }) {
+  if (!error) return null;
+  const hint = NEXT_STEP[error.code];
+  return (
+    <div className="banner banner-error" role="alert">
+      <div className="banner-icon" aria-hidden>!</div>
+      <div className="banner-body">
+        <strong>{title ?? "That did not work."}</strong> <span>{error.message}</span>
+        {hint && <div className="muted small">{hint}</div>}
+        {error.detail && (
+          <details className="small">
+            <summary>Technical details</summary>
+            <pre className="detail">{error.detail}</pre>
+          </details>
+        )}
+      </div>
+      {onDismiss && (
+        <button className="btn-ghost btn-small" onClick={onDismiss} aria-label="Dismiss this message">
+          ✕
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function Notice({ kind = "info", title, children }: { kind?: "info" | "warn" | "success"; title?: string; children: ReactNode }) {
+  const icon = kind === "warn" ? "⚠" : kind === "success" ? "✓" : "i";
+  return (
+    <div className={`banner banner-${kind}`} role={kind === "warn" ? "alert" : "status"}>
+      <div className="banner-icon" aria-hidden>
+        {icon}
+      </div>
+      <div className="banner-body">
+        {title && <strong>{title} </strong>}
+        {children}
+      </div>
+    </div>
+  );
+}
+
+export function EmptyState({ title, children, actions }: { title: string; children?: ReactNode; actions?: ReactNode }) {
+  return (
+    <div className="empty">
+      <h3>{title}</h3>
+      {children && <div className="muted">{children}</div>}
+      {actions && <div className="row gap">{actions}</div>}
+    </div>
+  );
+}
+
+/** A placeholder while data loads (shown only if loading takes a moment, to avoid flicker). */
+export function Loading({ label = "Loading…" }: { label?: string }) {
+  const [show, setShow] = useState(false);
+  useEffect(() => {
+    const t = setTimeout(() => setShow(true), 150);
+    return () => clearTimeout(t);
+  }, []);
+  if (!show) return null;
+  return (
+    <div className="loading" role="status" aria-live="polite">
+      <span className="spinner" aria-hidden /> {label}
+    </div>
+  );
+}
+
+// Toasts: short confirmations ("Saved cards.jsonl to ~/Downloads").
+type Toast = { id: number; text: string; kind: "success" | "error" };
+let toasts: Toast[] = [];
+let nextId = 1;
+const toastListeners = new Set<() => void>();
+
+export function toast(text: string, kind: "success" | "error" = "success") {
+  const t = { id: nextId++, text, kind };
+  toasts = [...toasts, t];
+  toastListeners.forEach((l) => l());
+  setTimeout(() => {
+    toasts = toasts.filter((x) => x.id !== t.id);
+    toastListeners.forEach((l) => l());
+  }, 6000);
+}
+
+export function Toasts() {
+  const list = useSyncExternalStore(
+    (l) => {
+      toastListeners.add(l);
+      return () => toastListeners.delete(l);
+    },
+    () => toasts,
+  );
+  return (
+    <div className="toasts" aria-live="polite">
+      {list.map((t) => (
+        <div key={t.id} className={`toast toast-${t.kind}`} role="status">
+          {t.text}
+        </div>
+      ))}
+    </div>
+  );
+}
