@@ -125,6 +125,25 @@ impl UploadDir {
     }
 }
 
+/// Save a download into `folder` under its own name, never overwriting: `name (2).ext` and so on.
+/// Returns where it went.
+pub fn save_in_folder(d: &Download, folder: &Path) -> ApiResult<PathBuf> {
+    let name = safe_name(&d.file_name)?;
+    std::fs::create_dir_all(folder).map_err(|e| ApiError::new(ErrorCode::Io, format!("{}: could not be created: {e}", folder.display())))?;
+    let (stem, ext) = match name.rsplit_once('.') {
+        Some((s, e)) if !s.is_empty() => (s.to_string(), format!(".{e}")),
+        _ => (name.clone(), String::new()),
+    };
+    let mut path = folder.join(&name);
+    let mut n = 2;
+    while path.exists() {
+        path = folder.join(format!("{stem} ({n}){ext}"));
+        n += 1;
+    }
+    std::fs::write(&path, d.bytes()?).map_err(|e| ApiError::new(ErrorCode::Io, format!("{}: could not be saved: {e}", path.display())))?;
+    Ok(path)
+}
+
 /// Write into a temporary file through a path-based exporter and return the bytes.
 pub fn export_via_temp(file_name: &str, f: impl FnOnce(&Path) -> ApiResult<()>) -> ApiResult<Vec<u8>> {
     let dir = tempfile::Builder::new()
@@ -152,6 +171,17 @@ mod tests {
         assert_ne!(d.paths[0], d.paths[1]);
         let msg = format!("{}: not valid", d.paths[1].display());
         assert_eq!(d.clean(&msg), "a.json: not valid");
+    }
+
+    #[test]
+    fn downloads_are_saved_without_overwriting() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = Download::from_bytes("chart.svg", "image/svg+xml", b"<svg/>", "a chart");
+        let a = save_in_folder(&d, dir.path()).unwrap();
+        let b = save_in_folder(&d, dir.path()).unwrap();
+        assert_eq!(a.file_name().unwrap(), "chart.svg");
+        assert_eq!(b.file_name().unwrap(), "chart (2).svg");
+        assert_eq!(std::fs::read(&b).unwrap(), b"<svg/>");
     }
 
     #[test]

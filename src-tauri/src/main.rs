@@ -1,0 +1,63 @@
+//! PSEBench Studio desktop app: a thin shell. The window shows the web UI (ui/dist); its one API
+//! command forwards to the engine's call surface (the same one `psebench serve` uses), job
+//! progress is pushed to the window as "job-progress" events, and downloads are written to the
+//! user's Downloads folder. No business logic lives here.
+
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+use psebench::api::files::{save_in_folder, Download};
+use psebench::api::rpc::{self, Caller};
+use psebench::api::Engine;
+use psebench::ApiError;
+use serde_json::Value;
+use tauri::{Emitter, Manager, State};
+
+/// The engine, or why the store could not be opened (shown by the UI on every page).
+struct Studio(Result<Engine, ApiError>);
+
+#[tauri::command]
+async fn api(studio: State<'_, Studio>, method: String, params: Value) -> Result<Value, ApiError> {
+    match &studio.0 {
+        Ok(engine) => rpc::call(engine, &Caller::Owner, &method, params).await,
+        Err(e) => Err(e.clone()),
+    }
+}
+
+#[tauri::command]
+async fn save_download(download: Download) -> Result<String, ApiError> {
+    let folder = dirs::download_dir().or_else(dirs::home_dir).unwrap_or_else(std::env::temp_dir);
+    let path = save_in_folder(&download, &folder)?;
+    Ok(path.display().to_string())
+}
+
+fn main() {
+    let db = psebench::store::default_db_path();
+    let engine = Engine::open(&db);
+    tauri::Builder::default()
+        .setup(|app| {
+            let studio = Studio(engine);
+            if let Ok(engine) = &studio.0 {
+                let mut rx = engine.jobs().subscribe();
+                let handle = app.handle().clone();
+                tauri::async_runtime::spawn(async move {
+                    loop {
+                        match rx.recv().await {
+                            Ok(p) => {
+                                let _ = handle.emit("job-progress", p);
+                            }
+                            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                            Err(_) => break,
+                        }
+                    }
+                });
+            }
+            app.manage(studio);
+            Ok(())
+        })
+        .invoke_handler(tauri::generate_handler![api, save_download])
+        .run(tauri::generate_context!("../tauri.conf.json"))
+        .unwrap_or_else(|e| {
+            eprintln!("PSEBench Studio could not start: {e}");
+            std::process::exit(1);
+        });
+}
