@@ -1,0 +1,109 @@
+// Benchmark (not a test) of the desktop app: cold start to first paint and memory.
+// Launches the app binary N times through WebKitWebDriver on a fresh store each time, and reports
+// the time from launch to the Home page showing real data, plus the resident memory of the app and
+// its web content process after start (and, with --results RUNS, after opening the Results page).
+// Usage (under Xvfb and D-Bus, see scripts/bench-app):
+//   node scripts/bench-app.mjs APP_BINARY [--runs 5] [--db STORE] [--results run1,run2,...]
+import { execSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const args = process.argv.slice(2);
+const app = args[0];
+const opt = (name, dflt) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : dflt;
+};
+const runs = Number(opt("--runs", "5"));
+const db = opt("--db", null);
+const results = opt("--results", null);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function rssMb(pids) {
+  let kb = 0;
+  for (const pid of pids) {
+    try {
+      const m = readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/);
+      if (m) kb += Number(m[1]);
+    } catch {}
+  }
+  return kb / 1024;
+}
+
+function descendants(pid) {
+  try {
+    const out = execSync(`pgrep -P ${pid}`).toString().trim().split("\n").filter(Boolean).map(Number);
+    return out.flatMap((c) => [c, ...descendants(c)]);
+  } catch {
+    return [];
+  }
+}
+
+async function once(i) {
+  const port = 5600 + i;
+  const home = mkdtempSync(join(tmpdir(), "psebench-bench-"));
+  const env = { ...process.env, TAURI_WEBVIEW_AUTOMATION: "true", HOME: home, XDG_DATA_HOME: join(home, "data"), PSEBENCH_DB: db ?? join(home, "store.db") };
+  const driver = spawn("WebKitWebDriver", [`--port=${port}`], { env, stdio: "ignore" });
+  const base = `http://127.0.0.1:${port}`;
+  const wd = async (method, path, body) => {
+    const r = await fetch(`${base}${path}`, { method, headers: { "content-type": "application/json" }, body: body ? JSON.stringify(body) : undefined });
+    const j = await r.json();
+    if (!r.ok) throw new Error(JSON.stringify(j.value ?? j));
+    return j.value;
+  };
+  for (let k = 0; k < 100; k++) {
+    try {
+      await fetch(`${base}/status`);
+      break;
+    } catch {
+      await sleep(50);
+    }
+  }
+  const launched = Date.now();
+  const { sessionId } = await wd("POST", "/session", { capabilities: { alwaysMatch: { "webkitgtk:browserOptions": { binary: app, args: [] } } } });
+  const S = `/session/${sessionId}`;
+  const exec = (script) => wd("POST", `${S}/execute/sync`, { script, args: [] });
+  let paint = null;
+  for (let k = 0; k < 400 && paint === null; k++) {
+    paint = await exec("return window.__psebenchFirstPaint === undefined ? null : performance.timeOrigin + window.__psebenchFirstPaint;");
+    if (paint === null) await sleep(25);
+  }
+  const firstPaintMs = paint - launched;
+  await sleep(500);
+  const pids = descendants(driver.pid);
+  const rssStart = rssMb(pids);
+  let resultsMs = null;
+  let rssResults = null;
+  if (results) {
+    const t0 = await exec("return performance.timeOrigin + performance.now();");
+    await exec(`window.location.hash = '#/results?runs=${results}'; return true;`);
+    for (let k = 0; k < 600; k++) {
+      const ready = await exec("return !!document.querySelector('[data-results-ready]');");
+      if (ready) break;
+      await sleep(20);
+    }
+    const t1 = await exec("return performance.timeOrigin + performance.now();");
+    resultsMs = t1 - t0;
+    await sleep(500);
+    rssResults = rssMb(descendants(driver.pid));
+  }
+  await wd("DELETE", S).catch(() => {});
+  driver.kill();
+  return { firstPaintMs, rssStart, resultsMs, rssResults };
+}
+
+const all = [];
+for (let i = 0; i < runs; i++) all.push(await once(i));
+const med = (xs) => {
+  const s = xs.filter((x) => x !== null).sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)] : null;
+};
+const f = (x, d = 0) => (x === null ? "–" : x.toFixed(d));
+console.log(`runs: ${runs}`);
+console.log(`cold start to first paint (ms): median ${f(med(all.map((r) => r.firstPaintMs)))}, each: ${all.map((r) => f(r.firstPaintMs)).join(", ")}`);
+console.log(`resident memory after start (MB, app + web process): median ${f(med(all.map((r) => r.rssStart)), 1)}`);
+if (results) {
+  console.log(`Results page ready (ms): median ${f(med(all.map((r) => r.resultsMs)))}, each: ${all.map((r) => f(r.resultsMs)).join(", ")}`);
+  console.log(`resident memory with Results open (MB): median ${f(med(all.map((r) => r.rssResults)), 1)}`);
+}
