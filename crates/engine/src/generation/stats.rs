@@ -437,6 +437,30 @@ impl Engine {
     }
 }
 
+impl Engine {
+    /// Write the generation tables of a run and/or the card-library tables (CSV, Markdown, LaTeX,
+    /// JSON and a `generation.md` index) into `out`. The library tables describe the policy of
+    /// the run (or `library_policy` when no run is given).
+    pub fn gen_report_files(
+        &self,
+        run_id: Option<&str>,
+        library_policy: Option<&str>,
+        approved_only: bool,
+        out: &std::path::Path,
+    ) -> ApiResult<Vec<std::path::PathBuf>> {
+        let gen = match run_id {
+            Some(r) => Some(self.gen_stats(r)?),
+            None => None,
+        };
+        let lib = match (library_policy, &gen) {
+            (Some(p), _) => Some(self.library_stats(p, approved_only)?),
+            (None, Some(g)) => Some(self.library_stats(&g.policy, approved_only)?),
+            (None, None) => None,
+        };
+        crate::tables::generation::write_generation_files(gen.as_ref(), lib.as_ref(), out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
