@@ -93,7 +93,7 @@ fn print_plan(p: &GenPlan) {
         eprintln!("  warning: {w}");
     }
     for d in &p.destinations {
-        eprintln!("  {:<28} {:<20} {}{}", d.role, d.model, d.destination, if d.remote { " (remote)" } else { " (this machine)" });
+        eprintln!("  {:<28} {:<20} {}", d.role, d.model, d.destination);
     }
     let usd = p.estimate.usd.map(|u| format!("about ${u:.2}")).unwrap_or_else(|| "unknown (no price registered)".into());
     eprintln!(

@@ -203,6 +203,39 @@ fn tokens(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Content words with their byte range in `text` (the same words `content_words` gives).
+fn content_spans(text: &str) -> Vec<(String, usize, usize)> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut push = |a: usize, b: usize, out: &mut Vec<(String, usize, usize)>| {
+        let raw = &text[a..b];
+        let trimmed = raw.trim_matches('.');
+        if trimmed.is_empty() {
+            return;
+        }
+        let lead = raw.len() - raw.trim_start_matches('.').len();
+        let w = trimmed.to_lowercase();
+        if !STOPWORDS.contains(&w.as_str()) {
+            out.push((w, a + lead, a + lead + trimmed.len()));
+        }
+    };
+    for (i, c) in text.char_indices() {
+        let inside = c.is_alphanumeric() || c == '.';
+        match (inside, start) {
+            (true, None) => start = Some(i),
+            (false, Some(a)) => {
+                push(a, i, &mut out);
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(a) = start {
+        push(a, text.len(), &mut out);
+    }
+    out
+}
+
 fn content_words(text: &str) -> Vec<String> {
     tokens(text).into_iter().filter(|w| !STOPWORDS.contains(&w.as_str())).collect()
 }
@@ -254,12 +287,15 @@ pub fn check_masked_leaks(card: &ClauseCard, full: &SlotValues, masked: &[String
     let narr_q = quantities(narrative);
     for name in masked {
         let Some(Some(value)) = full.get(name) else { continue };
-        let words = content_words(value);
-        let mut hits: Vec<String> = grams(&words, 4).into_iter().filter(|g| narr_grams.contains(g) && !visible_grams.contains(g)).collect();
-        hits.sort();
-        if let Some(first) = hits.first() {
+        let spans = content_spans(value);
+        let hit = (0..spans.len().saturating_sub(3)).find(|&i| {
+            let g = spans[i..i + 4].iter().map(|s| s.0.as_str()).collect::<Vec<_>>().join(" ");
+            narr_grams.contains(&g) && !visible_grams.contains(&g)
+        });
+        if let Some(i) = hit {
+            let shown = value.get(spans[i].1..spans[i + 3].2).unwrap_or("").trim();
             out.push(format!(
-                "the narrative repeats wording from the withheld slot {name} (\"{first}\"); that fact must not appear at all, so remove it"
+                "the narrative repeats wording from the withheld slot {name} (\"{shown}\"); that fact must not appear at all, so remove it"
             ));
             continue;
         }
@@ -428,7 +464,7 @@ mod tests {
         assert!(check_masked_leaks(&c, &full, &masked, clean).is_empty(), "{:?}", check_masked_leaks(&c, &full, &masked, clean));
         let copied = format!("{clean} She was then transferred to the medical ICU, intubated and later discharged.");
         let f = check_masked_leaks(&c, &full, &masked, &copied);
-        assert!(f.iter().any(|x| x.contains("withheld slot outcome_course")), "{f:?}");
+        assert!(f.iter().any(|x| x.contains("withheld slot outcome_course") && x.contains("\"Transferred to the medical ICU, intubated\"")), "{f:?}");
         let number = format!("{clean} Ventilation lasted 72 hours.");
         let f = check_masked_leaks(&c, &full, &masked, &number);
         assert!(f.iter().any(|x| x.contains("72 h")), "{f:?}");
