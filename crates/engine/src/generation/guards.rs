@@ -207,7 +207,7 @@ fn tokens(text: &str) -> Vec<String> {
 fn content_spans(text: &str) -> Vec<(String, usize, usize)> {
     let mut out = Vec::new();
     let mut start: Option<usize> = None;
-    let mut push = |a: usize, b: usize, out: &mut Vec<(String, usize, usize)>| {
+    let push = |a: usize, b: usize, out: &mut Vec<(String, usize, usize)>| {
         let raw = &text[a..b];
         let trimmed = raw.trim_matches('.');
         if trimmed.is_empty() {

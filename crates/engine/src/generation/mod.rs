@@ -427,18 +427,31 @@ impl Engine {
                 e.1.push(c);
             }
         }
-        let work: Vec<(Arc<CardBundle>, String, repo::CandidateRow, Vec<repo::CandidateRow>)> = units
-            .into_values()
-            .filter_map(|(p, vs)| {
-                let p = p?;
-                if p.status != "pending" && vs.iter().all(|v| v.status != "pending") {
-                    return None;
+        let mut work: Vec<(Arc<CardBundle>, String, repo::CandidateRow, Vec<repo::CandidateRow>)> = Vec::new();
+        let mut orphans: Vec<(String, &'static str, String)> = Vec::new();
+        for (p, vs) in units.into_values() {
+            let Some(p) = p else { continue };
+            if p.status != "pending" && vs.iter().all(|v| v.status != "pending") {
+                continue;
+            }
+            match (bundles.get(&p.clause_card_id), anchors.get(&p.anchor_id)) {
+                (Some(b), Some(a)) => work.push((b.clone(), a.clone(), p, vs)),
+                (b, _) => {
+                    let why = if b.is_none() { "the run's copy of its card is missing" } else { "its anchor was removed from the store" };
+                    for c in std::iter::once(&p).chain(vs.iter()).filter(|c| c.status == "pending") {
+                        orphans.push((c.candidate_id.clone(), if b.is_none() { "card" } else { "anchor" }, format!("not generated: {why}")));
+                    }
                 }
-                let b = bundles.get(&p.clause_card_id)?.clone();
-                let a = anchors.get(&p.anchor_id)?.clone();
-                Some((b, a, p, vs))
-            })
-            .collect();
+            }
+        }
+        if !orphans.is_empty() {
+            self.store().with_tx(|tx| -> ApiResult<()> {
+                for (id, stage, why) in &orphans {
+                    repo::mark_finished(tx, id, "dropped", stage, why)?;
+                }
+                Ok(())
+            })?;
+        }
         let stop = self.jobs().register(run_id)?;
         let abort = match self.jobs().register(&abort_key(run_id)) {
             Ok(t) => t,
@@ -477,8 +490,10 @@ impl Engine {
         let on_progress = || publish("running", None);
         let hb_store = self.store().clone();
         let hb_run = run_id.to_string();
+        // Stops the heartbeat when the work ends, and also if this future is dropped midway.
         let hb_stop = crate::llm::CancellationToken::new();
         let hb_stop2 = hb_stop.clone();
+        let hb_guard = hb_stop.clone().drop_guard();
         let heartbeat = tokio::spawn(async move {
             loop {
                 tokio::select! {
@@ -526,6 +541,7 @@ impl Engine {
                 }
             })
             .await;
+        drop(hb_guard);
         hb_stop.cancel();
         let _ = heartbeat.await;
         let counts = self.store().with_conn(|c| repo::counts(c, run_id))?;

@@ -540,3 +540,53 @@ async fn plans_explain_what_cannot_be_generated() {
     assert_eq!(a, b);
     assert!(a.cards > 100, "every approved built-in card plus ours: {}", a.cards);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_killed_during_a_call_resumes_and_repeats_only_the_call_that_was_in_flight() {
+    let mut rules = base_rules();
+    if let Some(r) = rules.iter_mut().find(|r| r.name.as_deref() == Some("mver")) {
+        // The first missing-verifier request hangs, so the process can be killed while it waits.
+        r.fail_first = vec![psebench::mock::Fault::Timeout { hang_ms: 3000 }];
+    }
+    let mock = MockServer::start(Script { rules, ..Default::default() }, 0).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let e = setup(dir.path(), &mock);
+    let req = GenRequest { concurrency: 1, ..request(REP, 2) };
+    let run = e.gen_create(&req).unwrap();
+    let (e2, run2) = (e.clone(), run.clone());
+    let task = tokio::spawn(async move { e2.gen_execute(&run2).await });
+    let mut waited = 0;
+    while !mock.requests().iter().any(|r| r.rule.as_deref() == Some("mver")) {
+        assert!(waited < 1000, "the missing verifier was never called");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        waited += 1;
+    }
+    task.abort(); // the process dies mid-call
+    let _ = task.await;
+    drop(e);
+    let e_new = super::eval::engine(dir.path());
+    let before = e_new.gen_show(&run).unwrap();
+    assert_eq!((before.counts.accepted, before.counts.pending), (1, 3), "the complete case was committed before the kill");
+    let s = e_new.gen_execute(&run).await.unwrap();
+    assert_eq!((s.status.as_str(), s.counts.accepted), ("completed", 4), "{:?}", s.message);
+    let bodies: Vec<(Option<String>, String)> = mock.requests().into_iter().map(|r| (r.rule, r.body.to_string())).collect();
+    let mut seen = HashSet::new();
+    let repeated: Vec<&Option<String>> = bodies.iter().filter(|(_, b)| !seen.insert(b.clone())).map(|(r, _)| r).collect();
+    assert_eq!(repeated, vec![&Some("mver".to_string())], "only the call that was in flight is sent again");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn removing_an_anchor_before_resuming_drops_its_candidates_with_a_reason() {
+    let mock = MockServer::start(script_with(vec![]), 0).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let e = setup(dir.path(), &mock);
+    let opts = psebench::anchor::AnchorImportOptions { clause_id: Some(FALL.into()), ..Default::default() };
+    e.anchors_import_text("ours.jsonl", "{\"anchor_id\": \"o1\", \"text\": \"Slipped on a wet floor near the nurses' station.\"}\n{\"anchor_id\": \"o2\", \"text\": \"Rolled out of a stretcher in the corridor.\"}\n", &opts).unwrap();
+    let run = e.gen_create(&GenRequest { anchor_origin: Some("imported".into()), ..request(REP, 2) }).unwrap();
+    e.anchors_remove(&["o2".to_string()]).unwrap();
+    let s = e.gen_execute(&run).await.unwrap();
+    assert_eq!((s.status.as_str(), s.counts.accepted, s.counts.dropped), ("completed", 2, 2));
+    let gone = e.gen_candidates(&run, &GenCandidateFilter { status: Some("dropped".into()), ..Default::default() }).unwrap();
+    assert!(gone.iter().all(|c| c.anchor_id == "o2" && c.drop_stage.as_deref() == Some("anchor")), "{gone:?}");
+    assert!(e.gen_provenance(&gone[0].candidate_id).unwrap().anchor_text.is_none(), "the removed text is gone from the run too");
+}
