@@ -273,7 +273,7 @@ fn gen_card() -> Value {
       "clause_id": "CareManagement_7_Fall",
       "event_type": "Reportable",
       "fixed_fields": {
-        "governing_legal_basis": {"value": ["Care Management Events clause 7"], "meaning": "Fall with serious injury."},
+        "governing_legal_basis": {"meaning": "Fall with serious injury.", "value": ["Care Management Events clause 7"]},
         "boundary_conditions": {
           "cli_fall_in_care": {"value": true, "meaning": "The patient fell under the facility's care.", "corresponding_basic_event_elements": ["fall_description"]},
           "cli_serious_injury": {"value": true, "meaning": "The fall seriously injured the patient.", "corresponding_basic_event_elements": ["injury_outcome"]}

@@ -31,7 +31,7 @@ fn verdict_patterns() -> &'static Vec<(Regex, &'static str)> {
             (r"\brecommendations?\s+\d+", "a recommendation number"),
             (r"\bGR\s?\d+\b", "a recommendation number"),
             (
-                r"\b(?:general|surgical|product\s+or\s+device|patient\s+protection|care\s+management|environmental|potential\s+criminal|radiologic)(?:\s+events?)?\s+(?:clause|recommendation)\b",
+                r"\b(?:care\s+management|radiologic|general|environmental|surgical|potential\s+criminal|patient\s+protection|product\s+or\s+device)(?:\s+events?)?\s+(?:clause|recommendation)\b",
                 "a clause or recommendation name",
             ),
             (r"\b(?:clause[\s_-]card|card[\s_-]?id)\b", "a card reference"),
@@ -375,7 +375,7 @@ mod tests {
             "clause_id": "CareManagement_1_MedicationError",
             "event_type": event_type,
             "fixed_fields": {
-                "governing_legal_basis": {"value": ["Care Management Events clause 1"], "meaning": "m"},
+                "governing_legal_basis": {"meaning": "m", "value": ["Care Management Events clause 1"]},
                 "boundary_conditions": {
                     "harm_present": {"value": true, "meaning": "Serious harm.", "corresponding_basic_event_elements": ["outcome_course", "outcome_type"]}
                 }

@@ -33,7 +33,7 @@ fn rep_card() -> Value {
       "clause_id": FALL,
       "event_type": "Reportable",
       "fixed_fields": {
-        "governing_legal_basis": {"value": ["Care Management Events clause 7", "General Recommendation 1"], "meaning": "A fall with serious injury while under care."},
+        "governing_legal_basis": {"meaning": "A fall with serious injury while under care.", "value": ["Care Management Events clause 7", "General Recommendation 1"]},
         "boundary_conditions": {
           "test_fall_happened_in_care": {"value": true, "meaning": "The patient fell while under the facility's care.", "corresponding_basic_event_elements": ["fall_description"]},
           "test_fall_caused_serious_injury": {"value": true, "meaning": "The fall left the patient dead or seriously injured.", "corresponding_basic_event_elements": ["injury_outcome", "outcome_type"]}
@@ -65,7 +65,7 @@ fn unc_card() -> Value {
       "clause_id": FALL,
       "event_type": "Uncertain",
       "fixed_fields": {
-        "governing_legal_basis": {"value": ["Care Management Events clause 7", "Care Management Event Recommendation 5"], "meaning": "The fall guidance is silent on assisted lowering."},
+        "governing_legal_basis": {"meaning": "The fall guidance is silent on assisted lowering.", "value": ["Care Management Events clause 7", "Care Management Event Recommendation 5"]},
         "boundary_conditions": {
           "test_assisted_lowering": {"value": true, "meaning": "Staff lowered the patient to the floor.", "corresponding_basic_event_elements": ["lowering_description"]},
           "test_fracture_found": {"value": true, "meaning": "A fracture was found afterwards.", "corresponding_basic_event_elements": ["imaging_finding"]}
