@@ -50,9 +50,12 @@ pub enum AnchorsCmd {
     Presort {
         #[arg(long)]
         model: String,
-        /// Also re-sort anchors that already have a bucket (default: only unsorted ones).
-        #[arg(long)]
+        /// Also re-sort anchors that already have a bucket (buckets set by hand still stay).
+        #[arg(long, conflicts_with = "only_unbucketed")]
         all: bool,
+        /// Only anchors without a bucket (the default).
+        #[arg(long)]
+        only_unbucketed: bool,
         #[arg(long, default_value_t = 4)]
         concurrency: u32,
         #[arg(long, default_value = "mn29")]
@@ -168,7 +171,7 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
                 println!("{} is now in bucket {}.", a.anchor_id, a.clause_id.unwrap_or_else(|| "none".into()));
             }
         }
-        AnchorsCmd::Presort { model, all, concurrency, policy } => {
+        AnchorsCmd::Presort { model, all, concurrency, policy, .. } => {
             let rt = runtime()?;
             let r = rt.block_on(e.anchors_presort(&AnchorPresortRequest {
                 model: model.clone(),
