@@ -92,6 +92,7 @@ struct Totals {
     cost: f64,
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn ask(
     engine: &Engine,
     handle: &ModelHandle,
@@ -145,7 +146,7 @@ impl Engine {
         let anchors = self.batch_anchors(&req.anchor_ids, |a| !req.only_unbucketed || a.clause_id.is_none())?;
         let totals = Mutex::new(Totals { items: Vec::new(), input: 0, output: 0, cost: 0.0 });
         let schema = presort_schema(&ids);
-        futures::stream::iter(anchors.into_iter())
+        futures::stream::iter(anchors)
             .for_each_concurrent(req.concurrency.unwrap_or(4).clamp(1, 64) as usize, |a| {
                 let (handle, prompt, clause_list, ids, schema, totals) = (&handle, &prompt, &clause_list, &ids, &schema, &totals);
                 async move {
@@ -190,7 +191,7 @@ impl Engine {
         let anchors = self.batch_anchors(&req.anchor_ids, |a| a.original_text.is_none() && !a.language.eq_ignore_ascii_case("en"))?;
         let totals = Mutex::new(Totals { items: Vec::new(), input: 0, output: 0, cost: 0.0 });
         let schema = translate_schema();
-        futures::stream::iter(anchors.into_iter())
+        futures::stream::iter(anchors)
             .for_each_concurrent(req.concurrency.unwrap_or(4).clamp(1, 64) as usize, |a| {
                 let (handle, prompt, schema, totals) = (&handle, &prompt, &schema, &totals);
                 async move {

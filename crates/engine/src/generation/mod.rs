@@ -506,7 +506,7 @@ impl Engine {
         let shared = RunShared { engine: self, run_id, policy, prompts, background, roles, stop: stop.clone(), abort, on_progress: &on_progress };
         let consecutive = AtomicU32::new(0);
         let fatal: Mutex<Option<String>> = Mutex::new(None);
-        futures::stream::iter(work.into_iter())
+        futures::stream::iter(work)
             .for_each_concurrent(concurrency, |(bundle, anchor, parent, variants)| {
                 let (shared, consecutive, fatal, stop) = (&shared, &consecutive, &fatal, &stop);
                 async move {

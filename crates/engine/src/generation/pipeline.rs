@@ -90,6 +90,9 @@ pub struct RunShared<'a> {
 
 type Replay = HashMap<(String, u32), AttemptRecord>;
 
+/// A reply read by a checking role: the value, the JSON it came from, and notes on repairs.
+type Parsed<T> = Result<(T, Value, Vec<String>), String>;
+
 fn replay_of(engine: &Engine, candidate_id: &str) -> Result<Replay, StepError> {
     let stored = engine.store().with_conn(|c| repo::attempts(c, candidate_id))?;
     Ok(stored.into_iter().map(|(_, a, _)| ((a.stage.clone(), a.attempt), a)).collect())
@@ -156,7 +159,7 @@ impl RunShared<'_> {
         schema: Value,
         attempt: u32,
         calls: &mut Vec<CallRecord>,
-        parse: impl Fn(&str) -> Result<(T, Value, Vec<String>), String>,
+        parse: impl Fn(&str) -> Parsed<T>,
     ) -> Result<Option<T>, StepError> {
         for t in 0..FORMAT_TRIES {
             let mut r = self.call(role, prompt, false, values, &self.roles.verifier, schema_name, schema.clone(), attempt + 100 * t).await?;
@@ -246,7 +249,7 @@ fn read_issues(v: &Value) -> Vec<String> {
     }
 }
 
-fn parse_verdict(text: &str) -> Result<((bool, Vec<String>), Value, Vec<String>), String> {
+fn parse_verdict(text: &str) -> Parsed<(bool, Vec<String>)> {
     let ex = extract_json_object(text).map_err(|e| e.to_string())?;
     let pass = read_pass(&ex.value).ok_or("the reply has no true/false \"pass\"")?;
     Ok(((pass, read_issues(&ex.value)), ex.value.clone(), ex.repairs))
@@ -322,7 +325,7 @@ fn complete_extracted(card: &ClauseCard, values: SlotValues) -> SlotValues {
 
 enum StageOutcome<T> {
     Passed(T),
-    Failed(AttemptRecord),
+    Failed(Box<AttemptRecord>),
 }
 
 impl RunShared<'_> {
@@ -344,7 +347,7 @@ impl RunShared<'_> {
             }
             prev = Some(rec);
         }
-        Ok(StageOutcome::Failed(prev.unwrap_or_else(|| empty_record(STAGE_INSTANTIATION))))
+        Ok(StageOutcome::Failed(Box::new(prev.unwrap_or_else(|| empty_record(STAGE_INSTANTIATION)))))
     }
 
     async fn instantiation_attempt(&self, b: &CardBundle, anchor: &str, k: u32, prev: Option<&AttemptRecord>) -> Result<AttemptRecord, StepError> {
@@ -444,7 +447,7 @@ impl RunShared<'_> {
             }
             prev = Some(rec);
         }
-        Ok(StageOutcome::Failed(prev.unwrap_or_else(|| empty_record(stage))))
+        Ok(StageOutcome::Failed(Box::new(prev.unwrap_or_else(|| empty_record(stage)))))
     }
 
     async fn narration_attempt(
