@@ -40,6 +40,14 @@ pub enum Command {
     /// The hand-written demo cases shipped with the app.
     #[command(subcommand)]
     Demo(commands::cases::DemoCmd),
+    /// Anchor materials (scene and style seeds): import, list, show, buckets, pre-sort, translate, remove.
+    #[command(subcommand)]
+    Anchors(commands::anchors::AnchorsCmd),
+    /// Generate verified cases from clause cards and anchors (resumable): generate --cards ... --model ...; resume, list, show.
+    Generate(commands::generate::GenerateArgs),
+    /// Statistics of generation runs and of the card library.
+    #[command(subcommand)]
+    Stats(commands::stats::StatsCmd),
     /// Evaluate models in the agentic environment: run, resume, list, export, import.
     #[command(subcommand)]
     Eval(commands::eval::EvalCmd),

@@ -265,3 +265,104 @@ fn a_remote_run_needs_confirmation_when_not_interactive() {
     assert!(err.contains("remote") && err.contains("--yes"), "{err}");
     assert!(env.json(&["eval", "list"]).as_array().unwrap().is_empty(), "nothing was started");
 }
+
+fn gen_card() -> Value {
+    json!({
+      "clause_card_id": "CardRep_91_CareManagement_7",
+      "clause_card_definition": "A patient falls while under care and is seriously injured.",
+      "clause_id": "CareManagement_7_Fall",
+      "event_type": "Reportable",
+      "fixed_fields": {
+        "governing_legal_basis": {"meaning": "Fall with serious injury.", "value": ["Care Management Events clause 7"]},
+        "boundary_conditions": {
+          "cli_fall_in_care": {"value": true, "meaning": "The patient fell under the facility's care.", "corresponding_basic_event_elements": ["fall_description"]},
+          "cli_serious_injury": {"value": true, "meaning": "The fall seriously injured the patient.", "corresponding_basic_event_elements": ["injury_outcome"]}
+        }
+      },
+      "basic_event_elements": {
+        "fall_description": {"field_type": "string", "meaning": "How and where the patient fell.", "allowed_content": "a", "disallowed_content": "b"},
+        "injury_outcome": {"field_type": "string", "meaning": "The injury and its course.", "allowed_content": "a", "disallowed_content": "b"}
+      },
+      "constraints_on_basic_event_elements_instantiation": [],
+      "missing_information_variants": [{
+        "missing_variant_id": "missing_injury", "summary": "The fall without the injury.",
+        "masked_boundary_conditions": ["cli_serious_injury"], "masked_basic_event_elements": ["injury_outcome"],
+        "why_reasonable_in_real_world": "Filed before imaging.", "why_not_classifiable_from_remaining_event_description": "Fits a no-harm fall card too."
+      }]
+    })
+}
+
+fn gen_script() -> psebench::mock::Script {
+    let narrative = "Night shift on the surgical ward. At 02:30 the patient was found on the floor next to the bed after getting up alone; {{1}}";
+    serde_json::from_value(json!({
+        "rules": [
+            {"name": "inst", "when": {"system_contains": "You fill in the facts"}, "reply": {"json": {"slot_values": {"fall_description": "Found on the floor beside the bed at 02:30 after getting up alone", "injury_outcome": "Hip fracture repaired the next day; 9 days in hospital"}}}},
+            {"name": "iver", "when": {"system_contains": "strict reviewer"}, "reply": {"json": {"pass": true, "issues": []}}},
+            {"name": "narr", "when": {"system_contains": "You write the free-text description", "last_user_regex": "# Anchor\\s+(\\S+ \\S+)"}, "reply": {"json": {"event_narrative": format!("{narrative} an X-ray showed a hip fracture, repaired the next day.")}}},
+            {"name": "mnarr", "when": {"system_contains": "You write the first, incomplete report", "last_user_regex": "# Anchor\\s+(\\S+ \\S+)"}, "reply": {"json": {"event_narrative": format!("MISSING {narrative} staff helped the patient back to bed.")}}},
+            {"name": "extr-m", "when": {"system_contains": "You read a description", "last_user_contains": "MISSING"}, "reply": {"json": {"slot_values": {"fall_description": "found on the floor", "injury_outcome": null}}}},
+            {"name": "extr", "when": {"system_contains": "You read a description"}, "reply": {"json": {"slot_values": {"fall_description": "found on the floor", "injury_outcome": "hip fracture"}}}},
+            {"name": "nver", "when": {"system_contains": "kept the facts"}, "reply": {"json": {"pass": true, "issues": []}}},
+            {"name": "mver", "when": {"system_contains": "intentionally incomplete"}, "reply": {"json": {"per_bc_check": [{"boundary_condition": "cli_serious_injury", "leak_verdict": "indeterminate", "evidence_phrase": null, "explanation": "open"}], "pass": true, "issues": []}}}
+        ]
+    }))
+    .unwrap()
+}
+
+#[test]
+fn anchors_generation_stats_provenance_and_report_through_the_cli() {
+    let env = Env::new();
+    let mock = start_mock(gen_script());
+    let base = mock.server.openai_base();
+    env.ok(&["models", "add", "w", "--kind", "openai-compatible", "--model", "w", "--base-url", &base]);
+    let card = env.file("cards/c.json", &serde_json::to_string_pretty(&gen_card()).unwrap());
+    env.ok(&["cards", "import", s(&card)]);
+    env.ok(&["cards", "audit", "CardRep_91_CareManagement_7", "--status", "approved", "--auditor", "T"]);
+
+    // Anchors: built-in samples are there; import ours into the fall bucket.
+    let anchors = env.json(&["anchors", "list", "--clause", "CareManagement_7_Fall"]);
+    assert_eq!(anchors.as_array().unwrap().len(), 4);
+    let f = env.file("ours.jsonl", "{\"anchor_id\": \"ours-1\", \"text\": \"Patient slipped in the shower on ward 3 and hit her head.\", \"source\": \"our reports\"}\n");
+    let r = env.json(&["anchors", "import", s(&f), "--clause", "CareManagement_7_Fall"]);
+    assert_eq!(r["added"], json!(["ours-1"]));
+    let again = env.json(&["anchors", "import", s(&f)]);
+    assert_eq!(again["duplicates"][0]["duplicate_of"], "ours-1");
+    assert_eq!(env.json(&["anchors", "show", "ours-1"])["clause_id"], "CareManagement_7_Fall");
+
+    // Plan only, then a real run limited to our imported anchor.
+    let plan = env.json(&["generate", "--cards", "CardRep_91_CareManagement_7", "--anchors-per-card", "2", "--model", "w", "--plan"]);
+    assert_eq!(plan["candidates"], 4);
+    assert_eq!(plan["sends_data_off_machine"], false);
+    let out = env.json(&["generate", "--cards", "CardRep_91_CareManagement_7", "--anchors-per-card", "2", "--model", "w", "--anchors-from", "imported"]);
+    let run = out["run_id"].as_str().unwrap().to_string();
+    assert_eq!(out["status"], "completed", "{out}");
+    assert_eq!(out["counts"]["accepted"], 2);
+    let list = env.json(&["generate", "list"]);
+    assert_eq!(list[0]["run_id"], json!(run));
+
+    let stats = env.json(&["stats", "generation", &run]);
+    assert_eq!(stats["success"][0]["success_pct"], 100.0);
+    assert_eq!(stats["winning_attempts"][2]["attempts"], json!([1, 0, 0]));
+    let text = env.ok(&["stats", "generation", &run]);
+    assert!(text.contains("Winning attempt per stage") && text.contains("| Missing narration"), "{text}");
+    let lib = env.json(&["stats", "library"]);
+    assert!(lib["cards"].as_u64().unwrap() > 100);
+
+    let case_id = format!("{run}__CardRep_91_CareManagement_7__ours-1__missing_injury");
+    let story = env.ok(&["cases", "show", &case_id, "--provenance"]);
+    for needle in ["instantiation attempt 1 (parent case): PASS", "narration attempt 1 (parent case): PASS", "missing_narration attempt 1: PASS", "missing_verifier", "gen_missing_narrator@"] {
+        assert!(story.contains(needle), "{needle} missing in:\n{story}");
+    }
+    let pj = env.json(&["cases", "show", &case_id, "--provenance"]);
+    assert_eq!(pj["attempts"].as_array().unwrap().len(), 3);
+    let o = env.run(&["cases", "show", "nope", "--provenance"]);
+    assert_eq!(o.status.code(), Some(1));
+
+    let dir = env.dir.path().join("report");
+    env.ok(&["report", "--generation", &run, "--out", s(&dir)]);
+    for f in ["generation.md", "generation.json", "library.json", "tables/gen_success.tex", "tables/gen_cases_by_clause.csv", "tables/lib_card_shape.md", "tables/lib_clause_counts.tex"] {
+        assert!(dir.join(f).exists(), "{f} missing");
+    }
+    let resume = env.json(&["generate", "resume", &run]);
+    assert_eq!(resume["status"], "completed");
+}

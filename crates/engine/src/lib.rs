@@ -3,6 +3,7 @@
 //! Dependencies point one way: `policy`, `card` → `case` → pipelines → `metrics` → exports.
 //! `store` is the SQLite service; `api` is the only surface the shells call.
 
+pub mod anchor;
 pub mod api;
 pub mod bench;
 pub mod builtin;
@@ -11,6 +12,7 @@ pub mod case;
 pub mod charts;
 pub mod error;
 pub mod evaluation;
+pub mod generation;
 pub mod jobs;
 pub mod llm;
 pub mod metrics;

@@ -37,8 +37,13 @@ pub enum CasesCmd {
         #[arg(long)]
         clause: Option<String>,
     },
-    /// Show one case.
-    Show { id: String },
+    /// Show one case (--provenance: every generation attempt behind it).
+    Show {
+        id: String,
+        /// Print the generation history: every stage and attempt with its verdict and issues.
+        #[arg(long)]
+        provenance: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -91,7 +96,11 @@ pub fn run(cli: &Cli, cmd: &CasesCmd) -> Result<ExitCode, ApiError> {
                 println!("{} case(s)", list.len());
             }
         }
-        CasesCmd::Show { id } => {
+        CasesCmd::Show { id, provenance: true } => {
+            e.cases_show(id)?;
+            super::generate::print_provenance(cli, &e, id)?;
+        }
+        CasesCmd::Show { id, provenance: false } => {
             let c = e.cases_show(id)?;
             if cli.json {
                 print_json(&c);

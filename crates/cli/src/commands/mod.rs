@@ -1,13 +1,16 @@
+pub mod anchors;
 pub mod bench;
 pub mod cards;
 pub mod cases;
 pub mod eval;
+pub mod generate;
 pub mod metrics;
 pub mod mock;
 pub mod models;
 pub mod policy;
 pub mod report;
 pub mod serve;
+pub mod stats;
 
 use psebench::api::Engine;
 use psebench::ApiError;
@@ -72,6 +75,9 @@ pub fn run(cli: &Cli) -> Result<ExitCode, ApiError> {
         Command::Cards(c) => cards::run(cli, c),
         Command::Cases(c) => cases::run(cli, c),
         Command::Demo(c) => cases::run_demo(cli, c),
+        Command::Anchors(c) => anchors::run(cli, c),
+        Command::Generate(a) => generate::run(cli, a),
+        Command::Stats(c) => stats::run(cli, c),
         Command::Eval(c) => eval::run(cli, c),
         Command::Models(c) => models::run(cli, c),
         Command::Cache(c) => cache(cli, c),

@@ -18,6 +18,18 @@ pub struct ReportArgs {
     /// Stored evaluation runs to report on (one model per run), instead of files.
     #[arg(long, num_args = 1.., conflicts_with_all = ["cases", "trajectories"])]
     pub run: Vec<String>,
+    /// Also write the statistics tables of this generation run (and of the card library behind it).
+    #[arg(long)]
+    pub generation: Option<String>,
+    /// Also write the card-library tables (cards by category and type, per clause, card shape).
+    #[arg(long)]
+    pub library: bool,
+    /// Policy of the card-library tables (default: the generation run's, else mn29).
+    #[arg(long)]
+    pub policy: Option<String>,
+    /// Count every current card in the library tables, not only approved ones.
+    #[arg(long)]
+    pub all_cards: bool,
     /// Folder to write tables (CSV, Markdown, LaTeX) and charts (SVG, PNG) into.
     #[arg(long)]
     pub out: PathBuf,
@@ -38,12 +50,34 @@ fn policy_of(cases: &[psebench::case::Case]) -> Result<String, ApiError> {
 }
 
 pub fn run(cli: &Cli, args: &ReportArgs) -> Result<ExitCode, ApiError> {
-    let (report, files) = if !args.run.is_empty() {
+    let wants_eval = !args.run.is_empty() || args.cases.is_some();
+    let mut gen_files = Vec::new();
+    if args.generation.is_some() || args.library {
+        let e = super::engine(cli)?;
+        let policy = args.policy.clone().or_else(|| if args.generation.is_none() { Some("mn29".to_string()) } else { None });
+        gen_files = e.gen_report_files(args.generation.as_deref(), policy.as_deref(), !args.all_cards, &args.out)?;
+        if !wants_eval {
+            if cli.json {
+                let files: Vec<String> = gen_files.iter().map(|p| p.display().to_string()).collect();
+                print_json(&serde_json::json!({ "out": args.out.display().to_string(), "files": files }));
+            } else {
+                println!("Wrote {} files to {}:", gen_files.len(), args.out.display());
+                for f in &gen_files {
+                    println!("  {}", f.strip_prefix(&args.out).unwrap_or(f).display());
+                }
+                println!("Open {} for an overview.", args.out.join("generation.md").display());
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
+    let (report, mut files) = if !args.run.is_empty() {
         let e = super::engine(cli)?;
         e.report_for_runs(&args.run, &args.out)?
     } else {
         let (Some(cases), Some(trajs)) = (&args.cases, &args.trajectories) else {
-            return Err(ApiError::invalid("Give --run RUN... or --cases FILE --trajectories FILE, and --out FOLDER."));
+            return Err(ApiError::invalid(
+                "Give --run RUN... or --cases FILE --trajectories FILE (evaluation results), and/or --generation RUN or --library, and --out FOLDER.",
+            ));
         };
         let cases =
             psebench::case::io::read_cases(cases, &|p: &str| psebench::policy::builtin_pack(p).map(|pk| pk.vocab(&[])))?;
@@ -59,6 +93,7 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> Result<ExitCode, ApiError> {
         (report, files)
     };
 
+    files.extend(gen_files);
     if cli.json {
         let files: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
         print_json(&serde_json::json!({ "out": args.out.display().to_string(), "files": files }));

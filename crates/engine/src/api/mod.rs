@@ -70,6 +70,7 @@ impl Engine {
         let llm = Arc::new(LlmClient::new(store.clone(), opts.secrets.clone(), opts.client.clone()));
         let engine = Engine { store, llm, jobs: Arc::new(crate::jobs::JobHub::default()), opts, results_cache: Arc::default() };
         engine.seed_builtins()?;
+        crate::anchor::seed_builtin_anchors(&engine.store)?;
         Ok(engine)
     }
 

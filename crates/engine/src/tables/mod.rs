@@ -5,6 +5,7 @@
 //! for free. The builders in [`paper`] turn a [`MetricsReport`](crate::metrics::MetricsReport) into
 //! the paper's tables; [`write::write_report_files`] exports every table and chart to a folder.
 
+pub mod generation;
 mod model;
 pub mod paper;
 pub mod per_clause;

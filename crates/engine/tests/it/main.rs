@@ -1,10 +1,12 @@
 //! Engine integration tests (one binary, one module per area).
 
+mod anchors;
 mod builtin;
 mod cards;
 mod cases;
 mod common;
 mod eval;
+mod generation;
 mod keyring;
 mod llm;
 mod policy;

@@ -1,0 +1,371 @@
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use psebench::api::Engine;
+use psebench::generation::{GenCandidateFilter, GenPlan, GenRequest, GenSummary};
+use psebench::ApiError;
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use super::{engine, runtime};
+use crate::output::{print_json, table, truncate};
+use crate::Cli;
+
+#[derive(Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct GenerateArgs {
+    #[command(subcommand)]
+    pub cmd: Option<GenerateCmd>,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// all | a clause id | card ids separated by commas (listed cards may be unapproved; a warning says so)
+    #[arg(long)]
+    pub cards: Option<String>,
+    /// Anchors sampled from each card's clause bucket.
+    #[arg(long, default_value_t = 25)]
+    pub anchors_per_card: u32,
+    /// Registered model for the Instantiator and the narrators.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Registered model for the Extractor and the verifiers (default: --model).
+    #[arg(long)]
+    pub verifier_model: Option<String>,
+    /// Seed of the anchor sampling (same seed, same anchors).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Card-and-anchor pairs worked on at once.
+    #[arg(long, default_value_t = 4)]
+    pub concurrency: u32,
+    /// Do not generate the cards' missing-information variants.
+    #[arg(long)]
+    pub no_missing: bool,
+    /// Use only built-in or only imported anchors.
+    #[arg(long, value_parser = ["builtin", "imported", "all"])]
+    pub anchors_from: Option<String>,
+    #[arg(long, default_value = "mn29")]
+    pub policy: String,
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Print the plan and the cost estimate, and stop.
+    #[arg(long)]
+    pub plan: bool,
+    /// Do not ask before sending card and anchor text to remote providers.
+    #[arg(long)]
+    pub yes: bool,
+}
+
+#[derive(Subcommand)]
+pub enum GenerateCmd {
+    /// Finish an interrupted, cancelled or failed run (answered calls are reused from the cache).
+    Resume { run: String },
+    /// List generation runs.
+    List,
+    /// Show one run: its request, status and counts.
+    Show { run: String },
+    /// A run's candidates (accepted, dropped with the reason, skipped, pending).
+    Candidates {
+        run: String,
+        #[arg(long)]
+        status: Option<String>,
+        #[arg(long = "type")]
+        case_type: Option<String>,
+    },
+    /// Every attempt of every stage behind a case or a (dropped) candidate.
+    Provenance { id: String },
+}
+
+fn print_plan(p: &GenPlan) {
+    let types: Vec<String> = p.cards_by_type.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    let cands: Vec<String> = p.candidates_by_type.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    eprintln!(
+        "{} card(s) ({}), up to {} anchor(s) each: {} card-and-anchor pair(s), {} candidate case(s) ({}).",
+        p.cards,
+        types.join(", "),
+        p.anchors_per_card,
+        p.units,
+        p.candidates,
+        cands.join(", ")
+    );
+    for w in &p.warnings {
+        eprintln!("  warning: {w}");
+    }
+    for d in &p.destinations {
+        eprintln!("  {:<28} {:<20} {}", d.role, d.model, d.destination);
+    }
+    let usd = p.estimate.usd.map(|u| format!("about ${u:.2}")).unwrap_or_else(|| "unknown (no price registered)".into());
+    eprintln!(
+        "Estimate: ~{} calls, ~{} input and ~{} output tokens, cost {usd}.",
+        p.estimate.calls, p.estimate.input_tokens, p.estimate.output_tokens
+    );
+    for s in &p.estimate.per_stage {
+        eprintln!("  {:<20} ~{} calls, ~{} in / ~{} out tokens", s.stage, s.calls, s.input_tokens, s.output_tokens);
+    }
+    eprintln!("  ({})", p.estimate.assumptions);
+}
+
+fn confirm_remote(p: &GenPlan, yes: bool) -> Result<(), ApiError> {
+    if !p.sends_data_off_machine || yes {
+        return Ok(());
+    }
+    let remote: Vec<String> = p.destinations.iter().filter(|d| d.remote).map(|d| format!("{} ({})", d.model, d.destination)).collect();
+    eprintln!("This run sends clause cards and anchor texts to remote providers: {}.", remote.join(", "));
+    if !std::io::stdin().is_terminal() {
+        return Err(ApiError::invalid("Refusing to send data off this machine without confirmation: add --yes."));
+    }
+    eprint!("Continue? [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    let _ = std::io::stdin().read_line(&mut answer);
+    if matches!(answer.trim(), "y" | "Y" | "yes") {
+        Ok(())
+    } else {
+        Err(ApiError::new(psebench::ErrorCode::Cancelled, "Not started."))
+    }
+}
+
+/// Run with a progress bar. The first Ctrl-C stops after the model calls in flight (everything
+/// finished is kept); a second one stops at once.
+fn execute(cli: &Cli, e: &Engine, run_id: &str) -> Result<GenSummary, ApiError> {
+    let rt = runtime()?;
+    let show_bar = !cli.json && std::io::stderr().is_terminal();
+    rt.block_on(async {
+        let mut rx = e.jobs().subscribe();
+        let bar = if show_bar { ProgressBar::new(0) } else { ProgressBar::hidden() };
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} candidates · {msg} · ETA {eta}").unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        let id = run_id.to_string();
+        let bar2 = bar.clone();
+        let listener = tokio::spawn(async move {
+            while let Ok(p) = rx.recv().await {
+                if p.run_id != id {
+                    continue;
+                }
+                bar2.set_length(p.total);
+                bar2.set_position(p.done);
+                bar2.set_message(format!(
+                    "pairs {}/{} · {} accepted · {} dropped · {} retries · {} tokens · ${:.2}",
+                    p.counter("units_done"),
+                    p.counter("units_total"),
+                    p.counter("accepted"),
+                    p.counter("dropped"),
+                    p.counter("retries"),
+                    (p.counter("input_tokens") + p.counter("output_tokens")) as u64,
+                    p.counter("cost_usd")
+                ));
+            }
+        });
+        let engine2 = e.clone();
+        let id2 = run_id.to_string();
+        let ctrlc = tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("\nStopping after the model calls in flight… (finished work is kept; press Ctrl-C again to stop at once)");
+                let _ = engine2.gen_cancel(&id2);
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    let _ = engine2.gen_abort(&id2);
+                }
+            }
+        });
+        let out = e.gen_execute(run_id).await;
+        ctrlc.abort();
+        listener.abort();
+        bar.finish_and_clear();
+        out
+    })
+}
+
+fn print_summary(cli: &Cli, s: &GenSummary) {
+    if cli.json {
+        print_json(s);
+        return;
+    }
+    let c = &s.counts;
+    println!(
+        "Run {}: {} — {}/{} candidates finished: {} accepted, {} dropped, {} skipped; {} retries; {} calls ({} from cache), {}+{} tokens, ${:.2}.",
+        s.run_id, s.status, c.done, c.total, c.accepted, c.dropped, c.skipped, c.retries, c.calls, c.cache_hits, c.input_tokens, c.output_tokens, c.cost_usd
+    );
+    if let Some(m) = &s.message {
+        println!("{m}");
+    }
+    if s.status == "completed" {
+        println!("Statistics: psebench stats generation {}   Cases: psebench cases list", s.run_id);
+    } else {
+        println!("Resume: psebench generate resume {}", s.run_id);
+    }
+}
+
+pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
+    let e = engine(cli)?;
+    let Some(cmd) = &args.cmd else {
+        let a = &args.run;
+        let (Some(cards), Some(model)) = (&a.cards, &a.model) else {
+            return Err(ApiError::invalid(
+                "Say what to generate: psebench generate --cards all|CLAUSE_ID|ID,ID --model NAME [--anchors-per-card N] (or generate resume|list|show).",
+            ));
+        };
+        let req = GenRequest {
+            policy: a.policy.clone(),
+            cards: cards.clone(),
+            anchors_per_card: a.anchors_per_card,
+            model: model.clone(),
+            verifier_model: a.verifier_model.clone(),
+            seed: a.seed,
+            concurrency: a.concurrency,
+            include_missing: !a.no_missing,
+            anchor_origin: a.anchors_from.clone(),
+            label: a.label.clone(),
+        };
+        let plan = e.gen_plan(&req)?;
+        if a.plan {
+            if cli.json {
+                print_json(&plan);
+            } else {
+                print_plan(&plan);
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        if !cli.json {
+            print_plan(&plan);
+        }
+        confirm_remote(&plan, a.yes)?;
+        let run_id = e.gen_create(&req)?;
+        if !cli.json {
+            eprintln!("Run {run_id} created.");
+        }
+        let s = execute(cli, &e, &run_id)?;
+        print_summary(cli, &s);
+        return Ok(if s.status == "completed" { ExitCode::SUCCESS } else { ExitCode::from(1) });
+    };
+    match cmd {
+        GenerateCmd::Resume { run } => {
+            let s = execute(cli, &e, run)?;
+            print_summary(cli, &s);
+            return Ok(if s.status == "completed" { ExitCode::SUCCESS } else { ExitCode::from(1) });
+        }
+        GenerateCmd::List => {
+            let list = e.gen_list()?;
+            if cli.json {
+                print_json(&list);
+            } else {
+                let rows: Vec<Vec<String>> = list
+                    .iter()
+                    .map(|r| {
+                        vec![
+                            r.run_id.clone(),
+                            r.config.get("model").and_then(|v| v.as_str()).unwrap_or("").to_string(),
+                            r.status.clone(),
+                            format!("{}/{}", r.counts.done, r.counts.total),
+                            r.counts.accepted.to_string(),
+                            r.counts.dropped.to_string(),
+                            format!("${:.2}", r.counts.cost_usd),
+                            r.created_at.chars().take(16).collect(),
+                        ]
+                    })
+                    .collect();
+                table(&["RUN", "MODEL", "STATUS", "DONE", "ACCEPTED", "DROPPED", "COST", "CREATED"], &rows);
+            }
+        }
+        GenerateCmd::Show { run } => {
+            let v = e.gen_show(run)?;
+            if cli.json {
+                print_json(&v);
+            } else {
+                let c = &v.counts;
+                println!("Run {} — {}{}", v.run_id, v.status, v.label.as_ref().map(|l| format!(" — {l}")).unwrap_or_default());
+                println!("Request: {}", v.config.get("request").map(|r| r.to_string()).unwrap_or_default());
+                println!("Created {}; started {}; finished {}", v.created_at, v.started_at.clone().unwrap_or("-".into()), v.finished_at.clone().unwrap_or("-".into()));
+                println!(
+                    "Candidates: {} total, {} accepted, {} dropped, {} skipped, {} pending; card-and-anchor pairs {}/{}",
+                    c.total, c.accepted, c.dropped, c.skipped, c.pending, c.units_done, c.units_total
+                );
+                for t in &c.by_type {
+                    println!("  {:<10} {} total, {} accepted, {} dropped, {} skipped, {} pending", t.case_type, t.total, t.accepted, t.dropped, t.skipped, t.pending);
+                }
+                println!("Attempts {} ({} retries); calls {} ({} from cache); {}+{} tokens; ${:.2}", c.attempts, c.retries, c.calls, c.cache_hits, c.input_tokens, c.output_tokens, c.cost_usd);
+                if let Some(err) = &v.error {
+                    println!("{err}");
+                }
+            }
+        }
+        GenerateCmd::Candidates { run, status, case_type } => {
+            let list = e.gen_candidates(run, &GenCandidateFilter { status: status.clone(), case_type: case_type.clone(), ..Default::default() })?;
+            if cli.json {
+                print_json(&list);
+            } else {
+                let rows: Vec<Vec<String>> = list
+                    .iter()
+                    .map(|c| {
+                        vec![
+                            c.candidate_id.strip_prefix(&format!("{run}__")).unwrap_or(&c.candidate_id).to_string(),
+                            c.case_type.clone(),
+                            c.status.clone(),
+                            c.drop_stage.clone().unwrap_or_default(),
+                            truncate(&c.drop_reason.clone().unwrap_or_default(), 70),
+                        ]
+                    })
+                    .collect();
+                table(&["CANDIDATE (after the run id)", "TYPE", "STATUS", "STAGE", "REASON"], &rows);
+                println!("{} candidate(s). Full story: psebench generate provenance {run}__<candidate>", list.len());
+            }
+        }
+        GenerateCmd::Provenance { id } => print_provenance(cli, &e, id)?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Print the generation history of a case or candidate (also used by `cases show --provenance`).
+pub fn print_provenance(cli: &Cli, e: &Engine, id: &str) -> Result<(), ApiError> {
+    let p = e.gen_provenance(id)?;
+    if cli.json {
+        print_json(&p);
+        return Ok(());
+    }
+    let c = &p.candidate;
+    println!(
+        "{} — {} — {} (card {} v{}, anchor {}){}",
+        c.candidate_id,
+        c.case_type,
+        c.status,
+        c.clause_card_id,
+        p.card_version.map(|v| v.to_string()).unwrap_or("?".into()),
+        c.anchor_id,
+        c.missing_variant_id.as_ref().map(|v| format!(", variant {v}")).unwrap_or_default()
+    );
+    if let Some(r) = &c.drop_reason {
+        println!("Stopped at {}: {r}", c.drop_stage.clone().unwrap_or_default());
+    }
+    for a in &p.attempts {
+        let owner = if a.candidate_id != c.candidate_id { " (parent case)" } else { "" };
+        println!("\n{} attempt {}{owner}: {}", a.stage, a.attempt, if a.passed { "PASS" } else { "FAIL" });
+        for call in &a.calls {
+            let versions: Vec<String> = call.prompt_versions.iter().map(|(k, v)| format!("{k}@{v}")).collect();
+            println!(
+                "  {:<22} {:<14} {}+{} tokens, {} ms{}  [{}]",
+                call.role,
+                call.model,
+                call.input_tokens,
+                call.output_tokens,
+                call.latency_ms,
+                if call.cache_hit { ", cached" } else { "" },
+                versions.join(", ")
+            );
+            for n in &call.parse_notes {
+                println!("      note: {n}");
+            }
+        }
+        for g in &a.guard_findings {
+            println!("  guard: {g}");
+        }
+        for i in a.issues.iter().filter(|i| !a.guard_findings.contains(i)) {
+            println!("  issue: {i}");
+        }
+        if let Some(t) = a.output.as_str() {
+            println!("  text: {}", truncate(t, 300));
+        }
+    }
+    println!("\nFull requests and responses: psebench generate provenance {} --json", c.candidate_id);
+    Ok(())
+}

@@ -1,0 +1,684 @@
+//! Controllable, verified case generation as resumable runs: plan (cards, anchors, candidates,
+//! destinations, cost estimate), create, execute with progress, cancellation and resume, list,
+//! show, candidates, provenance, and statistics like the paper's.
+//!
+//! How a run is stored: the `runs` row (kind `generation`) holds the request; `gen_run_cards`
+//! and `gen_run_anchors` freeze the exact card versions, contexts and anchor texts; one
+//! `gen_candidates` row per (card, anchor, variant) holds its status; `gen_attempts` and
+//! `gen_calls` hold every attempt and every model call. Case ids are the candidate ids, built
+//! from run, card, anchor and variant, so a resumed run produces the same ids.
+
+pub mod context;
+pub mod guards;
+pub mod pipeline;
+pub mod plan;
+pub mod prompts;
+pub mod repo;
+pub mod stats;
+pub mod views;
+
+use futures::StreamExt;
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::api::Engine;
+use crate::card::ClauseCard;
+use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::jobs::{self, Progress};
+use crate::llm::{LlmError, ModelConfig};
+use pipeline::{CardBundle, RunRoles, RunShared, StepError};
+use prompts::GenPrompts;
+
+pub use stats::{GenerationStats, LibraryStats};
+
+/// What `psebench generate` asks for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct GenRequest {
+    /// Policy pack id (default `mn29`).
+    #[serde(default = "default_policy")]
+    pub policy: String,
+    /// `all` (every approved card), a clause id (its approved cards), or card ids separated by
+    /// commas (listed cards are used even when not approved, with a warning).
+    pub cards: String,
+    /// Anchors sampled from each card's clause bucket (default 25).
+    #[serde(default = "default_anchors")]
+    pub anchors_per_card: u32,
+    /// Registered model for the Instantiator and the narrators.
+    pub model: String,
+    /// Registered model for the Extractor and the verifiers (default: `model`).
+    #[serde(default)]
+    pub verifier_model: Option<String>,
+    /// Seed of the anchor sampling.
+    #[serde(default)]
+    pub seed: u64,
+    /// (card, anchor) units worked on at once.
+    #[serde(default = "default_concurrency")]
+    pub concurrency: u32,
+    /// Generate the cards' missing-information variants too (default true).
+    #[serde(default = "default_true")]
+    pub include_missing: bool,
+    /// Sample only `builtin` or only `imported` anchors (default: all).
+    #[serde(default)]
+    pub anchor_origin: Option<String>,
+    #[serde(default)]
+    pub label: Option<String>,
+}
+
+fn default_policy() -> String {
+    "mn29".into()
+}
+fn default_anchors() -> u32 {
+    25
+}
+fn default_concurrency() -> u32 {
+    4
+}
+fn default_true() -> bool {
+    true
+}
+
+impl Default for GenRequest {
+    fn default() -> Self {
+        GenRequest {
+            policy: default_policy(),
+            cards: "all".into(),
+            anchors_per_card: default_anchors(),
+            model: String::new(),
+            verifier_model: None,
+            seed: 0,
+            concurrency: default_concurrency(),
+            include_missing: true,
+            anchor_origin: None,
+            label: None,
+        }
+    }
+}
+
+/// Where data goes during a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct GenDestination {
+    pub role: String,
+    pub model: String,
+    pub destination: String,
+    pub remote: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct GenStageEstimate {
+    pub stage: String,
+    pub calls: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+/// A rough pre-run estimate (real usage is recorded per call).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct GenCostEstimate {
+    pub calls: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// Null when a remote model has no price registered.
+    pub usd: Option<f64>,
+    pub per_stage: Vec<GenStageEstimate>,
+    pub assumptions: String,
+}
+
+/// What a run would do, before anything is sent anywhere.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct GenPlan {
+    pub policy: String,
+    pub cards: usize,
+    /// Cards by event type (`Reportable`, `Non_Reportable`, `Uncertain`).
+    pub cards_by_type: BTreeMap<String, usize>,
+    /// (card, anchor) pairs.
+    pub units: usize,
+    pub candidates: usize,
+    pub candidates_by_type: BTreeMap<String, usize>,
+    pub anchors_per_card: u32,
+    /// Listed cards that are not approved.
+    pub unapproved_cards: Vec<String>,
+    /// Cards left out because their clause bucket has no anchors.
+    pub cards_without_anchors: Vec<String>,
+    pub warnings: Vec<String>,
+    pub destinations: Vec<GenDestination>,
+    pub sends_data_off_machine: bool,
+    pub estimate: GenCostEstimate,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct GenTypeCounts {
+    pub case_type: String,
+    pub total: u64,
+    pub accepted: u64,
+    pub dropped: u64,
+    pub skipped: u64,
+    pub pending: u64,
+}
+
+/// Counts of a run's candidates, attempts and calls.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct GenCounts {
+    pub total: u64,
+    pub done: u64,
+    pub pending: u64,
+    pub accepted: u64,
+    pub dropped: u64,
+    /// Missing variants never started because their complete case was dropped.
+    pub skipped: u64,
+    pub units_total: u64,
+    pub units_done: u64,
+    pub attempts: u64,
+    /// Attempts after the first of a stage.
+    pub retries: u64,
+    pub calls: u64,
+    pub cache_hits: u64,
+    /// Tokens of calls actually sent (cache hits excluded).
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cost_usd: f64,
+    pub by_type: Vec<GenTypeCounts>,
+}
+
+/// What a finished (or stopped) run says about itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct GenSummary {
+    pub run_id: String,
+    pub status: String,
+    pub counts: GenCounts,
+    pub message: Option<String>,
+}
+
+/// A generation run as listed and shown.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct GenRunView {
+    pub run_id: String,
+    /// pending | running | interrupted | cancelled | failed | completed
+    pub status: String,
+    pub label: Option<String>,
+    /// The request and the prompt versions it was created with.
+    pub config: Value,
+    pub created_at: String,
+    pub started_at: Option<String>,
+    pub finished_at: Option<String>,
+    pub error: Option<String>,
+    pub counts: GenCounts,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct GenCandidateFilter {
+    /// pending | accepted | dropped | skipped
+    pub status: Option<String>,
+    pub case_type: Option<String>,
+    pub clause_id: Option<String>,
+    pub clause_card_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct GenCandidateView {
+    pub candidate_id: String,
+    pub run_id: String,
+    pub case_type: String,
+    pub clause_card_id: String,
+    pub clause_id: String,
+    pub event_type: String,
+    pub anchor_id: String,
+    pub missing_variant_id: Option<String>,
+    pub parent_candidate_id: Option<String>,
+    pub status: String,
+    /// instantiation | narration | missing_narration | parent | case
+    pub drop_stage: Option<String>,
+    pub drop_reason: Option<String>,
+    pub case_id: Option<String>,
+    pub narrative_words: Option<u32>,
+}
+
+/// One model call of an attempt, exactly as sent and received.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ProvenanceCall {
+    /// instantiator | instantiation_verifier | narrator | extractor | narrative_verifier | missing_narrator | missing_verifier
+    pub role: String,
+    pub prompt_name: String,
+    /// template name → version of every template that shaped the request
+    pub prompt_versions: IndexMap<String, String>,
+    pub model: String,
+    /// `{messages, response_format, repeat}`
+    pub request: Value,
+    pub response_text: Option<String>,
+    pub parsed: Option<Value>,
+    pub parse_notes: Vec<String>,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cached_input_tokens: u64,
+    pub cost_usd: f64,
+    pub latency_ms: u64,
+    pub cache_hit: bool,
+}
+
+/// One attempt of one stage.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ProvenanceAttempt {
+    /// The candidate the attempt belongs to (a missing case also shows its parent's attempts).
+    pub candidate_id: String,
+    /// instantiation | narration | missing_narration
+    pub stage: String,
+    pub attempt: u32,
+    pub passed: bool,
+    /// What was fed back to the producer (guard findings and verifier issues).
+    pub issues: Vec<String>,
+    /// The deterministic checks' findings.
+    pub guard_findings: Vec<String>,
+    /// The producer's candidate: slot values, or the narrative text.
+    pub output: Value,
+    /// The Extractor's reading of the narrative.
+    pub extracted: Option<Value>,
+    /// The verifier's parsed verdict.
+    pub verifier: Option<Value>,
+    pub created_at: String,
+    pub calls: Vec<ProvenanceCall>,
+}
+
+/// The whole story of a case or a dropped candidate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct Provenance {
+    pub candidate: GenCandidateView,
+    pub card_version: Option<i64>,
+    pub anchor_text: Option<String>,
+    /// The accepted case (FORMATS.md fields), when there is one.
+    pub case: Option<Value>,
+    /// Every attempt in order; for a missing case its parent's instantiation and narration come first.
+    pub attempts: Vec<ProvenanceAttempt>,
+    pub prompt_versions: Value,
+}
+
+const CONSECUTIVE_FAILURES_TO_STOP: u32 = 5;
+
+fn is_fatal(e: &LlmError) -> bool {
+    match e {
+        LlmError::MissingKey { .. } | LlmError::Secrets(_) | LlmError::Config(_) => true,
+        LlmError::Rejected { status, .. } => matches!(status, 401 | 403 | 404),
+        _ => false,
+    }
+}
+
+fn abort_key(run_id: &str) -> String {
+    format!("{run_id}#abort")
+}
+
+impl Engine {
+    fn gen_models(&self, req: &GenRequest) -> ApiResult<(ModelConfig, ModelConfig)> {
+        if req.model.trim().is_empty() {
+            return Err(ApiError::invalid("Choose the model that writes the cases with --model (see `psebench models list`)."));
+        }
+        let producer = self.models_get(&req.model)?.config;
+        let verifier = match req.verifier_model.as_deref().filter(|s| !s.trim().is_empty()) {
+            Some(v) => self.models_get(v)?.config,
+            None => producer.clone(),
+        };
+        Ok((producer, verifier))
+    }
+
+    /// What a run would do (cards, anchors, candidates, where data goes, a cost estimate),
+    /// without creating it.
+    pub fn gen_plan(&self, req: &GenRequest) -> ApiResult<GenPlan> {
+        let (producer, verifier) = self.gen_models(req)?;
+        let planned = plan::plan(self, req, "RUN")?;
+        let prompts = GenPrompts::load()?;
+        let mut cards_by_type = BTreeMap::new();
+        for c in &planned.cards {
+            if !planned.without_anchors.contains(&c.card.clause_card_id) {
+                *cards_by_type.entry(c.card.event_type.as_str().to_string()).or_insert(0) += 1;
+            }
+        }
+        let mut candidates_by_type = BTreeMap::new();
+        for c in &planned.candidates {
+            *candidates_by_type.entry(c.case_type.as_str().to_string()).or_insert(0) += 1;
+        }
+        let destinations: Vec<GenDestination> = [("instantiator and narrators", &producer), ("extractor and verifiers", &verifier)]
+            .iter()
+            .map(|(role, c)| GenDestination { role: role.to_string(), model: c.name.clone(), destination: c.destination(), remote: !c.is_local() })
+            .collect();
+        Ok(GenPlan {
+            policy: planned.policy.clone(),
+            cards: cards_by_type.values().sum(),
+            cards_by_type,
+            units: planned.units,
+            candidates: planned.candidates.len(),
+            candidates_by_type,
+            anchors_per_card: req.anchors_per_card,
+            unapproved_cards: planned.unapproved.clone(),
+            cards_without_anchors: planned.without_anchors.clone(),
+            warnings: planned.warnings.clone(),
+            sends_data_off_machine: destinations.iter().any(|d| d.remote),
+            destinations,
+            estimate: plan::estimate(&planned, &prompts, &producer, &verifier),
+        })
+    }
+
+    /// Create a run with every candidate pending. Nothing is sent to any model yet.
+    pub fn gen_create(&self, req: &GenRequest) -> ApiResult<String> {
+        let (producer, verifier) = self.gen_models(req)?;
+        let prompts = GenPrompts::load()?;
+        let run_id = jobs::new_run_id("gen");
+        let planned = plan::plan(self, req, &run_id)?;
+        let strip = |c: &ModelConfig| json!({"name": c.name, "kind": c.kind.as_str(), "model": c.model, "base_url": c.base_url, "temperature": c.temperature, "max_tokens": c.max_tokens, "local": c.is_local()});
+        let config = json!({
+            "request": req,
+            "policy": planned.policy,
+            "model": producer.name,
+            "verifier_model": verifier.name,
+            "models": {"producer": strip(&producer), "verifier": strip(&verifier)},
+            "concurrency": req.concurrency.clamp(1, 256),
+            "warnings": planned.warnings,
+            "prompt_versions": prompts.versions(),
+        });
+        self.store().with_tx(|tx| -> ApiResult<()> {
+            jobs::insert_run(tx, &run_id, "generation", req.label.as_deref(), &config)?;
+            repo::insert_inputs(tx, &run_id, &planned.cards, &planned.anchors)?;
+            repo::insert_candidates(tx, &run_id, &planned.candidates)?;
+            Ok(())
+        })?;
+        Ok(run_id)
+    }
+
+    fn gen_run(&self, run_id: &str) -> ApiResult<jobs::RunRow> {
+        let run = self.store().with_conn(|c| jobs::get_run(c, run_id))?;
+        if run.kind != "generation" {
+            return Err(ApiError::invalid(format!("{run_id} is an {} run, not a generation run.", run.kind)));
+        }
+        Ok(run)
+    }
+
+    /// Work on a run until every candidate is accepted, dropped or skipped, the run is stopped, or
+    /// providers keep failing. Calling it again resumes: finished candidates are kept, stored
+    /// attempts are replayed, and calls already answered come from the cache.
+    pub async fn gen_execute(&self, run_id: &str) -> ApiResult<GenSummary> {
+        let run = self.gen_run(run_id)?;
+        if run.status == "completed" {
+            return self.gen_summary(run_id, None);
+        }
+        let cfg = &run.config;
+        let get = |k: &str| cfg.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        let (policy, model, verifier_model) = (get("policy"), get("model"), get("verifier_model"));
+        let concurrency = cfg.get("concurrency").and_then(Value::as_u64).unwrap_or(4).max(1) as usize;
+        let roles = RunRoles { producer: self.model_handle(&model)?, verifier: self.model_handle(&verifier_model)? };
+        let prompts = GenPrompts::load()?;
+        let (pack, _) = self.pack_and_vocab(&policy)?;
+        let background = prompts.background.render(&[("policy_name", &pack.name)])?;
+        let mut bundles: HashMap<String, Arc<CardBundle>> = HashMap::new();
+        for (card_id, version, json, context) in self.store().with_conn(|c| repo::run_cards(c, run_id))? {
+            let v: Value = serde_json::from_str(&json).map_err(|e| ApiError::internal(format!("run {run_id}: stored card {card_id} unreadable: {e}")))?;
+            let card = ClauseCard::from_value(&v).map_err(|e| ApiError::internal(format!("run {run_id}: stored card {card_id} unreadable: {e}")))?;
+            let label = pack.clause(&card.clause_id).map(|c| c.label.clone());
+            bundles.insert(card_id, Arc::new(CardBundle::new(card, version, json, context, label)));
+        }
+        let anchors: HashMap<String, String> = self.store().with_conn(|c| repo::run_anchors(c, run_id))?.into_iter().collect();
+        let all = self.store().with_conn(|c| repo::candidates(c, run_id))?;
+        let mut units: BTreeMap<i64, (Option<repo::CandidateRow>, Vec<repo::CandidateRow>)> = BTreeMap::new();
+        for c in all {
+            let e = units.entry(c.unit).or_default();
+            if c.missing_variant_id.is_none() {
+                e.0 = Some(c);
+            } else {
+                e.1.push(c);
+            }
+        }
+        let mut work: Vec<(Arc<CardBundle>, String, repo::CandidateRow, Vec<repo::CandidateRow>)> = Vec::new();
+        let mut orphans: Vec<(String, &'static str, String)> = Vec::new();
+        for (p, vs) in units.into_values() {
+            let Some(p) = p else { continue };
+            if p.status != "pending" && vs.iter().all(|v| v.status != "pending") {
+                continue;
+            }
+            match (bundles.get(&p.clause_card_id), anchors.get(&p.anchor_id)) {
+                (Some(b), Some(a)) => work.push((b.clone(), a.clone(), p, vs)),
+                (b, _) => {
+                    let why = if b.is_none() { "the run's copy of its card is missing" } else { "its anchor was removed from the store" };
+                    for c in std::iter::once(&p).chain(vs.iter()).filter(|c| c.status == "pending") {
+                        orphans.push((c.candidate_id.clone(), if b.is_none() { "card" } else { "anchor" }, format!("not generated: {why}")));
+                    }
+                }
+            }
+        }
+        if !orphans.is_empty() {
+            self.store().with_tx(|tx| -> ApiResult<()> {
+                for (id, stage, why) in &orphans {
+                    repo::mark_finished(tx, id, "dropped", stage, why)?;
+                }
+                Ok(())
+            })?;
+        }
+        let stop = self.jobs().register(run_id)?;
+        let abort = match self.jobs().register(&abort_key(run_id)) {
+            Ok(t) => t,
+            Err(e) => {
+                self.jobs().finish(run_id);
+                return Err(e);
+            }
+        };
+        let result = self.gen_work(run_id, &policy, &prompts, background, &roles, work, concurrency, stop.clone(), abort).await;
+        self.jobs().finish(run_id);
+        self.jobs().finish(&abort_key(run_id));
+        result
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn gen_work(
+        &self,
+        run_id: &str,
+        policy: &str,
+        prompts: &GenPrompts,
+        background: String,
+        roles: &RunRoles,
+        work: Vec<(Arc<CardBundle>, String, repo::CandidateRow, Vec<repo::CandidateRow>)>,
+        concurrency: usize,
+        stop: crate::llm::CancellationToken,
+        abort: crate::llm::CancellationToken,
+    ) -> ApiResult<GenSummary> {
+        self.store().with_conn(|c| jobs::set_status(c, run_id, "running", None))?;
+        let started = Instant::now();
+        let base = self.store().with_conn(|c| repo::counts(c, run_id))?;
+        let publish = |status: &str, message: Option<String>| {
+            if let Ok(c) = self.store().with_conn(|conn| repo::counts(conn, run_id)) {
+                self.publish_gen(run_id, status, &c, base.done, started, message);
+            }
+        };
+        let on_progress = || publish("running", None);
+        let hb_store = self.store().clone();
+        let hb_run = run_id.to_string();
+        // Stops the heartbeat when the work ends, and also if this future is dropped midway.
+        let hb_stop = crate::llm::CancellationToken::new();
+        let hb_stop2 = hb_stop.clone();
+        let hb_guard = hb_stop.clone().drop_guard();
+        let heartbeat = tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_secs(10)) => { let _ = hb_store.with_conn(|c| jobs::heartbeat(c, &hb_run)); }
+                    _ = hb_stop2.cancelled() => break,
+                }
+            }
+        });
+        publish("running", None);
+        let shared = RunShared { engine: self, run_id, policy, prompts, background, roles, stop: stop.clone(), abort, on_progress: &on_progress };
+        let consecutive = AtomicU32::new(0);
+        let fatal: Mutex<Option<String>> = Mutex::new(None);
+        futures::stream::iter(work)
+            .for_each_concurrent(concurrency, |(bundle, anchor, parent, variants)| {
+                let (shared, consecutive, fatal, stop) = (&shared, &consecutive, &fatal, &stop);
+                async move {
+                    if stop.is_cancelled() {
+                        return;
+                    }
+                    match pipeline::run_unit(shared, &bundle, &anchor, &parent, &variants).await {
+                        Ok(()) => consecutive.store(0, Ordering::SeqCst),
+                        Err(StepError::Stopped) => {}
+                        Err(StepError::Store(e)) => {
+                            let mut f = fatal.lock().unwrap_or_else(|p| p.into_inner());
+                            if f.is_none() {
+                                *f = Some(format!("The store failed ({}); finished work is kept. Resume the run once the problem is fixed.", e.message));
+                            }
+                            stop.cancel();
+                        }
+                        Err(StepError::Llm(e)) => {
+                            let n = consecutive.fetch_add(1, Ordering::SeqCst) + 1;
+                            if is_fatal(&e) || n >= CONSECUTIVE_FAILURES_TO_STOP {
+                                let mut f = fatal.lock().unwrap_or_else(|p| p.into_inner());
+                                if f.is_none() {
+                                    *f = Some(if is_fatal(&e) {
+                                        format!("{e} Fix this (see `psebench models`) and resume the run; finished candidates are kept.")
+                                    } else {
+                                        format!("{n} card-and-anchor pairs in a row failed; last problem: {e}. Finished candidates are kept; resume when the provider is reachable again.")
+                                    });
+                                }
+                                stop.cancel();
+                            }
+                        }
+                    }
+                }
+            })
+            .await;
+        drop(hb_guard);
+        hb_stop.cancel();
+        let _ = heartbeat.await;
+        let counts = self.store().with_conn(|c| repo::counts(c, run_id))?;
+        let fatal = fatal.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let (status, message) = if let Some(f) = fatal {
+            ("failed", Some(f))
+        } else if stop.is_cancelled() {
+            (
+                "cancelled",
+                Some(format!(
+                    "Stopped at your request: {} of {} candidates are finished and kept. Resume to finish the rest (answered calls are reused from the cache).",
+                    counts.done, counts.total
+                )),
+            )
+        } else if counts.pending > 0 {
+            ("failed", Some(format!("{} candidate(s) could not be finished because of provider errors. Resume the run to retry them.", counts.pending)))
+        } else {
+            ("completed", None)
+        };
+        self.store().with_conn(|c| jobs::set_status(c, run_id, status, message.as_deref()))?;
+        publish(status, message.clone());
+        self.gen_summary(run_id, message)
+    }
+
+    fn publish_gen(&self, run_id: &str, status: &str, c: &GenCounts, done_before: u64, started: Instant, message: Option<String>) {
+        let elapsed = started.elapsed().as_secs_f64();
+        let mut counters = IndexMap::new();
+        for (k, v) in [
+            ("accepted", c.accepted as f64),
+            ("dropped", c.dropped as f64),
+            ("skipped", c.skipped as f64),
+            ("retries", c.retries as f64),
+            ("attempts", c.attempts as f64),
+            ("units_done", c.units_done as f64),
+            ("units_total", c.units_total as f64),
+            ("calls", c.calls as f64),
+            ("cache_hits", c.cache_hits as f64),
+            ("input_tokens", c.input_tokens as f64),
+            ("output_tokens", c.output_tokens as f64),
+            ("cost_usd", c.cost_usd),
+        ] {
+            counters.insert(k.to_string(), v);
+        }
+        let done_now = c.done.saturating_sub(done_before);
+        let remaining = c.total.saturating_sub(c.done);
+        self.jobs().publish(Progress {
+            run_id: run_id.to_string(),
+            kind: "generation".into(),
+            status: status.to_string(),
+            total: c.total,
+            done: c.done,
+            counters,
+            elapsed_secs: elapsed,
+            eta_secs: jobs::eta(elapsed, done_now, done_now + remaining),
+            message,
+        });
+    }
+
+    fn gen_summary(&self, run_id: &str, message: Option<String>) -> ApiResult<GenSummary> {
+        let run = self.gen_run(run_id)?;
+        let counts = self.store().with_conn(|c| repo::counts(c, run_id))?;
+        Ok(GenSummary { run_id: run_id.to_string(), status: run.status, counts, message: message.or(run.error) })
+    }
+
+    /// Ask a run working in this process to stop after the model calls in flight (they are kept).
+    pub fn gen_cancel(&self, run_id: &str) -> ApiResult<bool> {
+        Ok(self.jobs().cancel(run_id))
+    }
+
+    /// Stop a run at once, abandoning the calls in flight (their answers, if any, are lost).
+    pub fn gen_abort(&self, run_id: &str) -> ApiResult<bool> {
+        let a = self.jobs().cancel(run_id);
+        let b = self.jobs().cancel(&abort_key(run_id));
+        Ok(a || b)
+    }
+
+    fn run_view(&self, r: jobs::RunRow) -> ApiResult<GenRunView> {
+        let counts = self.store().with_conn(|c| repo::counts(c, &r.run_id))?;
+        Ok(GenRunView {
+            run_id: r.run_id,
+            status: r.status,
+            label: r.label,
+            config: r.config,
+            created_at: r.created_at,
+            started_at: r.started_at,
+            finished_at: r.finished_at,
+            error: r.error,
+            counts,
+        })
+    }
+
+    pub fn gen_list(&self) -> ApiResult<Vec<GenRunView>> {
+        let runs = self.store().with_conn(|c| jobs::list_runs(c, Some("generation")))?;
+        runs.into_iter().map(|r| self.run_view(r)).collect()
+    }
+
+    pub fn gen_show(&self, run_id: &str) -> ApiResult<GenRunView> {
+        let r = self.gen_run(run_id)?;
+        self.run_view(r)
+    }
+
+    /// A run's candidates (all, or filtered by status, case type, clause or card).
+    pub fn gen_candidates(&self, run_id: &str, filter: &GenCandidateFilter) -> ApiResult<Vec<GenCandidateView>> {
+        self.gen_run(run_id)?;
+        self.store().with_conn(|c| repo::list_views(c, run_id, filter))
+    }
+
+    /// Everything that happened to a case or a candidate: every attempt of every stage with its
+    /// prompts, model, request, response, tokens, verdict and issues.
+    pub fn gen_provenance(&self, case_or_candidate_id: &str) -> ApiResult<Provenance> {
+        self.store().with_conn(|c| {
+            let cand = repo::candidate_for_case(c, case_or_candidate_id)?.ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::NotFound,
+                    format!("\"{case_or_candidate_id}\" is not a generated case or candidate; only cases made by `psebench generate` have a generation history."),
+                )
+            })?;
+            let mut attempts = Vec::new();
+            if let Some(p) = &cand.parent_candidate_id {
+                attempts.extend(repo::provenance_attempts(c, p)?);
+            }
+            attempts.extend(repo::provenance_attempts(c, &cand.candidate_id)?);
+            let card_version = repo::run_cards(c, &cand.run_id)?.into_iter().find(|x| x.0 == cand.clause_card_id).map(|x| x.1);
+            let anchor_text = repo::run_anchor(c, &cand.run_id, &cand.anchor_id)?;
+            let case = match &cand.case_id {
+                Some(id) => crate::case::repo::stored_json(c, id)?.and_then(|j| serde_json::from_str(&j).ok()),
+                None => None,
+            };
+            let run = jobs::get_run(c, &cand.run_id)?;
+            Ok(Provenance {
+                candidate: repo::view(&cand),
+                card_version,
+                anchor_text,
+                case,
+                attempts,
+                prompt_versions: run.config.get("prompt_versions").cloned().unwrap_or(Value::Null),
+            })
+        })
+    }
+}

@@ -1,0 +1,428 @@
+//! Generation runs in the store: the inputs snapshot, candidates, attempts and calls. Every
+//! attempt is committed (with all its calls) the moment it finishes, so a crash loses at most the
+//! attempts in flight, and those cost nothing to redo because their replies are cached.
+
+use indexmap::IndexMap;
+use rusqlite::{params, Connection, OptionalExtension, Row};
+use serde_json::Value;
+
+use super::plan::{PlannedCandidate, PlannedCard};
+use super::{GenCandidateFilter, GenCandidateView, GenCounts, GenTypeCounts, ProvenanceAttempt, ProvenanceCall};
+use crate::error::{ApiError, ApiResult};
+use crate::llm::Usage;
+use crate::util::now_rfc3339;
+
+pub fn insert_inputs(conn: &Connection, run_id: &str, cards: &[PlannedCard], anchors: &std::collections::BTreeMap<String, String>) -> ApiResult<()> {
+    let mut c = conn.prepare("INSERT INTO gen_run_cards (run_id, card_id, card_version, card_json, context_md) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+    for pc in cards {
+        c.execute(params![run_id, pc.card.clause_card_id, pc.version, pc.json, pc.context])?;
+    }
+    let mut a = conn.prepare("INSERT INTO gen_run_anchors (run_id, anchor_id, text) VALUES (?1, ?2, ?3)")?;
+    for (id, text) in anchors {
+        a.execute(params![run_id, id, text])?;
+    }
+    Ok(())
+}
+
+pub fn insert_candidates(conn: &Connection, run_id: &str, cands: &[PlannedCandidate]) -> ApiResult<()> {
+    let mut stmt = conn.prepare(
+        "INSERT INTO gen_candidates (candidate_id, run_id, ord, unit, clause_card_id, clause_id, event_type, case_type, anchor_id,
+                                     missing_variant_id, parent_candidate_id, status)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'pending')",
+    )?;
+    for c in cands {
+        stmt.execute(params![
+            c.candidate_id,
+            run_id,
+            c.ord as i64,
+            c.unit as i64,
+            c.card_id,
+            c.clause_id,
+            c.event_type.as_str(),
+            c.case_type.as_str(),
+            c.anchor_id,
+            c.variant,
+            c.parent
+        ])?;
+    }
+    Ok(())
+}
+
+/// A run's stored card: (version, card JSON, context).
+pub fn run_cards(conn: &Connection, run_id: &str) -> ApiResult<Vec<(String, i64, String, String)>> {
+    let mut stmt = conn.prepare("SELECT card_id, card_version, card_json, context_md FROM gen_run_cards WHERE run_id = ?1 ORDER BY card_id")?;
+    let rows = stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?.collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+pub fn run_anchor(conn: &Connection, run_id: &str, anchor_id: &str) -> ApiResult<Option<String>> {
+    Ok(conn
+        .query_row("SELECT text FROM gen_run_anchors WHERE run_id = ?1 AND anchor_id = ?2", params![run_id, anchor_id], |r| r.get(0))
+        .optional()?)
+}
+
+pub fn run_anchors(conn: &Connection, run_id: &str) -> ApiResult<Vec<(String, String)>> {
+    let mut stmt = conn.prepare("SELECT anchor_id, text FROM gen_run_anchors WHERE run_id = ?1")?;
+    let rows = stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// A candidate as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CandidateRow {
+    pub candidate_id: String,
+    pub run_id: String,
+    pub ord: i64,
+    pub unit: i64,
+    pub clause_card_id: String,
+    pub clause_id: String,
+    pub event_type: String,
+    pub case_type: String,
+    pub anchor_id: String,
+    pub missing_variant_id: Option<String>,
+    pub parent_candidate_id: Option<String>,
+    pub status: String,
+    pub drop_stage: Option<String>,
+    pub drop_reason: Option<String>,
+    pub case_id: Option<String>,
+    pub slot_values_json: Option<String>,
+    pub narrative: Option<String>,
+    pub finished_at: Option<String>,
+}
+
+const CAND_COLS: &str = "candidate_id, run_id, ord, unit, clause_card_id, clause_id, event_type, case_type, anchor_id, missing_variant_id, \
+                         parent_candidate_id, status, drop_stage, drop_reason, case_id, slot_values_json, narrative, finished_at";
+
+fn cand(r: &Row<'_>) -> rusqlite::Result<CandidateRow> {
+    Ok(CandidateRow {
+        candidate_id: r.get(0)?,
+        run_id: r.get(1)?,
+        ord: r.get(2)?,
+        unit: r.get(3)?,
+        clause_card_id: r.get(4)?,
+        clause_id: r.get(5)?,
+        event_type: r.get(6)?,
+        case_type: r.get(7)?,
+        anchor_id: r.get(8)?,
+        missing_variant_id: r.get(9)?,
+        parent_candidate_id: r.get(10)?,
+        status: r.get(11)?,
+        drop_stage: r.get(12)?,
+        drop_reason: r.get(13)?,
+        case_id: r.get(14)?,
+        slot_values_json: r.get(15)?,
+        narrative: r.get(16)?,
+        finished_at: r.get(17)?,
+    })
+}
+
+pub fn candidates(conn: &Connection, run_id: &str) -> ApiResult<Vec<CandidateRow>> {
+    let mut stmt = conn.prepare(&format!("SELECT {CAND_COLS} FROM gen_candidates WHERE run_id = ?1 ORDER BY ord"))?;
+    let rows = stmt.query_map([run_id], cand)?.collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+pub fn candidate(conn: &Connection, id: &str) -> ApiResult<Option<CandidateRow>> {
+    Ok(conn.query_row(&format!("SELECT {CAND_COLS} FROM gen_candidates WHERE candidate_id = ?1"), [id], cand).optional()?)
+}
+
+/// The candidate behind a case id (they are the same string for generated cases).
+pub fn candidate_for_case(conn: &Connection, case_id: &str) -> ApiResult<Option<CandidateRow>> {
+    Ok(conn
+        .query_row(&format!("SELECT {CAND_COLS} FROM gen_candidates WHERE case_id = ?1 OR candidate_id = ?1"), [case_id], cand)
+        .optional()?)
+}
+
+pub fn view(c: &CandidateRow) -> GenCandidateView {
+    GenCandidateView {
+        candidate_id: c.candidate_id.clone(),
+        run_id: c.run_id.clone(),
+        case_type: c.case_type.clone(),
+        clause_card_id: c.clause_card_id.clone(),
+        clause_id: c.clause_id.clone(),
+        event_type: c.event_type.clone(),
+        anchor_id: c.anchor_id.clone(),
+        missing_variant_id: c.missing_variant_id.clone(),
+        parent_candidate_id: c.parent_candidate_id.clone(),
+        status: c.status.clone(),
+        drop_stage: c.drop_stage.clone(),
+        drop_reason: c.drop_reason.clone(),
+        case_id: c.case_id.clone(),
+        narrative_words: c.narrative.as_deref().map(|n| n.split_whitespace().count() as u32),
+    }
+}
+
+pub fn list_views(conn: &Connection, run_id: &str, f: &GenCandidateFilter) -> ApiResult<Vec<GenCandidateView>> {
+    Ok(candidates(conn, run_id)?
+        .iter()
+        .filter(|c| f.status.as_deref().map(|s| s == c.status).unwrap_or(true))
+        .filter(|c| f.case_type.as_deref().map(|s| s == c.case_type).unwrap_or(true))
+        .filter(|c| f.clause_id.as_deref().map(|s| s == c.clause_id).unwrap_or(true))
+        .filter(|c| f.clause_card_id.as_deref().map(|s| s == c.clause_card_id).unwrap_or(true))
+        .map(view)
+        .collect())
+}
+
+pub fn mark_accepted(conn: &Connection, id: &str, case_id: &str, slot_values: &Value, narrative: &str) -> ApiResult<()> {
+    conn.execute(
+        "UPDATE gen_candidates SET status = 'accepted', case_id = ?2, slot_values_json = ?3, narrative = ?4, drop_stage = NULL,
+                drop_reason = NULL, finished_at = ?5 WHERE candidate_id = ?1",
+        params![id, case_id, slot_values.to_string(), narrative, now_rfc3339()],
+    )?;
+    Ok(())
+}
+
+/// Store the verified instantiation on a candidate still in progress (its missing variants use it).
+pub fn set_slot_values(conn: &Connection, id: &str, slot_values: &Value) -> ApiResult<()> {
+    conn.execute("UPDATE gen_candidates SET slot_values_json = ?2 WHERE candidate_id = ?1", params![id, slot_values.to_string()])?;
+    Ok(())
+}
+
+pub fn mark_finished(conn: &Connection, id: &str, status: &str, stage: &str, reason: &str) -> ApiResult<()> {
+    conn.execute(
+        "UPDATE gen_candidates SET status = ?2, drop_stage = ?3, drop_reason = ?4, finished_at = ?5 WHERE candidate_id = ?1",
+        params![id, status, stage, reason, now_rfc3339()],
+    )?;
+    Ok(())
+}
+
+/// One model call of an attempt, ready to store.
+#[derive(Debug, Clone)]
+pub struct CallRecord {
+    pub role: String,
+    pub prompt_name: String,
+    pub prompt_versions: IndexMap<String, String>,
+    pub model: String,
+    pub request: Value,
+    pub response_text: Option<String>,
+    pub parsed: Option<Value>,
+    pub parse_notes: Vec<String>,
+    pub usage: Usage,
+    pub cost_usd: f64,
+    pub latency_ms: u64,
+    pub cache_hit: bool,
+}
+
+/// One attempt of one stage.
+#[derive(Debug, Clone)]
+pub struct AttemptRecord {
+    pub stage: String,
+    pub attempt: u32,
+    pub passed: bool,
+    pub issues: Vec<String>,
+    pub guard_findings: Vec<String>,
+    pub output: Value,
+    pub extracted: Option<Value>,
+    pub verifier: Option<Value>,
+    pub calls: Vec<CallRecord>,
+}
+
+fn js(v: &impl serde::Serialize) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "null".into())
+}
+
+/// Commit one attempt and its calls in one transaction-sized unit (the caller wraps it).
+pub fn insert_attempt(conn: &Connection, run_id: &str, candidate_id: &str, a: &AttemptRecord) -> ApiResult<()> {
+    conn.execute(
+        "INSERT INTO gen_attempts (candidate_id, run_id, stage, attempt, passed, issues_json, guard_findings_json, output_json,
+                                   extracted_json, verifier_json, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        params![
+            candidate_id,
+            run_id,
+            a.stage,
+            a.attempt,
+            a.passed as i64,
+            js(&a.issues),
+            js(&a.guard_findings),
+            a.output.to_string(),
+            a.extracted.as_ref().map(|v| v.to_string()),
+            a.verifier.as_ref().map(|v| v.to_string()),
+            now_rfc3339()
+        ],
+    )?;
+    let attempt_id = conn.last_insert_rowid();
+    let mut stmt = conn.prepare(
+        "INSERT INTO gen_calls (attempt_id, seq, role, prompt_name, prompt_versions, model, request_json, response_text, parsed_json,
+                                parse_notes, input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_ms, cache_hit)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+    )?;
+    for (i, c) in a.calls.iter().enumerate() {
+        stmt.execute(params![
+            attempt_id,
+            i as i64,
+            c.role,
+            c.prompt_name,
+            js(&c.prompt_versions),
+            c.model,
+            c.request.to_string(),
+            c.response_text,
+            c.parsed.as_ref().map(|v| v.to_string()),
+            js(&c.parse_notes),
+            c.usage.input_tokens as i64,
+            c.usage.output_tokens as i64,
+            c.usage.cached_input_tokens as i64,
+            c.cost_usd,
+            c.latency_ms as i64,
+            c.cache_hit as i64
+        ])?;
+    }
+    Ok(())
+}
+
+fn parse_list(s: &str) -> Vec<String> {
+    serde_json::from_str(s).unwrap_or_default()
+}
+
+fn parse_value(s: Option<String>) -> Option<Value> {
+    s.and_then(|s| serde_json::from_str(&s).ok())
+}
+
+/// Stored attempts of a candidate (without calls), in order: what a resumed candidate replays.
+pub fn attempts(conn: &Connection, candidate_id: &str) -> ApiResult<Vec<(i64, AttemptRecord, String)>> {
+    let mut stmt = conn.prepare(
+        "SELECT id, stage, attempt, passed, issues_json, guard_findings_json, output_json, extracted_json, verifier_json, created_at
+         FROM gen_attempts WHERE candidate_id = ?1 ORDER BY id",
+    )?;
+    let rows = stmt
+        .query_map([candidate_id], |r| {
+            let out: String = r.get(6)?;
+            Ok((
+                r.get::<_, i64>(0)?,
+                AttemptRecord {
+                    stage: r.get(1)?,
+                    attempt: r.get::<_, i64>(2)? as u32,
+                    passed: r.get::<_, i64>(3)? != 0,
+                    issues: parse_list(&r.get::<_, String>(4)?),
+                    guard_findings: parse_list(&r.get::<_, String>(5)?),
+                    output: serde_json::from_str(&out).unwrap_or(Value::Null),
+                    extracted: parse_value(r.get(7)?),
+                    verifier: parse_value(r.get(8)?),
+                    calls: Vec::new(),
+                },
+                r.get::<_, String>(9)?,
+            ))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+pub fn calls(conn: &Connection, attempt_id: i64) -> ApiResult<Vec<ProvenanceCall>> {
+    let mut stmt = conn.prepare(
+        "SELECT role, prompt_name, prompt_versions, model, request_json, response_text, parsed_json, parse_notes, input_tokens,
+                output_tokens, cached_input_tokens, cost_usd, latency_ms, cache_hit
+         FROM gen_calls WHERE attempt_id = ?1 ORDER BY seq",
+    )?;
+    let rows = stmt
+        .query_map([attempt_id], |r| {
+            let versions: String = r.get(2)?;
+            let request: String = r.get(4)?;
+            Ok(ProvenanceCall {
+                role: r.get(0)?,
+                prompt_name: r.get(1)?,
+                prompt_versions: serde_json::from_str(&versions).unwrap_or_default(),
+                model: r.get(3)?,
+                request: serde_json::from_str(&request).unwrap_or(Value::Null),
+                response_text: r.get(5)?,
+                parsed: parse_value(r.get(6)?),
+                parse_notes: parse_list(&r.get::<_, String>(7)?),
+                input_tokens: r.get::<_, i64>(8)? as u64,
+                output_tokens: r.get::<_, i64>(9)? as u64,
+                cached_input_tokens: r.get::<_, i64>(10)? as u64,
+                cost_usd: r.get(11)?,
+                latency_ms: r.get::<_, i64>(12)? as u64,
+                cache_hit: r.get::<_, i64>(13)? != 0,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// Every attempt of a candidate with its calls (provenance).
+pub fn provenance_attempts(conn: &Connection, candidate_id: &str) -> ApiResult<Vec<ProvenanceAttempt>> {
+    attempts(conn, candidate_id)?
+        .into_iter()
+        .map(|(id, a, at)| {
+            Ok(ProvenanceAttempt {
+                candidate_id: candidate_id.to_string(),
+                stage: a.stage,
+                attempt: a.attempt,
+                passed: a.passed,
+                issues: a.issues,
+                guard_findings: a.guard_findings,
+                output: a.output,
+                extracted: a.extracted,
+                verifier: a.verifier,
+                created_at: at,
+                calls: calls(conn, id)?,
+            })
+        })
+        .collect()
+}
+
+/// Counts for progress and summaries.
+pub fn counts(conn: &Connection, run_id: &str) -> ApiResult<GenCounts> {
+    let mut c = GenCounts::default();
+    let mut stmt = conn.prepare("SELECT case_type, status, count(*) FROM gen_candidates WHERE run_id = ?1 GROUP BY case_type, status")?;
+    let rows = stmt
+        .query_map([run_id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)? as u64)))?
+        .collect::<Result<Vec<_>, _>>()?;
+    for t in ["complete", "missing", "uncertain"] {
+        c.by_type.push(GenTypeCounts { case_type: t.into(), ..Default::default() });
+    }
+    for (t, s, n) in rows {
+        c.total += n;
+        let e = match c.by_type.iter_mut().find(|x| x.case_type == t) {
+            Some(e) => e,
+            None => return Err(ApiError::internal(format!("unknown case type {t} in run {run_id}"))),
+        };
+        e.total += n;
+        match s.as_str() {
+            "accepted" => {
+                c.accepted += n;
+                e.accepted += n
+            }
+            "dropped" => {
+                c.dropped += n;
+                e.dropped += n
+            }
+            "skipped" => {
+                c.skipped += n;
+                e.skipped += n
+            }
+            _ => {
+                c.pending += n;
+                e.pending += n
+            }
+        }
+    }
+    c.done = c.total - c.pending;
+    let (units_total, units_done): (i64, i64) = conn.query_row(
+        "SELECT count(DISTINCT unit), count(DISTINCT unit) - count(DISTINCT CASE WHEN status = 'pending' THEN unit END)
+         FROM gen_candidates WHERE run_id = ?1",
+        [run_id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    c.units_total = units_total as u64;
+    c.units_done = units_done as u64;
+    let (attempts, retries): (i64, i64) = conn.query_row(
+        "SELECT count(*), coalesce(sum(attempt > 1), 0) FROM gen_attempts WHERE run_id = ?1",
+        [run_id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    c.attempts = attempts as u64;
+    c.retries = retries as u64;
+    let (calls, hits, input, output, cost): (i64, i64, i64, i64, f64) = conn.query_row(
+        "SELECT count(*), coalesce(sum(cache_hit), 0), coalesce(sum(CASE WHEN cache_hit = 0 THEN input_tokens END), 0),
+                coalesce(sum(CASE WHEN cache_hit = 0 THEN output_tokens END), 0), coalesce(sum(cost_usd), 0)
+         FROM llm_calls WHERE run_id = ?1",
+        [run_id],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+    )?;
+    c.calls = calls as u64;
+    c.cache_hits = hits as u64;
+    c.input_tokens = input as u64;
+    c.output_tokens = output as u64;
+    c.cost_usd = cost;
+    Ok(c)
+}
