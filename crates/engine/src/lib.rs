@@ -17,6 +17,7 @@ pub mod metrics;
 pub mod mock;
 pub mod policy;
 pub mod prompt;
+pub mod review;
 pub mod secrets;
 pub mod store;
 pub mod tables;

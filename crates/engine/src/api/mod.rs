@@ -6,6 +6,7 @@ pub mod cards;
 pub mod cases;
 pub mod models;
 pub mod policy;
+pub mod review;
 pub mod store_info;
 
 use std::path::Path;
@@ -42,6 +43,8 @@ pub struct Engine {
     llm: Arc<LlmClient>,
     jobs: Arc<crate::jobs::JobHub>,
     opts: EngineOptions,
+    /// Review tokens for a reviewer working in this process (desktop app, CLI); never stored.
+    review_local: Arc<crate::review::tokens::LocalTokens>,
 }
 
 impl Engine {
@@ -64,7 +67,13 @@ impl Engine {
 
     fn assemble(store: Store, opts: EngineOptions) -> ApiResult<Engine> {
         let llm = Arc::new(LlmClient::new(store.clone(), opts.secrets.clone(), opts.client.clone()));
-        let engine = Engine { store, llm, jobs: Arc::new(crate::jobs::JobHub::default()), opts };
+        let engine = Engine {
+            store,
+            llm,
+            jobs: Arc::new(crate::jobs::JobHub::default()),
+            opts,
+            review_local: Arc::new(crate::review::tokens::LocalTokens::default()),
+        };
         engine.seed_builtins()?;
         Ok(engine)
     }

@@ -24,6 +24,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!("20261122070100_cases_and_official_text"),
     migration!("20261122090000_models_cache_calls"),
     migration!("20261122100000_runs_and_trajectories"),
+    migration!("20261124120000_review"),
 ];
 
 const BOOKKEEPING: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (
