@@ -8,4 +8,5 @@ mod eval;
 mod keyring;
 mod llm;
 mod policy;
+mod review;
 mod store;
