@@ -59,6 +59,9 @@ pub enum Command {
     Metrics(commands::metrics::MetricsArgs),
     /// Write the paper's tables and charts for a set of results.
     Report(commands::report::ReportArgs),
+    /// Expert review: sessions, reviewer links and packs, answers, statistics, adjudication, exports.
+    #[command(subcommand)]
+    Review(commands::review::ReviewCmd),
 }
 
 fn main() -> ExitCode {

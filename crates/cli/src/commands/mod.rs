@@ -7,6 +7,7 @@ pub mod mock;
 pub mod models;
 pub mod policy;
 pub mod report;
+pub mod review;
 
 use psebench::api::Engine;
 use psebench::ApiError;
@@ -78,6 +79,7 @@ pub fn run(cli: &Cli) -> Result<ExitCode, ApiError> {
         Command::Bench(c) => bench::run(cli, c),
         Command::Metrics(a) => metrics::run(cli, a),
         Command::Report(a) => report::run(cli, a),
+        Command::Review(c) => review::run(cli, c),
     }
 }
 
