@@ -122,6 +122,49 @@ fn progress_and_resume(rows: &[AnswerRow]) -> (ReviewProgress, Option<u32>) {
     (p, resume)
 }
 
+fn find_reviewer(c: &Connection, s: &SessionRow, name: &str) -> ApiResult<String> {
+    let all = repo::reviewers(c, &s.session_id)?;
+    all.iter().find(|x| x.as_str() == name.trim()).cloned().ok_or_else(|| not_in_session(name, s, &all))
+}
+
+/// The case behind one of the reviewer's own item numbers.
+fn own_case(c: &Connection, ctx: &ReviewerCtx, item_no: u32) -> ApiResult<String> {
+    let mine = repo::assignments_of(c, &ctx.session.session_id, &ctx.reviewer)?;
+    mine.iter().find(|(n, _)| *n == item_no).map(|(_, id)| id.clone()).ok_or_else(|| item_not_found(item_no, mine.len()))
+}
+
+/// A pack or answers file for a reviewer of a session (sealed by the caller).
+fn pack_file(s: &SessionRow, kind: PackKind, reviewer: String, token: String, items: Vec<PackItem>, answers: Vec<PackAnswer>, now: String) -> ReviewPackFile {
+    let (notice, guidelines) = match kind {
+        PackKind::Pack => (pack::PACK_NOTICE, s.guidelines.clone()),
+        PackKind::Answers => (pack::ANSWERS_NOTICE, String::new()),
+    };
+    ReviewPackFile {
+        format: pack::PACK_FORMAT.into(),
+        version: pack::PACK_VERSION,
+        kind,
+        notice: notice.into(),
+        session_id: s.session_id.clone(),
+        session_name: s.name.clone(),
+        session_created_at: s.created_at.clone(),
+        fingerprint: s.fingerprint.clone(),
+        overlap: s.overlap,
+        reviewer,
+        token,
+        guidelines,
+        exported_at: now,
+        app_version: crate::version().into(),
+        items,
+        answers,
+        checksum: String::new(),
+    }
+}
+
+/// The answers a reviewer has started, as they travel in packs.
+fn started_answers(rows: &[AnswerRow]) -> Vec<PackAnswer> {
+    rows.iter().filter(|a| a.record.started()).map(|a| PackAnswer::from_record(a.item_no, &a.case_id, &a.record)).collect()
+}
+
 fn load_card(c: &Connection, card_id: &str) -> Option<ClauseCard> {
     let json = card_repo::card_json(c, card_id, None).ok()?;
     let v: serde_json::Value = serde_json::from_str(&json).ok()?;
@@ -400,8 +443,7 @@ impl Engine {
     pub fn review_local_token(&self, session: &str, reviewer: &str) -> ApiResult<String> {
         let (id, r) = self.store.with_conn(|c| {
             let s = repo::resolve_session(c, session)?;
-            let all = repo::reviewers(c, &s.session_id)?;
-            let r = all.iter().find(|x| x.as_str() == reviewer.trim()).cloned().ok_or_else(|| not_in_session(reviewer, &s, &all))?;
+            let r = find_reviewer(c, &s, reviewer)?;
             Ok::<_, ApiError>((s.session_id, r))
         })?;
         self.review_local.get_or_make(&id, &r)
@@ -589,8 +631,7 @@ impl Engine {
     pub fn review_pack_export_text(&self, session: &str, reviewer: &str) -> ApiResult<(ReviewPackExported, String)> {
         self.store.with_tx(|tx| {
             let s = owner_session(tx, session, "exporting review packs")?;
-            let all = repo::reviewers(tx, &s.session_id)?;
-            let r = all.iter().find(|x| x.as_str() == reviewer.trim()).cloned().ok_or_else(|| not_in_session(reviewer, &s, &all))?;
+            let r = find_reviewer(tx, &s, reviewer)?;
             let items: HashMap<String, ItemRow> = repo::items(tx, &s.session_id)?.into_iter().map(|i| (i.case_id.clone(), i)).collect();
             let rows = repo::answers(tx, &s.session_id, Some(&r))?;
             let now = now_rfc3339();
@@ -609,8 +650,7 @@ impl Engine {
                     reveal: it.reveal.clone(),
                 });
             }
-            let answers: Vec<PackAnswer> =
-                rows.iter().filter(|a| a.record.started()).map(|a| PackAnswer::from_record(a.item_no, &a.case_id, &a.record)).collect();
+            let answers = started_answers(&rows);
             let info = ReviewPackExported {
                 session_id: s.session_id.clone(),
                 reviewer: r.clone(),
@@ -618,25 +658,7 @@ impl Engine {
                 answered: answers.len() as u32,
                 path: None,
             };
-            let text = pack::seal(ReviewPackFile {
-                format: pack::PACK_FORMAT.into(),
-                version: pack::PACK_VERSION,
-                kind: PackKind::Pack,
-                notice: pack::PACK_NOTICE.into(),
-                session_id: s.session_id.clone(),
-                session_name: s.name.clone(),
-                session_created_at: s.created_at.clone(),
-                fingerprint: s.fingerprint.clone(),
-                overlap: s.overlap,
-                reviewer: r,
-                token,
-                guidelines: s.guidelines.clone(),
-                exported_at: now,
-                app_version: crate::version().into(),
-                items: pack_items,
-                answers,
-                checksum: String::new(),
-            })?;
+            let text = pack::seal(pack_file(&s, PackKind::Pack, r, token, pack_items, answers, now))?;
             Ok((info, text))
         })
     }
@@ -803,7 +825,7 @@ impl Engine {
             }
             let all = repo::reviewers(c, &s.session_id)?;
             let r = match reviewer {
-                Some(r) => all.iter().find(|x| x.as_str() == r.trim()).cloned().ok_or_else(|| not_in_session(r, &s, &all))?,
+                Some(r) => find_reviewer(c, &s, r)?,
                 None if all.len() == 1 => all[0].clone(),
                 None => {
                     return Err(invalid(format!(
@@ -816,8 +838,7 @@ impl Engine {
             let token = repo::pack_token(c, &s.session_id, &r)?
                 .ok_or_else(|| ApiError::internal("the review pack's token was not kept; open the pack again"))?;
             let rows = repo::answers(c, &s.session_id, Some(&r))?;
-            let answers: Vec<PackAnswer> =
-                rows.iter().filter(|a| a.record.started()).map(|a| PackAnswer::from_record(a.item_no, &a.case_id, &a.record)).collect();
+            let answers = started_answers(&rows);
             let info = ReviewPackExported {
                 session_id: s.session_id.clone(),
                 reviewer: r.clone(),
@@ -825,25 +846,7 @@ impl Engine {
                 answered: answers.len() as u32,
                 path: None,
             };
-            let text = pack::seal(ReviewPackFile {
-                format: pack::PACK_FORMAT.into(),
-                version: pack::PACK_VERSION,
-                kind: PackKind::Answers,
-                notice: pack::ANSWERS_NOTICE.into(),
-                session_id: s.session_id.clone(),
-                session_name: s.name.clone(),
-                session_created_at: s.created_at.clone(),
-                fingerprint: s.fingerprint.clone(),
-                overlap: s.overlap,
-                reviewer: r,
-                token,
-                guidelines: String::new(),
-                exported_at: now_rfc3339(),
-                app_version: crate::version().into(),
-                items: Vec::new(),
-                answers,
-                checksum: String::new(),
-            })?;
+            let text = pack::seal(pack_file(&s, PackKind::Answers, r, token, Vec::new(), answers, now_rfc3339()))?;
             Ok((info, text))
         })
     }
@@ -1032,8 +1035,7 @@ impl Engine {
         self.store.with_tx(|tx| {
             let ctx = self.reviewer_ctx(tx, token)?;
             let sid = ctx.session.session_id.as_str();
-            let mine = repo::assignments_of(tx, sid, &ctx.reviewer)?;
-            let case_id = mine.iter().find(|(n, _)| *n == item_no).map(|(_, id)| id.clone()).ok_or_else(|| item_not_found(item_no, mine.len()))?;
+            let case_id = own_case(tx, &ctx, item_no)?;
             let cur = repo::answer(tx, sid, &ctx.reviewer, &case_id)?;
             let applied = answers::apply(&cur, patch, item_no, &now_rfc3339())?;
             if !applied.changed.is_empty() {
@@ -1057,8 +1059,7 @@ impl Engine {
         self.store.with_tx(|tx| {
             let ctx = self.reviewer_ctx(tx, token)?;
             let sid = ctx.session.session_id.as_str();
-            let mine = repo::assignments_of(tx, sid, &ctx.reviewer)?;
-            let case_id = mine.iter().find(|(n, _)| *n == item_no).map(|(_, id)| id.clone()).ok_or_else(|| item_not_found(item_no, mine.len()))?;
+            let case_id = own_case(tx, &ctx, item_no)?;
             let cur = repo::answer(tx, sid, &ctx.reviewer, &case_id)?;
             let (rec, first) = answers::reveal(&cur, item_no, &now_rfc3339())?;
             if first {

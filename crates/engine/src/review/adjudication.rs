@@ -102,33 +102,9 @@ pub fn reasons(item: &ItemRow, rows: &[&AnswerRow], threshold: u8, low: u8) -> V
 mod tests {
     use super::*;
     use crate::case::CaseType;
-    use crate::review::RevealMaterial;
 
     fn item(e: ReviewVerdict) -> ItemRow {
-        ItemRow {
-            case_id: "c".into(),
-            ord: 0,
-            case_type: CaseType::Complete,
-            clause_id: "C".into(),
-            expected: e,
-            narrative: String::new(),
-            reveal: RevealMaterial {
-                case_id: "c".into(),
-                case_type: CaseType::Complete,
-                expected_verdict: e,
-                explanation: String::new(),
-                clause_label: None,
-                clause_id: "C".into(),
-                card_id: "K".into(),
-                card_definition: None,
-                legal_basis: vec![],
-                legal_basis_meaning: None,
-                boundary_conditions: vec![],
-                withheld_elements: vec![],
-                missing_summary: None,
-                why_not_classifiable: None,
-            },
-        }
+        crate::review::repo::test_item("c", CaseType::Complete, e)
     }
 
     fn row(r: &str, realism: Option<u8>, plaus: Option<u8>, v: Option<ReviewVerdict>, agree: Option<bool>) -> AnswerRow {

@@ -236,33 +236,10 @@ mod tests {
     use super::*;
     use crate::case::CaseType;
     use crate::review::answers::AnswerRecord;
-    use crate::review::{RevealMaterial, ReviewVerdict};
+    use crate::review::ReviewVerdict;
 
     fn item() -> ItemRow {
-        ItemRow {
-            case_id: "c1".into(),
-            ord: 0,
-            case_type: CaseType::Missing,
-            clause_id: "C".into(),
-            expected: ReviewVerdict::MissingInformation,
-            narrative: String::new(),
-            reveal: RevealMaterial {
-                case_id: "c1".into(),
-                case_type: CaseType::Missing,
-                expected_verdict: ReviewVerdict::MissingInformation,
-                explanation: String::new(),
-                clause_label: None,
-                clause_id: "C".into(),
-                card_id: "K".into(),
-                card_definition: None,
-                legal_basis: vec![],
-                legal_basis_meaning: None,
-                boundary_conditions: vec![],
-                withheld_elements: vec![],
-                missing_summary: None,
-                why_not_classifiable: None,
-            },
-        }
+        crate::review::repo::test_item("c1", CaseType::Missing, ReviewVerdict::MissingInformation)
     }
 
     #[test]

@@ -472,3 +472,32 @@ pub fn case_exclusion(conn: &Connection, case_id: &str) -> ApiResult<Option<(boo
         })
         .optional()?)
 }
+
+/// A minimal item for the pure functions' unit tests.
+#[cfg(test)]
+pub(crate) fn test_item(case_id: &str, case_type: CaseType, expected: ReviewVerdict) -> ItemRow {
+    ItemRow {
+        case_id: case_id.into(),
+        ord: 0,
+        case_type,
+        clause_id: "C".into(),
+        expected,
+        narrative: String::new(),
+        reveal: RevealMaterial {
+            case_id: case_id.into(),
+            case_type,
+            expected_verdict: expected,
+            explanation: String::new(),
+            clause_label: None,
+            clause_id: "C".into(),
+            card_id: "K".into(),
+            card_definition: None,
+            legal_basis: vec![],
+            legal_basis_meaning: None,
+            boundary_conditions: vec![],
+            withheld_elements: vec![],
+            missing_summary: None,
+            why_not_classifiable: None,
+        },
+    }
+}

@@ -251,33 +251,9 @@ fn verdict_agreement(
 mod tests {
     use super::*;
     use crate::review::answers::AnswerRecord;
-    use crate::review::RevealMaterial;
 
     fn item(id: &str, t: CaseType, e: ReviewVerdict) -> ItemRow {
-        ItemRow {
-            case_id: id.into(),
-            ord: 0,
-            case_type: t,
-            clause_id: "C".into(),
-            expected: e,
-            narrative: String::new(),
-            reveal: RevealMaterial {
-                case_id: id.into(),
-                case_type: t,
-                expected_verdict: e,
-                explanation: String::new(),
-                clause_label: None,
-                clause_id: "C".into(),
-                card_id: "K".into(),
-                card_definition: None,
-                legal_basis: vec![],
-                legal_basis_meaning: None,
-                boundary_conditions: vec![],
-                withheld_elements: vec![],
-                missing_summary: None,
-                why_not_classifiable: None,
-            },
-        }
+        crate::review::repo::test_item(id, t, e)
     }
 
     fn ans(r: &str, id: &str, realism: u8, plaus: u8, v: ReviewVerdict, agree: bool) -> AnswerRow {

@@ -162,7 +162,23 @@ fn blind_first_is_enforced_by_the_engine() {
     let text = serde_json::to_string(&view).unwrap();
     let (case_id, _, _) = &map[&("Ana".to_string(), 1)];
     assert!(!text.contains(case_id.as_str()), "the case id (which names its type) is hidden before the reveal");
-    assert!(!text.contains("case_type") && !text.contains("expected"), "{text}");
+    fn keys(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    out.push(k.clone());
+                    keys(x, out);
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| keys(x, out)),
+            _ => {}
+        }
+    }
+    let mut names = Vec::new();
+    keys(&serde_json::to_value(&view).unwrap(), &mut names);
+    for hidden in ["case_id", "case_type", "expected_verdict", "clause_id", "card_id", "boundary_conditions", "withheld_elements"] {
+        assert!(!names.iter().any(|k| k == hidden), "{hidden} must not appear before the reveal: {text}");
+    }
 
     let err = e.review_reveal(&tok, 1).unwrap_err();
     assert_eq!(err.code, ErrorCode::Forbidden);
