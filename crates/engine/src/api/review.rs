@@ -165,6 +165,23 @@ fn started_answers(rows: &[AnswerRow]) -> Vec<PackAnswer> {
     rows.iter().filter(|a| a.record.started()).map(|a| PackAnswer::from_record(a.item_no, &a.case_id, &a.record)).collect()
 }
 
+/// Merge answers from a file into a reviewer's stored answers (see `answers::merge`). Returns
+/// (answers changed, parts updated, parts kept with the reason).
+fn merge_answers(tx: &Connection, session_id: &str, reviewer: &str, incoming: &[PackAnswer]) -> ApiResult<(u32, u32, Vec<String>)> {
+    let (mut items, mut fields, mut kept) = (0u32, 0u32, Vec::new());
+    for a in incoming {
+        let local = repo::answer(tx, session_id, reviewer, &a.case_id)?;
+        let m = answers::merge(&local, &a.record(), a.item_no);
+        kept.extend(m.kept);
+        if !m.changed.is_empty() {
+            repo::write_answer(tx, session_id, reviewer, &a.case_id, &m.record)?;
+            items += 1;
+            fields += m.changed.len() as u32;
+        }
+    }
+    Ok((items, fields, kept))
+}
+
 fn load_card(c: &Connection, card_id: &str) -> Option<ClauseCard> {
     let json = card_repo::card_json(c, card_id, None).ok()?;
     let v: serde_json::Value = serde_json::from_str(&json).ok()?;
@@ -781,15 +798,7 @@ impl Engine {
                     repo::insert_assignment(tx, &f.session_id, &reviewer, it.ord, &it.case_id)?;
                 }
             }
-            let mut fields_updated = 0u32;
-            for a in &f.answers {
-                let local = repo::answer(tx, &f.session_id, &reviewer, &a.case_id)?;
-                let m = answers::merge(&local, &a.record(), a.item_no);
-                if !m.changed.is_empty() {
-                    repo::write_answer(tx, &f.session_id, &reviewer, &a.case_id, &m.record)?;
-                    fields_updated += m.changed.len() as u32;
-                }
-            }
+            let (_, fields_updated, _) = merge_answers(tx, &f.session_id, &reviewer, &f.answers)?;
             let rows = repo::answers(tx, &f.session_id, Some(&reviewer))?;
             Ok(ReviewPackOpened {
                 session_id: f.session_id.clone(),
@@ -912,26 +921,16 @@ impl Engine {
                 }
                 answers::validate_incoming(&a.record(), a.item_no)?;
             }
-            let mut report = ReviewPackMergeReport {
+            let (items_changed, fields_updated, kept) = merge_answers(tx, &s.session_id, &f.reviewer, &f.answers)?;
+            Ok(ReviewPackMergeReport {
                 session_id: s.session_id.clone(),
                 session_name: s.name.clone(),
                 reviewer: f.reviewer.clone(),
                 items_in_file: f.answers.len() as u32,
-                items_changed: 0,
-                fields_updated: 0,
-                kept: Vec::new(),
-            };
-            for a in &f.answers {
-                let local = repo::answer(tx, &s.session_id, &f.reviewer, &a.case_id)?;
-                let m = answers::merge(&local, &a.record(), a.item_no);
-                report.kept.extend(m.kept);
-                if !m.changed.is_empty() {
-                    repo::write_answer(tx, &s.session_id, &f.reviewer, &a.case_id, &m.record)?;
-                    report.items_changed += 1;
-                    report.fields_updated += m.changed.len() as u32;
-                }
-            }
-            Ok(report)
+                items_changed,
+                fields_updated,
+                kept,
+            })
         })
     }
 

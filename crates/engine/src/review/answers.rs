@@ -91,24 +91,6 @@ impl AnswerRecord {
             complete: self.complete(),
         }
     }
-
-    pub fn from_state(s: &ReviewAnswerState) -> AnswerRecord {
-        AnswerRecord {
-            realism: s.realism,
-            realism_at: s.realism_at.clone(),
-            plausibility: s.plausibility,
-            plausibility_at: s.plausibility_at.clone(),
-            blind_verdict: s.blind_verdict,
-            blind_verdict_at: s.blind_verdict_at.clone(),
-            revealed_at: s.revealed_at.clone(),
-            agree: s.agree,
-            agree_at: s.agree_at.clone(),
-            comment: s.comment.clone(),
-            comment_at: s.comment_at.clone(),
-            time_spent_secs: s.time_spent_secs,
-            time_spent_at: s.time_spent_at.clone(),
-        }
-    }
 }
 
 /// The result of applying a patch.
