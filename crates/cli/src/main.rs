@@ -69,6 +69,9 @@ pub enum Command {
     Report(commands::report::ReportArgs),
     /// Serve the app and its API on http://127.0.0.1 for a web browser.
     Serve(commands::serve::ServeArgs),
+    /// Expert review: sessions, reviewer links and packs, answers, statistics, adjudication, exports.
+    #[command(subcommand)]
+    Review(commands::review::ReviewCmd),
 }
 
 fn main() -> ExitCode {

@@ -366,3 +366,120 @@ fn anchors_generation_stats_provenance_and_report_through_the_cli() {
     let resume = env.json(&["generate", "resume", &run]);
     assert_eq!(resume["status"], "completed");
 }
+
+impl Env {
+    /// Run with text on standard input (the terminal questionnaire).
+    fn ok_with_input(&self, args: &[&str], input: &str) -> String {
+        use std::io::Write;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_psebench"))
+            .args(args)
+            .env("PSEBENCH_DB", self.db())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "psebench {args:?} failed:\n{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    }
+}
+
+/// Five answers per item for `review rate`: realism, plausibility, verdict (1 = Reportable), agree, comment.
+fn rate_input(items: usize) -> String {
+    "4\n3\n1\ny\n\n".repeat(items)
+}
+
+#[test]
+fn expert_review_from_creation_to_merged_packs_and_exports() {
+    let env = Env::new();
+    env.ok(&["demo", "load"]);
+    let created = env.json(&["review", "create", "--name", "CLI review", "--sample", "3,3,3", "--reviewers", "Ana,Ben", "--seed", "5"]);
+    let sid = created["summary"]["session_id"].as_str().unwrap().to_string();
+    assert_eq!(created["summary"]["cases"], 9);
+    assert_eq!(created["summary"]["assignments"], 18);
+    assert_eq!(env.json(&["review", "list"])[0]["session_id"], sid.as_str());
+
+    // Personal links; blind-first through the CLI.
+    let links = env.json(&["review", "links", &sid]);
+    let ana = links["links"][0]["token"].as_str().unwrap().to_string();
+    assert_eq!(links["links"][0]["reviewer"], "Ana");
+    let o = env.run(&["review", "reveal", "--token", &ana, "--item", "1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("Give your own verdict"));
+    let saved = env.json(&["review", "answer", "--token", &ana, "--item", "1", "--realism", "5", "--verdict", "missing", "--time", "12"]);
+    assert_eq!(saved["changed"], json!(["realism", "blind_verdict", "time_spent_secs"]));
+    let o = env.run(&["review", "answer", "--token", &ana, "--item", "1", "--agree", "yes"]);
+    assert_eq!(o.status.code(), Some(1), "agree before the reveal is refused");
+    let rev = env.json(&["review", "reveal", "--token", &ana, "--item", "1"]);
+    assert_eq!(rev["your_blind_verdict"], "Missing information");
+    let o = env.run(&["review", "answer", "--token", &ana, "--item", "1", "--verdict", "uncertain", "--json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err: Value = serde_json::from_slice(&o.stderr).unwrap();
+    assert_eq!(err["error"]["code"], "forbidden");
+    let wrong = "f".repeat(64);
+    assert_eq!(env.run(&["review", "me", "--token", &wrong]).status.code(), Some(1));
+
+    // Ana finishes in the terminal questionnaire (one process), resuming at item 1.
+    let out = env.ok_with_input(&["review", "rate", &sid, "--reviewer", "Ana"], &("4\n3\ny\n\n".to_string() + &rate_input(8)));
+    assert!(out.contains("All 9 items are complete"), "{out}");
+    let me = env.json(&["review", "me", &sid, "--reviewer", "Ana"]);
+    assert_eq!(me["progress"]["completed"], 9);
+    assert!(me["resume_item_no"].is_null());
+
+    // Ben reviews from a pack in another store, and his answers are merged back twice.
+    let pack = env.dir.path().join("ben-pack.json");
+    env.ok(&["review", "pack", "export", &sid, "--reviewer", "Ben", "--out", s(&pack)]);
+    let other = env.dir.path().join("ben/psebench.db");
+    let opened = env.json(&["--db", s(&other), "review", "pack", "open", s(&pack)]);
+    assert_eq!(opened["items"], 9);
+    let o = {
+        use std::io::Write;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_psebench"))
+            .args(["--db", s(&other), "review", "rate", &sid, "--reviewer", "Ben"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(rate_input(9).as_bytes()).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let answers = env.dir.path().join("ben-answers.json");
+    env.ok(&["--db", s(&other), "review", "pack", "answers", &sid, "--out", s(&answers)]);
+    let m1 = env.json(&["review", "pack", "merge", s(&answers)]);
+    assert_eq!(m1["items_changed"], 9);
+    let m2 = env.json(&["review", "pack", "merge", s(&answers)]);
+    assert_eq!((m2["items_changed"].as_u64(), m2["fields_updated"].as_u64()), (Some(0), Some(0)));
+
+    // Results, adjudication, exports.
+    let stats = env.json(&["review", "stats", &sid]);
+    assert_eq!(stats["completed"], 18);
+    assert_eq!(stats["by_type"][3]["realism"]["n"], 18);
+    let human = env.ok(&["review", "stats", &sid]);
+    assert!(human.contains("Cohen's kappa, Ana & Ben"), "{human}");
+    let queue = env.json(&["review", "queue", &sid]);
+    // Both said Reportable everywhere: every case not built to be Reportable is queued.
+    let queued = queue["items"].as_array().unwrap();
+    assert!(!queued.is_empty());
+    let case = queued[0]["case_id"].as_str().unwrap().to_string();
+    let d = env.json(&["review", "adjudicate", &sid, &case, "--decision", "reject", "--exclude", "--by", "Dr Lee", "--note", "test"]);
+    assert_eq!(d["excluded_case"], true);
+    let hist = env.json(&["review", "history", &sid]);
+    assert_eq!(hist.as_array().unwrap().len(), 1);
+    assert_eq!(env.run(&["review", "adjudicate", &sid, &case, "--decision", "maybe", "--by", "X"]).status.code(), Some(1));
+    let csv = env.dir.path().join("out/answers.csv");
+    let r = env.json(&["review", "export", &sid, "--out", s(&csv)]);
+    let rows = r["rows"].as_u64().unwrap();
+    assert!(rows >= 18 * 5, "{rows}");
+    assert_eq!(std::fs::read_to_string(&csv).unwrap().lines().count() as u64, rows + 1);
+    let dir = env.dir.path().join("out/summary");
+    env.ok(&["review", "summary", &sid, "--out", s(&dir)]);
+    assert!(std::fs::read_to_string(dir.join("review-summary.md")).unwrap().contains("| Complete | 3 |"));
+    assert!(std::fs::read_to_string(dir.join("review-summary.tex")).unwrap().contains("\\bottomrule"));
+    assert_eq!(env.run(&["review", "delete", &sid]).status.code(), Some(1), "delete asks for --yes");
+    env.ok(&["review", "delete", &sid, "--yes"]);
+    assert_eq!(env.json(&["review", "list"]), json!([]));
+}

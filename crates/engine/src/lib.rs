@@ -19,6 +19,7 @@ pub mod metrics;
 pub mod mock;
 pub mod policy;
 pub mod prompt;
+pub mod review;
 pub mod secrets;
 pub mod server;
 pub mod store;

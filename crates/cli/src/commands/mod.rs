@@ -11,6 +11,7 @@ pub mod policy;
 pub mod report;
 pub mod serve;
 pub mod stats;
+pub mod review;
 
 use psebench::api::Engine;
 use psebench::ApiError;
@@ -86,6 +87,7 @@ pub fn run(cli: &Cli) -> Result<ExitCode, ApiError> {
         Command::Metrics(a) => metrics::run(cli, a),
         Command::Report(a) => report::run(cli, a),
         Command::Serve(a) => serve::run(cli, a),
+        Command::Review(c) => review::run(cli, c),
     }
 }
 

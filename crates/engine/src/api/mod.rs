@@ -9,6 +9,7 @@ pub mod models;
 pub mod policy;
 pub mod results;
 pub mod rpc;
+pub mod review;
 pub mod store_info;
 
 use std::path::Path;
@@ -46,6 +47,8 @@ pub struct Engine {
     jobs: Arc<crate::jobs::JobHub>,
     opts: EngineOptions,
     results_cache: Arc<results::ResultsCache>,
+    /// Review tokens for a reviewer working in this process (desktop app, CLI); never stored.
+    review_local: Arc<crate::review::tokens::LocalTokens>,
 }
 
 impl Engine {
@@ -68,7 +71,14 @@ impl Engine {
 
     fn assemble(store: Store, opts: EngineOptions) -> ApiResult<Engine> {
         let llm = Arc::new(LlmClient::new(store.clone(), opts.secrets.clone(), opts.client.clone()));
-        let engine = Engine { store, llm, jobs: Arc::new(crate::jobs::JobHub::default()), opts, results_cache: Arc::default() };
+        let engine = Engine {
+            store,
+            llm,
+            jobs: Arc::new(crate::jobs::JobHub::default()),
+            opts,
+            results_cache: Arc::default(),
+            review_local: Arc::new(crate::review::tokens::LocalTokens::default()),
+        };
         engine.seed_builtins()?;
         crate::anchor::seed_builtin_anchors(&engine.store)?;
         Ok(engine)

@@ -25,6 +25,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!("20261122090000_models_cache_calls"),
     migration!("20261122100000_runs_and_trajectories"),
     migration!("20261124090000_anchors_and_generation"),
+    migration!("20261124120000_review"),
 ];
 
 const BOOKKEEPING: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (

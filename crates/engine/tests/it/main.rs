@@ -10,4 +10,5 @@ mod generation;
 mod keyring;
 mod llm;
 mod policy;
+mod review;
 mod store;

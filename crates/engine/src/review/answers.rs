@@ -1,0 +1,473 @@
+//! One reviewer's answer to one item, and the rules for changing it. This is the only place the
+//! blind-first order is enforced: every path (personal link, desktop app, CLI, pack) goes through
+//! `apply`, `reveal` and `merge`.
+//!
+//! * Each part (realism, plausibility, blind verdict, agree mark, comment, time) is saved on its
+//!   own with the time it was given; re-sending the same value changes nothing.
+//! * The by-construction verdict can be revealed only once a blind verdict is saved.
+//! * After the reveal the blind verdict is locked; ratings and the comment may still change.
+//! * The agree mark needs the reveal (one cannot agree with what one has not seen).
+//! * Time spent is reported by the client as deltas of active time; one report counts for at most
+//!   `MAX_TIME_REPORT_SECS` (a longer gap means the reviewer stepped away).
+
+use super::{ReviewAnswerPatch, ReviewAnswerState, ReviewVerdict};
+use crate::error::{ApiError, ApiResult, ErrorCode};
+
+/// The most one time report can add (15 minutes).
+pub const MAX_TIME_REPORT_SECS: f64 = 900.0;
+/// The longest comment accepted.
+pub const MAX_COMMENT_CHARS: usize = 20_000;
+
+/// The stored answer: a value and a timestamp per part.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AnswerRecord {
+    pub realism: Option<u8>,
+    pub realism_at: Option<String>,
+    pub plausibility: Option<u8>,
+    pub plausibility_at: Option<String>,
+    pub blind_verdict: Option<ReviewVerdict>,
+    pub blind_verdict_at: Option<String>,
+    pub revealed_at: Option<String>,
+    pub agree: Option<bool>,
+    pub agree_at: Option<String>,
+    pub comment: Option<String>,
+    pub comment_at: Option<String>,
+    pub time_spent_secs: f64,
+    pub time_spent_at: Option<String>,
+}
+
+impl AnswerRecord {
+    /// Every required part is given: both ratings, the blind verdict, the reveal and the agree mark.
+    pub fn complete(&self) -> bool {
+        self.realism.is_some()
+            && self.plausibility.is_some()
+            && self.blind_verdict.is_some()
+            && self.revealed_at.is_some()
+            && self.agree.is_some()
+    }
+
+    /// Anything at all was given.
+    pub fn started(&self) -> bool {
+        self.realism_at.is_some()
+            || self.plausibility_at.is_some()
+            || self.blind_verdict_at.is_some()
+            || self.agree_at.is_some()
+            || self.comment_at.is_some()
+            || self.time_spent_secs > 0.0
+    }
+
+    /// The latest time any part was given.
+    pub fn last_at(&self) -> Option<&str> {
+        [
+            &self.realism_at,
+            &self.plausibility_at,
+            &self.blind_verdict_at,
+            &self.revealed_at,
+            &self.agree_at,
+            &self.comment_at,
+            &self.time_spent_at,
+        ]
+        .into_iter()
+        .filter_map(|t| t.as_deref())
+        .max()
+    }
+
+    pub fn to_state(&self, item_no: u32) -> ReviewAnswerState {
+        ReviewAnswerState {
+            item_no,
+            realism: self.realism,
+            realism_at: self.realism_at.clone(),
+            plausibility: self.plausibility,
+            plausibility_at: self.plausibility_at.clone(),
+            blind_verdict: self.blind_verdict,
+            blind_verdict_at: self.blind_verdict_at.clone(),
+            revealed_at: self.revealed_at.clone(),
+            agree: self.agree,
+            agree_at: self.agree_at.clone(),
+            comment: self.comment.clone(),
+            comment_at: self.comment_at.clone(),
+            time_spent_secs: self.time_spent_secs,
+            time_spent_at: self.time_spent_at.clone(),
+            complete: self.complete(),
+        }
+    }
+}
+
+/// The result of applying a patch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Applied {
+    pub record: AnswerRecord,
+    pub changed: Vec<String>,
+    pub time_capped: bool,
+}
+
+fn check_rating(name: &str, v: Option<u8>) -> ApiResult<()> {
+    match v {
+        Some(x) if !(1..=5).contains(&x) => Err(ApiError::new(
+            ErrorCode::ValidationFailed,
+            format!("{name} is rated from 1 to 5; {x} is not on the scale."),
+        )),
+        _ => Ok(()),
+    }
+}
+
+pub fn blind_locked(item_no: u32) -> ApiError {
+    ApiError::new(
+        ErrorCode::Forbidden,
+        format!(
+            "Your verdict for item {item_no} is locked because you have already seen the by-construction verdict: changing it \
+             now would undo the blinding. You can still change your ratings and comment, and say whether you agree."
+        ),
+    )
+}
+
+/// Apply a patch to an answer. All checks run first, so a refused patch changes nothing.
+pub fn apply(cur: &AnswerRecord, patch: &ReviewAnswerPatch, item_no: u32, now: &str) -> ApiResult<Applied> {
+    check_rating("Realism", patch.realism)?;
+    check_rating("Plausibility", patch.plausibility)?;
+    let comment = patch.comment.as_ref().map(|c| c.trim().to_string());
+    if let Some(c) = &comment {
+        if c.chars().count() > MAX_COMMENT_CHARS {
+            return Err(ApiError::new(
+                ErrorCode::ValidationFailed,
+                format!("The comment is longer than {MAX_COMMENT_CHARS} characters; please shorten it."),
+            ));
+        }
+    }
+    if let Some(t) = patch.add_time_secs {
+        if !t.is_finite() || t < 0.0 {
+            return Err(ApiError::new(ErrorCode::ValidationFailed, "Time spent must be a number of seconds, zero or more."));
+        }
+    }
+    if let Some(v) = patch.blind_verdict {
+        if cur.revealed_at.is_some() && cur.blind_verdict != Some(v) {
+            return Err(blind_locked(item_no));
+        }
+    }
+    if patch.agree.is_some() && cur.revealed_at.is_none() {
+        return Err(ApiError::new(
+            ErrorCode::Forbidden,
+            format!(
+                "Save your own verdict for item {item_no} and open the by-construction verdict before saying whether you agree with it."
+            ),
+        ));
+    }
+
+    let mut r = cur.clone();
+    let mut changed = Vec::new();
+    let stamp = |at: &mut Option<String>| *at = Some(now.to_string());
+    if let Some(v) = patch.realism {
+        if r.realism != Some(v) {
+            r.realism = Some(v);
+            stamp(&mut r.realism_at);
+            changed.push("realism".to_string());
+        }
+    }
+    if let Some(v) = patch.plausibility {
+        if r.plausibility != Some(v) {
+            r.plausibility = Some(v);
+            stamp(&mut r.plausibility_at);
+            changed.push("plausibility".to_string());
+        }
+    }
+    if let Some(v) = patch.blind_verdict {
+        if r.blind_verdict != Some(v) {
+            r.blind_verdict = Some(v);
+            stamp(&mut r.blind_verdict_at);
+            changed.push("blind_verdict".to_string());
+        }
+    }
+    if let Some(v) = patch.agree {
+        if r.agree != Some(v) {
+            r.agree = Some(v);
+            stamp(&mut r.agree_at);
+            changed.push("agree".to_string());
+        }
+    }
+    if let Some(c) = comment {
+        let c = if c.is_empty() { None } else { Some(c) };
+        if r.comment != c {
+            r.comment = c;
+            stamp(&mut r.comment_at);
+            changed.push("comment".to_string());
+        }
+    }
+    let mut time_capped = false;
+    if let Some(t) = patch.add_time_secs {
+        let add = if t > MAX_TIME_REPORT_SECS {
+            time_capped = true;
+            MAX_TIME_REPORT_SECS
+        } else {
+            t
+        };
+        if add > 0.0 {
+            r.time_spent_secs = ((r.time_spent_secs + add) * 1000.0).round() / 1000.0;
+            stamp(&mut r.time_spent_at);
+            changed.push("time_spent_secs".to_string());
+        }
+    }
+    Ok(Applied { record: r, changed, time_capped })
+}
+
+/// Open the by-construction verdict. Refused until a blind verdict is saved; the first reveal's
+/// time is kept. Returns the record and whether this call revealed it.
+pub fn reveal(cur: &AnswerRecord, item_no: u32, now: &str) -> ApiResult<(AnswerRecord, bool)> {
+    if cur.blind_verdict.is_none() {
+        return Err(ApiError::new(
+            ErrorCode::Forbidden,
+            format!("Give your own verdict for item {item_no} first: the by-construction verdict is shown only after yours is saved."),
+        ));
+    }
+    if cur.revealed_at.is_some() {
+        return Ok((cur.clone(), false));
+    }
+    let mut r = cur.clone();
+    r.revealed_at = Some(now.to_string());
+    Ok((r, true))
+}
+
+/// The result of merging an answer that arrived from elsewhere.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Merged {
+    pub record: AnswerRecord,
+    pub changed: Vec<&'static str>,
+    pub kept: Vec<String>,
+}
+
+/// True when `incoming` was given strictly later than `local` (or `local` was never given).
+fn newer(incoming: &Option<String>, local: &Option<String>) -> bool {
+    match (incoming, local) {
+        (Some(i), Some(l)) => i > l,
+        (Some(_), None) => true,
+        _ => false,
+    }
+}
+
+fn take<T: Clone + PartialEq>(lv: &mut T, lat: &mut Option<String>, iv: &T, iat: &Option<String>) -> bool {
+    if newer(iat, lat) {
+        *lv = iv.clone();
+        *lat = iat.clone();
+        true
+    } else {
+        false
+    }
+}
+
+/// Merge an answer from a pack into the stored one, part by part: the part given later wins;
+/// equal times change nothing, so merging the same answers twice is a no-op. The earliest reveal
+/// is kept. A blind verdict locked by a reveal here is not replaced.
+pub fn merge(local: &AnswerRecord, incoming: &AnswerRecord, item_no: u32) -> Merged {
+    let mut r = local.clone();
+    let mut changed = Vec::new();
+    let mut kept = Vec::new();
+    if take(&mut r.realism, &mut r.realism_at, &incoming.realism, &incoming.realism_at) {
+        changed.push("realism");
+    }
+    if take(&mut r.plausibility, &mut r.plausibility_at, &incoming.plausibility, &incoming.plausibility_at) {
+        changed.push("plausibility");
+    }
+    if newer(&incoming.blind_verdict_at, &r.blind_verdict_at) {
+        if local.revealed_at.is_some() && local.blind_verdict.is_some() && local.blind_verdict != incoming.blind_verdict {
+            kept.push(format!(
+                "item {item_no}: kept the verdict {} given before the reveal; the later {} was not taken",
+                local.blind_verdict.map(|v| v.as_str()).unwrap_or("-"),
+                incoming.blind_verdict.map(|v| v.as_str()).unwrap_or("-")
+            ));
+        } else {
+            r.blind_verdict = incoming.blind_verdict;
+            r.blind_verdict_at = incoming.blind_verdict_at.clone();
+            changed.push("blind_verdict");
+        }
+    }
+    let earliest = match (&r.revealed_at, &incoming.revealed_at) {
+        (Some(a), Some(b)) => Some(a.min(b).clone()),
+        (a, b) => a.clone().or_else(|| b.clone()),
+    };
+    if earliest != r.revealed_at {
+        r.revealed_at = earliest;
+        changed.push("revealed");
+    }
+    if take(&mut r.agree, &mut r.agree_at, &incoming.agree, &incoming.agree_at) {
+        changed.push("agree");
+    }
+    if take(&mut r.comment, &mut r.comment_at, &incoming.comment, &incoming.comment_at) {
+        changed.push("comment");
+    }
+    if take(&mut r.time_spent_secs, &mut r.time_spent_at, &incoming.time_spent_secs, &incoming.time_spent_at) {
+        changed.push("time_spent_secs");
+    }
+    Merged { record: r, changed, kept }
+}
+
+/// Check an answer that arrives in a file before it is merged: values on the scales, and a
+/// consistent order (an agree mark needs a reveal, a reveal needs a blind verdict).
+pub fn validate_incoming(a: &AnswerRecord, item_no: u32) -> ApiResult<()> {
+    check_rating("Realism", a.realism).map_err(|e| located(e, item_no))?;
+    check_rating("Plausibility", a.plausibility).map_err(|e| located(e, item_no))?;
+    let bad = |what: &str| {
+        ApiError::new(ErrorCode::ValidationFailed, format!("The answer to item {item_no} is inconsistent ({what}); nothing was merged."))
+    };
+    if a.revealed_at.is_some() && a.blind_verdict.is_none() {
+        return Err(bad("the by-construction verdict was opened without a blind verdict"));
+    }
+    if a.agree.is_some() && a.revealed_at.is_none() {
+        return Err(bad("an agree mark was given without opening the by-construction verdict"));
+    }
+    if !a.time_spent_secs.is_finite() || a.time_spent_secs < 0.0 {
+        return Err(bad("the time spent is not a number of seconds"));
+    }
+    for (v, at, name) in [
+        (a.realism.is_some(), &a.realism_at, "realism"),
+        (a.plausibility.is_some(), &a.plausibility_at, "plausibility"),
+        (a.blind_verdict.is_some(), &a.blind_verdict_at, "blind verdict"),
+        (a.agree.is_some(), &a.agree_at, "agree mark"),
+    ] {
+        if v && at.is_none() {
+            return Err(bad(&format!("the {name} has no time")));
+        }
+    }
+    Ok(())
+}
+
+fn located(e: ApiError, item_no: u32) -> ApiError {
+    ApiError::new(e.code, format!("Item {item_no}: {}", e.message))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn patch() -> ReviewAnswerPatch {
+        ReviewAnswerPatch::default()
+    }
+
+    #[test]
+    fn parts_are_saved_with_their_own_time_and_resending_changes_nothing() {
+        let a = apply(&AnswerRecord::default(), &ReviewAnswerPatch { realism: Some(4), ..patch() }, 1, "t1").unwrap();
+        assert_eq!(a.changed, vec!["realism"]);
+        assert_eq!(a.record.realism_at.as_deref(), Some("t1"));
+        let b = apply(&a.record, &ReviewAnswerPatch { realism: Some(4), plausibility: Some(3), ..patch() }, 1, "t2").unwrap();
+        assert_eq!(b.changed, vec!["plausibility"]);
+        assert_eq!(b.record.realism_at.as_deref(), Some("t1"), "unchanged value keeps its time");
+        assert_eq!(b.record.plausibility_at.as_deref(), Some("t2"));
+        assert!(!b.record.complete());
+    }
+
+    #[test]
+    fn blind_first_order_is_enforced() {
+        let r0 = AnswerRecord::default();
+        let e = reveal(&r0, 3, "t").unwrap_err();
+        assert_eq!(e.code, ErrorCode::Forbidden);
+        assert!(e.message.contains("item 3"));
+        let e = apply(&r0, &ReviewAnswerPatch { agree: Some(true), ..patch() }, 3, "t").unwrap_err();
+        assert_eq!(e.code, ErrorCode::Forbidden);
+        // blind verdict may change freely before the reveal
+        let r1 = apply(&r0, &ReviewAnswerPatch { blind_verdict: Some(ReviewVerdict::Reportable), ..patch() }, 3, "t1").unwrap().record;
+        let r1 = apply(&r1, &ReviewAnswerPatch { blind_verdict: Some(ReviewVerdict::Uncertain), ..patch() }, 3, "t2").unwrap().record;
+        let (r2, first) = reveal(&r1, 3, "t3").unwrap();
+        assert!(first);
+        let (r2b, again) = reveal(&r2, 3, "t9").unwrap();
+        assert!(!again);
+        assert_eq!(r2b.revealed_at.as_deref(), Some("t3"), "the first reveal time is kept");
+        // locked after the reveal (same value is fine, a different one is refused)
+        assert!(apply(&r2, &ReviewAnswerPatch { blind_verdict: Some(ReviewVerdict::Uncertain), ..patch() }, 3, "t4").is_ok());
+        let e = apply(&r2, &ReviewAnswerPatch { blind_verdict: Some(ReviewVerdict::Reportable), ..patch() }, 3, "t4").unwrap_err();
+        assert_eq!(e.code, ErrorCode::Forbidden);
+        assert!(e.message.contains("locked"));
+        // ratings, agree and comment still change
+        let r3 = apply(&r2, &ReviewAnswerPatch { realism: Some(5), plausibility: Some(4), agree: Some(false), comment: Some(" odd dose ".into()), ..patch() }, 3, "t5")
+            .unwrap()
+            .record;
+        assert!(r3.complete());
+        assert_eq!(r3.comment.as_deref(), Some("odd dose"));
+        let r4 = apply(&r3, &ReviewAnswerPatch { comment: Some("  ".into()), ..patch() }, 3, "t6").unwrap();
+        assert_eq!(r4.record.comment, None, "an empty comment clears it");
+        assert_eq!(r4.changed, vec!["comment"]);
+    }
+
+    #[test]
+    fn a_refused_patch_changes_nothing() {
+        let r0 = AnswerRecord::default();
+        let e = apply(&r0, &ReviewAnswerPatch { realism: Some(4), plausibility: Some(6), ..patch() }, 1, "t").unwrap_err();
+        assert_eq!(e.code, ErrorCode::ValidationFailed);
+        assert!(e.message.contains("6 is not on the scale"));
+        assert!(apply(&r0, &ReviewAnswerPatch { realism: Some(0), ..patch() }, 1, "t").is_err());
+        assert!(apply(&r0, &ReviewAnswerPatch { comment: Some("x".repeat(MAX_COMMENT_CHARS + 1)), ..patch() }, 1, "t").is_err());
+        assert!(apply(&r0, &ReviewAnswerPatch { add_time_secs: Some(-1.0), ..patch() }, 1, "t").is_err());
+        assert!(apply(&r0, &ReviewAnswerPatch { add_time_secs: Some(f64::NAN), ..patch() }, 1, "t").is_err());
+    }
+
+    #[test]
+    fn time_accumulates_and_absurd_reports_are_capped() {
+        let a = apply(&AnswerRecord::default(), &ReviewAnswerPatch { add_time_secs: Some(12.5), ..patch() }, 1, "t1").unwrap();
+        let b = apply(&a.record, &ReviewAnswerPatch { add_time_secs: Some(86_400.0), ..patch() }, 1, "t2").unwrap();
+        assert!(b.time_capped);
+        assert_eq!(b.record.time_spent_secs, 12.5 + MAX_TIME_REPORT_SECS);
+        let c = apply(&b.record, &ReviewAnswerPatch { add_time_secs: Some(0.0), ..patch() }, 1, "t3").unwrap();
+        assert!(c.changed.is_empty());
+        assert_eq!(c.record.time_spent_at.as_deref(), Some("t2"));
+    }
+
+    fn given() -> AnswerRecord {
+        AnswerRecord {
+            realism: Some(4),
+            realism_at: Some("2026-01-01T10:00:00.000Z".into()),
+            blind_verdict: Some(ReviewVerdict::Reportable),
+            blind_verdict_at: Some("2026-01-01T10:01:00.000Z".into()),
+            revealed_at: Some("2026-01-01T10:02:00.000Z".into()),
+            agree: Some(true),
+            agree_at: Some("2026-01-01T10:03:00.000Z".into()),
+            time_spent_secs: 40.0,
+            time_spent_at: Some("2026-01-01T10:03:00.000Z".into()),
+            ..AnswerRecord::default()
+        }
+    }
+
+    #[test]
+    fn merge_takes_newer_parts_and_is_idempotent() {
+        let local = AnswerRecord::default();
+        let m1 = merge(&local, &given(), 1);
+        assert_eq!(m1.record, given());
+        assert_eq!(m1.changed, vec!["realism", "blind_verdict", "revealed", "agree", "time_spent_secs"]);
+        let m2 = merge(&m1.record, &given(), 1);
+        assert!(m2.changed.is_empty(), "merging twice changes nothing: {:?}", m2.changed);
+        assert_eq!(m2.record, m1.record);
+        // older incoming parts lose
+        let mut older = given();
+        older.realism = Some(1);
+        older.realism_at = Some("2025-12-31T00:00:00.000Z".into());
+        let m3 = merge(&given(), &older, 1);
+        assert_eq!(m3.record.realism, Some(4));
+    }
+
+    #[test]
+    fn merge_keeps_a_blind_verdict_locked_by_a_reveal() {
+        let mut incoming = given();
+        incoming.blind_verdict = Some(ReviewVerdict::Uncertain);
+        incoming.blind_verdict_at = Some("2026-02-01T00:00:00.000Z".into());
+        let m = merge(&given(), &incoming, 7);
+        assert_eq!(m.record.blind_verdict, Some(ReviewVerdict::Reportable));
+        assert_eq!(m.kept.len(), 1);
+        assert!(m.kept[0].contains("item 7"));
+        // the earliest reveal wins
+        let mut later = given();
+        later.revealed_at = Some("2026-03-01T00:00:00.000Z".into());
+        assert_eq!(merge(&given(), &later, 1).record.revealed_at, given().revealed_at);
+        assert_eq!(merge(&later, &given(), 1).record.revealed_at, given().revealed_at);
+    }
+
+    #[test]
+    fn incoming_answers_are_checked() {
+        assert!(validate_incoming(&given(), 1).is_ok());
+        let mut a = given();
+        a.blind_verdict = None;
+        a.blind_verdict_at = None;
+        assert!(validate_incoming(&a, 1).unwrap_err().message.contains("without a blind verdict"));
+        let mut b = given();
+        b.realism = Some(9);
+        assert!(validate_incoming(&b, 2).unwrap_err().message.starts_with("Item 2"));
+        let mut c = given();
+        c.revealed_at = None;
+        assert!(validate_incoming(&c, 1).is_err());
+    }
+}

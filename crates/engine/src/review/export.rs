@@ -1,0 +1,287 @@
+//! Exports: the long format (one row per reviewer × case × question answered, with the time it
+//! was answered) as CSV or JSONL, and the summary table in Markdown and LaTeX (booktabs).
+
+use std::collections::HashMap;
+
+use super::repo::{AnswerRow, ItemRow};
+use super::{Fraction, MeanSd, ReviewAnswerRow, ReviewExportFormat, ReviewStats, StatValue};
+use crate::error::{ApiError, ApiResult};
+
+/// The questions of the long format, in the order rows are written.
+pub const QUESTIONS: [&str; 6] = ["realism", "plausibility", "blind_verdict", "agree", "comment", "time_spent_secs"];
+
+pub const CSV_HEADER: [&str; 9] =
+    ["session_id", "reviewer", "case_id", "case_type", "item_no", "question", "answer", "answered_at", "expected_verdict"];
+
+/// Long-format rows, by reviewer, item, then question. Unanswered questions have no row.
+pub fn long_rows(session_id: &str, items: &[ItemRow], answers: &[AnswerRow]) -> Vec<ReviewAnswerRow> {
+    let by_id: HashMap<&str, &ItemRow> = items.iter().map(|i| (i.case_id.as_str(), i)).collect();
+    let mut out = Vec::new();
+    for a in answers {
+        let Some(it) = by_id.get(a.case_id.as_str()) else { continue };
+        let r = &a.record;
+        let parts: [(Option<String>, &Option<String>); 6] = [
+            (r.realism.map(|v| v.to_string()), &r.realism_at),
+            (r.plausibility.map(|v| v.to_string()), &r.plausibility_at),
+            (r.blind_verdict.map(|v| v.as_str().to_string()), &r.blind_verdict_at),
+            (r.agree.map(|v| if v { "agree" } else { "disagree" }.to_string()), &r.agree_at),
+            (Some(r.comment.clone().unwrap_or_default()), &r.comment_at),
+            (Some(format!("{}", r.time_spent_secs)), &r.time_spent_at),
+        ];
+        for (q, (value, at)) in QUESTIONS.iter().zip(parts) {
+            if let (Some(value), Some(at)) = (value, at) {
+                out.push(ReviewAnswerRow {
+                    session_id: session_id.to_string(),
+                    reviewer: a.reviewer.clone(),
+                    case_id: a.case_id.clone(),
+                    case_type: it.case_type.as_str().to_string(),
+                    item_no: a.item_no,
+                    question: q.to_string(),
+                    answer: value,
+                    answered_at: at.clone(),
+                    expected_verdict: it.expected.as_str().to_string(),
+                });
+            }
+        }
+    }
+    out
+}
+
+pub fn to_text(rows: &[ReviewAnswerRow], format: ReviewExportFormat) -> ApiResult<String> {
+    match format {
+        ReviewExportFormat::Jsonl => {
+            let mut s = String::new();
+            for r in rows {
+                s.push_str(&serde_json::to_string(r).map_err(|e| ApiError::internal(e.to_string()))?);
+                s.push('\n');
+            }
+            Ok(s)
+        }
+        ReviewExportFormat::Csv => {
+            let mut w = csv::Writer::from_writer(Vec::new());
+            let fail = |e: csv::Error| ApiError::internal(format!("could not write CSV: {e}"));
+            w.write_record(CSV_HEADER).map_err(fail)?;
+            for r in rows {
+                let item_no = r.item_no.to_string();
+                w.write_record([
+                    r.session_id.as_str(),
+                    &r.reviewer,
+                    &r.case_id,
+                    &r.case_type,
+                    &item_no,
+                    &r.question,
+                    &r.answer,
+                    &r.answered_at,
+                    &r.expected_verdict,
+                ])
+                .map_err(fail)?;
+            }
+            let bytes = w.into_inner().map_err(|e| ApiError::internal(format!("could not write CSV: {e}")))?;
+            String::from_utf8(bytes).map_err(|e| ApiError::internal(e.to_string()))
+        }
+    }
+}
+
+fn title(s: &str) -> String {
+    match s {
+        "all" => "All".into(),
+        other => {
+            let mut c = other.chars();
+            c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
+        }
+    }
+}
+
+fn mean_sd(m: &MeanSd, pm: &str) -> String {
+    match (m.mean, m.sd) {
+        (Some(mean), Some(sd)) => format!("{mean:.2}{pm}{sd:.2}"),
+        (Some(mean), None) => format!("{mean:.2}"),
+        _ => "–".into(),
+    }
+}
+
+fn frac(f: &Fraction) -> String {
+    if f.n == 0 {
+        "–".into()
+    } else {
+        f.text.clone()
+    }
+}
+
+fn stat(s: &StatValue) -> String {
+    match s.value {
+        Some(v) => format!("{v:.2} (n = {})", s.n),
+        None => format!("undefined ({})", s.note.as_deref().unwrap_or("no data").trim_end_matches('.')),
+    }
+}
+
+fn pair_lines(label: &str, pairs: &[super::PairStat]) -> Vec<String> {
+    pairs.iter().map(|p| format!("- {label}, {} and {}: {}", p.a, p.b, stat(&p.stat))).collect()
+}
+
+/// The summary in Markdown: the per-type table, per-reviewer agreement and inter-rater agreement.
+pub fn markdown(s: &ReviewStats) -> String {
+    let mut out = format!("# Expert review: {}\n\n", s.session_name);
+    out.push_str(&format!(
+        "{} reviewer(s) ({}); each case rated by {}; {} of {} answers complete.\n\n",
+        s.reviewers.len(),
+        s.reviewers.join(", "),
+        s.overlap,
+        s.completed,
+        s.assignments
+    ));
+    out.push_str("| Case type | Cases | Realism (mean ± SD) | Plausibility (mean ± SD) | Own verdict = by-construction | Agreed with by-construction |\n");
+    out.push_str("|---|---:|---:|---:|---:|---:|\n");
+    for t in &s.by_type {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} |\n",
+            title(&t.case_type),
+            t.cases,
+            mean_sd(&t.realism, " ± "),
+            mean_sd(&t.plausibility, " ± "),
+            frac(&t.cases_blind_agreement),
+            frac(&t.cases_agree_mark)
+        ));
+    }
+    out.push_str(
+        "\nRatings are on 1–5 scales, pooled over reviewers (SD with n − 1). The two agreement columns count cases: a case \
+         agrees when every reviewer assigned to it gave the by-construction verdict blind (first column) or marked \"agree\" \
+         after seeing it (second column), out of the cases where all of them answered.\n\n",
+    );
+    out.push_str("## Agreement with the by-construction verdict, per reviewer\n\n");
+    out.push_str("Own verdict = by-construction / marked \"agree\", counted over that reviewer's answers.\n\n");
+    out.push_str("| Reviewer | Complete | Missing | Uncertain | All |\n|---|---:|---:|---:|---:|\n");
+    for r in &s.per_reviewer {
+        let cells: Vec<String> =
+            r.by_type.iter().map(|t| format!("{} / {}", frac(&t.blind_agreement), frac(&t.agree_mark))).collect();
+        out.push_str(&format!("| {} | {} |\n", r.reviewer, cells.join(" | ")));
+    }
+    let pooled: Vec<String> = s
+        .by_type
+        .iter()
+        .map(|t| format!("{} / {}", frac(&t.blind_agreement), frac(&t.agree_mark)))
+        .collect();
+    out.push_str(&format!("| Pooled | {} |\n", pooled.join(" | ")));
+    out.push_str("\n## Agreement between reviewers\n\n");
+    let ir = &s.inter_rater;
+    let mut lines = vec![
+        format!("- Realism, Krippendorff's alpha (ordinal): {}", stat(&ir.realism.krippendorff_alpha_ordinal)),
+        format!("- Plausibility, Krippendorff's alpha (ordinal): {}", stat(&ir.plausibility.krippendorff_alpha_ordinal)),
+    ];
+    lines.extend(pair_lines("Realism, Cohen's kappa with quadratic weights", &ir.realism.weighted_kappa_pairs));
+    lines.extend(pair_lines("Plausibility, Cohen's kappa with quadratic weights", &ir.plausibility.weighted_kappa_pairs));
+    lines.extend(pair_lines("Own verdict, Cohen's kappa", &ir.verdict.cohen_kappa_pairs));
+    lines.push(format!("- Own verdict, Fleiss' kappa: {}", stat(&ir.verdict.fleiss_kappa)));
+    lines.push(format!("- Own verdict, Krippendorff's alpha (nominal): {}", stat(&ir.verdict.krippendorff_alpha_nominal)));
+    out.push_str(&lines.join("\n"));
+    out.push_str("\n\nn is the number of cases each statistic uses.\n");
+    out
+}
+
+/// LaTeX special characters in free text (names).
+pub fn latex_escape(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => o.push_str("\\textbackslash{}"),
+            '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
+                o.push('\\');
+                o.push(c);
+            }
+            '~' => o.push_str("\\textasciitilde{}"),
+            '^' => o.push_str("\\textasciicircum{}"),
+            _ => o.push(c),
+        }
+    }
+    o
+}
+
+/// The per-type table in LaTeX with booktabs rules.
+pub fn latex(s: &ReviewStats) -> String {
+    let mut out = String::from("% Requires \\usepackage{booktabs}\n\\begin{table}[t]\n\\centering\n\\small\n");
+    out.push_str("\\begin{tabular}{lrcccc}\n\\toprule\n");
+    out.push_str("Case type & Cases & Realism & Plausibility & Own verdict & Agreed \\\\\n\\midrule\n");
+    for t in &s.by_type {
+        if t.case_type == "all" {
+            out.push_str("\\midrule\n");
+        }
+        let cell = |m: &MeanSd| match m.mean {
+            Some(_) => format!("${}$", mean_sd(m, " \\pm ")),
+            None => "--".into(),
+        };
+        let f = |x: &Fraction| if x.n == 0 { "--".to_string() } else { x.text.clone() };
+        out.push_str(&format!(
+            "{} & {} & {} & {} & {} & {} \\\\\n",
+            title(&t.case_type),
+            t.cases,
+            cell(&t.realism),
+            cell(&t.plausibility),
+            f(&t.cases_blind_agreement),
+            f(&t.cases_agree_mark)
+        ));
+    }
+    out.push_str("\\bottomrule\n\\end{tabular}\n");
+    out.push_str(&format!(
+        "\\caption{{Expert review ({}): realism and plausibility on 1--5 scales (mean $\\pm$ SD over all ratings), and the \
+         cases where every reviewer's own verdict matched the by-construction verdict, or every reviewer marked agreement \
+         with it.}}\n",
+        latex_escape(&s.session_name)
+    ));
+    out.push_str("\\label{tab:expert-review}\n\\end{table}\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::CaseType;
+    use crate::review::answers::AnswerRecord;
+    use crate::review::ReviewVerdict;
+
+    fn item() -> ItemRow {
+        crate::review::repo::test_item("c1", CaseType::Missing, ReviewVerdict::MissingInformation)
+    }
+
+    #[test]
+    fn long_rows_have_one_row_per_answered_question() {
+        let a = AnswerRow {
+            reviewer: "A".into(),
+            item_no: 4,
+            case_id: "c1".into(),
+            record: AnswerRecord {
+                realism: Some(4),
+                realism_at: Some("t1".into()),
+                blind_verdict: Some(ReviewVerdict::Uncertain),
+                blind_verdict_at: Some("t2".into()),
+                comment: Some("a, \"quoted\" note".into()),
+                comment_at: Some("t3".into()),
+                time_spent_secs: 30.26,
+                time_spent_at: Some("t4".into()),
+                ..AnswerRecord::default()
+            },
+        };
+        let rows = long_rows("s", &[item()], &[a]);
+        let qs: Vec<&str> = rows.iter().map(|r| r.question.as_str()).collect();
+        assert_eq!(qs, vec!["realism", "blind_verdict", "comment", "time_spent_secs"]);
+        assert_eq!(rows[1].answer, "Uncertain");
+        assert_eq!(rows[1].answered_at, "t2");
+        assert_eq!(rows[3].answer, "30.26");
+        assert_eq!(rows[0].expected_verdict, "Missing information");
+        let csv = to_text(&rows, ReviewExportFormat::Csv).unwrap();
+        let mut rd = csv::Reader::from_reader(csv.as_bytes());
+        let recs: Vec<csv::StringRecord> = rd.records().map(|r| r.unwrap()).collect();
+        assert_eq!(recs.len(), 4);
+        assert_eq!(&recs[2][6], "a, \"quoted\" note");
+        assert_eq!(rd.headers().unwrap().iter().collect::<Vec<_>>(), CSV_HEADER.to_vec());
+        let jsonl = to_text(&rows, ReviewExportFormat::Jsonl).unwrap();
+        assert_eq!(jsonl.lines().count(), 4);
+        let v: serde_json::Value = serde_json::from_str(jsonl.lines().next().unwrap()).unwrap();
+        assert_eq!(v["item_no"], 4);
+        assert_eq!(v["question"], "realism");
+    }
+
+    #[test]
+    fn latex_escapes_names() {
+        assert_eq!(latex_escape("A&B_1 50% #2 {x} ~^\\"), "A\\&B\\_1 50\\% \\#2 \\{x\\} \\textasciitilde{}\\textasciicircum{}\\textbackslash{}");
+    }
+}

@@ -1,0 +1,259 @@
+//! Review packs: reviewing with no server. The owner exports one JSON file per reviewer; the
+//! reviewer opens it in their own copy of the app (a "visiting" session), answers, and sends back
+//! an answers file, which the owner merges. Merging is per answer part, newer first, so merging the
+//! same file twice changes nothing.
+//!
+//! A pack holds the reviewer's narratives *and* the by-construction material shown after each
+//! blind verdict. The app still enforces blind-first when the pack is opened, but anyone who reads
+//! the file itself can see the answers: a pack is a convenience, not a security boundary.
+//!
+//! The checksum (SHA-256 over the file with an empty checksum field) catches files damaged or
+//! edited by hand; the session fingerprint ties a file to one session and its assignment; the
+//! token ties it to one reviewer.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use ts_rs::TS;
+
+use super::answers::AnswerRecord;
+use super::{RevealMaterial, ReviewVerdict};
+use crate::error::{ApiError, ApiResult, ErrorCode};
+
+pub const PACK_FORMAT: &str = "psebench-review-pack";
+pub const PACK_VERSION: u32 = 1;
+/// Largest pack file accepted.
+pub const MAX_PACK_BYTES: u64 = 64 * 1024 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum PackKind {
+    /// Made by the session's owner for one reviewer: items, reveal material, answers so far.
+    Pack,
+    /// Made where the pack was opened: the reviewer's answers, to merge back.
+    Answers,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct PackItem {
+    pub item_no: u32,
+    pub case_id: String,
+    pub case_type: String,
+    pub clause_id: String,
+    pub expected_verdict: ReviewVerdict,
+    pub narrative: String,
+    pub reveal: RevealMaterial,
+}
+
+/// One answer in a pack. Time is in whole milliseconds so the file has no floating-point numbers
+/// (the checksum must survive a read and re-write exactly).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+pub struct PackAnswer {
+    pub item_no: u32,
+    pub case_id: String,
+    pub realism: Option<u8>,
+    pub realism_at: Option<String>,
+    pub plausibility: Option<u8>,
+    pub plausibility_at: Option<String>,
+    pub blind_verdict: Option<ReviewVerdict>,
+    pub blind_verdict_at: Option<String>,
+    pub revealed_at: Option<String>,
+    pub agree: Option<bool>,
+    pub agree_at: Option<String>,
+    pub comment: Option<String>,
+    pub comment_at: Option<String>,
+    #[ts(type = "number")]
+    pub time_spent_ms: u64,
+    pub time_spent_at: Option<String>,
+}
+
+impl PackAnswer {
+    pub fn from_record(item_no: u32, case_id: &str, r: &AnswerRecord) -> PackAnswer {
+        PackAnswer {
+            item_no,
+            case_id: case_id.to_string(),
+            realism: r.realism,
+            realism_at: r.realism_at.clone(),
+            plausibility: r.plausibility,
+            plausibility_at: r.plausibility_at.clone(),
+            blind_verdict: r.blind_verdict,
+            blind_verdict_at: r.blind_verdict_at.clone(),
+            revealed_at: r.revealed_at.clone(),
+            agree: r.agree,
+            agree_at: r.agree_at.clone(),
+            comment: r.comment.clone(),
+            comment_at: r.comment_at.clone(),
+            time_spent_ms: (r.time_spent_secs.max(0.0) * 1000.0).round() as u64,
+            time_spent_at: r.time_spent_at.clone(),
+        }
+    }
+
+    pub fn record(&self) -> AnswerRecord {
+        AnswerRecord {
+            realism: self.realism,
+            realism_at: self.realism_at.clone(),
+            plausibility: self.plausibility,
+            plausibility_at: self.plausibility_at.clone(),
+            blind_verdict: self.blind_verdict,
+            blind_verdict_at: self.blind_verdict_at.clone(),
+            revealed_at: self.revealed_at.clone(),
+            agree: self.agree,
+            agree_at: self.agree_at.clone(),
+            comment: self.comment.clone(),
+            comment_at: self.comment_at.clone(),
+            time_spent_secs: self.time_spent_ms as f64 / 1000.0,
+            time_spent_at: self.time_spent_at.clone(),
+        }
+    }
+}
+
+/// The file. Field names are a contract between copies of the app: add, never rename.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct ReviewPackFile {
+    pub format: String,
+    pub version: u32,
+    pub kind: PackKind,
+    /// For people who open the file in an editor.
+    pub notice: String,
+    pub session_id: String,
+    pub session_name: String,
+    pub session_created_at: String,
+    pub fingerprint: String,
+    pub overlap: u32,
+    pub reviewer: String,
+    pub token: String,
+    pub guidelines: String,
+    pub exported_at: String,
+    pub app_version: String,
+    /// The reviewer's items (empty in an answers file).
+    pub items: Vec<PackItem>,
+    pub answers: Vec<PackAnswer>,
+    pub checksum: String,
+}
+
+pub const PACK_NOTICE: &str = "PSEBench Studio review pack. Open it with the app (Review > Open a review pack, or \
+`psebench review pack open FILE`). It contains the verdict each case was built to have; please do not read the file \
+itself before reviewing.";
+pub const ANSWERS_NOTICE: &str = "PSEBench Studio review answers. Send this file back to the person running the review; \
+they merge it with `psebench review pack merge FILE` or Review > Merge answers.";
+
+/// The session fingerprint: a hash over the session's identity, its cases (id, by-construction
+/// verdict, narrative) and the whole assignment. Two stores agree on it only when they hold the
+/// same session with the same cases and assignment.
+pub fn fingerprint(session_id: &str, created_at: &str, overlap: u32, items: &[(&str, ReviewVerdict, &str)], assignment: &[(&str, u32, &str)]) -> String {
+    let mut h = Sha256::new();
+    h.update(format!("psebench-review-session\n{session_id}\n{created_at}\n{overlap}\n"));
+    let mut items: Vec<&(&str, ReviewVerdict, &str)> = items.iter().collect();
+    items.sort_by(|a, b| a.0.cmp(b.0));
+    for (id, v, narrative) in items {
+        h.update(format!("item\t{id}\t{}\t{}\n", v.as_str(), hex::encode(Sha256::digest(narrative.as_bytes()))));
+    }
+    let mut asg: Vec<&(&str, u32, &str)> = assignment.iter().collect();
+    asg.sort();
+    for (r, n, id) in asg {
+        h.update(format!("assign\t{r}\t{n}\t{id}\n"));
+    }
+    hex::encode(h.finalize())
+}
+
+fn checksum_of(file: &ReviewPackFile) -> ApiResult<String> {
+    let mut f = file.clone();
+    f.checksum = String::new();
+    let text = serde_json::to_string(&f).map_err(|e| ApiError::internal(e.to_string()))?;
+    Ok(hex::encode(Sha256::digest(text.as_bytes())))
+}
+
+/// Set the checksum and write the file as pretty JSON.
+pub fn seal(mut file: ReviewPackFile) -> ApiResult<String> {
+    file.checksum = checksum_of(&file)?;
+    let mut s = serde_json::to_string_pretty(&file).map_err(|e| ApiError::internal(e.to_string()))?;
+    s.push('\n');
+    Ok(s)
+}
+
+fn invalid(name: &str, msg: impl std::fmt::Display) -> ApiError {
+    ApiError::new(ErrorCode::InvalidInput, format!("{name}: {msg}"))
+}
+
+/// Read a pack or answers file, checking its format, version and checksum.
+pub fn parse(name: &str, text: &str) -> ApiResult<ReviewPackFile> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        invalid(name, format!("not a review pack: the file is not valid JSON (line {}, column {}).", e.line(), e.column()))
+    })?;
+    if value.get("format").and_then(|v| v.as_str()) != Some(PACK_FORMAT) {
+        return Err(invalid(name, "not a PSEBench review pack or answers file."));
+    }
+    let version = value.get("version").and_then(|v| v.as_u64()).unwrap_or(0);
+    if version > PACK_VERSION as u64 {
+        return Err(invalid(
+            name,
+            format!("this file was made by a newer version of PSEBench Studio (file format {version}); update the app to open it."),
+        ));
+    }
+    let file: ReviewPackFile = serde_json::from_value(value)
+        .map_err(|e| invalid(name, format!("the review pack is incomplete or damaged ({e}).")))?;
+    if checksum_of(&file)? != file.checksum {
+        return Err(ApiError::new(
+            ErrorCode::ValidationFailed,
+            format!(
+                "{name}: the file was changed after it was exported (its checksum does not match), so it cannot be trusted. \
+                 Ask for a fresh copy, or export it again."
+            ),
+        ));
+    }
+    Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file() -> ReviewPackFile {
+        ReviewPackFile {
+            format: PACK_FORMAT.into(),
+            version: PACK_VERSION,
+            kind: PackKind::Answers,
+            notice: ANSWERS_NOTICE.into(),
+            session_id: "rev-1".into(),
+            session_name: "Pilot".into(),
+            session_created_at: "t0".into(),
+            fingerprint: "f".into(),
+            overlap: 2,
+            reviewer: "Ana".into(),
+            token: "x".into(),
+            guidelines: String::new(),
+            exported_at: "t1".into(),
+            app_version: "0".into(),
+            items: vec![],
+            answers: vec![PackAnswer { item_no: 1, case_id: "c".into(), time_spent_ms: 12_345, ..PackAnswer::default() }],
+            checksum: String::new(),
+        }
+    }
+
+    #[test]
+    fn sealed_files_read_back_and_edits_are_caught() {
+        let text = seal(file()).unwrap();
+        let back = parse("a.json", &text).unwrap();
+        assert_eq!(back.answers[0].record().time_spent_secs, 12.345);
+        let edited = text.replace("\"Ana\"", "\"Ben\"");
+        let e = parse("a.json", &edited).unwrap_err();
+        assert!(e.message.contains("changed after it was exported"), "{}", e.message);
+        assert!(parse("a.json", "{").unwrap_err().message.contains("not valid JSON"));
+        assert!(parse("a.json", "{\"format\": \"other\"}").unwrap_err().message.contains("not a PSEBench review pack"));
+        let newer = text.replace("\"version\": 1", "\"version\": 99");
+        assert!(parse("a.json", &newer).unwrap_err().message.contains("newer version"));
+    }
+
+    #[test]
+    fn fingerprint_depends_on_cases_and_assignment_not_on_order() {
+        let items = [("a", ReviewVerdict::Reportable, "text a"), ("b", ReviewVerdict::Uncertain, "text b")];
+        let asg = [("Ana", 1, "a"), ("Ben", 1, "b")];
+        let f = fingerprint("s", "t", 1, &items, &asg);
+        let items_rev = [items[1], items[0]];
+        let asg_rev = [asg[1], asg[0]];
+        assert_eq!(fingerprint("s", "t", 1, &items_rev, &asg_rev), f);
+        assert_ne!(fingerprint("s", "t", 1, &items, &[("Ana", 1, "b"), ("Ben", 1, "a")]), f);
+        assert_ne!(fingerprint("s", "t", 1, &[items[0], ("b", ReviewVerdict::Uncertain, "edited")], &asg), f);
+        assert_ne!(fingerprint("s2", "t", 1, &items, &asg), f);
+    }
+}

@@ -1,0 +1,359 @@
+//! A session's results from its stored answers: ratings and agreement with the by-construction
+//! verdict per case type, per reviewer, and agreement between reviewers. Pure: the caller loads
+//! the rows.
+
+use std::collections::HashMap;
+
+use super::repo::{AnswerRow, ItemRow};
+use super::stats::{self, Metric};
+use super::{
+    Fraction, InterRater, PairStat, ReviewStats, ReviewVerdict, ReviewerAgreement, ReviewerTypeAgreement, ScaleAgreement, StatValue,
+    TypeStats, VerdictAgreement,
+};
+use crate::case::CaseType;
+
+/// The strata of the tables: the three case types, then everything.
+pub const STRATA: [&str; 4] = ["complete", "missing", "uncertain", "all"];
+
+fn in_stratum(t: CaseType, stratum: &str) -> bool {
+    stratum == "all" || t.as_str() == stratum
+}
+
+struct Counts {
+    agreed: usize,
+    n: usize,
+}
+
+impl Counts {
+    fn new() -> Self {
+        Counts { agreed: 0, n: 0 }
+    }
+    fn add(&mut self, ok: bool) {
+        self.n += 1;
+        if ok {
+            self.agreed += 1;
+        }
+    }
+    fn fraction(&self) -> Fraction {
+        stats::fraction(self.agreed, self.n)
+    }
+}
+
+fn blind_and_agree<'a>(rows: impl Iterator<Item = &'a AnswerRow>, expected: &HashMap<&str, ReviewVerdict>) -> (Fraction, Fraction) {
+    let mut blind = Counts::new();
+    let mut mark = Counts::new();
+    for a in rows {
+        if let (Some(v), Some(e)) = (a.record.blind_verdict, expected.get(a.case_id.as_str())) {
+            blind.add(v == *e);
+        }
+        if let Some(ok) = a.record.agree {
+            mark.add(ok);
+        }
+    }
+    (blind.fraction(), mark.fraction())
+}
+
+pub fn compute(
+    session_id: &str,
+    session_name: &str,
+    overlap: u32,
+    reviewers: &[String],
+    items: &[ItemRow],
+    answers: &[AnswerRow],
+    computed_at: &str,
+) -> ReviewStats {
+    let type_of: HashMap<&str, CaseType> = items.iter().map(|i| (i.case_id.as_str(), i.case_type)).collect();
+    let expected: HashMap<&str, ReviewVerdict> = items.iter().map(|i| (i.case_id.as_str(), i.expected)).collect();
+    let mut by_case: HashMap<&str, Vec<&AnswerRow>> = HashMap::new();
+    for a in answers {
+        by_case.entry(a.case_id.as_str()).or_default().push(a);
+    }
+    let of_stratum = |a: &&AnswerRow, s: &str| type_of.get(a.case_id.as_str()).is_some_and(|t| in_stratum(*t, s));
+
+    let by_type = STRATA
+        .iter()
+        .map(|s| {
+            let rows: Vec<&AnswerRow> = answers.iter().filter(|a| of_stratum(a, s)).collect();
+            let realism: Vec<f64> = rows.iter().filter_map(|a| a.record.realism.map(f64::from)).collect();
+            let plaus: Vec<f64> = rows.iter().filter_map(|a| a.record.plausibility.map(f64::from)).collect();
+            let (blind, mark) = blind_and_agree(rows.iter().copied(), &expected);
+            let mut case_blind = Counts::new();
+            let mut case_mark = Counts::new();
+            let mut cases = 0;
+            for it in items.iter().filter(|i| in_stratum(i.case_type, s)) {
+                cases += 1;
+                let rs = by_case.get(it.case_id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
+                if !rs.is_empty() && rs.iter().all(|a| a.record.blind_verdict.is_some()) {
+                    case_blind.add(rs.iter().all(|a| a.record.blind_verdict == Some(it.expected)));
+                }
+                if !rs.is_empty() && rs.iter().all(|a| a.record.agree.is_some()) {
+                    case_mark.add(rs.iter().all(|a| a.record.agree == Some(true)));
+                }
+            }
+            TypeStats {
+                case_type: s.to_string(),
+                cases,
+                realism: stats::mean_sd(&realism),
+                plausibility: stats::mean_sd(&plaus),
+                blind_agreement: blind,
+                agree_mark: mark,
+                cases_blind_agreement: case_blind.fraction(),
+                cases_agree_mark: case_mark.fraction(),
+            }
+        })
+        .collect();
+
+    let per_reviewer = reviewers
+        .iter()
+        .map(|r| ReviewerAgreement {
+            reviewer: r.clone(),
+            by_type: STRATA
+                .iter()
+                .map(|s| {
+                    let (blind, mark) =
+                        blind_and_agree(answers.iter().filter(|a| &a.reviewer == r && of_stratum(a, s)), &expected);
+                    ReviewerTypeAgreement { case_type: s.to_string(), blind_agreement: blind, agree_mark: mark }
+                })
+                .collect(),
+        })
+        .collect();
+
+    let inter_rater = InterRater {
+        realism: scale_agreement(reviewers, items, &by_case, |a| a.record.realism),
+        plausibility: scale_agreement(reviewers, items, &by_case, |a| a.record.plausibility),
+        verdict: verdict_agreement(reviewers, items, &by_case, overlap),
+    };
+
+    ReviewStats {
+        session_id: session_id.to_string(),
+        session_name: session_name.to_string(),
+        reviewers: reviewers.to_vec(),
+        overlap,
+        cases: items.len() as u32,
+        assignments: answers.len() as u32,
+        completed: answers.iter().filter(|a| a.record.complete()).count() as u32,
+        by_type,
+        per_reviewer,
+        inter_rater,
+        computed_at: computed_at.to_string(),
+    }
+}
+
+/// For each pair of reviewers who share at least one case: the pairs of values both gave.
+fn pairwise<T: Copy>(
+    reviewers: &[String],
+    items: &[ItemRow],
+    by_case: &HashMap<&str, Vec<&AnswerRow>>,
+    value: impl Fn(&AnswerRow) -> Option<T>,
+) -> Vec<(String, String, Vec<(T, T)>)> {
+    let mut out = Vec::new();
+    for (x, a) in reviewers.iter().enumerate() {
+        for b in &reviewers[x + 1..] {
+            let mut shared = false;
+            let mut pairs = Vec::new();
+            for it in items {
+                let rs = by_case.get(it.case_id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
+                let ra = rs.iter().find(|r| &r.reviewer == a);
+                let rb = rs.iter().find(|r| &r.reviewer == b);
+                if let (Some(ra), Some(rb)) = (ra, rb) {
+                    shared = true;
+                    if let (Some(va), Some(vb)) = (value(ra), value(rb)) {
+                        pairs.push((va, vb));
+                    }
+                }
+            }
+            if shared {
+                out.push((a.clone(), b.clone(), pairs));
+            }
+        }
+    }
+    out
+}
+
+fn single_pair(pairs: &[PairStat]) -> StatValue {
+    match pairs.len() {
+        0 => stats::undefined(0, "No two reviewers rated the same case."),
+        1 => pairs[0].stat.clone(),
+        n => stats::undefined(0, format!("{n} pairs of reviewers rated cases together; see the value for each pair.")),
+    }
+}
+
+fn scale_agreement(
+    reviewers: &[String],
+    items: &[ItemRow],
+    by_case: &HashMap<&str, Vec<&AnswerRow>>,
+    value: impl Fn(&AnswerRow) -> Option<u8> + Copy,
+) -> ScaleAgreement {
+    let pairs: Vec<PairStat> = pairwise(reviewers, items, by_case, value)
+        .into_iter()
+        .map(|(a, b, p)| {
+            let idx: Vec<(usize, usize)> = p.iter().map(|(x, y)| (*x as usize - 1, *y as usize - 1)).collect();
+            PairStat { a, b, stat: stats::weighted_kappa_quadratic(&idx, 5) }
+        })
+        .collect();
+    let units: Vec<Vec<f64>> = items
+        .iter()
+        .map(|it| {
+            by_case.get(it.case_id.as_str()).map(|rs| rs.iter().filter_map(|r| value(r).map(f64::from)).collect()).unwrap_or_default()
+        })
+        .collect();
+    ScaleAgreement {
+        weighted_kappa: single_pair(&pairs),
+        weighted_kappa_pairs: pairs,
+        krippendorff_alpha_ordinal: stats::krippendorff_alpha(&units, Metric::Ordinal),
+    }
+}
+
+fn verdict_agreement(
+    reviewers: &[String],
+    items: &[ItemRow],
+    by_case: &HashMap<&str, Vec<&AnswerRow>>,
+    overlap: u32,
+) -> VerdictAgreement {
+    let k = ReviewVerdict::ALL.len();
+    let pairs: Vec<PairStat> = pairwise(reviewers, items, by_case, |r| r.record.blind_verdict)
+        .into_iter()
+        .map(|(a, b, p)| {
+            let idx: Vec<(usize, usize)> = p.iter().map(|(x, y)| (x.index(), y.index())).collect();
+            PairStat { a, b, stat: stats::cohen_kappa(&idx, k) }
+        })
+        .collect();
+    let verdicts_of = |it: &ItemRow| -> Vec<ReviewVerdict> {
+        by_case.get(it.case_id.as_str()).map(|rs| rs.iter().filter_map(|r| r.record.blind_verdict).collect()).unwrap_or_default()
+    };
+    let fleiss = if overlap < 2 {
+        stats::undefined(0, "Each case is rated by one reviewer, so there is no agreement between reviewers to measure.")
+    } else {
+        let table: Vec<Vec<u32>> = items
+            .iter()
+            .map(verdicts_of)
+            .filter(|v| v.len() == overlap as usize)
+            .map(|v| {
+                let mut row = vec![0u32; k];
+                for x in v {
+                    row[x.index()] += 1;
+                }
+                row
+            })
+            .collect();
+        stats::fleiss_kappa(&table)
+    };
+    let units: Vec<Vec<f64>> = items.iter().map(|it| verdicts_of(it).iter().map(|v| v.index() as f64).collect()).collect();
+    VerdictAgreement {
+        cohen_kappa: single_pair(&pairs),
+        cohen_kappa_pairs: pairs,
+        fleiss_kappa: fleiss,
+        krippendorff_alpha_nominal: stats::krippendorff_alpha(&units, Metric::Nominal),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::answers::AnswerRecord;
+
+    fn item(id: &str, t: CaseType, e: ReviewVerdict) -> ItemRow {
+        crate::review::repo::test_item(id, t, e)
+    }
+
+    fn ans(r: &str, id: &str, realism: u8, plaus: u8, v: ReviewVerdict, agree: bool) -> AnswerRow {
+        AnswerRow {
+            reviewer: r.into(),
+            item_no: 1,
+            case_id: id.into(),
+            record: AnswerRecord {
+                realism: Some(realism),
+                realism_at: Some("t".into()),
+                plausibility: Some(plaus),
+                plausibility_at: Some("t".into()),
+                blind_verdict: Some(v),
+                blind_verdict_at: Some("t".into()),
+                revealed_at: Some("t".into()),
+                agree: Some(agree),
+                agree_at: Some("t".into()),
+                ..AnswerRecord::default()
+            },
+        }
+    }
+
+    #[test]
+    fn type_tables_pool_ratings_and_count_cases_where_everyone_agreed() {
+        use ReviewVerdict::*;
+        let items = vec![
+            item("c1", CaseType::Complete, Reportable),
+            item("c2", CaseType::Complete, NonReportable),
+            item("m1", CaseType::Missing, MissingInformation),
+        ];
+        let answers = vec![
+            ans("A", "c1", 5, 4, Reportable, true),
+            ans("B", "c1", 4, 4, Reportable, true),
+            ans("A", "c2", 3, 2, Reportable, false),
+            ans("B", "c2", 5, 4, NonReportable, true),
+            ans("A", "m1", 4, 3, MissingInformation, true),
+            ans("B", "m1", 4, 5, Uncertain, true),
+        ];
+        let s = compute("s", "n", 2, &["A".into(), "B".into()], &items, &answers, "now");
+        let complete = &s.by_type[0];
+        assert_eq!(complete.cases, 2);
+        // realism 5,4,3,5: mean 4.25; sd sqrt(((.75)²+(.25)²+(1.25)²+(.75)²)/3) = sqrt(2.75/3)
+        assert_eq!(complete.realism.n, 4);
+        assert!((complete.realism.mean.unwrap() - 4.25).abs() < 1e-12);
+        assert!((complete.realism.sd.unwrap() - (2.75f64 / 3.0).sqrt()).abs() < 1e-12);
+        assert_eq!(complete.blind_agreement.text, "3/4");
+        assert_eq!(complete.agree_mark.text, "3/4");
+        assert_eq!(complete.cases_blind_agreement.text, "1/2");
+        assert_eq!(complete.cases_agree_mark.text, "1/2");
+        let missing = &s.by_type[1];
+        assert_eq!(missing.cases_blind_agreement.text, "0/1");
+        assert_eq!(missing.cases_agree_mark.text, "1/1");
+        assert_eq!(s.by_type[3].case_type, "all");
+        assert_eq!(s.by_type[3].blind_agreement.text, "4/6");
+        assert_eq!(s.per_reviewer[0].by_type[3].blind_agreement.text, "2/3");
+        assert_eq!(s.per_reviewer[1].by_type[0].agree_mark.text, "2/2");
+        assert_eq!(s.completed, 6);
+        // inter-rater: one pair, three items
+        assert_eq!(s.inter_rater.verdict.cohen_kappa_pairs.len(), 1);
+        assert_eq!(s.inter_rater.verdict.cohen_kappa.n, 3);
+        assert_eq!(s.inter_rater.verdict.fleiss_kappa.n, 3);
+        assert_eq!(s.inter_rater.realism.weighted_kappa.n, 3);
+        assert_eq!(s.inter_rater.realism.krippendorff_alpha_ordinal.n, 3);
+    }
+
+    #[test]
+    fn verdict_kappa_by_hand_through_the_session_tables() {
+        use ReviewVerdict::*;
+        // Pairs (A,B): (R,R) (R,N) (N,N) (U,U): p_o = 3/4; A: R .5, N .25, U .25; B: R .25, N .5, U .25;
+        // p_e = .125 + .125 + .0625 = .3125; kappa = (.75 − .3125)/(.6875) = 0.63636…
+        let items: Vec<ItemRow> = (0..4).map(|i| item(&format!("c{i}"), CaseType::Complete, Reportable)).collect();
+        let pairs = [(Reportable, Reportable), (Reportable, NonReportable), (NonReportable, NonReportable), (Uncertain, Uncertain)];
+        let mut answers = Vec::new();
+        for (i, (a, b)) in pairs.iter().enumerate() {
+            answers.push(ans("A", &format!("c{i}"), 3, 3, *a, true));
+            answers.push(ans("B", &format!("c{i}"), 3, 3, *b, true));
+        }
+        let s = compute("s", "n", 2, &["A".into(), "B".into()], &items, &answers, "now");
+        let k = s.inter_rater.verdict.cohen_kappa.value.unwrap();
+        assert!((k - 0.4375 / 0.6875).abs() < 1e-12, "{k}");
+        // all ratings 3: no variation → weighted kappa and alpha undefined, with a reason
+        assert_eq!(s.inter_rater.realism.weighted_kappa.value, None);
+        assert!(s.inter_rater.realism.krippendorff_alpha_ordinal.note.is_some());
+    }
+
+    #[test]
+    fn several_pairs_are_reported_per_pair_and_fleiss_uses_full_items() {
+        use ReviewVerdict::*;
+        let items = vec![item("c1", CaseType::Uncertain, Uncertain), item("c2", CaseType::Uncertain, Uncertain)];
+        let answers = vec![
+            ans("A", "c1", 4, 4, Uncertain, true),
+            ans("B", "c1", 4, 4, Uncertain, true),
+            ans("B", "c2", 2, 4, Reportable, false),
+            ans("C", "c2", 4, 4, Uncertain, true),
+        ];
+        let s = compute("s", "n", 2, &["A".into(), "B".into(), "C".into()], &items, &answers, "now");
+        assert_eq!(s.inter_rater.verdict.cohen_kappa_pairs.len(), 2, "A–B and B–C share cases; A–C do not");
+        assert_eq!(s.inter_rater.verdict.cohen_kappa.value, None);
+        assert_eq!(s.inter_rater.verdict.fleiss_kappa.n, 2);
+        let one = compute("s", "n", 1, &["A".into()], &items[..1], &answers[..1], "now");
+        assert_eq!(one.inter_rater.verdict.fleiss_kappa.value, None);
+    }
+}
