@@ -47,7 +47,7 @@ export function App() {
       </a>
       <nav className="sidebar" aria-label="Main">
         <div className="brand">
-          <img src="./icon.png" alt="" />
+          <img src="/icon.png" alt="" />
           <span>PSEBench Studio</span>
         </div>
         <div className="nav">

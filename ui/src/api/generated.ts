@@ -4,9 +4,175 @@
 export type Action = "ASK" | "ANSWER";
 
 /**
+ * The final call on a case.
+ */
+export type AdjudicationDecision = { "kind": "accept" } | { "kind": "relabel", verdict: ReviewVerdict, } | { "kind": "reject" };
+
+export type AdjudicationsParams = { session: string, case_id?: string, };
+
+/**
  * Horizontal alignment of a column: text left, numbers right.
  */
 export type Align = "left" | "right";
+
+/**
+ * A stored anchor.
+ */
+export type Anchor = { anchor_id: string, 
+/**
+ * The text generation uses (the English translation once translated).
+ */
+text: string, source: string, 
+/**
+ * Language of `text` (e.g. `en`, `ja`).
+ */
+language: string, 
+/**
+ * Topical bucket: a clause id of the policy, or null while unsorted (never sampled).
+ */
+clause_id: string | null, 
+/**
+ * How the bucket was set: `file`, `manual`, `presort` or `builtin`.
+ */
+bucket_origin: string | null, 
+/**
+ * The pre-sort model's one-line reason, when it set the bucket.
+ */
+bucket_note: string | null, 
+/**
+ * The text as imported, kept when it was translated.
+ */
+original_text: string | null, original_language: string | null, translated_by: string | null, content_sha: string, 
+/**
+ * `builtin` (the synthetic samples shipped with the app) or `imported`.
+ */
+origin: string, file_name: string | null, created_at: string, updated_at: string, };
+
+/**
+ * One anchor's outcome in a batch.
+ */
+export type AnchorBatchItem = { anchor_id: string, 
+/**
+ * `changed`, `unchanged`, `kept_manual` or `failed`.
+ */
+outcome: string, 
+/**
+ * The new bucket (pre-sort) or null.
+ */
+clause_id: string | null, 
+/**
+ * The model's reason, or the error.
+ */
+note: string | null, };
+
+export type AnchorBatchResult = { model: string, processed: number, changed: number, failed: number, items: Array<AnchorBatchItem>, input_tokens: number, output_tokens: number, cost_usd: number, };
+
+/**
+ * How many anchors a clause's bucket holds.
+ */
+export type AnchorBucket = { 
+/**
+ * Null for anchors not sorted into any clause yet.
+ */
+clause_id: string | null, label: string | null, builtin: number, imported: number, };
+
+export type AnchorBucketParams = { anchor_id: string, 
+/**
+ * A clause id, or null to take the anchor out of every bucket.
+ */
+clause_id?: string, };
+
+/**
+ * An anchor that was not stored because the same text is already there (or earlier in the file).
+ */
+export type AnchorDuplicate = { 
+/**
+ * The id the skipped record had (or would have had).
+ */
+anchor_id: string, 
+/**
+ * Where it was in the file.
+ */
+location: string, 
+/**
+ * The stored (or earlier) anchor with the same text.
+ */
+duplicate_of: string, };
+
+export type AnchorFilter = { clause_id: string | null, 
+/**
+ * `builtin` or `imported`.
+ */
+origin: string | null, unbucketed_only: boolean, language: string | null, };
+
+export type AnchorIdParams = { anchor_id: string, };
+
+export type AnchorIdsParams = { anchor_ids: Array<string>, };
+
+/**
+ * Defaults and overrides applied to every record of an import.
+ */
+export type AnchorImportOptions = { 
+/**
+ * Put every imported anchor in this clause's bucket (overrides the file's `clause_id`).
+ */
+clause_id: string | null, 
+/**
+ * Source for records that do not name one (default: the file name).
+ */
+source: string | null, 
+/**
+ * Language for records that do not name one (default: `en`).
+ */
+language: string | null, 
+/**
+ * The policy whose clause ids are valid buckets (default `mn29`).
+ */
+policy: string | null, };
+
+export type AnchorImportResult = { file: string, added: Array<string>, duplicates: Array<AnchorDuplicate>, 
+/**
+ * Added anchors without a bucket (sort them with `anchors bucket` or `anchors presort`).
+ */
+unbucketed: number, 
+/**
+ * Defaults that were applied, in plain words.
+ */
+notes: Array<string>, };
+
+/**
+ * What `anchors presort` asks for.
+ */
+export type AnchorPresortRequest = { model: string, 
+/**
+ * Only anchors without a bucket (default). Buckets set by hand are never changed.
+ */
+only_unbucketed: boolean, 
+/**
+ * Limit to these anchors (empty: every anchor that qualifies).
+ */
+anchor_ids: Array<string>, policy: string | null, concurrency: number | null, };
+
+/**
+ * A compact row for lists.
+ */
+export type AnchorSummary = { anchor_id: string, clause_id: string | null, bucket_origin: string | null, source: string, language: string, origin: string, translated: boolean, words: number, 
+/**
+ * The first words of the text.
+ */
+preview: string, };
+
+/**
+ * What `anchors translate` asks for: every anchor whose language is not English and that has
+ * not been translated yet (or only the listed ones).
+ */
+export type AnchorTranslateRequest = { model: string, anchor_ids: Array<string>, concurrency: number | null, };
+
+export type AnchorsImportParams = { 
+/**
+ * One JSONL or CSV file, or one or more `.txt` files (one anchor each).
+ */
+files: Array<Upload>, options?: AnchorImportOptions, };
 
 /**
  * `{code, message, detail}`: what every API function returns on failure.
@@ -77,6 +243,16 @@ export type CardSaveRequest = { card_id: string,
  */
 json: string, author: string, note: string | null, };
 
+export type CardShapeRow = { 
+/**
+ * `boundary_conditions` or `basic_event_elements`
+ */
+measure: string, event_type: string, cards: number, mean: number | null, median: number | null, 
+/**
+ * Cards with at most 2, 3 to 4, and 5 or more.
+ */
+at_most_2: number, from_3_to_4: number, at_least_5: number, min: number | null, max: number | null, };
+
 export type CardShowParams = { card_id: string, version?: number, };
 
 export type CardSummary = { card_id: string, policy_id: string, clause_id: string, clause_label: string | null, category: string | null, event_type: string, status: string, auditor: string | null, version: number, origin: string, updated_at: string, definition: string, boundary_conditions: number, elements: number, variants: number, lint_errors: number, lint_warnings: number, };
@@ -95,6 +271,16 @@ lint: LintReport, };
 export type Case = { case_id: string, case_type: CaseType, policy: string, clause_id: string, clause_card_id: string, missing_variant_id: string | null, gold_verdict: Verdict, gold_clause: string | null, gold_legal_basis: Array<string>, boundary_conditions: Array<CaseCondition>, elements: Array<CaseElement>, masked_elements: Array<string>, narrative: string, anchor_id: string | null, } & ({ [key in string]?: number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null });
 
 export type CaseCondition = { name: string, meaning: string, value: boolean, };
+
+export type CaseCountRow = { 
+/**
+ * Category name, or the clause label.
+ */
+key: string, 
+/**
+ * The clause's global number (clause rows only).
+ */
+global_no: number | null, complete: number, missing: number, uncertain: number, total: number, };
 
 export type CaseElement = { name: string, meaning: string, value: string | null, };
 
@@ -145,6 +331,8 @@ export type ChartView = { id: string, title: string, caption: string, svg: strin
 export type Clause = { global_no: number, category: string, local_no: number, clause_id: string, label: string, short_title: string, summary: string, statute_ref: string, confidence: string, provenance: string, notes: string, };
 
 export type ClauseAccuracy = { clause_id: string, cases: number, M1: number | null, };
+
+export type ClauseCount = { clause_id: string, complete: number, missing: number, uncertain: number, };
 
 /**
  * One column: a plain-text name (CSV and Markdown header) and optional LaTeX header lines.
@@ -236,6 +424,12 @@ base64: string,
  */
 description: string, };
 
+export type DropRow = { 
+/**
+ * instantiation | narration | missing_narration | case | parent
+ */
+stage: string, candidates: number, };
+
 /**
  * Stable error codes. The strings are part of the API contract (UI and scripts branch on them).
  */
@@ -280,12 +474,164 @@ export type EvidenceItem = { id: string,
  */
 kind: string, title: string, };
 
+export type FileParams = { file: Upload, };
+
 /**
  * The parsed ANSWER. Fields are kept as the model wrote them; metrics decide what counts.
  */
 export type FinalAnswer = { final_verdict: string | null, targeted_clause: string | null, clause_and_guidance_evidence: Array<string> | null, rationale: string | null, } & ({ [key in string]?: number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null });
 
 export type Flag = { value: boolean, };
+
+/**
+ * "x/n": how many of n agreed.
+ */
+export type Fraction = { agreed: number, n: number, text: string, };
+
+export type GenCandidateFilter = { 
+/**
+ * pending | accepted | dropped | skipped
+ */
+status: string | null, case_type: string | null, clause_id: string | null, clause_card_id: string | null, };
+
+export type GenCandidateView = { candidate_id: string, run_id: string, case_type: string, clause_card_id: string, clause_id: string, event_type: string, anchor_id: string, missing_variant_id: string | null, parent_candidate_id: string | null, status: string, 
+/**
+ * instantiation | narration | missing_narration | parent | case
+ */
+drop_stage: string | null, drop_reason: string | null, case_id: string | null, narrative_words: number | null, };
+
+export type GenCandidatesParams = { run_id: string, filter?: GenCandidateFilter, };
+
+/**
+ * A rough pre-run estimate (real usage is recorded per call).
+ */
+export type GenCostEstimate = { calls: number, input_tokens: number, output_tokens: number, 
+/**
+ * Null when a remote model has no price registered.
+ */
+usd: number | null, per_stage: Array<GenStageEstimate>, assumptions: string, };
+
+/**
+ * Counts of a run's candidates, attempts and calls.
+ */
+export type GenCounts = { total: number, done: number, pending: number, accepted: number, dropped: number, 
+/**
+ * Missing variants never started because their complete case was dropped.
+ */
+skipped: number, units_total: number, units_done: number, attempts: number, 
+/**
+ * Attempts after the first of a stage.
+ */
+retries: number, calls: number, cache_hits: number, 
+/**
+ * Tokens of calls actually sent (cache hits excluded).
+ */
+input_tokens: number, output_tokens: number, cost_usd: number, by_type: Array<GenTypeCounts>, };
+
+/**
+ * Where data goes during a run.
+ */
+export type GenDestination = { role: string, model: string, destination: string, remote: boolean, };
+
+/**
+ * What a run would do, before anything is sent anywhere.
+ */
+export type GenPlan = { policy: string, cards: number, 
+/**
+ * Cards by event type (`Reportable`, `Non_Reportable`, `Uncertain`).
+ */
+cards_by_type: { [key in string]?: number }, 
+/**
+ * (card, anchor) pairs.
+ */
+units: number, candidates: number, candidates_by_type: { [key in string]?: number }, anchors_per_card: number, 
+/**
+ * Listed cards that are not approved.
+ */
+unapproved_cards: Array<string>, 
+/**
+ * Cards left out because their clause bucket has no anchors.
+ */
+cards_without_anchors: Array<string>, warnings: Array<string>, destinations: Array<GenDestination>, sends_data_off_machine: boolean, estimate: GenCostEstimate, };
+
+/**
+ * What `psebench generate` asks for.
+ */
+export type GenRequest = { 
+/**
+ * Policy pack id (default `mn29`).
+ */
+policy: string, 
+/**
+ * `all` (every approved card), a clause id (its approved cards), or card ids separated by
+ * commas (listed cards are used even when not approved, with a warning).
+ */
+cards: string, 
+/**
+ * Anchors sampled from each card's clause bucket (default 25).
+ */
+anchors_per_card: number, 
+/**
+ * Registered model for the Instantiator and the narrators.
+ */
+model: string, 
+/**
+ * Registered model for the Extractor and the verifiers (default: `model`).
+ */
+verifier_model: string | null, 
+/**
+ * Seed of the anchor sampling.
+ */
+seed: number, 
+/**
+ * (card, anchor) units worked on at once.
+ */
+concurrency: number, 
+/**
+ * Generate the cards' missing-information variants too (default true).
+ */
+include_missing: boolean, 
+/**
+ * Sample only `builtin` or only `imported` anchors (default: all).
+ */
+anchor_origin: string | null, label: string | null, };
+
+/**
+ * A generation run as listed and shown.
+ */
+export type GenRunView = { run_id: string, 
+/**
+ * pending | running | interrupted | cancelled | failed | completed
+ */
+status: string, label: string | null, 
+/**
+ * The request and the prompt versions it was created with.
+ */
+config: JsonValue, created_at: string, started_at: string | null, finished_at: string | null, error: string | null, counts: GenCounts, };
+
+export type GenStageEstimate = { stage: string, calls: number, input_tokens: number, output_tokens: number, };
+
+export type GenSuccessRow = { case_type: string, 
+/**
+ * Candidates started (accepted + dropped; variants never started are not counted).
+ */
+initiated: number, accepted: number, dropped: number, 
+/**
+ * accepted / initiated × 100; null when nothing was started.
+ */
+success_pct: number | null, };
+
+export type GenTypeCounts = { case_type: string, total: number, accepted: number, dropped: number, skipped: number, pending: number, };
+
+export type GenerationStats = { run_id: string, policy: string, success: Array<GenSuccessRow>, winning_attempts: Array<WinningAttemptsRow>, 
+/**
+ * Words per accepted narrative.
+ */
+narrative_length: Array<LengthRow>, by_category: Array<CaseCountRow>, by_clause: Array<CaseCountRow>, 
+/**
+ * Candidates that did not become cases, by the stage where they stopped.
+ */
+drops_by_stage: Array<DropRow>, counts: GenCounts, };
 
 /**
  * One model's outcome on one case, compact enough for thousands of rows.
@@ -312,6 +658,8 @@ export type GuidanceSection = { id: string, kind: string, applies_to: AppliesTo,
  */
 status: string, status_note: string, version_map: { [key in string]?: string }, notes: string, };
 
+export type GuidelinesParams = { session: string, markdown: string, };
+
 export type IdParams = { id: string, };
 
 export type ImportedDocument = { source: string, file: string, sections: number, matched: Array<string>, new_evidence_ids: Array<string>, };
@@ -324,6 +672,8 @@ export type InfoStatus = "answered" | "refused_too_vague" | "unknown";
  * A reply of the information provider.
  */
 export type InfoTurn = { role: InfoRole, status: InfoStatus, answer: string, fields_used: Array<string>, } & ({ [key in string]?: number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null });
+
+export type InterRater = { realism: ScaleAgreement, plausibility: ScaleAgreement, verdict: VerdictAgreement, };
 
 /**
  * A 95 % bootstrap interval (percent), with the settings that produced it.
@@ -338,6 +688,30 @@ export type ItemCounts = { total: number, done: number, correct: number, asks: n
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;
 
 export type JudgeResult = { hits: Array<string>, } & ({ [key in string]?: number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null });
+
+export type LengthRow = { case_type: string, n: number, mean: number | null, median: number | null, min: number | null, p25: number | null, p75: number | null, p95: number | null, max: number | null, };
+
+export type LibraryCategoryRow = { category: string, reportable: number, non_reportable: number, uncertain: number, total: number, };
+
+export type LibraryClauseRow = { global_no: number, clause_id: string, label: string, 
+/**
+ * Reportable and Non_Reportable cards.
+ */
+complete_cards: number, missing_variants: number, uncertain_cards: number, };
+
+export type LibraryStats = { policy: string, 
+/**
+ * Whether only approved cards were counted.
+ */
+approved_only: boolean, cards: number, by_category: Array<LibraryCategoryRow>, by_clause: Array<LibraryClauseRow>, shape: Array<CardShapeRow>, missing: MissingShape, };
+
+export type LibraryStatsParams = { policy?: string, 
+/**
+ * Count only approved cards (what generation uses).
+ */
+approved_only: boolean, };
+
+export type LinkStatus = "created" | "rotated" | "unchanged";
 
 /**
  * One finding. `pointer` is a JSON Pointer into the card.
@@ -367,7 +741,18 @@ p_value: number,
  */
 chi2: number | null, };
 
+/**
+ * Mean and sample standard deviation (n − 1) of ratings.
+ */
+export type MeanSd = { n: number, mean: number | null, sd: number | null, };
+
 export type MetricsReport = { models: Array<ModelMetrics>, paired_tests: Array<McNemar>, };
+
+export type MissingShape = { variants: number, 
+/**
+ * Variants withholding 1, 2, 3, 4, and 5 or more slots.
+ */
+withheld: Array<number>, mean: number | null, median: number | null, parents_with_variants: number, parents_with_one: number, parents_with_more: number, };
 
 /**
  * What `models add` takes. Omitted fields keep provider defaults.
@@ -450,6 +835,13 @@ matched: boolean, body: string, file_name: string, imported_at: string, };
 
 export type OfficialTextStatus = { clauses: boolean, guidance: boolean, sections: number, matched: number, };
 
+export type PackAnswersParams = { session: string, reviewer?: string, };
+
+/**
+ * A statistic for one pair of reviewers over the items both answered.
+ */
+export type PairStat = { a: string, b: string, stat: StatValue, };
+
 export type PolicyImportParams = { policy: string, clauses?: Upload, guidance?: Upload, };
 
 export type PolicyImportResult = { policy: string, documents: Array<ImportedDocument>, };
@@ -477,7 +869,86 @@ export type Progress = { run_id: string, kind: string, status: string, total: nu
  */
 counters: { [key in string]?: number }, elapsed_secs: number, eta_secs: number | null, message: string | null, };
 
+/**
+ * The whole story of a case or a dropped candidate.
+ */
+export type Provenance = { candidate: GenCandidateView, card_version: number | null, anchor_text: string | null, 
+/**
+ * The accepted case (FORMATS.md fields), when there is one.
+ */
+case: JsonValue | null, 
+/**
+ * Every attempt in order; for a missing case its parent's instantiation and narration come first.
+ */
+attempts: Array<ProvenanceAttempt>, prompt_versions: JsonValue, };
+
+/**
+ * One attempt of one stage.
+ */
+export type ProvenanceAttempt = { 
+/**
+ * The candidate the attempt belongs to (a missing case also shows its parent's attempts).
+ */
+candidate_id: string, 
+/**
+ * instantiation | narration | missing_narration
+ */
+stage: string, attempt: number, passed: boolean, 
+/**
+ * What was fed back to the producer (guard findings and verifier issues).
+ */
+issues: Array<string>, 
+/**
+ * The deterministic checks' findings.
+ */
+guard_findings: Array<string>, 
+/**
+ * The producer's candidate: slot values, or the narrative text.
+ */
+output: JsonValue, 
+/**
+ * The Extractor's reading of the narrative.
+ */
+extracted: JsonValue | null, 
+/**
+ * The verifier's parsed verdict.
+ */
+verifier: JsonValue | null, created_at: string, calls: Array<ProvenanceCall>, };
+
+/**
+ * One model call of an attempt, exactly as sent and received.
+ */
+export type ProvenanceCall = { 
+/**
+ * instantiator | instantiation_verifier | narrator | extractor | narrative_verifier | missing_narrator | missing_verifier
+ */
+role: string, prompt_name: string, 
+/**
+ * template name → version of every template that shaped the request
+ */
+prompt_versions: { [key in string]?: string }, model: string, 
+/**
+ * `{messages, response_format, repeat}`
+ */
+request: JsonValue, response_text: string | null, parsed: JsonValue | null, parse_notes: Array<string>, input_tokens: number, output_tokens: number, cached_input_tokens: number, cost_usd: number, latency_ms: number, cache_hit: boolean, };
+
 export type ProviderKind = "openai-compatible" | "openai" | "azure" | "anthropic" | "gemini";
+
+export type QueueItem = { case_id: string, case_type: string, clause_id: string, expected_verdict: ReviewVerdict, narrative: string, reasons: Array<QueueReason>, answers: Array<ReviewerAnswer>, 
+/**
+ * Assigned reviewers, and how many of them completed the case.
+ */
+raters: number, raters_done: number, 
+/**
+ * The decision in force, if any.
+ */
+decision: ReviewAdjudication | null, excluded_in_dataset: boolean, };
+
+/**
+ * Why a case is in the queue. `code` is stable: verdicts_differ, blind_differs_from_construction,
+ * disagree_mark, realism_spread, plausibility_spread, low_realism, low_plausibility.
+ */
+export type QueueReason = { code: string, text: string, };
 
 export type ResultsGrid = { models: Array<string>, rows: Array<GridRow>, };
 
@@ -488,13 +959,365 @@ export type ResultsOverview = { runs: Array<EvalRunView>, policy: string, report
  */
 export type ResultsRequest = { run_ids: Array<string>, };
 
+/**
+ * A condition that decides the case, with its value in this case.
+ */
+export type RevealCondition = { name: string, meaning: string, value: boolean, };
+
+/**
+ * A fact left out of a missing-information case.
+ */
+export type RevealElement = { name: string, meaning: string, };
+
+/**
+ * What the reviewer may see once their blind verdict is saved: the verdict the case was built to
+ * have and the reasons. Snapshotted when the session is created (or a pack is opened).
+ */
+export type RevealMaterial = { case_id: string, case_type: "complete" | "missing" | "uncertain", expected_verdict: ReviewVerdict, 
+/**
+ * One sentence saying what the case was built to be.
+ */
+explanation: string, 
+/**
+ * The targeted clause label when the case is Reportable.
+ */
+clause_label: string | null, clause_id: string, card_id: string, 
+/**
+ * The card's one-line definition (when the card is in the library).
+ */
+card_definition: string | null, legal_basis: Array<string>, legal_basis_meaning: string | null, 
+/**
+ * Complete and uncertain cases: the conditions that decide the case, with their values.
+ */
+boundary_conditions: Array<RevealCondition>, 
+/**
+ * Missing cases: the facts that were left out of the report.
+ */
+withheld_elements: Array<RevealElement>, 
+/**
+ * Missing cases: the card's summary of the missing-information variant, when known.
+ */
+missing_summary: string | null, 
+/**
+ * Missing cases: why the remaining report cannot be classified, when the card says so.
+ */
+why_not_classifiable: string | null, };
+
+/**
+ * Record the final call on a case of a session.
+ */
+export type ReviewAdjudicateRequest = { session_id: string, case_id: string, decision: AdjudicationDecision, adjudicator: string, note?: string | null, 
+/**
+ * With `reject`: flag the case as excluded in the dataset (runs leave it out). A later
+ * accept or relabel of the same case brings it back.
+ */
+exclude: boolean, };
+
+/**
+ * A recorded decision. Later decisions supersede earlier ones; none is ever deleted.
+ */
+export type ReviewAdjudication = { id: number, session_id: string, case_id: string, decision: AdjudicationDecision, adjudicator: string, note: string | null, decided_at: string, 
+/**
+ * This decision flagged the case as excluded in the dataset.
+ */
+excluded_case: boolean, 
+/**
+ * This decision removed an exclusion made by an earlier rejection in this session.
+ */
+restored_case: boolean, 
+/**
+ * A later decision on the same case exists.
+ */
+superseded: boolean, };
+
+export type ReviewAnswerParams = { token: string, item_no: number, patch: ReviewAnswerPatch, };
+
+/**
+ * Part of an answer, saved as it is given. Absent fields are left as they are. An empty comment
+ * clears the comment. `add_time_secs` adds active time spent on the item since the client's last
+ * report (reports above 15 minutes count as 15 minutes).
+ */
+export type ReviewAnswerPatch = { realism?: number | null, plausibility?: number | null, blind_verdict?: ReviewVerdict | null, agree?: boolean | null, comment?: string | null, add_time_secs?: number | null, };
+
+/**
+ * Result of saving part of an answer.
+ */
+export type ReviewAnswerSaved = { answer: ReviewAnswerState, 
+/**
+ * Names of the parts whose value changed (re-sending the same value changes nothing).
+ */
+changed: Array<string>, 
+/**
+ * True when the reported time was more than the cap and was counted as the cap.
+ */
+time_capped: boolean, progress: ReviewProgress, resume_item_no: number | null, };
+
+/**
+ * A reviewer's own answer to one item, with when each part was last given.
+ */
+export type ReviewAnswerState = { item_no: number, realism: number | null, realism_at: string | null, plausibility: number | null, plausibility_at: string | null, blind_verdict: ReviewVerdict | null, blind_verdict_at: string | null, revealed_at: string | null, agree: boolean | null, agree_at: string | null, comment: string | null, comment_at: string | null, time_spent_secs: number, time_spent_at: string | null, 
+/**
+ * Realism, plausibility, blind verdict, reveal and the agree mark are all given.
+ */
+complete: boolean, };
+
+/**
+ * How many cases the store offers for a sample (not excluded), per type and clause.
+ */
+export type ReviewAvailable = { complete: number, missing: number, uncertain: number, by_clause: Array<ClauseCount>, };
+
+/**
+ * Create a session. `overlap` defaults to 2 (or 1 with a single reviewer); `seed` defaults to a
+ * random one, which is recorded so the sample and assignment can be reproduced.
+ */
+export type ReviewCreateRequest = { name: string, selection: ReviewSelection, reviewers: Array<string>, overlap?: number | null, 
+/**
+ * At most 2^53 − 1, so that it survives JavaScript numbers.
+ */
+seed?: number | null, 
+/**
+ * Markdown shown before the first case and on demand.
+ */
+guidelines?: string | null, };
+
+/**
+ * Long-format export: one row per reviewer × case × question answered.
+ */
+export type ReviewExportFormat = "csv" | "jsonl";
+
+export type ReviewExportParams = { session: string, format: ReviewExportFormat, };
+
+export type ReviewItemParams = { token: string, item_no: number, };
+
+/**
+ * One of the reviewer's own items in their list (no narrative, nothing about the case).
+ */
+export type ReviewItemStatus = { item_no: number, realism: number | null, plausibility: number | null, blind_verdict: ReviewVerdict | null, revealed: boolean, agree: boolean | null, has_comment: boolean, complete: boolean, };
+
+/**
+ * One item as its reviewer sees it: only an item number and the narrative until the reveal.
+ */
+export type ReviewItemView = { session_id: string, session_name: string, reviewer: string, item_no: number, total_items: number, prev_item_no: number | null, next_item_no: number | null, narrative: string, answer: ReviewAnswerState, 
+/**
+ * Present once the reviewer has opened the by-construction verdict for this item.
+ */
+reveal: ReviewReveal | null, progress: ReviewProgress, };
+
+export type ReviewLinks = { session_id: string, session_name: string, links: Array<ReviewerLink>, };
+
+/**
+ * Create personal links: a token for each named reviewer (all when `reviewers` is empty).
+ * Without `rotate`, reviewers who already have an active token keep it (and it cannot be shown
+ * again: tokens are stored hashed); with `rotate`, their old token stops working.
+ */
+export type ReviewLinksRequest = { session_id: string, reviewers: Array<string>, rotate: boolean, };
+
+/**
+ * What a reviewer's token opens: their session's guidelines and scales, and their own items.
+ */
+export type ReviewMe = { session_id: string, session_name: string, reviewer: string, 
+/**
+ * True in a store where the session was opened from a review pack.
+ */
+visiting: boolean, guidelines: string, realism_anchors: Array<ScaleAnchor>, plausibility_anchors: Array<ScaleAnchor>, verdict_options: Array<VerdictOption>, items: Array<ReviewItemStatus>, progress: ReviewProgress, 
+/**
+ * The first item that is not complete (where to resume); null when all are done.
+ */
+resume_item_no: number | null, time_spent_secs: number, };
+
+/**
+ * What merging a pack's answers changed.
+ */
+export type ReviewPackMergeReport = { session_id: string, session_name: string, reviewer: string, items_in_file: number, items_changed: number, fields_updated: number, 
+/**
+ * Parts kept as they were, with the reason (for example a blind verdict locked by a reveal).
+ */
+kept: Array<string>, };
+
+/**
+ * What opening a review pack did in this store.
+ */
+export type ReviewPackOpened = { session_id: string, session_name: string, reviewer: string, items: number, 
+/**
+ * Items that already had answers in the pack or in this store.
+ */
+answered: number, 
+/**
+ * The session was already open here (answers were merged, newer first).
+ */
+already_open: boolean, fields_updated: number, };
+
+/**
+ * Completed items out of all of a reviewer's items.
+ */
+export type ReviewProgress = { completed: number, total: number, };
+
+export type ReviewQueue = { session_id: string, threshold: number, low_rating: number, items: Array<QueueItem>, 
+/**
+ * Flagged cases without a decision, and flagged cases with one.
+ */
+pending: number, decided: number, };
+
+/**
+ * Which cases go to the adjudication queue.
+ */
+export type ReviewQueueRequest = { session_id: string, 
+/**
+ * Ratings of the same case whose spread (highest − lowest) is greater than this are queued.
+ * Default 2.
+ */
+threshold?: number | null, 
+/**
+ * A rating at or below this queues the case. Default 2; 0 turns it off.
+ */
+low_rating?: number | null, 
+/**
+ * Also list cases that already have a decision.
+ */
+include_decided: boolean, 
+/**
+ * List every case of the session, flagged or not (for browsing all answers).
+ */
+include_unflagged: boolean, };
+
+/**
+ * The by-construction answer to an item, next to the reviewer's own blind verdict.
+ */
+export type ReviewReveal = { item_no: number, your_blind_verdict: ReviewVerdict, matches_your_verdict: boolean, revealed_at: string, material: RevealMaterial, };
+
+/**
+ * How the cases of a session are chosen.
+ */
+export type ReviewSelection = { "kind": "stratified", complete: number, missing: number, uncertain: number, by_clause: boolean, } | { "kind": "cases", case_ids: Array<string>, };
+
+/**
+ * Everything about a session except the answers (owner view).
+ */
+export type ReviewSessionDetail = { summary: ReviewSessionSummary, guidelines: string, 
+/**
+ * Null for a session opened from a pack.
+ */
+selection: ReviewSelection | null, seed: number | null, fingerprint: string, cases_by_type: Array<TypeCount>, progress: Array<ReviewerProgress>, };
+
+/**
+ * A line in the list of sessions.
+ */
+export type ReviewSessionSummary = { session_id: string, name: string, role: SessionRole, created_at: string, cases: number, reviewers: Array<string>, overlap: number, 
+/**
+ * Reviewer × case assignments, and how many of them are fully answered.
+ */
+assignments: number, completed: number, };
+
+/**
+ * A session's results (owner only).
+ */
+export type ReviewStats = { session_id: string, session_name: string, reviewers: Array<string>, overlap: number, cases: number, assignments: number, completed: number, 
+/**
+ * complete, missing, uncertain, then "all".
+ */
+by_type: Array<TypeStats>, per_reviewer: Array<ReviewerAgreement>, inter_rater: InterRater, computed_at: string, };
+
+/**
+ * The paper-style summary table in Markdown and LaTeX (booktabs), with the statistics.
+ */
+export type ReviewSummary = { markdown: string, latex: string, stats: ReviewStats, };
+
+/**
+ * The calls of a reviewer: `token` is their personal token (a link's, or one made for a reviewer
+ * working in this app). Over a review link the server puts the link's token here.
+ */
+export type ReviewTokenParams = { token: string, };
+
+/**
+ * The verdict vocabulary of the questionnaire: the three benchmark verdicts plus "Missing
+ * information" (the answer a missing-information case is built to have).
+ */
+export type ReviewVerdict = "Reportable" | "Non-reportable" | "Missing information" | "Uncertain";
+
+export type ReviewerAgreement = { reviewer: string, 
+/**
+ * complete, missing, uncertain, all.
+ */
+by_type: Array<ReviewerTypeAgreement>, };
+
+/**
+ * One reviewer's answer to a case (owner view).
+ */
+export type ReviewerAnswer = { reviewer: string, item_no: number, realism: number | null, plausibility: number | null, blind_verdict: ReviewVerdict | null, agree: boolean | null, comment: string | null, time_spent_secs: number, complete: boolean, };
+
+export type ReviewerLink = { reviewer: string, 
+/**
+ * The plain token, present only when it was created or rotated now. Shown once.
+ */
+token: string | null, 
+/**
+ * `/review/TOKEN`, to append to the server's address.
+ */
+path: string | null, status: LinkStatus, };
+
+export type ReviewerParams = { session: string, reviewer: string, };
+
+/**
+ * One reviewer's progress (owner view).
+ */
+export type ReviewerProgress = { reviewer: string, items: number, completed: number, blind_saved: number, revealed: number, time_spent_secs: number, last_answer_at: string | null, 
+/**
+ * A personal link (token) is active for this reviewer.
+ */
+link_active: boolean, 
+/**
+ * Review packs exported for this reviewer.
+ */
+packs_issued: number, };
+
+export type ReviewerTypeAgreement = { case_type: string, blind_agreement: Fraction, agree_mark: Fraction, };
+
 export type RunIds = { run_ids: Array<string>, };
 
 export type RunParams = { run_id: string, };
 
 export type RunStarted = { run_id: string, };
 
+/**
+ * Agreement between reviewers on a 1–5 scale.
+ */
+export type ScaleAgreement = { 
+/**
+ * Cohen's kappa with quadratic weights over the fixed 1–5 scale, per pair of reviewers.
+ */
+weighted_kappa_pairs: Array<PairStat>, 
+/**
+ * The pair's value when exactly one pair of reviewers co-rated items; otherwise null.
+ */
+weighted_kappa: StatValue, 
+/**
+ * Krippendorff's alpha with the ordinal metric, all reviewers, missing ratings allowed.
+ */
+krippendorff_alpha_ordinal: StatValue, };
+
+/**
+ * One point of a 1–5 rating scale, with the words shown beside it.
+ */
+export type ScaleAnchor = { value: number, label: string, meaning: string, };
+
+export type SessionParams = { 
+/**
+ * A session id (or a name only one session has).
+ */
+session: string, };
+
+/**
+ * Who created a session in this store: `owner` (made here) or `visiting` (opened from a pack).
+ */
+export type SessionRole = "owner" | "visiting";
+
 export type Severity = "error" | "warning";
+
+/**
+ * A statistic with the number of items it rests on; `value` is null with a `note` saying why
+ * when it is undefined.
+ */
+export type StatValue = { value: number | null, n: number, note: string | null, };
 
 export type StoreInfo = { path: string, app_version: string, schema: Array<string>, created_now: boolean, backup_made: string | null, policies: Array<string>, cards_by_status: Array<CountByKey>, cards_by_type: Array<CountByKey>, cases_by_type: Array<CountByKey>, };
 
@@ -516,6 +1339,8 @@ export type TableFileRequest = { run_ids: Array<string>, table: string,
  * `csv`, `md` or `tex`.
  */
 format: string, };
+
+export type TokenResult = { token: string, };
 
 export type Tokens = { avg_completion_tokens: number | null, };
 
@@ -543,6 +1368,34 @@ models: { [key in string]?: string }, };
 
 export type Turn = EvalTurn | InfoTurn;
 
+export type TypeCount = { case_type: string, count: number, };
+
+/**
+ * Ratings and agreement with the by-construction verdict for one case type (or "all").
+ */
+export type TypeStats = { case_type: string, cases: number, 
+/**
+ * Pooled over all ratings (reviewer × case).
+ */
+realism: MeanSd, plausibility: MeanSd, 
+/**
+ * Blind verdicts equal to the by-construction verdict, over all blind verdicts given.
+ */
+blind_agreement: Fraction, 
+/**
+ * Agree marks, over all agree/disagree marks given.
+ */
+agree_mark: Fraction, 
+/**
+ * Cases whose every assigned reviewer gave a blind verdict equal to the by-construction
+ * verdict, over the cases where all assigned reviewers gave one (the paper-style "28/30").
+ */
+cases_blind_agreement: Fraction, 
+/**
+ * Cases that every assigned reviewer marked "agree", over cases fully marked.
+ */
+cases_agree_mark: Fraction, };
+
 /**
  * A file the user picked: its name and its bytes (base64).
  */
@@ -567,6 +1420,46 @@ export type UsageTotals = { stage: string | null, model_name: string | null, cal
  * Verdict vocabulary shared by gold labels and model answers.
  */
 export type Verdict = "Reportable" | "Non-reportable" | "Uncertain";
+
+/**
+ * Agreement between reviewers on the blind verdict (four categories).
+ */
+export type VerdictAgreement = { cohen_kappa_pairs: Array<PairStat>, 
+/**
+ * The pair's value when exactly one pair of reviewers co-rated items; otherwise null.
+ */
+cohen_kappa: StatValue, 
+/**
+ * Fleiss' kappa over the cases with exactly `overlap` blind verdicts.
+ */
+fleiss_kappa: StatValue, 
+/**
+ * Krippendorff's alpha with the nominal metric (any number of reviewers, missing allowed).
+ */
+krippendorff_alpha_nominal: StatValue, };
+
+/**
+ * A verdict choice with the sentence that explains it.
+ */
+export type VerdictOption = { verdict: ReviewVerdict, key: string, meaning: string, };
+
+export type WinningAttemptsRow = { 
+/**
+ * instantiation | narration | missing_narration
+ */
+stage: string, 
+/**
+ * Accepted cases the row covers.
+ */
+cases: number, 
+/**
+ * Cases whose stage passed on attempt 1, 2, 3.
+ */
+attempts: Array<number>, 
+/**
+ * The same as percentages of `cases`.
+ */
+pct: Array<number | null>, };
 
 /** Every API method: its parameters and its result. */
 export interface ApiMethods {
@@ -656,6 +1549,86 @@ export interface ApiMethods {
   "results.chart_file": { params: ChartFileRequest; result: Download };
   /** A table as CSV, Markdown or LaTeX. */
   "results.table_file": { params: TableFileRequest; result: Download };
+  /** Anchor materials, filtered. */
+  "anchors.list": { params: AnchorFilter; result: Array<AnchorSummary> };
+  /** One anchor with its text (and original before translation). */
+  "anchors.show": { params: AnchorIdParams; result: Anchor };
+  /** Anchors per clause bucket. */
+  "anchors.buckets": { params: PolicyParams; result: Array<AnchorBucket> };
+  /** Import uploaded anchors: one JSONL or CSV file, or .txt files (duplicates skipped). */
+  "anchors.import": { params: AnchorsImportParams; result: AnchorImportResult };
+  /** Put an anchor in a clause's bucket by hand (or in none). */
+  "anchors.set_bucket": { params: AnchorBucketParams; result: Anchor };
+  /** Remove anchors. */
+  "anchors.remove": { params: AnchorIdsParams; result: Count };
+  /** Sort anchors into clause buckets with a model (a topical sort). */
+  "anchors.presort": { params: AnchorPresortRequest; result: AnchorBatchResult };
+  /** Translate anchors to English with a model (the original is kept). */
+  "anchors.translate": { params: AnchorTranslateRequest; result: AnchorBatchResult };
+  /** What a generation run would do and cost, without starting it. */
+  "gen.plan": { params: GenRequest; result: GenPlan };
+  /** Create a generation run and start it in the background. */
+  "gen.start": { params: GenRequest; result: RunStarted };
+  /** Finish what is missing in a stopped generation run, in the background. */
+  "gen.resume": { params: RunParams; result: RunStarted };
+  /** Stop a generation run after the calls in flight; finished attempts are kept. */
+  "gen.cancel": { params: RunParams; result: Flag };
+  /** Generation runs. */
+  "gen.list": { params: NoParams; result: Array<GenRunView> };
+  /** One generation run. */
+  "gen.show": { params: RunParams; result: GenRunView };
+  /** The candidate cases of a run (accepted, dropped, pending). */
+  "gen.candidates": { params: GenCandidatesParams; result: Array<GenCandidateView> };
+  /** Every attempt of every stage behind a case or a dropped candidate. */
+  "gen.provenance": { params: IdParams; result: Provenance };
+  /** Statistics of a generation run, like the paper's. */
+  "gen.stats": { params: RunParams; result: GenerationStats };
+  /** Statistics of the clause-card library. */
+  "library.stats": { params: LibraryStatsParams; result: LibraryStats };
+  /** How many cases of each type a review could sample. */
+  "review.available": { params: NoParams; result: ReviewAvailable };
+  /** Create a review session: sample, reviewers, overlap, guidelines. */
+  "review.create": { params: ReviewCreateRequest; result: ReviewSessionDetail };
+  /** Review sessions. */
+  "review.list": { params: NoParams; result: Array<ReviewSessionSummary> };
+  /** One review session with each reviewer's progress (never their answers). */
+  "review.show": { params: SessionParams; result: ReviewSessionDetail };
+  /** Replace a session's guidelines (Markdown). */
+  "review.set_guidelines": { params: GuidelinesParams; result: ReviewSessionDetail };
+  /** Delete a review session and its answers. */
+  "review.delete": { params: SessionParams; result: Flag };
+  /** Personal review links (tokens are shown only when created or rotated). */
+  "review.links": { params: ReviewLinksRequest; result: ReviewLinks };
+  /** A token for a reviewer answering in this app (kept in memory only). */
+  "review.local_token": { params: ReviewerParams; result: TokenResult };
+  /** Ratings, agreement with the expected verdicts, and inter-rater agreement. */
+  "review.stats": { params: SessionParams; result: ReviewStats };
+  /** Cases for adjudication: disagreements between reviewers or with the verdict. */
+  "review.queue": { params: ReviewQueueRequest; result: ReviewQueue };
+  /** Record an adjudicator's final call on a case. */
+  "review.adjudicate": { params: ReviewAdjudicateRequest; result: ReviewAdjudication };
+  /** Who decided what, for a session or one case. */
+  "review.adjudications": { params: AdjudicationsParams; result: Array<ReviewAdjudication> };
+  /** Every answer in long format (CSV or JSONL). */
+  "review.export": { params: ReviewExportParams; result: Download };
+  /** The summary table like the paper's (Markdown and LaTeX) with the statistics. */
+  "review.summary": { params: SessionParams; result: ReviewSummary };
+  /** A review pack for one reviewer to complete in another copy of the app. */
+  "review.pack_export": { params: ReviewerParams; result: Download };
+  /** Open a review pack received from a session's owner. */
+  "review.pack_open": { params: FileParams; result: ReviewPackOpened };
+  /** The answers given to an opened pack, to send back to the session's owner. */
+  "review.pack_answers": { params: PackAnswersParams; result: Download };
+  /** Merge a reviewer's answers file into its session (merging twice changes nothing). */
+  "review.pack_merge": { params: FileParams; result: ReviewPackMergeReport };
+  /** A reviewer's guidelines, items, progress and where to resume. */
+  "review.me": { params: ReviewTokenParams; result: ReviewMe };
+  /** One of the reviewer's cases: the narrative and their own answers. */
+  "review.item": { params: ReviewItemParams; result: ReviewItemView };
+  /** Save part of a reviewer's answer as it is given. */
+  "review.answer": { params: ReviewAnswerParams; result: ReviewAnswerSaved };
+  /** Reveal the expected verdict (only after the blind verdict is saved). */
+  "review.reveal": { params: ReviewItemParams; result: ReviewReveal };
 }
 
 export type ApiMethod = keyof ApiMethods;

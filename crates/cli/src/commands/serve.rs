@@ -31,6 +31,17 @@ pub struct ServeArgs {
     /// Serve the user interface from this folder instead of the copy built into psebench.
     #[arg(long)]
     pub ui_dir: Option<PathBuf>,
+    /// With --review: replace every reviewer's link with a new one (old links stop working).
+    #[arg(long, requires = "review")]
+    pub new_links: bool,
+}
+
+/// This computer's address on the local network (the route a packet would take; nothing is sent).
+fn lan_address() -> Option<IpAddr> {
+    let sock = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+    sock.connect("192.0.2.1:9").ok()?;
+    let ip = sock.local_addr().ok()?.ip();
+    (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
 }
 
 fn open_browser(url: &str) {
@@ -60,18 +71,57 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
     let ip: IpAddr = if a.lan { IpAddr::V4(Ipv4Addr::UNSPECIFIED) } else { IpAddr::V4(Ipv4Addr::LOCALHOST) };
     let opts = ServeOptions { addr: SocketAddr::new(ip, a.port), lan: a.lan, review_session: a.review.clone(), assets };
     psebench::server::check_options(&opts)?;
+    let links = match &a.review {
+        Some(session) => {
+            let detail = e.review_show(session)?;
+            let req = psebench::review::ReviewLinksRequest { session_id: detail.summary.session_id.clone(), reviewers: vec![], rotate: a.new_links };
+            Some((detail.summary.name.clone(), e.review_links(&req)?))
+        }
+        None => None,
+    };
     let json = cli.json;
-    let open = a.open;
+    let open = a.open && a.review.is_none();
     let review = a.review.clone();
+    let lan = a.lan;
     let rt = runtime()?;
     rt.block_on(async move {
         let ready = move |addr: SocketAddr| {
             let url = format!("http://127.0.0.1:{}/", addr.port());
+            let host = if lan { lan_address().map(|ip| ip.to_string()).unwrap_or_else(|| "THIS-COMPUTER".into()) } else { "127.0.0.1".into() };
+            let link_list: Vec<serde_json::Value> = links
+                .as_ref()
+                .map(|(_, l)| {
+                    l.links
+                        .iter()
+                        .map(|x| {
+                            let link = x.path.as_ref().map(|p| format!("http://{host}:{}{p}", addr.port()));
+                            serde_json::json!({"reviewer": x.reviewer, "link": link})
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
             if json {
-                println!("{}", serde_json::json!({"url": url, "port": addr.port()}));
+                println!("{}", serde_json::json!({"url": url, "port": addr.port(), "links": link_list}));
             } else {
                 match &review {
-                    Some(s) => println!("Review session {s} is being served on port {} (reviewers open their personal links).", addr.port()),
+                    Some(_) => {
+                        let name = links.as_ref().map(|(n, _)| n.as_str()).unwrap_or("");
+                        println!("Review \"{name}\" is being served on port {}. Personal links (send each reviewer only their own):", addr.port());
+                        for l in &link_list {
+                            match l["link"].as_str() {
+                                Some(link) => println!("  {:<20} {link}", l["reviewer"].as_str().unwrap_or("")),
+                                None => println!(
+                                    "  {:<20} (link given out earlier and still valid; --new-links replaces every link)",
+                                    l["reviewer"].as_str().unwrap_or("")
+                                ),
+                            }
+                        }
+                        if lan {
+                            println!("Reviewers on your local network can open these links; only their own review is reachable. Press Ctrl-C to stop.");
+                        } else {
+                            println!("Only this computer can open these links (add --lan for other computers on your network). Press Ctrl-C to stop.");
+                        }
+                    }
                     None => println!("PSEBench Studio is running at {url} — press Ctrl-C to stop."),
                 }
             }

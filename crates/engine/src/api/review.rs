@@ -969,6 +969,11 @@ impl Engine {
 
     /// The reviewer's session: guidelines, scales, their own items with their own answers,
     /// progress and where to resume.
+    /// The session a reviewer token belongs to (the HTTP server keeps links to their session).
+    pub fn review_token_session(&self, token: &str) -> ApiResult<String> {
+        self.store.with_conn(|c| Ok(self.reviewer_ctx(c, token)?.session.session_id.clone()))
+    }
+
     pub fn review_me(&self, token: &str) -> ApiResult<ReviewMe> {
         self.store.with_conn(|c| {
             let ctx = self.reviewer_ctx(c, token)?;

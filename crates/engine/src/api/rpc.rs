@@ -25,14 +25,25 @@ use crate::jobs::Progress;
 use crate::llm::accounting::UsageTotals;
 use crate::llm::cache::CacheStats;
 use crate::metrics::MetricsReport;
+use crate::anchor::{Anchor, AnchorBucket, AnchorFilter, AnchorImportOptions, AnchorImportResult, AnchorSummary};
+use crate::anchor::llm::{AnchorBatchResult, AnchorPresortRequest, AnchorTranslateRequest};
+use crate::generation::{GenCandidateFilter, GenCandidateView, GenPlan, GenRequest, GenRunView};
+use crate::generation::Provenance;
+use crate::generation::{GenerationStats, LibraryStats};
+use crate::review::{
+    ReviewAdjudicateRequest, ReviewAdjudication, ReviewAnswerPatch, ReviewAnswerSaved, ReviewAvailable, ReviewCreateRequest,
+    ReviewExportFormat, ReviewItemView, ReviewLinks, ReviewLinksRequest, ReviewMe, ReviewPackMergeReport, ReviewPackOpened,
+    ReviewQueue, ReviewQueueRequest, ReviewReveal, ReviewSessionDetail, ReviewSessionSummary, ReviewStats, ReviewSummary,
+};
 
 /// Who is calling.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Caller {
     /// The person who owns this store: the desktop app, or a browser on this computer.
     Owner,
-    /// A reviewer who opened a personal link; may only use the reviewer methods, with this token.
-    Reviewer { token: String },
+    /// A reviewer who opened a personal link; may only use the reviewer methods, with this token,
+    /// and (when `session` is given) only for that review session.
+    Reviewer { token: String, session: Option<String> },
 }
 
 /// Parameters of methods that take none (`{}` or null).
@@ -189,6 +200,122 @@ pub struct RunIds {
     pub run_ids: Vec<String>,
 }
 
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
+pub struct AnchorsImportParams {
+    /// One JSONL or CSV file, or one or more `.txt` files (one anchor each).
+    pub files: Vec<Upload>,
+    #[serde(default)]
+    pub options: Option<AnchorImportOptions>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct AnchorIdParams {
+    pub anchor_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
+pub struct AnchorBucketParams {
+    pub anchor_id: String,
+    /// A clause id, or null to take the anchor out of every bucket.
+    #[serde(default)]
+    pub clause_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct AnchorIdsParams {
+    pub anchor_ids: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
+pub struct GenCandidatesParams {
+    pub run_id: String,
+    #[serde(default)]
+    pub filter: Option<GenCandidateFilter>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
+pub struct LibraryStatsParams {
+    #[serde(default)]
+    pub policy: Option<String>,
+    /// Count only approved cards (what generation uses).
+    #[serde(default)]
+    pub approved_only: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct SessionParams {
+    /// A session id (or a name only one session has).
+    pub session: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct GuidelinesParams {
+    pub session: String,
+    pub markdown: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ReviewerParams {
+    pub session: String,
+    pub reviewer: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct TokenResult {
+    pub token: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
+pub struct AdjudicationsParams {
+    pub session: String,
+    #[serde(default)]
+    pub case_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ReviewExportParams {
+    pub session: String,
+    pub format: ReviewExportFormat,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
+pub struct PackAnswersParams {
+    pub session: String,
+    #[serde(default)]
+    pub reviewer: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct FileParams {
+    pub file: Upload,
+}
+
+/// The calls of a reviewer: `token` is their personal token (a link's, or one made for a reviewer
+/// working in this app). Over a review link the server puts the link's token here.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ReviewTokenParams {
+    pub token: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ReviewItemParams {
+    pub token: String,
+    pub item_no: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ReviewAnswerParams {
+    pub token: String,
+    pub item_no: u32,
+    pub patch: ReviewAnswerPatch,
+}
+
 /// Decode a method's parameters; a missing body counts as `{}`.
 fn params<P: DeserializeOwned>(method: &str, v: Value) -> ApiResult<P> {
     let v = if v.is_null() { Value::Object(Default::default()) } else { v };
@@ -229,6 +356,33 @@ fn spawn_eval(engine: Engine, run_id: String) {
             });
         }
     });
+}
+
+fn spawn_gen(engine: Engine, run_id: String) {
+    tokio::spawn(async move {
+        if let Err(e) = engine.gen_execute(&run_id).await {
+            engine.jobs().publish(Progress {
+                run_id: run_id.clone(),
+                kind: "generation".into(),
+                status: "failed".into(),
+                total: 0,
+                done: 0,
+                counters: Default::default(),
+                elapsed_secs: 0.0,
+                eta_secs: None,
+                message: Some(e.message),
+            });
+        }
+    });
+}
+
+fn text_download(file_name: &str, mime: &str, text: &str, description: &str) -> Download {
+    Download::from_bytes(file_name, mime, text.as_bytes(), description)
+}
+
+fn upload_text(u: &Upload) -> ApiResult<String> {
+    let dir = UploadDir::new(std::slice::from_ref(u))?;
+    dir.run(|paths| crate::util::files::read_text(&paths[0], crate::util::files::MAX_TEXT_FILE_BYTES).map_err(ApiError::from))
 }
 
 macro_rules! api_methods {
@@ -450,18 +604,193 @@ api_methods! {
     "results.table_file" ["A table as CSV, Markdown or LaTeX."] (e, p: TableFileRequest) -> Download {
         blocking(move || e.results_table_file(&p)).await?
     }
+    "anchors.list" ["Anchor materials, filtered."] (e, p: AnchorFilter) -> Vec<AnchorSummary> {
+        blocking(move || e.anchors_list(&p)).await?
+    }
+    "anchors.show" ["One anchor with its text (and original before translation)."] (e, p: AnchorIdParams) -> Anchor {
+        blocking(move || e.anchors_show(&p.anchor_id)).await?
+    }
+    "anchors.buckets" ["Anchors per clause bucket."] (e, p: PolicyParams) -> Vec<AnchorBucket> {
+        blocking(move || e.anchors_buckets(&policy_or_default(&p.policy))).await?
+    }
+    "anchors.import" ["Import uploaded anchors: one JSONL or CSV file, or .txt files (duplicates skipped)."] (e, p: AnchorsImportParams) -> AnchorImportResult {
+        blocking(move || {
+            let dir = UploadDir::new(&p.files)?;
+            let opts = p.options.clone().unwrap_or_default();
+            let all_txt = p.files.len() > 1 && dir.paths.iter().all(|x| x.extension().and_then(|e| e.to_str()) == Some("txt"));
+            if p.files.len() > 1 && !all_txt {
+                return Err(ApiError::invalid("Import one JSONL or CSV file at a time, or any number of .txt files."));
+            }
+            dir.run(|paths| if all_txt { e.anchors_import(dir.path(), &opts) } else { e.anchors_import(&paths[0], &opts) })
+        })
+        .await?
+    }
+    "anchors.set_bucket" ["Put an anchor in a clause's bucket by hand (or in none)."] (e, p: AnchorBucketParams) -> Anchor {
+        blocking(move || e.anchors_set_bucket(&p.anchor_id, p.clause_id.as_deref())).await?
+    }
+    "anchors.remove" ["Remove anchors."] (e, p: AnchorIdsParams) -> Count {
+        blocking(move || e.anchors_remove(&p.anchor_ids).map(|n| Count { count: n as u64 })).await?
+    }
+    "anchors.presort" ["Sort anchors into clause buckets with a model (a topical sort)."] (e, p: AnchorPresortRequest) -> AnchorBatchResult {
+        e.anchors_presort(&p).await?
+    }
+    "anchors.translate" ["Translate anchors to English with a model (the original is kept)."] (e, p: AnchorTranslateRequest) -> AnchorBatchResult {
+        e.anchors_translate(&p).await?
+    }
+    "gen.plan" ["What a generation run would do and cost, without starting it."] (e, p: GenRequest) -> GenPlan {
+        blocking(move || e.gen_plan(&p)).await?
+    }
+    "gen.start" ["Create a generation run and start it in the background."] (e, p: GenRequest) -> RunStarted {
+        let e2 = e.clone();
+        let run_id = blocking(move || e2.gen_create(&p)).await?;
+        spawn_gen(e, run_id.clone());
+        RunStarted { run_id }
+    }
+    "gen.resume" ["Finish what is missing in a stopped generation run, in the background."] (e, p: RunParams) -> RunStarted {
+        let e2 = e.clone();
+        let id = p.run_id.clone();
+        blocking(move || e2.gen_show(&id)).await?;
+        spawn_gen(e, p.run_id.clone());
+        RunStarted { run_id: p.run_id }
+    }
+    "gen.cancel" ["Stop a generation run after the calls in flight; finished attempts are kept."] (e, p: RunParams) -> Flag {
+        Flag { value: e.gen_cancel(&p.run_id)? }
+    }
+    "gen.list" ["Generation runs."] (e, p: NoParams) -> Vec<GenRunView> {
+        blocking(move || e.gen_list()).await?
+    }
+    "gen.show" ["One generation run."] (e, p: RunParams) -> GenRunView {
+        blocking(move || e.gen_show(&p.run_id)).await?
+    }
+    "gen.candidates" ["The candidate cases of a run (accepted, dropped, pending)."] (e, p: GenCandidatesParams) -> Vec<GenCandidateView> {
+        blocking(move || e.gen_candidates(&p.run_id, &p.filter.clone().unwrap_or_default())).await?
+    }
+    "gen.provenance" ["Every attempt of every stage behind a case or a dropped candidate."] (e, p: IdParams) -> Provenance {
+        blocking(move || e.gen_provenance(&p.id)).await?
+    }
+    "gen.stats" ["Statistics of a generation run, like the paper's."] (e, p: RunParams) -> GenerationStats {
+        blocking(move || e.gen_stats(&p.run_id)).await?
+    }
+    "library.stats" ["Statistics of the clause-card library."] (e, p: LibraryStatsParams) -> LibraryStats {
+        blocking(move || e.library_stats(&policy_or_default(&p.policy), p.approved_only)).await?
+    }
+    "review.available" ["How many cases of each type a review could sample."] (e, p: NoParams) -> ReviewAvailable {
+        blocking(move || e.review_available()).await?
+    }
+    "review.create" ["Create a review session: sample, reviewers, overlap, guidelines."] (e, p: ReviewCreateRequest) -> ReviewSessionDetail {
+        blocking(move || e.review_create(&p)).await?
+    }
+    "review.list" ["Review sessions."] (e, p: NoParams) -> Vec<ReviewSessionSummary> {
+        blocking(move || e.review_list()).await?
+    }
+    "review.show" ["One review session with each reviewer's progress (never their answers)."] (e, p: SessionParams) -> ReviewSessionDetail {
+        blocking(move || e.review_show(&p.session)).await?
+    }
+    "review.set_guidelines" ["Replace a session's guidelines (Markdown)."] (e, p: GuidelinesParams) -> ReviewSessionDetail {
+        blocking(move || e.review_guidelines_set(&p.session, &p.markdown)).await?
+    }
+    "review.delete" ["Delete a review session and its answers."] (e, p: SessionParams) -> Flag {
+        blocking(move || e.review_delete(&p.session).map(|_| Flag { value: true })).await?
+    }
+    "review.links" ["Personal review links (tokens are shown only when created or rotated)."] (e, p: ReviewLinksRequest) -> ReviewLinks {
+        blocking(move || e.review_links(&p)).await?
+    }
+    "review.local_token" ["A token for a reviewer answering in this app (kept in memory only)."] (e, p: ReviewerParams) -> TokenResult {
+        blocking(move || e.review_local_token(&p.session, &p.reviewer).map(|token| TokenResult { token })).await?
+    }
+    "review.stats" ["Ratings, agreement with the expected verdicts, and inter-rater agreement."] (e, p: SessionParams) -> ReviewStats {
+        blocking(move || e.review_stats(&p.session)).await?
+    }
+    "review.queue" ["Cases for adjudication: disagreements between reviewers or with the verdict."] (e, p: ReviewQueueRequest) -> ReviewQueue {
+        blocking(move || e.review_queue(&p)).await?
+    }
+    "review.adjudicate" ["Record an adjudicator's final call on a case."] (e, p: ReviewAdjudicateRequest) -> ReviewAdjudication {
+        blocking(move || e.review_adjudicate(&p)).await?
+    }
+    "review.adjudications" ["Who decided what, for a session or one case."] (e, p: AdjudicationsParams) -> Vec<ReviewAdjudication> {
+        blocking(move || e.review_adjudications(&p.session, p.case_id.as_deref())).await?
+    }
+    "review.export" ["Every answer in long format (CSV or JSONL)."] (e, p: ReviewExportParams) -> Download {
+        blocking(move || {
+            let text = e.review_export_text(&p.session, p.format)?;
+            let (ext, mime) = match p.format {
+                ReviewExportFormat::Csv => ("csv", "text/csv"),
+                ReviewExportFormat::Jsonl => ("jsonl", "application/x-ndjson"),
+            };
+            Ok(text_download(&format!("review-{}.{ext}", p.session), mime, &text, "Review answers, one row per reviewer, case and question"))
+        })
+        .await?
+    }
+    "review.summary" ["The summary table like the paper's (Markdown and LaTeX) with the statistics."] (e, p: SessionParams) -> ReviewSummary {
+        blocking(move || e.review_summary(&p.session)).await?
+    }
+    "review.pack_export" ["A review pack for one reviewer to complete in another copy of the app."] (e, p: ReviewerParams) -> Download {
+        blocking(move || {
+            let (info, text) = e.review_pack_export_text(&p.session, &p.reviewer)?;
+            let name = format!("review-pack-{}-{}.json", info.session_id, p.reviewer.replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+            Ok(text_download(&name, "application/json", &text, &format!("Review pack for {} ({} cases)", info.reviewer, info.items)))
+        })
+        .await?
+    }
+    "review.pack_open" ["Open a review pack received from a session's owner."] (e, p: FileParams) -> ReviewPackOpened {
+        blocking(move || {
+            let text = upload_text(&p.file)?;
+            e.review_pack_open_text(&p.file.name, &text)
+        })
+        .await?
+    }
+    "review.pack_answers" ["The answers given to an opened pack, to send back to the session's owner."] (e, p: PackAnswersParams) -> Download {
+        blocking(move || {
+            let (info, text) = e.review_pack_answers_text(&p.session, p.reviewer.as_deref())?;
+            let name = format!("review-answers-{}-{}.json", info.session_id, info.reviewer.replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+            Ok(text_download(&name, "application/json", &text, &format!("{} answered {} of {} cases", info.reviewer, info.answered, info.items)))
+        })
+        .await?
+    }
+    "review.pack_merge" ["Merge a reviewer's answers file into its session (merging twice changes nothing)."] (e, p: FileParams) -> ReviewPackMergeReport {
+        blocking(move || {
+            let text = upload_text(&p.file)?;
+            e.review_pack_merge_text(&p.file.name, &text)
+        })
+        .await?
+    }
+    "review.me" ["A reviewer's guidelines, items, progress and where to resume."] (e, p: ReviewTokenParams) -> ReviewMe {
+        blocking(move || e.review_me(&p.token)).await?
+    }
+    "review.item" ["One of the reviewer's cases: the narrative and their own answers."] (e, p: ReviewItemParams) -> ReviewItemView {
+        blocking(move || e.review_item(&p.token, p.item_no)).await?
+    }
+    "review.answer" ["Save part of a reviewer's answer as it is given."] (e, p: ReviewAnswerParams) -> ReviewAnswerSaved {
+        blocking(move || e.review_answer(&p.token, p.item_no, &p.patch)).await?
+    }
+    "review.reveal" ["Reveal the expected verdict (only after the blind verdict is saved)."] (e, p: ReviewItemParams) -> ReviewReveal {
+        blocking(move || e.review_reveal(&p.token, p.item_no)).await?
+    }
 }
 
 /// Methods a reviewer's personal link may use (the server passes the link's token to them).
-pub const REVIEWER_METHODS: &[&str] = &[];
+pub const REVIEWER_METHODS: &[&str] = &["review.me", "review.item", "review.answer", "review.reveal"];
 
 /// Call one API method. Errors are `{code, message, detail}`.
 pub async fn call(engine: &Engine, caller: &Caller, method: &str, params: Value) -> ApiResult<Value> {
     match caller {
         Caller::Owner => dispatch(engine, method, params).await,
-        Caller::Reviewer { token } => {
+        Caller::Reviewer { token, session } => {
             if !REVIEWER_METHODS.contains(&method) {
                 return Err(ApiError::new(ErrorCode::Forbidden, "A review link can only be used to answer its own review."));
+            }
+            if let Some(served) = session {
+                let e = engine.clone();
+                let t = token.clone();
+                let owner = blocking(move || e.review_token_session(&t)).await?;
+                let served_id = {
+                    let e = engine.clone();
+                    let s = served.clone();
+                    blocking(move || e.review_show(&s).map(|d| d.summary.session_id.clone())).await?
+                };
+                if owner != served_id {
+                    return Err(ApiError::new(ErrorCode::Forbidden, "This review link does not belong to the review being served here."));
+                }
             }
             let mut params = if params.is_null() { Value::Object(Default::default()) } else { params };
             match params.as_object_mut() {
@@ -585,7 +914,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_reviewer_link_cannot_use_owner_methods() {
         let e = Engine::open_in_memory().unwrap();
-        let who = Caller::Reviewer { token: "t".into() };
+        let who = Caller::Reviewer { token: "t".into(), session: None };
         for m in ["store.info", "cards.list", "models.list", "eval.list"] {
             let err = call(&e, &who, m, Value::Null).await.unwrap_err();
             assert_eq!(err.code, ErrorCode::Forbidden, "{m}");

@@ -116,7 +116,7 @@ fn caller(st: &AppState, headers: &HeaderMap) -> Result<Caller, Response> {
         .map(str::trim)
         .filter(|t| !t.is_empty());
     match token {
-        Some(t) => Ok(Caller::Reviewer { token: t.to_string() }),
+        Some(t) => Ok(Caller::Reviewer { token: t.to_string(), session: st.opts.review_session.clone() }),
         None => Err(forbidden("Open your personal review link to take part in this review.")),
     }
 }
@@ -299,6 +299,62 @@ mod tests {
         let mut with_token = post("/api/store.info", "192.168.1.5:8080", None);
         with_token.headers_mut().insert("x-review-token", HeaderValue::from_static("abc"));
         assert_eq!(a.oneshot(with_token).await.unwrap().status(), StatusCode::FORBIDDEN);
+    }
+
+    async fn body_json(r: Response) -> serde_json::Value {
+        let b = axum::body::to_bytes(r.into_body(), 1 << 24).await.unwrap();
+        serde_json::from_slice(&b).unwrap_or(serde_json::Value::Null)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn review_links_reach_only_their_own_session() {
+        use crate::review::{ReviewCreateRequest, ReviewLinksRequest, ReviewSelection};
+        let e = Engine::open_in_memory().unwrap();
+        e.demo_load().unwrap();
+        let mk = |name: &str| ReviewCreateRequest {
+            name: name.into(),
+            selection: ReviewSelection::Stratified { complete: 2, missing: 2, uncertain: 2, by_clause: false },
+            reviewers: vec!["Ana".into(), "Ben".into()],
+            overlap: Some(1),
+            seed: Some(3),
+            guidelines: None,
+        };
+        let s1 = e.review_create(&mk("first")).unwrap().summary.session_id;
+        let s2 = e.review_create(&mk("second")).unwrap().summary.session_id;
+        let token = |s: &str| {
+            e.review_links(&ReviewLinksRequest { session_id: s.into(), reviewers: vec!["Ana".into()], rotate: false }).unwrap().links[0]
+                .token
+                .clone()
+                .unwrap()
+        };
+        let (t1, t2) = (token(&s1), token(&s2));
+        let app = router(
+            e.clone(),
+            ServeOptions { addr: "0.0.0.0:0".parse().unwrap(), lan: true, review_session: Some(s1.clone()), assets: Arc::new(NoAssets) },
+        );
+        let call = |tok: Option<&str>, origin: Option<&str>, method: &str| {
+            let mut r = post(&format!("/api/{method}"), "192.168.1.5:8765", origin);
+            if let Some(t) = tok {
+                r.headers_mut().insert("x-review-token", HeaderValue::from_str(t).unwrap());
+            }
+            r
+        };
+        let ok = app.clone().oneshot(call(Some(&t1), None, "review.me")).await.unwrap();
+        assert_eq!(ok.status(), StatusCode::OK);
+        assert_eq!(body_json(ok).await["reviewer"], "Ana");
+        let same_origin = app.clone().oneshot(call(Some(&t1), Some("http://192.168.1.5:8765"), "review.me")).await.unwrap();
+        assert_eq!(same_origin.status(), StatusCode::OK);
+        for (tok, origin, method) in [
+            (Some(t2.as_str()), None, "review.me"),                          // a link of another review
+            (Some(t1.as_str()), Some("http://evil.example"), "review.me"),   // another web site
+            (None, None, "review.me"),                                      // no link at all
+            (Some("0".repeat(64).as_str()), None, "review.me"),             // a made-up token
+            (Some(t1.as_str()), None, "review.list"),                       // an owner method
+            (Some(t1.as_str()), None, "cases.list"),
+        ] {
+            let r = app.clone().oneshot(call(tok, origin, method)).await.unwrap();
+            assert_eq!(r.status(), StatusCode::FORBIDDEN, "{tok:?} {origin:?} {method}");
+        }
     }
 
     #[test]
