@@ -12,10 +12,22 @@ export function storedTheme(): ThemeChoice {
   }
 }
 
+const systemDark = () => typeof window !== "undefined" && !!window.matchMedia?.("(prefers-color-scheme: dark)").matches;
+let followSystem = false;
+
+function paint(choice: ThemeChoice) {
+  const dark = choice === "dark" || (choice === "system" && systemDark());
+  document.documentElement.setAttribute("data-theme", dark ? "dark" : "light");
+}
+
 export function applyTheme(choice: ThemeChoice) {
-  const root = document.documentElement;
-  if (choice === "system") root.removeAttribute("data-theme");
-  else root.setAttribute("data-theme", choice);
+  paint(choice);
+  if (choice === "system" && !followSystem && typeof window !== "undefined" && window.matchMedia) {
+    followSystem = true;
+    window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
+      if (storedTheme() === "system") paint("system");
+    });
+  }
   try {
     localStorage.setItem(KEY, choice);
   } catch {

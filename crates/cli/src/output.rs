@@ -58,3 +58,25 @@ pub fn truncate(s: &str, n: usize) -> String {
         t
     }
 }
+
+/// Before a run sends data to remote providers: say what goes where and ask (or require `--yes`
+/// when nobody can answer). `what` names the data, e.g. "case text".
+pub fn confirm_remote(remote: &[String], what: &str, yes: bool) -> Result<(), ApiError> {
+    use std::io::{IsTerminal, Write};
+    if remote.is_empty() || yes {
+        return Ok(());
+    }
+    eprintln!("This run sends {what} to remote providers: {}.", remote.join(", "));
+    if !std::io::stdin().is_terminal() {
+        return Err(ApiError::invalid("Refusing to send data off this machine without confirmation: add --yes."));
+    }
+    eprint!("Continue? [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    let _ = std::io::stdin().read_line(&mut answer);
+    if matches!(answer.trim(), "y" | "Y" | "yes") {
+        Ok(())
+    } else {
+        Err(ApiError::new(psebench::ErrorCode::Cancelled, "Not started."))
+    }
+}

@@ -3,7 +3,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use psebench::api::Engine;
 use psebench::evaluation::{EvalPlan, EvalRunRequest, EvalSummary};
 use psebench::ApiError;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -71,23 +71,8 @@ fn print_plan(p: &EvalPlan) {
 }
 
 fn confirm_remote(p: &EvalPlan, yes: bool) -> Result<(), ApiError> {
-    if !p.sends_data_off_machine || yes {
-        return Ok(());
-    }
     let remote: Vec<String> = p.destinations.iter().filter(|d| d.remote).map(|d| format!("{} ({})", d.model, d.destination)).collect();
-    eprintln!("This run sends case text to remote providers: {}.", remote.join(", "));
-    if !std::io::stdin().is_terminal() {
-        return Err(ApiError::invalid("Refusing to send data off this machine without confirmation: add --yes."));
-    }
-    eprint!("Continue? [y/N] ");
-    let _ = std::io::stderr().flush();
-    let mut answer = String::new();
-    let _ = std::io::stdin().read_line(&mut answer);
-    if matches!(answer.trim(), "y" | "Y" | "yes") {
-        Ok(())
-    } else {
-        Err(ApiError::new(psebench::ErrorCode::Cancelled, "Not started."))
-    }
+    crate::output::confirm_remote(&remote, "case text", yes)
 }
 
 /// Run with a progress bar; Ctrl-C stops after the cases in flight (they stay resumable).

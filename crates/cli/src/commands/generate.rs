@@ -3,7 +3,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use psebench::api::Engine;
 use psebench::generation::{GenCandidateFilter, GenPlan, GenRequest, GenSummary};
 use psebench::ApiError;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use super::{engine, runtime};
@@ -107,23 +107,8 @@ fn print_plan(p: &GenPlan) {
 }
 
 fn confirm_remote(p: &GenPlan, yes: bool) -> Result<(), ApiError> {
-    if !p.sends_data_off_machine || yes {
-        return Ok(());
-    }
     let remote: Vec<String> = p.destinations.iter().filter(|d| d.remote).map(|d| format!("{} ({})", d.model, d.destination)).collect();
-    eprintln!("This run sends clause cards and anchor texts to remote providers: {}.", remote.join(", "));
-    if !std::io::stdin().is_terminal() {
-        return Err(ApiError::invalid("Refusing to send data off this machine without confirmation: add --yes."));
-    }
-    eprint!("Continue? [y/N] ");
-    let _ = std::io::stderr().flush();
-    let mut answer = String::new();
-    let _ = std::io::stdin().read_line(&mut answer);
-    if matches!(answer.trim(), "y" | "Y" | "yes") {
-        Ok(())
-    } else {
-        Err(ApiError::new(psebench::ErrorCode::Cancelled, "Not started."))
-    }
+    crate::output::confirm_remote(&remote, "clause cards and anchor texts", yes)
 }
 
 /// Run with a progress bar. The first Ctrl-C stops after the model calls in flight (everything

@@ -340,12 +340,16 @@ fn policy_or_default(p: &Option<String>) -> String {
 }
 
 /// Start a long job in the background; its progress arrives as events, its outcome in the store.
-fn spawn_eval(engine: Engine, run_id: String) {
+/// A failure before the job could report anything is published as its last progress.
+fn spawn_job<F>(engine: Engine, run_id: String, kind: &'static str, work: F)
+where
+    F: std::future::Future<Output = ApiResult<()>> + Send + 'static,
+{
     tokio::spawn(async move {
-        if let Err(e) = engine.eval_execute(&run_id).await {
+        if let Err(e) = work.await {
             engine.jobs().publish(Progress {
-                run_id: run_id.clone(),
-                kind: "eval".into(),
+                run_id,
+                kind: kind.into(),
                 status: "failed".into(),
                 total: 0,
                 done: 0,
@@ -358,22 +362,14 @@ fn spawn_eval(engine: Engine, run_id: String) {
     });
 }
 
+fn spawn_eval(engine: Engine, run_id: String) {
+    let (e, id) = (engine.clone(), run_id.clone());
+    spawn_job(engine, run_id, "eval", async move { e.eval_execute(&id).await.map(|_| ()) });
+}
+
 fn spawn_gen(engine: Engine, run_id: String) {
-    tokio::spawn(async move {
-        if let Err(e) = engine.gen_execute(&run_id).await {
-            engine.jobs().publish(Progress {
-                run_id: run_id.clone(),
-                kind: "generation".into(),
-                status: "failed".into(),
-                total: 0,
-                done: 0,
-                counters: Default::default(),
-                elapsed_secs: 0.0,
-                eta_secs: None,
-                message: Some(e.message),
-            });
-        }
-    });
+    let (e, id) = (engine.clone(), run_id.clone());
+    spawn_job(engine, run_id, "generation", async move { e.gen_execute(&id).await.map(|_| ()) });
 }
 
 fn text_download(file_name: &str, mime: &str, text: &str, description: &str) -> Download {

@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::api::Engine;
 use crate::case::Case;
@@ -277,19 +277,7 @@ impl Engine {
         let live = Arc::new(Mutex::new(base.clone()));
         let consecutive = Arc::new(AtomicU32::new(0));
         let fatal: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
-        // Heartbeat while working.
-        let hb_store = self.store().clone();
-        let hb_run = run_id.to_string();
-        let hb_cancel = crate::llm::CancellationToken::new();
-        let hb_stop = hb_cancel.clone();
-        let heartbeat = tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    _ = tokio::time::sleep(Duration::from_secs(10)) => { let _ = hb_store.with_conn(|c| jobs::heartbeat(c, &hb_run)); }
-                    _ = hb_stop.cancelled() => break,
-                }
-            }
-        });
+        let heartbeat = jobs::Heartbeat::start(self.store(), run_id);
         self.publish_eval(run_id, "running", &base, base.done, started, None);
         let done_here = Arc::new(AtomicU32::new(0));
         futures::stream::iter(pending.into_iter())
@@ -359,8 +347,7 @@ impl Engine {
                 }
             })
             .await;
-        hb_cancel.cancel();
-        let _ = heartbeat.await;
+        drop(heartbeat);
         let counts = self.store().with_conn(|c| repo::counts(c, run_id))?;
         let fatal = fatal.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let (status, message) = if let Some(f) = fatal {

@@ -24,7 +24,7 @@ use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::api::Engine;
 use crate::card::ClauseCard;
@@ -488,20 +488,7 @@ impl Engine {
             }
         };
         let on_progress = || publish("running", None);
-        let hb_store = self.store().clone();
-        let hb_run = run_id.to_string();
-        // Stops the heartbeat when the work ends, and also if this future is dropped midway.
-        let hb_stop = crate::llm::CancellationToken::new();
-        let hb_stop2 = hb_stop.clone();
-        let hb_guard = hb_stop.clone().drop_guard();
-        let heartbeat = tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    _ = tokio::time::sleep(Duration::from_secs(10)) => { let _ = hb_store.with_conn(|c| jobs::heartbeat(c, &hb_run)); }
-                    _ = hb_stop2.cancelled() => break,
-                }
-            }
-        });
+        let heartbeat = jobs::Heartbeat::start(self.store(), run_id);
         publish("running", None);
         let shared = RunShared { engine: self, run_id, policy, prompts, background, roles, stop: stop.clone(), abort, on_progress: &on_progress };
         let consecutive = AtomicU32::new(0);
@@ -541,9 +528,7 @@ impl Engine {
                 }
             })
             .await;
-        drop(hb_guard);
-        hb_stop.cancel();
-        let _ = heartbeat.await;
+        drop(heartbeat);
         let counts = self.store().with_conn(|c| repo::counts(c, run_id))?;
         let fatal = fatal.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let (status, message) = if let Some(f) = fatal {

@@ -193,6 +193,41 @@ pub fn heartbeat(conn: &Connection, run_id: &str) -> ApiResult<()> {
     Ok(())
 }
 
+/// Keeps a run's heartbeat fresh while work is in progress in this process. The beat stops when
+/// the guard is dropped — when the work ends, and also if the work's future is dropped midway —
+/// so a run whose process died or stopped shows up as interrupted.
+pub struct Heartbeat {
+    stop: CancellationToken,
+}
+
+/// How often a working run refreshes its heartbeat.
+pub const HEARTBEAT_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+
+impl Heartbeat {
+    /// Start beating for `run_id` (needs a tokio runtime).
+    pub fn start(store: &crate::store::Store, run_id: &str) -> Heartbeat {
+        let stop = CancellationToken::new();
+        let (store, run, stopped) = (store.clone(), run_id.to_string(), stop.clone());
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = tokio::time::sleep(HEARTBEAT_EVERY) => {
+                        let _ = store.with_conn(|c| heartbeat(c, &run));
+                    }
+                    _ = stopped.cancelled() => break,
+                }
+            }
+        });
+        Heartbeat { stop }
+    }
+}
+
+impl Drop for Heartbeat {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
 /// Estimated seconds left from the pace so far.
 pub fn eta(elapsed_secs: f64, done: u64, total: u64) -> Option<f64> {
     if done == 0 || done >= total {

@@ -3,7 +3,7 @@
 use psebench::api::models::ModelAddRequest;
 use psebench::api::{Engine, EngineOptions};
 use psebench::llm::retry::RetryPolicy;
-use psebench::llm::{CallContext, CancellationToken, ChatRequest, ClientOptions, LlmError, Message, ModelConfig, ProviderKind};
+use psebench::llm::{CallContext, CancellationToken, ChatRequest, ClientOptions, LlmError, Message};
 use psebench::mock::{Fault, MockServer, Reply, Rule, Script, UsageOverride, When};
 use psebench::secrets::{MemoryStore, SecretStore, UnavailableStore};
 use serde_json::{json, Value};
