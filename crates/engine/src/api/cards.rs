@@ -24,6 +24,15 @@ pub struct CardFilter {
     pub category: Option<String>,
     pub event_type: Option<String>,
     pub status: Option<String>,
+    /// Words that must all occur (in any case) in the card id or its definition.
+    pub search: Option<String>,
+}
+
+/// Whether every word of `search` occurs in the card id or definition (ignoring case).
+pub fn matches_search(summary: &CardSummary, search: Option<&str>) -> bool {
+    let Some(q) = search else { return true };
+    let hay = format!("{} {}", summary.card_id, summary.definition).to_lowercase();
+    q.split_whitespace().all(|w| hay.contains(&w.to_lowercase()))
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -269,6 +278,7 @@ impl Engine {
                     report.problems.iter().filter(|p| p.clause_card_id.as_deref() == Some(&row.card_id)).cloned().collect();
                 self.summarize(row, json, &pack, &lint)
             })
+            .filter(|s| matches_search(s, filter.search.as_deref()))
             .collect();
         Ok(out)
     }

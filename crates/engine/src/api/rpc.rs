@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::cards::{CardAuditRequest, CardDetail, CardDiff, CardFilter, CardSaveRequest, CardSummary, CardsImportResult};
-use super::cases::CasesImportResult;
+use super::cases::{CaseDetail, CasesImportResult};
 use super::files::{export_via_temp, Download, Upload, UploadDir};
 use super::models::{ModelAddRequest, ModelTestResult, ModelView};
 use super::policy::{PolicyImportRequest, PolicyImportResult, PolicySummary, PolicyView};
@@ -345,6 +345,9 @@ api_methods! {
     }
     "cases.show" ["One case with its full ground truth."] (e, p: CaseShowParams) -> Case {
         blocking(move || e.cases_show(&p.case_id)).await?
+    }
+    "cases.detail" ["One case with where it came from, whether runs leave it out, and its clause and card names."] (e, p: CaseShowParams) -> CaseDetail {
+        blocking(move || e.cases_detail(&p.case_id)).await?
     }
     "cases.import" ["Import an uploaded cases.jsonl file (all or nothing)."] (e, p: CasesImportParams) -> CasesImportResult {
         blocking(move || {
