@@ -325,7 +325,7 @@ api_methods! {
     "cards.import" ["Import uploaded card files (all or nothing) as drafts."] (e, p: CardImportParams) -> CardsImportResult {
         blocking(move || {
             let dir = UploadDir::new(&p.files)?;
-            let mut res = dir.run(|paths| e.cards_import(paths, &policy_or_default(&p.policy), &p.author))?;
+            let mut res = dir.run(|paths| e.cards_import_named(paths, &policy_or_default(&p.policy), &p.author, &|f: &str| dir.clean(f)))?;
             for prob in &mut res.lint.problems {
                 prob.path = dir.clean(&prob.path);
             }
@@ -593,6 +593,20 @@ mod tests {
             let err = call(&e, &who, m, Value::Null).await.unwrap_err();
             assert_eq!(err.code, ErrorCode::Forbidden, "{m}");
         }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_uploaded_card_is_noted_under_its_own_name() {
+        use base64::Engine as _;
+        let e = Engine::open_in_memory().unwrap();
+        let first = e.cards_list(&Default::default()).unwrap().remove(0);
+        let mut card = e.cards_show(&first.card_id, None).unwrap().card;
+        card["clause_card_id"] = Value::String("CardRep_77_Upload".into());
+        let b64 = base64::engine::general_purpose::STANDARD.encode(card.to_string());
+        let params = serde_json::json!({"files": [{"name": "mine.json", "base64": b64}], "author": "Dana"});
+        call(&e, &Caller::Owner, "cards.import", params).await.unwrap();
+        let shown = e.cards_show("CardRep_77_Upload", None).unwrap();
+        assert_eq!(shown.versions[0].note.as_deref(), Some("imported from mine.json"));
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -66,7 +66,7 @@ function SearchBox({ value }: { value: string }) {
   return (
     <div className="field field-search">
       <label htmlFor="cards-q">Search</label>
-      <input id="cards-q" type="search" value={text} placeholder="Id or words of the definition" onChange={(e) => setText(e.target.value)} />
+      <input id="cards-q" type="search" value={text} placeholder="Card id or definition words" onChange={(e) => setText(e.target.value)} />
     </div>
   );
 }

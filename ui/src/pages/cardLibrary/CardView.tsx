@@ -231,7 +231,7 @@ export function CardView({ cardId }: { cardId: string }) {
           {d.audit_notes && <p className="small audit-notes">Audit notes: {d.audit_notes}</p>}
           {s.status !== "approved" && (
             <p className="small muted">
-              <span aria-hidden>ⓘ </span>Not used to generate cases until it is approved.
+              Not used to generate cases until it is approved.
             </p>
           )}
         </div>

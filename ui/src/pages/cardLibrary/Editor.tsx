@@ -160,7 +160,7 @@ export function CardEditor({
             const m = marks.get(i + 1);
             return (
               <div key={i} className={m ? `gl gl-${m}` : "gl"} style={{ height: heights[i] ?? LINE_PX }}>
-                {m && <span className="gl-mark">{m === "error" ? "⛔" : "⚠"}</span>}
+                {m && <span className="gl-mark">{m === "error" ? "✖" : "⚠"}</span>}
                 {i + 1}
               </div>
             );
@@ -192,7 +192,7 @@ export function CardEditor({
           </span>
         ) : (
           <span>
-            <span aria-hidden>{errors > 0 ? "⛔ " : "⚠ "}</span>
+            <span aria-hidden>{errors > 0 ? "✖ " : "⚠ "}</span>
             {plural(errors, "error")}, {plural(warnings, "warning")}
             {errors > 0 ? " — errors must be fixed before saving." : " — warnings do not stop saving."}
             {checking && <span className="muted"> Checking your latest changes…</span>}

@@ -277,6 +277,18 @@ export function diffBlocks(lines: DiffLine[], context = 3): DiffBlock[] {
     if (kind === "removed") return { kind, text: l.text, oldNo: ++o, newNo: null };
     return { kind, text: l.text, oldNo: null, newNo: ++n };
   });
+  // Within a run of changes, show what was removed before what replaced it.
+  for (let i = 0; i < rows.length; ) {
+    if (rows[i].kind === "same") {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < rows.length && rows[j].kind !== "same") j++;
+    const run = rows.slice(i, j);
+    rows.splice(i, run.length, ...run.filter((r) => r.kind === "removed"), ...run.filter((r) => r.kind === "added"));
+    i = j;
+  }
   const keep = rows.map(() => false);
   rows.forEach((r, i) => {
     if (r.kind === "same") return;

@@ -20,7 +20,7 @@ export function LintCount({ errors, warnings }: { errors: number; warnings: numb
     <span className="lint-count">
       {errors > 0 && (
         <span className="lint-err" title={`${errors} error${errors === 1 ? "" : "s"}`}>
-          <span aria-hidden>⛔</span> {errors}
+          <span aria-hidden>✖</span> {errors}
           <span className="sr-only"> error{errors === 1 ? "" : "s"}</span>
         </span>
       )}
@@ -38,7 +38,7 @@ export function SeverityBadge({ severity }: { severity: LintProblem["severity"] 
   return severity === "error" ? (
     <span className="badge sev-error">
       <span aria-hidden className="badge-icon">
-        ⛔
+        ✖
       </span>
       Error
     </span>
