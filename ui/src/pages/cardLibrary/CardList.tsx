@@ -1,7 +1,7 @@
 // The library list: filters (kept in the address), counts, a sortable table, the library-wide
 // check, import and export.
 
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { api, EngineError, useApi } from "../../api/client";
 import { saveDownload } from "../../api/files";
 import type { CardSummary, Clause, LintReport } from "../../api/generated";
@@ -13,7 +13,7 @@ import { EVENT_TYPE_LABEL, num, plural, STATUS_LABEL, when } from "../../format"
 import { href, navigate, setQuery, useRoute } from "../../router";
 import { ImportDialog } from "./ImportDialog";
 import { day, LintCount } from "./parts";
-import { activeFilterCount, categories, clauseOptions, FILTER_KEYS, filterFromQuery, groupProblems } from "./logic";
+import { activeFilterCount, categories, clauseOptions, FILTER_KEYS, filterFromQuery, groupProblems, ORIGIN_LABEL } from "./logic";
 
 function LibraryCheck({ report }: { report: LintReport | undefined }) {
   if (!report) return null;
@@ -57,16 +57,34 @@ function LibraryCheck({ report }: { report: LintReport | undefined }) {
 
 function SearchBox({ value }: { value: string }) {
   const [text, setText] = useState(value);
-  useEffect(() => setText(value), [value]);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const sent = useRef(value);
+  // The address changed from elsewhere (Clear filters, a link): show it and drop pending typing.
   useEffect(() => {
-    if (text === value) return;
-    const t = setTimeout(() => setQuery("q", text.trim() || null), 250);
-    return () => clearTimeout(t);
-  }, [text, value]);
+    if (value === sent.current) return;
+    clearTimeout(timer.current);
+    sent.current = value;
+    setText(value);
+  }, [value]);
+  useEffect(() => () => clearTimeout(timer.current), []);
   return (
     <div className="field field-search">
       <label htmlFor="cards-q">Search</label>
-      <input id="cards-q" type="search" value={text} placeholder="Card id or definition words" onChange={(e) => setText(e.target.value)} />
+      <input
+        id="cards-q"
+        type="search"
+        value={text}
+        placeholder="Card id or words"
+        onChange={(e) => {
+          const v = e.target.value;
+          setText(v);
+          clearTimeout(timer.current);
+          timer.current = setTimeout(() => {
+            sent.current = v.trim();
+            setQuery("q", v.trim() || null);
+          }, 250);
+        }}
+      />
     </div>
   );
 }
@@ -75,8 +93,11 @@ export function CardList() {
   const route = useRoute();
   const filter = useMemo(() => filterFromQuery(route.query), [route.query]);
   const policy = useApi("policy.show", { id: "mn29" });
+  const active = activeFilterCount(filter);
   const all = useApi("cards.list", { policy: "mn29" });
-  const shown = useApi("cards.list", filter);
+  // Without filters the whole library is what is shown: no second request.
+  const filtered = useApi("cards.list", active > 0 ? filter : null);
+  const shown = active > 0 ? filtered : all;
   const check = useApi("cards.lint_library", { policy: "mn29" });
   const [importing, setImporting] = useState(false);
   const [exportError, setExportError] = useState<EngineError | undefined>();
@@ -91,7 +112,6 @@ export function CardList() {
     for (const c of all.data ?? []) m[c.status] = (m[c.status] ?? 0) + 1;
     return m;
   }, [all.data]);
-  const active = activeFilterCount(filter);
 
   const columns: Column<CardSummary>[] = useMemo(
     () => [
@@ -141,7 +161,18 @@ export function CardList() {
         render: (c) => <LintCount errors={c.lint_errors} warnings={c.lint_warnings} />,
         sort: (c) => c.lint_errors * 1000 + c.lint_warnings,
       },
-      { key: "status", header: "Status", width: "7.4rem", render: (c) => <StatusBadge status={c.status} />, sort: (c) => ["draft", "audited", "approved"].indexOf(c.status) },
+      {
+        key: "status",
+        header: "Status",
+        width: "7.4rem",
+        render: (c) => (
+          <div className="cell-status">
+            <StatusBadge status={c.status} />
+            <span className="muted small" title={c.origin === "builtin" ? "Built-in, audited by the PSEBench Studio team" : undefined}>
+              {c.origin === "builtin" ? "Built-in" : c.origin === "edited" ? "Edited built-in" : (ORIGIN_LABEL[c.origin] ?? c.origin)}
+            </span>
+          </div>
+        ), sort: (c) => ["draft", "audited", "approved"].indexOf(c.status) },
       { key: "version", header: <abbr title="Version">Ver.</abbr>, label: "Version", align: "right", width: "3.4rem", render: (c) => num(c.version), sort: (c) => c.version },
       {
         key: "updated",
@@ -252,11 +283,6 @@ export function CardList() {
             ))}
           </select>
         </div>
-        {active > 0 && (
-          <button className="btn btn-clear" onClick={clearFilters}>
-            Clear filters
-          </button>
-        )}
       </div>
       <div className="row between wrap list-counts">
         <span aria-live="polite">
@@ -264,6 +290,9 @@ export function CardList() {
             active > 0 ? (
               <>
                 Showing <strong>{num(rows.length)}</strong> of {plural(total, "card")}
+                <button className="btn btn-small btn-clear" onClick={clearFilters}>
+                  Clear filters
+                </button>
               </>
             ) : (
               <>

@@ -62,7 +62,7 @@ export function DecisionTable({ card, evidence, show }: { card: CardDoc; evidenc
           <EmptyState title="This card has no boundary conditions">Add them in the editor: they decide when the card applies.</EmptyState>
         ) : (
           <div className="table-wrap">
-            <table className="data decision">
+            <table className="data decision stack-narrow">
               <caption className="sr-only">Boundary conditions of the card, with their required truth value, meaning and the facts that realize them</caption>
               <thead>
                 <tr>
@@ -79,11 +79,13 @@ export function DecisionTable({ card, evidence, show }: { card: CardDoc; evidenc
                       <span className="dt-human">{nameTitle(name)}</span>
                       <Id value={name} />
                     </th>
-                    <td className="dt-truth">
+                    <td className="dt-truth" data-label="Truth value">
                       <TruthValue value={Boolean(bc.value)} />
                     </td>
-                    <td className="dt-meaning">{bc.meaning}</td>
-                    <td className="dt-facts">
+                    <td className="dt-meaning" data-label="What it means">
+                      {bc.meaning}
+                    </td>
+                    <td className="dt-facts" data-label="Shown by these facts">
                       <div className="chips">
                         {(bc.corresponding_basic_event_elements ?? []).map((el) => (
                           <NameChip key={el} name={el} kind="el" missing={!(el in elements)} onClick={() => show("elements", partId("el", el))} />

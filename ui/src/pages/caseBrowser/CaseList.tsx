@@ -280,17 +280,15 @@ export function CaseList() {
             <div className="field field-check">
               <Checkbox label={`Show excluded cases (${num(excludedCount)})`} checked={filter.include_excluded} onChange={(v) => setQuery("excluded", v ? "1" : null)} />
             </div>
-            {active > 0 && (
-              <button className="btn btn-clear" onClick={clearFilters}>
-                Clear filters
-              </button>
-            )}
           </div>
           <div className="row between wrap list-counts">
             <span aria-live="polite">
               {active > 0 ? (
                 <>
                   Showing <strong>{num(rows.length)}</strong> of {plural(everything.length, "case")}
+                  <button className="btn btn-small btn-clear" onClick={clearFilters}>
+                    Clear filters
+                  </button>
                 </>
               ) : (
                 <strong>{plural(rows.length, "case")}</strong>

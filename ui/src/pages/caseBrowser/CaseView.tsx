@@ -285,7 +285,7 @@ export function CaseView({ caseId }: { caseId: string }) {
                 <span className="muted small">Their truth values decide the expected verdict</span>
               </div>
               <div className="table-wrap">
-                <table className="data case-table">
+                <table className="data case-table stack-narrow">
                   <thead>
                     <tr>
                       <th scope="col">Condition</th>
@@ -300,10 +300,12 @@ export function CaseView({ caseId }: { caseId: string }) {
                           <span className="dt-human">{nameTitle(b.name)}</span>
                           <Id value={b.name} />
                         </th>
-                        <td className="nowrap">
+                        <td className="nowrap" data-label="Truth value">
                           <TruthValue value={b.value} />
                         </td>
-                        <td className="case-meaning">{b.meaning}</td>
+                        <td className="case-meaning" data-label="What it means">
+                          {b.meaning}
+                        </td>
                       </tr>
                     ))}
                   </tbody>
@@ -324,7 +326,7 @@ export function CaseView({ caseId }: { caseId: string }) {
                 {withheld.length > 0 ? "; facts marked withheld are not in the description, so the model must ask for these." : "."}
               </p>
               <div className="table-wrap">
-                <table className="data case-table">
+                <table className="data case-table stack-narrow">
                   <thead>
                     <tr>
                       <th scope="col">Fact</th>
@@ -339,7 +341,7 @@ export function CaseView({ caseId }: { caseId: string }) {
                           <span className="dt-human">{nameTitle(f.name)}</span>
                           <Id value={f.name} />
                         </th>
-                        <td className="fact-value">
+                        <td className="fact-value" data-label="Value">
                           {f.masked && (
                             <span className="badge withheld-badge">
                               <span aria-hidden className="badge-icon">
@@ -350,7 +352,9 @@ export function CaseView({ caseId }: { caseId: string }) {
                           )}
                           <div>{f.value ?? <span className="muted">empty (does not apply)</span>}</div>
                         </td>
-                        <td className="case-meaning muted">{f.meaning}</td>
+                        <td className="case-meaning muted" data-label="What it captures">
+                          {f.meaning}
+                        </td>
                       </tr>
                     ))}
                   </tbody>
