@@ -8,7 +8,7 @@ function brokenCard(id: string) {
     clause_id: "CareManagement_1_MedicationError",
     event_type: "Reportable",
     fixed_fields: {
-      governing_legal_basis: { value: ["Care Management Events clause 1", "General Recommendation 1"], meaning: "A medication error followed by serious harm." },
+      governing_legal_basis: { meaning: "A medication error followed by serious harm.", value: ["Care Management Events clause 1", "General Recommendation 1"] },
       boundary_conditions: {
         serious_outcome_present: { value: true, meaning: "Death or serious injury followed.", corresponding_basic_event_elements: ["outcome_type"] },
         allergy_known_before_dose: { value: true, meaning: "The allergy was on record before the dose.", corresponding_basic_event_elements: ["allergy_recrd"] },

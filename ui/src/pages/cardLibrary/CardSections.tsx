@@ -124,6 +124,7 @@ export function FactSlots({ card, show }: { card: CardDoc; show: Show }) {
   if (elements.length === 0) return <EmptyState title="This card has no fact slots">Fact slots are the concrete facts a case is written from.</EmptyState>;
   return (
     <div className="stack">
+      <h2 className="sr-only">Fact slots</h2>
       <p className="muted small">
         Fact slots (basic event elements) are the concrete facts every case from this card is written from. The generator fills each slot within what is
         allowed here.
@@ -250,6 +251,7 @@ export function Variants({ card, knownCards, show }: { card: CardDoc; knownCards
   const els = card.basic_event_elements;
   return (
     <div className="stack">
+      <h2 className="sr-only">Missing-information variants</h2>
       <p className="muted small">
         Each variant withholds some facts from the narrative. The model under test has to notice and ask for them before it can decide; the withheld facts
         are the gold answer for which questions it should ask.
@@ -312,6 +314,7 @@ export function LintFindings({
 }) {
   return (
     <div className="stack">
+      <h2 className="sr-only">Lint findings</h2>
       {olderVersion && (
         <Notice>These findings are for the current version of the card, not the older version you are looking at.</Notice>
       )}

@@ -8,7 +8,7 @@ import { ConfirmDialog } from "../../components/Dialog";
 import { ErrorBanner, Notice, toast } from "../../components/Feedback";
 import { TextInput } from "../../components/Forms";
 import { plural } from "../../format";
-import { lineInMessage, lineOfPointer, offsetOfLine, pointerLabel, rememberName, rememberedName } from "./logic";
+import { lineInMessage, lineOfPointer, offsetOfLine, parseMessage, pointerLabel, rememberName, rememberedName } from "./logic";
 import { SeverityBadge } from "./parts";
 
 const LINE_PX = 20;
@@ -207,7 +207,7 @@ export function CardEditor({
               <li key={i} className={`lint-item lint-item-${p.severity}`}>
                 <SeverityBadge severity={p.severity} />
                 <div className="lint-body">
-                  <div>{p.message}</div>
+                  <div>{p.rule === "parse" ? parseMessage(p.message) : p.message}</div>
                   <div className="muted small lint-meta">
                     Rule <code>{p.rule}</code> · at <code>{pointerLabel(p.pointer)}</code>
                   </div>

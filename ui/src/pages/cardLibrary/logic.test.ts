@@ -11,6 +11,7 @@ import {
   groupProblems,
   lineInMessage,
   lineOfPointer,
+  parseMessage,
   nameTitle,
   offsetOfLine,
   partId,
@@ -108,7 +109,12 @@ describe("JSON pointers", () => {
     expect(offsetOfLine("ab\ncd\nef", 3)).toBe(6);
     expect(offsetOfLine("ab", 9)).toBe(2);
     expect(lineInMessage("edited card: expected `,` at line 12 column 5")).toBe(12);
+    expect(lineInMessage("edited card:16:21: not valid JSON (expected ident)")).toBe(16);
     expect(lineInMessage("no position")).toBeNull();
+    expect(parseMessage("edited card:16:21: not valid JSON (expected ident)")).toBe(
+      "Line 16, column 21: not valid JSON (expected ident). Check for a missing comma, quote or bracket near there.",
+    );
+    expect(parseMessage("something else")).toBe("something else");
   });
 });
 

@@ -228,10 +228,16 @@ export function offsetOfLine(text: string, line: number): number {
   return off;
 }
 
-/** "Unexpected … at line 12 column 5" in an engine message → 12. */
+/** The line named in a parse message: "edited card:16:21: …" or "… at line 12 column 5" → 16 / 12. */
 export function lineInMessage(message: string): number | null {
-  const m = message.match(/line (\d+)/i);
+  const m = message.match(/:(\d+):\d+:/) ?? message.match(/line (\d+)/i);
   return m ? Number(m[1]) : null;
+}
+
+/** "edited card:16:21: not valid JSON (expected ident)" → a sentence with the place in words. */
+export function parseMessage(message: string): string {
+  const m = message.match(/^.*?:(\d+):(\d+): (.*)$/s);
+  return m ? `Line ${m[1]}, column ${m[2]}: ${m[3]}. Check for a missing comma, quote or bracket near there.` : message;
 }
 
 // ---- Prose with ids -----------------------------------------------------------------------
