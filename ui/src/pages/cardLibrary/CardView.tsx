@@ -62,7 +62,6 @@ export function CardView({ cardId }: { cardId: string }) {
 
   const show = useCallback((t: CardTab, a?: string) => {
     setQuery("tab", t === "decision" ? null : t);
-    if (t !== "lint" && t !== "history" && t !== "edit") setQuery("version", null);
     if (a) setAnchor({ id: a, seq: Date.now() });
   }, []);
 
