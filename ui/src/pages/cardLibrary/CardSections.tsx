@@ -4,7 +4,7 @@
 import type { EvidenceItem, LintProblem } from "../../api/generated";
 import { Id, VerdictBadge } from "../../components/Badges";
 import { EmptyState, Notice } from "../../components/Feedback";
-import { EVENT_TYPE_LABEL, humanize } from "../../format";
+import { humanize } from "../../format";
 import { href } from "../../router";
 import { CardTab, contentItems, FIELD_TYPE_LABEL, nameTitle, partId, pointerLabel, pointerTarget } from "./logic";
 import { NameChip, ProseWithCardIds, ProseWithNames, SeverityBadge, TruthValue } from "./parts";
@@ -363,8 +363,4 @@ export function LintFindings({
       )}
     </div>
   );
-}
-
-export function eventTypeWord(t: string): string {
-  return EVENT_TYPE_LABEL[t] ?? t;
 }

@@ -1,6 +1,5 @@
 // Small pieces shared by the Card library views.
 
-import { ReactNode } from "react";
 import type { LintProblem } from "../../api/generated";
 import { humanize } from "../../format";
 import { href } from "../../router";
@@ -143,15 +142,6 @@ export function ProseWithNames({ text, names, onName }: { text: string; names: S
         ),
       )}
     </>
-  );
-}
-
-export function Labelled({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div className="labelled">
-      <div className="labelled-label">{label}</div>
-      <div>{children}</div>
-    </div>
   );
 }
 
