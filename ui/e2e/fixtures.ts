@@ -1,5 +1,5 @@
-// Test fixtures: every test file (worker) gets a `psebench serve` on a fresh store in a temporary
-// folder, and a loopback mock LLM provider that answers like the models of a scripted scenario.
+// Test fixtures: every test file gets a `psebench serve` on a fresh store in a temporary folder,
+// and a loopback mock LLM provider that answers like the models of a scripted scenario.
 
 import { test as base, expect, Page } from "@playwright/test";
 import { ChildProcess, spawn } from "node:child_process";
@@ -66,33 +66,59 @@ export type Studio = {
   api: (method: string, params?: unknown) => Promise<any>;
 };
 
-export const test = base.extend<{}, { studio: Studio }>({
-  studio: [
-    async ({}, use) => {
-      const dir = mkdtempSync(join(tmpdir(), "psebench-e2e-"));
-      const scriptPath = join(dir, "mock.json");
-      writeFileSync(scriptPath, JSON.stringify(MOCK_SCRIPT));
-      const mock = await startAndRead(BIN, ["mock-llm", "serve", "--port", "0", "--script", scriptPath], {}, /OpenAI base (http:\/\/\S+\/v1)/);
-      const serve = await startAndRead(
-        BIN,
-        ["serve", "--port", "0", "--json", "--ui-dir", UI_DIR],
-        { PSEBENCH_DB: join(dir, "store.db"), HOME: dir, XDG_DATA_HOME: join(dir, "data") },
-        /"url":"(http:\/\/[^"]+)"/,
-      );
-      const url = serve.match[1];
-      const api = async (method: string, params: unknown = {}) => {
-        const r = await fetch(`${url}api/${method}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(params) });
-        const body = await r.json();
-        if (!r.ok) throw new Error(`${method}: ${body.message}`);
-        return body;
-      };
-      await use({ url, dir, mockBase: mock.match[1].replace(/\)$/, ""), api });
+type Running = { studio: Studio; stop: () => void };
+
+async function startStudio(): Promise<Running> {
+  const dir = mkdtempSync(join(tmpdir(), "psebench-e2e-"));
+  const scriptPath = join(dir, "mock.json");
+  writeFileSync(scriptPath, JSON.stringify(MOCK_SCRIPT));
+  const mock = await startAndRead(BIN, ["mock-llm", "serve", "--port", "0", "--script", scriptPath], {}, /OpenAI base (http:\/\/\S+\/v1)/);
+  const serve = await startAndRead(
+    BIN,
+    ["serve", "--port", "0", "--json", "--ui-dir", UI_DIR],
+    { PSEBENCH_DB: join(dir, "store.db"), HOME: dir, XDG_DATA_HOME: join(dir, "data") },
+    /"url":"(http:\/\/[^"]+)"/,
+  );
+  const url = serve.match[1];
+  const api = async (method: string, params: unknown = {}) => {
+    const r = await fetch(`${url}api/${method}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(params) });
+    const body = await r.json();
+    if (!r.ok) throw new Error(`${method}: ${body.message}`);
+    return body;
+  };
+  return {
+    studio: { url, dir, mockBase: mock.match[1].replace(/\)$/, ""), api },
+    stop: () => {
       serve.proc.kill();
       mock.proc.kill();
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+// One studio (server + fresh store) per test file: a worker may run several files one after
+// another, and each file must start from an empty store.
+export const test = base.extend<{ studio: Studio }, { studios: Map<string, Running> }>({
+  studios: [
+    async ({}, use) => {
+      const pool = new Map<string, Running>();
+      await use(pool);
+      for (const r of pool.values()) r.stop();
+    },
     { scope: "worker" },
   ],
+  studio: async ({ studios }, use, testInfo) => {
+    let running = studios.get(testInfo.file);
+    if (!running) {
+      for (const [file, r] of studios) {
+        r.stop();
+        studios.delete(file);
+      }
+      running = await startStudio();
+      studios.set(testInfo.file, running);
+    }
+    await use(running.studio);
+  },
 });
 
 /** Register the scripted models (all on the loopback mock). */

@@ -19,8 +19,46 @@ export function parseHash(hash: string): Route {
 
 let current = parseHash(typeof window !== "undefined" ? window.location.hash : "");
 const listeners = new Set<() => void>();
+
+/**
+ * A page with unsaved work can hold navigation: the guard is asked before the route changes and
+ * returns false to stay (it then offers `proceed`, which leaves anyway).
+ */
+export type NavigationGuard = (to: Route, proceed: () => void) => boolean;
+let guard: NavigationGuard | null = null;
+
+export function setNavigationGuard(g: NavigationGuard | null) {
+  guard = g;
+}
+
+function allowed(target: string): boolean {
+  if (!guard) return true;
+  const to = parseHash(target);
+  return guard(to, () => {
+    guard = null;
+    window.location.hash = target;
+  });
+}
+
 if (typeof window !== "undefined") {
-  window.addEventListener("hashchange", () => {
+  // In-app links: hold the click before the address changes (no history entry).
+  document.addEventListener(
+    "click",
+    (e) => {
+      if (!guard || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+      const a = (e.target as Element | null)?.closest?.("a[href^='#/']");
+      if (!a || a.getAttribute("target")) return;
+      const target = a.getAttribute("href")!;
+      if (!allowed(target)) e.preventDefault();
+    },
+    true,
+  );
+  window.addEventListener("hashchange", (e) => {
+    // Back/forward and typed addresses: put the old address back when the guard holds.
+    if (guard && !allowed(window.location.hash)) {
+      history.replaceState(null, "", new URL(e.oldURL).hash || "#/");
+      return;
+    }
     current = parseHash(window.location.hash);
     listeners.forEach((l) => l());
   });
@@ -55,7 +93,7 @@ export function href(base: string, ...rest: (string | Record<string, string | un
 
 export function navigate(to: string) {
   const target = to.startsWith("#") ? to : `#${to}`;
-  if (window.location.hash !== target) window.location.hash = target;
+  if (window.location.hash !== target && allowed(target)) window.location.hash = target;
 }
 
 /** Replace one query parameter of the current route (no new history entry for filters). */

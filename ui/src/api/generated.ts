@@ -233,7 +233,11 @@ export type CardFilesParams = { files: Array<Upload>, policy?: string, };
 /**
  * Filters for the card library list.
  */
-export type CardFilter = { policy?: string, clause?: string, category?: string, event_type?: string, status?: string, };
+export type CardFilter = { policy?: string, clause?: string, category?: string, event_type?: string, status?: string, 
+/**
+ * Words that must all occur (in any case) in the card id or its definition.
+ */
+search?: string, };
 
 export type CardImportParams = { files: Array<Upload>, policy?: string, author: string, };
 
@@ -282,11 +286,35 @@ key: string,
  */
 global_no: number | null, complete: number, missing: number, uncertain: number, total: number, };
 
+/**
+ * One case for the case view: its content, what the store knows about it, and the names the
+ * page shows for its clause and card.
+ */
+export type CaseDetail = { case: Case, meta: CaseMeta, 
+/**
+ * The clause's label and short title in the case's policy (None when the policy does not know it).
+ */
+clause_label: string | null, clause_short_title: string | null, 
+/**
+ * Audit status of the case's card in the library, or None when the library has no such card.
+ */
+card_status: string | null, };
+
 export type CaseElement = { name: string, meaning: string, value: string | null, };
 
 export type CaseExcludeParams = { case_id: string, excluded: boolean, reason?: string, };
 
 export type CaseFilter = { case_type?: CaseType, clause_id?: string, clause_card_id?: string, origin?: string, include_excluded: boolean, };
+
+/**
+ * What the store knows about a case beyond its content: where it came from and whether runs
+ * leave it out.
+ */
+export type CaseMeta = { 
+/**
+ * `demo`, `imported` or `generated`.
+ */
+origin: string, excluded: boolean, excluded_reason: string | null, created_at: string, };
 
 export type CaseShowParams = { case_id: string, };
 
@@ -1497,6 +1525,8 @@ export interface ApiMethods {
   "cases.list": { params: CaseFilter; result: Array<CaseSummary> };
   /** One case with its full ground truth. */
   "cases.show": { params: CaseShowParams; result: Case };
+  /** One case with where it came from, whether runs leave it out, and its clause and card names. */
+  "cases.detail": { params: CaseShowParams; result: CaseDetail };
   /** Import an uploaded cases.jsonl file (all or nothing). */
   "cases.import": { params: CasesImportParams; result: CasesImportResult };
   /** Cases (filtered) as cases.jsonl. */

@@ -1,12 +1,2 @@
-// TEMPORARY: replaced by the real page before the app issue is closed.
-import { EmptyState } from "../components/Feedback";
-import { PageHeader } from "../components/Layout";
-
-export function CardsPage() {
-  return (
-    <>
-      <PageHeader title="Cards" />
-      <EmptyState title="This page is being built." />
-    </>
-  );
-}
+// Card library page (the code lives in ./cardLibrary).
+export { CardsPage } from "./cardLibrary/CardsPage";

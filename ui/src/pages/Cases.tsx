@@ -1,12 +1,2 @@
-// TEMPORARY: replaced by the real page before the app issue is closed.
-import { EmptyState } from "../components/Feedback";
-import { PageHeader } from "../components/Layout";
-
-export function CasesPage() {
-  return (
-    <>
-      <PageHeader title="Cases" />
-      <EmptyState title="This page is being built." />
-    </>
-  );
-}
+// Cases page (the code lives in ./caseBrowser).
+export { CasesPage } from "./caseBrowser/CasesPage";

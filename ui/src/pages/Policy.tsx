@@ -1,6 +1,6 @@
 // Policy: the clauses, the guidance sections, the evidence vocabulary, and the official text.
 
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { useAction, useApi } from "../api/client";
 import { toUpload } from "../api/files";
 import type { Clause, GuidanceSection, PolicyView, Upload } from "../api/generated";
@@ -16,8 +16,17 @@ function appliesTo(g: GuidanceSection): string {
   return Array.isArray(g.applies_to) ? g.applies_to.join(", ") : String(g.applies_to);
 }
 
-function ClauseList({ policy, filter }: { policy: PolicyView; filter: string }) {
-  const [open, setOpen] = useState<string | null>(null);
+/** Bring the part named by `?focus=` (linked from cards and cases) into view. */
+function useScrollTo(id: string | null) {
+  useEffect(() => {
+    if (id) document.getElementById(id)?.scrollIntoView({ block: "start" });
+  }, [id]);
+}
+
+function ClauseList({ policy, filter, focus }: { policy: PolicyView; filter: string; focus: string | null }) {
+  const focused = policy.clauses.find((c) => c.clause_id === focus || c.label === focus)?.clause_id ?? null;
+  const [open, setOpen] = useState<string | null>(focused);
+  useScrollTo(focused ? "clause-detail" : null);
   const f = filter.toLowerCase();
   const rows = policy.clauses.filter((c) => !f || `${c.label} ${c.short_title} ${c.summary} ${c.category}`.toLowerCase().includes(f));
   const selected = rows.find((c) => c.clause_id === open);
@@ -38,7 +47,7 @@ function ClauseList({ policy, filter }: { policy: PolicyView; filter: string }) 
         ]}
       />
       {selected && (
-        <Section title={`${selected.label}: ${selected.short_title}`}>
+        <Section title={`${selected.label}: ${selected.short_title}`} id="clause-detail">
           <p className="narrative">{selected.summary}</p>
           <KeyValues
             items={[
@@ -60,13 +69,15 @@ function ClauseList({ policy, filter }: { policy: PolicyView; filter: string }) 
   );
 }
 
-function GuidanceList({ policy, filter }: { policy: PolicyView; filter: string }) {
+function GuidanceList({ policy, filter, focus }: { policy: PolicyView; filter: string; focus: string | null }) {
+  const focused = policy.guidance.find((g) => g.id === focus)?.id ?? null;
+  useScrollTo(focused ? `g-${focused.replace(/\s+/g, "-")}` : null);
   const f = filter.toLowerCase();
   const rows = policy.guidance.filter((g) => !f || `${g.id} ${g.topic} ${g.summary}`.toLowerCase().includes(f));
   return (
     <div className="stack">
       {rows.map((g) => (
-        <section key={g.id} className="card" id={`g-${g.id.replace(/\s+/g, "-")}`}>
+        <section key={g.id} className={g.id === focused ? "card focused" : "card"} id={`g-${g.id.replace(/\s+/g, "-")}`}>
           <div className="card-head">
             <h2>
               {g.id}: {g.topic}
@@ -87,7 +98,7 @@ function GuidanceList({ policy, filter }: { policy: PolicyView; filter: string }
   );
 }
 
-function EvidenceList({ policy, filter }: { policy: PolicyView; filter: string }) {
+function EvidenceList({ policy, filter, focus }: { policy: PolicyView; filter: string; focus: string | null }) {
   const f = filter.toLowerCase();
   const rows = policy.evidence.filter((e) => !f || `${e.id} ${e.title}`.toLowerCase().includes(f));
   return (
@@ -99,6 +110,7 @@ function EvidenceList({ policy, filter }: { policy: PolicyView; filter: string }
       <DataTable
         rows={rows}
         rowKey={(e) => e.id}
+        selectedKey={focus}
         caption="Evidence vocabulary"
         columns={[
           { key: "id", header: "Identifier", render: (e) => <code>{e.id}</code>, sort: (e) => e.id },
@@ -189,6 +201,7 @@ export function PolicyPage() {
   const id = route.query.get("policy") ?? "mn29";
   const tab = route.query.get("tab") ?? "clauses";
   const [filter, setFilter] = useState("");
+  const focus = route.query.get("focus");
   const policy = useApi("policy.show", { id });
   const p = policy.data;
   const tabs = useMemo(
@@ -229,9 +242,9 @@ export function PolicyPage() {
           </div>
         </div>
       )}
-      {tab === "clauses" && <ClauseList policy={p} filter={filter} />}
-      {tab === "guidance" && <GuidanceList policy={p} filter={filter} />}
-      {tab === "evidence" && <EvidenceList policy={p} filter={filter} />}
+      {tab === "clauses" && <ClauseList policy={p} filter={filter} focus={focus} />}
+      {tab === "guidance" && <GuidanceList policy={p} filter={filter} focus={focus} />}
+      {tab === "evidence" && <EvidenceList policy={p} filter={filter} focus={focus} />}
       {tab === "import" && <OfficialText policy={p} />}
     </>
   );

@@ -167,7 +167,7 @@ pub fn run(cli: &Cli, cmd: &CardsCmd) -> Result<ExitCode, ApiError> {
                 clause: clause.clone(),
                 event_type: event_type.clone(),
                 status: status.clone(),
-                category: None,
+                ..Default::default()
             })?;
             if cli.json {
                 print_json(&list);

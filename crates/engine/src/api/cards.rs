@@ -24,6 +24,15 @@ pub struct CardFilter {
     pub category: Option<String>,
     pub event_type: Option<String>,
     pub status: Option<String>,
+    /// Words that must all occur (in any case) in the card id or its definition.
+    pub search: Option<String>,
+}
+
+/// Whether every word of `search` occurs in the card id or definition (ignoring case).
+pub fn matches_search(summary: &CardSummary, search: Option<&str>) -> bool {
+    let Some(q) = search else { return true };
+    let hay = format!("{} {}", summary.card_id, summary.definition).to_lowercase();
+    q.split_whitespace().all(|w| hay.contains(&w.to_lowercase()))
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -153,6 +162,12 @@ impl Engine {
     /// Import card files into the library as drafts. All or nothing: unreadable files, schema
     /// violations, duplicate ids and unknown clauses reject the whole import.
     pub fn cards_import(&self, paths: &[PathBuf], policy: &str, author: &str) -> ApiResult<CardsImportResult> {
+        self.cards_import_named(paths, policy, author, &|p: &str| p.to_string())
+    }
+
+    /// `cards_import` with the name under which each file is recorded in the version notes
+    /// (uploads are read from a temporary folder but noted under the name the user chose).
+    pub fn cards_import_named(&self, paths: &[PathBuf], policy: &str, author: &str, name: &dyn Fn(&str) -> String) -> ApiResult<CardsImportResult> {
         let (_, vocab) = self.pack_and_vocab(policy)?;
         let (docs, failures) = load_docs(paths)?;
         reject_unreadable(failures)?;
@@ -197,7 +212,7 @@ impl Engine {
                                 auditor: None,
                                 origin: "imported",
                                 author,
-                                note: Some(&format!("imported from {}", d.origin)),
+                                note: Some(&format!("imported from {}", name(&d.origin))),
                             },
                         )?;
                         result.added.push(card.clause_card_id.clone());
@@ -210,7 +225,7 @@ impl Engine {
                             )));
                         }
                         let origin = if row.origin == "builtin" { "edited" } else { row.origin.as_str() };
-                        match repo::add_version(tx, &card, &json, author, Some(&format!("imported from {}", d.origin)), AuditStatus::Draft, None, origin)? {
+                        match repo::add_version(tx, &card, &json, author, Some(&format!("imported from {}", name(&d.origin))), AuditStatus::Draft, None, origin)? {
                             Some(_) => result.updated.push(card.clause_card_id.clone()),
                             None => result.unchanged.push(card.clause_card_id.clone()),
                         }
@@ -269,6 +284,7 @@ impl Engine {
                     report.problems.iter().filter(|p| p.clause_card_id.as_deref() == Some(&row.card_id)).cloned().collect();
                 self.summarize(row, json, &pack, &lint)
             })
+            .filter(|s| matches_search(s, filter.search.as_deref()))
             .collect();
         Ok(out)
     }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::cards::{CardAuditRequest, CardDetail, CardDiff, CardFilter, CardSaveRequest, CardSummary, CardsImportResult};
-use super::cases::CasesImportResult;
+use super::cases::{CaseDetail, CasesImportResult};
 use super::files::{export_via_temp, Download, Upload, UploadDir};
 use super::models::{ModelAddRequest, ModelTestResult, ModelView};
 use super::policy::{PolicyImportRequest, PolicyImportResult, PolicySummary, PolicyView};
@@ -475,7 +475,7 @@ api_methods! {
     "cards.import" ["Import uploaded card files (all or nothing) as drafts."] (e, p: CardImportParams) -> CardsImportResult {
         blocking(move || {
             let dir = UploadDir::new(&p.files)?;
-            let mut res = dir.run(|paths| e.cards_import(paths, &policy_or_default(&p.policy), &p.author))?;
+            let mut res = dir.run(|paths| e.cards_import_named(paths, &policy_or_default(&p.policy), &p.author, &|f: &str| dir.clean(f)))?;
             for prob in &mut res.lint.problems {
                 prob.path = dir.clean(&prob.path);
             }
@@ -495,6 +495,9 @@ api_methods! {
     }
     "cases.show" ["One case with its full ground truth."] (e, p: CaseShowParams) -> Case {
         blocking(move || e.cases_show(&p.case_id)).await?
+    }
+    "cases.detail" ["One case with where it came from, whether runs leave it out, and its clause and card names."] (e, p: CaseShowParams) -> CaseDetail {
+        blocking(move || e.cases_detail(&p.case_id)).await?
     }
     "cases.import" ["Import an uploaded cases.jsonl file (all or nothing)."] (e, p: CasesImportParams) -> CasesImportResult {
         blocking(move || {
@@ -915,6 +918,20 @@ mod tests {
             let err = call(&e, &who, m, Value::Null).await.unwrap_err();
             assert_eq!(err.code, ErrorCode::Forbidden, "{m}");
         }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_uploaded_card_is_noted_under_its_own_name() {
+        use base64::Engine as _;
+        let e = Engine::open_in_memory().unwrap();
+        let first = e.cards_list(&Default::default()).unwrap().remove(0);
+        let mut card = e.cards_show(&first.card_id, None).unwrap().card;
+        card["clause_card_id"] = Value::String("CardRep_77_Upload".into());
+        let b64 = base64::engine::general_purpose::STANDARD.encode(card.to_string());
+        let params = serde_json::json!({"files": [{"name": "mine.json", "base64": b64}], "author": "Dana"});
+        call(&e, &Caller::Owner, "cards.import", params).await.unwrap();
+        let shown = e.cards_show("CardRep_77_Upload", None).unwrap();
+        assert_eq!(shown.versions[0].note.as_deref(), Some("imported from mine.json"));
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

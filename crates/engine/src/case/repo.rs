@@ -124,6 +124,25 @@ pub fn count_by_type(conn: &Connection) -> ApiResult<Vec<(String, i64)>> {
     Ok(rows)
 }
 
+/// What the store knows about a case beyond its content: where it came from and whether runs
+/// leave it out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct CaseMeta {
+    /// `demo`, `imported` or `generated`.
+    pub origin: String,
+    pub excluded: bool,
+    pub excluded_reason: Option<String>,
+    pub created_at: String,
+}
+
+pub fn case_meta(conn: &Connection, case_id: &str) -> ApiResult<CaseMeta> {
+    conn.query_row("SELECT origin, excluded, excluded_reason, created_at FROM cases WHERE case_id = ?1", [case_id], |r| {
+        Ok(CaseMeta { origin: r.get(0)?, excluded: r.get::<_, i64>(1)? != 0, excluded_reason: r.get(2)?, created_at: r.get(3)? })
+    })
+    .optional()?
+    .ok_or_else(|| ApiError::not_found(format!("There is no case \"{case_id}\" in this store.")))
+}
+
 pub fn set_excluded(conn: &Connection, case_id: &str, excluded: bool, reason: Option<&str>) -> ApiResult<()> {
     let n = conn.execute(
         "UPDATE cases SET excluded = ?2, excluded_reason = ?3 WHERE case_id = ?1",

@@ -141,3 +141,24 @@ fn editing_a_builtin_card_keeps_the_original_version() {
     assert_eq!(d.summary.version, 2);
     assert_eq!(e.cards_show(&first.card_id, Some(1)).unwrap().card, detail.card);
 }
+
+#[test]
+fn the_list_searches_ids_and_definitions_and_export_follows_the_search() {
+    let (dir, e) = temp_engine();
+    let all = e.cards_list(&CardFilter::default()).unwrap().len();
+    let search = |q: &str| e.cards_list(&CardFilter { search: Some(q.into()), ..Default::default() }).unwrap();
+    // Every word must occur, in any case, in the id or the definition.
+    let hits = search("cardrep_1_caremanagement_1");
+    assert!(hits.iter().any(|c| c.card_id == "CardRep_1_CareManagement_1"), "id match ignores case");
+    assert!(hits.len() < all);
+    let allergy = search("ALLERGY");
+    assert!(!allergy.is_empty() && allergy.iter().all(|c| c.definition.to_lowercase().contains("allergy") || c.card_id.to_lowercase().contains("allergy")));
+    assert!(search("allergy zzzz-no-such-word").is_empty(), "all words must occur");
+    assert_eq!(search("   ").len(), all, "blank search matches everything");
+    // Combined with another filter.
+    let f = CardFilter { search: Some("allergy".into()), event_type: Some("Reportable".into()), ..Default::default() };
+    let both = e.cards_list(&f).unwrap();
+    assert!(both.iter().all(|c| c.event_type == "Reportable"));
+    let out = dir.path().join("found.jsonl");
+    assert_eq!(e.cards_export(&out, &f).unwrap(), both.len());
+}
