@@ -41,7 +41,7 @@ pub fn get(conn: &Connection, id: &str) -> ApiResult<Option<Anchor>> {
 }
 
 pub fn require(conn: &Connection, id: &str) -> ApiResult<Anchor> {
-    get(conn, id)?.ok_or_else(|| ApiError::not_found(format!("There is no anchor \"{id}\". `psebench anchors list` shows the stored anchors.")))
+    get(conn, id)?.ok_or_else(|| ApiError::not_found(format!("There is no anchor \"{id}\" in this store.")))
 }
 
 pub fn by_sha(conn: &Connection, sha: &str) -> ApiResult<Option<String>> {

@@ -63,7 +63,7 @@ impl Engine {
                             ErrorCode::Conflict,
                             format!(
                                 "{file}: case \"{}\" is already stored with different content; nothing was imported. \
-                                 Use --replace to overwrite stored cases with the file's version.",
+                                 Import it again choosing to replace changed cases (`--replace` on the command line) to store the file's version.",
                                 c.case_id
                             ),
                         ))

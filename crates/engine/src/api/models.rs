@@ -91,7 +91,7 @@ impl Engine {
             (Some(u), _) => u.clone(),
             (None, Some(d)) => d.to_string(),
             (None, None) => {
-                return Err(ApiError::invalid(format!("A {} model needs --base-url (the server's address).", kind.as_str())));
+                return Err(ApiError::invalid(format!("A {} model needs the address of its server (base URL).", kind.as_str())));
             }
         };
         let parsed = reqwest::Url::parse(&base)
@@ -100,7 +100,7 @@ impl Engine {
             return Err(ApiError::invalid(format!("\"{base}\" must start with http:// or https://")));
         }
         if req.api_key.is_some() && req.api_key_env.is_some() {
-            return Err(ApiError::invalid("Give either a key to store in the keyring or --api-key-env, not both."));
+            return Err(ApiError::invalid("Give either a key to keep in the keyring or the name of an environment variable that holds it, not both."));
         }
         let existing = self.store.with_conn(|c| registry::get(c, &req.name))?;
         let mut cfg = ModelConfig::new(&req.name, kind, &req.model, &base);

@@ -113,7 +113,7 @@ impl Engine {
     /// Store official Markdown text split at headings; the pack's summaries are kept.
     pub fn policy_import(&self, req: &PolicyImportRequest) -> ApiResult<PolicyImportResult> {
         if req.clauses.is_none() && req.guidance.is_none() {
-            return Err(ApiError::invalid("Give the official clause text (--clauses FILE.md), the guidance text (--guidance FILE.md), or both."));
+            return Err(ApiError::invalid("Give the official clause text, the guidance text, or both, as Markdown files."));
         }
         let (pack, _) = self.pack_and_vocab(&req.policy)?;
         let at = now_rfc3339();

@@ -79,7 +79,7 @@ pub fn get_row(conn: &Connection, card_id: &str) -> ApiResult<Option<CardRow>> {
 
 pub fn require_row(conn: &Connection, card_id: &str) -> ApiResult<CardRow> {
     get_row(conn, card_id)?.ok_or_else(|| {
-        ApiError::not_found(format!("There is no card \"{card_id}\" in the library. `psebench cards list` shows what is stored."))
+        ApiError::not_found(format!("There is no card \"{card_id}\" in the library."))
     })
 }
 

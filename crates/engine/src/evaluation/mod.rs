@@ -151,9 +151,13 @@ fn estimate(system_chars: usize, cases: &[Case], repeats: u32, eval: &ModelConfi
 
 impl Engine {
     fn eval_models(&self, req: &EvalRunRequest) -> ApiResult<(ModelConfig, ModelConfig, ModelConfig)> {
-        for (flag, name) in [("--model", &req.model), ("--info-model", &req.info_model), ("--judge-model", &req.judge_model)] {
+        for (role, flag, name) in [
+            ("the model under test", "--model", &req.model),
+            ("the information provider", "--info-model", &req.info_model),
+            ("the judge", "--judge-model", &req.judge_model),
+        ] {
             if name.trim().is_empty() {
-                return Err(ApiError::invalid(format!("Choose a model for {flag} (see `psebench models list`).")));
+                return Err(ApiError::invalid(format!("Choose a registered model for {role} (`{flag}` on the command line).")));
             }
         }
         Ok((self.models_get(&req.model)?.config, self.models_get(&req.info_model)?.config, self.models_get(&req.judge_model)?.config))
@@ -169,7 +173,7 @@ impl Engine {
         let (m, i, j) = self.eval_models(req)?;
         let cases = selection::select_cases(self, &req.cases)?;
         if cases.is_empty() {
-            return Err(ApiError::invalid("The selection has no cases. Load the demo cases (`psebench demo load`), import cases, or generate some."));
+            return Err(ApiError::invalid("The selection has no cases. Load the 90 demo cases, import cases, or generate some."));
         }
         let policy = cases[0].policy.clone();
         let prompts = EvalPrompts::load()?;
@@ -196,7 +200,7 @@ impl Engine {
     pub fn eval_create(&self, req: &EvalRunRequest) -> ApiResult<String> {
         let (m, i, j) = self.eval_models(req)?;
         if req.turns == 0 || req.turns > 50 {
-            return Err(ApiError::invalid("--turns must be between 1 and 50."));
+            return Err(ApiError::invalid("The turn budget must be between 1 and 50 turns."));
         }
         let cases = selection::select_cases(self, &req.cases)?;
         if cases.is_empty() {

@@ -312,7 +312,7 @@ fn abort_key(run_id: &str) -> String {
 impl Engine {
     fn gen_models(&self, req: &GenRequest) -> ApiResult<(ModelConfig, ModelConfig)> {
         if req.model.trim().is_empty() {
-            return Err(ApiError::invalid("Choose the model that writes the cases with --model (see `psebench models list`)."));
+            return Err(ApiError::invalid("Choose the model that writes the cases (registered models are listed in Settings → Models, or by `psebench models list`)."));
         }
         let producer = self.models_get(&req.model)?.config;
         let verifier = match req.verifier_model.as_deref().filter(|s| !s.trim().is_empty()) {
@@ -516,7 +516,7 @@ impl Engine {
                                 let mut f = fatal.lock().unwrap_or_else(|p| p.into_inner());
                                 if f.is_none() {
                                     *f = Some(if is_fatal(&e) {
-                                        format!("{e} Fix this (see `psebench models`) and resume the run; finished candidates are kept.")
+                                        format!("{e} Fix this in Settings → Models (or with `psebench models`) and resume the run; finished candidates are kept.")
                                     } else {
                                         format!("{n} card-and-anchor pairs in a row failed; last problem: {e}. Finished candidates are kept; resume when the provider is reachable again.")
                                     });
@@ -641,7 +641,7 @@ impl Engine {
             let cand = repo::candidate_for_case(c, case_or_candidate_id)?.ok_or_else(|| {
                 ApiError::new(
                     ErrorCode::NotFound,
-                    format!("\"{case_or_candidate_id}\" is not a generated case or candidate; only cases made by `psebench generate` have a generation history."),
+                    format!("\"{case_or_candidate_id}\" is not a generated case or candidate; only generated cases have a generation history."),
                 )
             })?;
             let mut attempts = Vec::new();

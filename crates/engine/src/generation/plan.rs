@@ -84,7 +84,7 @@ fn select_cards(engine: &Engine, policy: &str, spec: &str) -> ApiResult<(Vec<Pla
     })?;
     let spec = spec.trim();
     if spec.is_empty() {
-        return Err(ApiError::invalid("Say which cards to generate from: --cards all, a clause id, or card ids separated by commas."));
+        return Err(ApiError::invalid("Say which cards to generate from: all approved cards, one clause, or a list of card ids (`--cards all|CLAUSE|ID,ID`)."));
     }
     let mut chosen: Vec<(crate::card::repo::CardRow, String)> = Vec::new();
     let mut warnings = Vec::new();
@@ -103,7 +103,7 @@ fn select_cards(engine: &Engine, policy: &str, spec: &str) -> ApiResult<(Vec<Pla
                 warnings.push(if total == 0 {
                     format!("There are no cards for {t}.")
                 } else {
-                    format!("None of the {total} card(s) for {t} is approved; approve cards after auditing them (psebench cards audit ID --status approved --auditor NAME) or list their ids explicitly.")
+                    format!("None of the {total} card(s) for {t} is approved; approve cards after auditing them (Card library → Audit, or `psebench cards audit`) or list their ids explicitly.")
                 });
             }
             continue;
@@ -122,7 +122,7 @@ fn select_cards(engine: &Engine, policy: &str, spec: &str) -> ApiResult<(Vec<Pla
             }
             None => {
                 return Err(ApiError::not_found(format!(
-                    "\"{t}\" is neither a card id nor a clause id of policy {policy}. `psebench cards list` shows the cards."
+                    "\"{t}\" is neither a card id nor a clause id of policy {policy}. The card library lists the cards."
                 )))
             }
         }
@@ -148,7 +148,7 @@ fn select_cards(engine: &Engine, policy: &str, spec: &str) -> ApiResult<(Vec<Pla
 pub fn plan(engine: &Engine, req: &GenRequest, run_id: &str) -> ApiResult<Planned> {
     let policy = if req.policy.trim().is_empty() { "mn29".to_string() } else { req.policy.clone() };
     if req.anchors_per_card == 0 || req.anchors_per_card > 1000 {
-        return Err(ApiError::invalid("--anchors-per-card must be between 1 and 1000."));
+        return Err(ApiError::invalid("The number of anchors per card must be between 1 and 1000."));
     }
     if let Some(o) = &req.anchor_origin {
         if !matches!(o.as_str(), "builtin" | "imported" | "all") {

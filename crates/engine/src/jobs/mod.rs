@@ -166,7 +166,7 @@ pub fn insert_run(conn: &Connection, run_id: &str, kind: &str, label: Option<&st
 pub fn get_run(conn: &Connection, run_id: &str) -> ApiResult<RunRow> {
     conn.query_row(&format!("SELECT {COLS} FROM runs WHERE run_id = ?1"), [run_id], row)
         .optional()?
-        .ok_or_else(|| ApiError::not_found(format!("There is no run \"{run_id}\". `psebench eval list` shows the stored runs.")))
+        .ok_or_else(|| ApiError::not_found(format!("There is no run \"{run_id}\" in this store.")))
 }
 
 pub fn list_runs(conn: &Connection, kind: Option<&str>) -> ApiResult<Vec<RunRow>> {

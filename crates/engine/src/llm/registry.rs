@@ -37,7 +37,7 @@ pub fn get(conn: &Connection, name: &str) -> ApiResult<Option<ModelConfig>> {
 
 pub fn require(conn: &Connection, name: &str) -> ApiResult<ModelConfig> {
     get(conn, name)?.ok_or_else(|| {
-        ApiError::not_found(format!("No model is registered as \"{name}\". `psebench models list` shows the registered models; `psebench models add` registers one."))
+        ApiError::not_found(format!("No model is registered as \"{name}\". Register it in Settings → Models (or with `psebench models add`)."))
     })
 }
 

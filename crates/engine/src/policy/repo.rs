@@ -25,7 +25,7 @@ pub fn load_pack(conn: &Connection, id: &str) -> ApiResult<PolicyPack> {
     let json: Option<String> =
         conn.query_row("SELECT pack_json FROM policies WHERE id = ?1", [id], |r| r.get(0)).optional()?;
     let json = json.ok_or_else(|| {
-        ApiError::not_found(format!("There is no policy pack \"{id}\" in this store. `psebench policy list` shows the installed packs."))
+        ApiError::not_found(format!("There is no policy pack \"{id}\" in this store."))
     })?;
     serde_json::from_str(&json).map_err(|e| ApiError::internal(format!("stored pack {id} is unreadable: {e}")))
 }
