@@ -20,11 +20,13 @@ type Props<V> = {
   keysNote?: string;
   onFocusGroup?: () => void;
   compact?: boolean;
+  /** When disabled, show only the chosen point. */
+  collapseWhenDisabled?: boolean;
   name: string;
 };
 
 function ChoiceGroupInner<V>(
-  { title, question, options, value, onChange, disabled = false, disabledNote, active = false, keysNote, onFocusGroup, compact = false, name }: Props<V>,
+  { title, question, options, value, onChange, disabled = false, disabledNote, active = false, keysNote, onFocusGroup, compact = false, collapseWhenDisabled = false, name }: Props<V>,
   ref: React.ForwardedRef<HTMLDivElement>,
 ) {
   const id = useId();
@@ -50,7 +52,8 @@ function ChoiceGroupInner<V>(
         <h3 id={`${id}-t`}>{title}</h3>
         {keysNote && (
           <span className="q-keys" aria-hidden>
-            {active ? `← ${keysNote}` : keysNote}
+            {keysNote}
+            {active && " · now"}
           </span>
         )}
       </div>
@@ -63,6 +66,7 @@ function ChoiceGroupInner<V>(
       <div className="q-options">
         {options.map((o, i) => {
           const checked = i === chosen;
+          if (disabled && collapseWhenDisabled && !checked) return null;
           return (
             <div
               key={String(o.value)}

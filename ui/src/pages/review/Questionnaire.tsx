@@ -78,11 +78,13 @@ function ErrorLine({ error, action }: { error: EngineError; action?: ReactNode }
   );
 }
 
-function Reveal({ reveal }: { reveal: ReviewReveal }) {
+/** The by-construction verdict and its reasons. Shown beside the report on wide screens ("side")
+ * and below the verdict on narrow ones ("inline"); CSS shows one of the two. */
+function Reveal({ reveal, where }: { reveal: ReviewReveal; where: "side" | "inline" }) {
   const m = reveal.material;
   return (
-    <section className="rv-reveal" aria-labelledby="rv-reveal-title" data-testid="reveal">
-      <h3 id="rv-reveal-title">The verdict this case was built to have</h3>
+    <section className={`rv-reveal rv-reveal-${where}`} aria-labelledby={`rv-reveal-title-${where}`} data-testid={where === "side" ? "reveal" : "reveal-inline"}>
+      <h3 id={`rv-reveal-title-${where}`}>The verdict this case was built to have</h3>
       <div className="rv-compare">
         <div>
           <div className="muted small">By construction</div>
@@ -765,16 +767,19 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
 
       {screen === "item" && view && answer && (
         <div className="rv-grid">
-          <article className="rv-case" aria-labelledby="rv-case-title">
-            <div className="rv-case-inner">
-              <h2 id="rv-case-title" className="rv-case-title">
-                Case {me.items.findIndex((i) => i.item_no === view.item_no) + 1} <span className="muted">of {total}</span>
-              </h2>
-              <div className="narrative rv-narrative" data-testid="narrative">
-                {view.narrative}
-              </div>
+          <div className="rv-left">
+            <div className="rv-left-inner">
+              <article className="rv-case" aria-labelledby="rv-case-title">
+                <h2 id="rv-case-title" className="rv-case-title">
+                  Case {me.items.findIndex((i) => i.item_no === view.item_no) + 1} <span className="muted">of {total}</span>
+                </h2>
+                <div className="narrative rv-narrative" data-testid="narrative">
+                  {view.narrative}
+                </div>
+              </article>
+              {reveal && <Reveal reveal={reveal} where="side" />}
             </div>
-          </article>
+          </div>
           <div className="rv-questions">
             <ChoiceGroup<number>
               ref={(el) => {
@@ -825,6 +830,7 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
               }}
               disabled={reveal !== null}
               disabledNote="Locked: you have seen the by-construction verdict."
+              collapseWhenDisabled
               active={keys.section === "verdict"}
               keysNote={`keys ${me.verdict_options.map((o) => o.key).join(" ")}`}
               onFocusGroup={() => keys.section !== "verdict" && setKeys({ section: "verdict" })}
@@ -840,7 +846,14 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
             )}
             {reveal && (
               <>
-                <Reveal reveal={reveal} />
+                <Reveal reveal={reveal} where="inline" />
+                <p className="rv-see-reveal small">
+                  <span aria-hidden>← </span>The by-construction verdict is shown beside the report:{" "}
+                  <VerdictBadge verdict={reveal.material.expected_verdict} />{" "}
+                  <span className={`rv-match ${reveal.matches_your_verdict ? "yes" : "no"}`}>
+                    {reveal.matches_your_verdict ? "✓ the same as yours" : "≠ different from yours"}
+                  </span>
+                </p>
                 <ChoiceGroup<boolean>
                   ref={(el) => {
                     groups.current.agree = el;
