@@ -2,7 +2,7 @@
 // test's store, or a second reviewer's own copy of the app) and direct API calls with headers.
 
 import { ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -67,4 +67,26 @@ export function tokenOf(link: string): string {
   const m = link.match(/\/review\/([0-9a-f]{64})$/);
   if (!m) throw new Error(`not a review link: ${link}`);
   return m[1];
+}
+
+/**
+ * A fresh store served for one test file (started in beforeAll). The shared `studio` fixture lives
+ * as long as a worker, so a file that loads cases into it would change the store other files see;
+ * these review tests use their own.
+ */
+export type FileStudio = { url: string; dir: string; api: (method: string, params?: unknown) => Promise<any>; close: () => void };
+
+export async function fileStudio(): Promise<FileStudio> {
+  const dir = mkdtempSync(join(tmpdir(), "psebench-e2e-review-"));
+  const s = await serve([], join(dir, "store.db"), dir);
+  const url = s.info.url;
+  return {
+    url,
+    dir,
+    api: (method, params = {}) => ok(url, method, params),
+    close: () => {
+      s.proc.kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

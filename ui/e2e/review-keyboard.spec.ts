@@ -3,7 +3,7 @@
 
 import { join } from "node:path";
 import { expect, test, watchErrors } from "./fixtures";
-import { call, ok, serve, Served, tokenOf } from "./review-helpers";
+import { call, fileStudio, FileStudio, ok, serve, Served, tokenOf } from "./review-helpers";
 
 // What the reviewer answers for each case: realism, plausibility, the verdict key, agree.
 const PLAN = [
@@ -14,12 +14,17 @@ const PLAN = [
 ];
 
 let review: Served | null = null;
+let studio: FileStudio;
 
+test.beforeAll(async () => {
+  studio = await fileStudio();
+});
 test.afterAll(() => {
   review?.proc.kill();
+  studio?.close();
 });
 
-test("a reviewer completes a whole review with the keyboard only, over a personal link", async ({ page, studio }) => {
+test("a reviewer completes a whole review with the keyboard only, over a personal link", async ({ page }) => {
   test.setTimeout(120_000);
   const errors = watchErrors(page);
   await studio.api("demo.load");
@@ -154,7 +159,7 @@ test("a reviewer completes a whole review with the keyboard only, over a persona
   expect(same.status).toBe(200);
 });
 
-test("a broken link and the review server's address without a link get a clear page", async ({ page, studio }) => {
+test("a broken link and the review server's address without a link get a clear page", async ({ page }) => {
   const errors = watchErrors(page);
   const sessions = await studio.api("review.list");
   if (!review) test.skip(true, "needs the review server of the first test");

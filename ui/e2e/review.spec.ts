@@ -5,14 +5,20 @@
 import { readFileSync } from "node:fs";
 import { rmSync } from "node:fs";
 import { expect, test, watchErrors } from "./fixtures";
-import { call, ok, otherApp } from "./review-helpers";
+import { call, fileStudio, FileStudio, ok, otherApp } from "./review-helpers";
 
 type Ctx = { sid: string; caseIds: string[] };
 const ctx: Ctx = { sid: "", caseIds: [] };
 
 test.describe.configure({ mode: "serial" });
 
-test("set up a review from the demo cases and see its progress", async ({ page, studio }) => {
+let studio: FileStudio;
+test.beforeAll(async () => {
+  studio = await fileStudio();
+});
+test.afterAll(() => studio?.close());
+
+test("set up a review from the demo cases and see its progress", async ({ page }) => {
   const errors = watchErrors(page);
   await studio.api("demo.load");
   await page.goto(`${studio.url}#/review`);
@@ -64,7 +70,7 @@ test("set up a review from the demo cases and see its progress", async ({ page, 
   expect(errors).toEqual([]);
 });
 
-test("personal links are made once, shown in full and can be replaced", async ({ page, studio }) => {
+test("personal links are made once, shown in full and can be replaced", async ({ page }) => {
   const errors = watchErrors(page);
   await page.goto(`${studio.url}#/review/${ctx.sid}?tab=links`);
   await expect(page.getByText(`psebench serve --review ${ctx.sid} --lan --port 8766`)).toBeVisible();
@@ -88,7 +94,7 @@ test("personal links are made once, shown in full and can be replaced", async ({
   expect(errors).toEqual([]);
 });
 
-test("a review pack is answered in another copy of the app and merged back", async ({ page, studio }) => {
+test("a review pack is answered in another copy of the app and merged back", async ({ page }) => {
   test.setTimeout(120_000);
   const errors = watchErrors(page);
   await page.goto(`${studio.url}#/review/${ctx.sid}?tab=links`);
@@ -152,7 +158,7 @@ test("a review pack is answered in another copy of the app and merged back", asy
   }
 });
 
-test("results, adjudication with exclusion, and exports", async ({ page, studio }) => {
+test("results, adjudication with exclusion, and exports", async ({ page }) => {
   test.setTimeout(90_000);
   const errors = watchErrors(page);
   // Ben answers here (seeded through the API): he disagrees on his first case and rates it low.
@@ -232,7 +238,7 @@ test("results, adjudication with exclusion, and exports", async ({ page, studio 
   expect(errors).toEqual([]);
 });
 
-test("guidelines are edited with a preview, and a reviewer can answer in this app", async ({ page, studio }) => {
+test("guidelines are edited with a preview, and a reviewer can answer in this app", async ({ page }) => {
   const errors = watchErrors(page);
   await page.goto(`${studio.url}#/review/${ctx.sid}?tab=guidelines`);
   const box = page.getByLabel("Guidelines (Markdown)");

@@ -101,20 +101,22 @@ function DecisionForm({ sessionId, item }: { sessionId: string; item: QueueItem 
           <Checkbox label="Exclude this case from runs" checked={exclude} onChange={setExclude} hint="The case stays in the store, flagged; runs leave it out. A later accept brings it back." />
         )}
       </fieldset>
-      <div className="field">
-        <label htmlFor={`who-${id}`}>Adjudicator</label>
-        <input id={`who-${id}`} value={who} onChange={(e) => setWho(e.target.value)} placeholder="Your name" />
+      <div className="stack">
+        <div className="field">
+          <label htmlFor={`who-${id}`}>Adjudicator</label>
+          <input id={`who-${id}`} value={who} onChange={(e) => setWho(e.target.value)} placeholder="Your name" />
+          <div className="hint">{who.trim() ? "Remembered for your next decisions." : "Say who decides; the queue keeps it with the decision."}</div>
+        </div>
       </div>
       <div className="field">
         <label htmlFor={`note-${id}`}>Note (optional)</label>
-        <textarea id={`note-${id}`} rows={2} value={note} onChange={(e) => setNote(e.target.value)} />
+        <textarea id={`note-${id}`} rows={3} value={note} onChange={(e) => setNote(e.target.value)} placeholder="Why this call, for whoever reads the review later" />
       </div>
-      <div className="stack">
+      <div className="rev-decide-actions">
         <ErrorBanner error={adj.error} onDismiss={adj.clearError} title="The decision was not recorded." />
         <button type="submit" className="btn btn-primary" disabled={adj.busy || !who.trim()}>
           Record decision
         </button>
-        {!who.trim() && <span className="small muted">Say who decides.</span>}
       </div>
     </form>
   );

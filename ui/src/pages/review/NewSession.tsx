@@ -280,18 +280,25 @@ export function NewSession() {
                     onChange={setByClause}
                     hint={`Each type's share is divided among the ${av.by_clause.length} clauses in proportion to how many cases each has, so that no clause is left out by chance.`}
                   />
-                  <div className="rev-add">
-                    <NumberInput
-                      label="Seed"
-                      value={seed}
-                      min={0}
-                      max={MAX_SEED}
-                      onChange={setSeed}
-                      hint="The same seed with the same cases gives the same sample and the same assignment."
-                    />
-                    <button type="button" className="btn" onClick={() => setSeed(randomSeed())}>
-                      New seed
-                    </button>
+                  <div className="field rev-narrow">
+                    <label htmlFor="rev-seed">Seed</label>
+                    <div className="row gap">
+                      <input
+                        id="rev-seed"
+                        type="number"
+                        min={0}
+                        max={MAX_SEED}
+                        value={Number.isFinite(seed) ? seed : ""}
+                        onChange={(e) => setSeed(e.target.value === "" ? NaN : Number(e.target.value))}
+                        aria-describedby="rev-seed-hint"
+                      />
+                      <button type="button" className="btn" onClick={() => setSeed(randomSeed())}>
+                        New seed
+                      </button>
+                    </div>
+                    <div className="hint" id="rev-seed-hint">
+                      The same seed with the same cases gives the same sample and the same assignment; it is kept with the review.
+                    </div>
                   </div>
                 </>
               )}
@@ -336,6 +343,7 @@ export function NewSession() {
             ) : (
               <p className="muted small">Add each reviewer by name (press Enter after each). Names appear on their links and in the results.</p>
             )}
+            <div className="rev-narrow">
             <NumberInput
               label="Reviewers per case"
               value={overlap}
@@ -348,6 +356,7 @@ export function NewSession() {
                   : "Two or more reviewers per case make agreement between reviewers measurable."
               }
             />
+            </div>
           </div>
         </Section>
 

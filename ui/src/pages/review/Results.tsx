@@ -189,10 +189,10 @@ function TypeTable({ stats }: { stats: ReviewStats }) {
             <tr key={t.case_type} style={t.case_type === "all" ? { fontWeight: 600 } : undefined}>
               <td>{TYPE_LABEL[t.case_type] ?? t.case_type}</td>
               <td style={{ textAlign: "right" }}>{num(t.cases)}</td>
-              <td style={{ textAlign: "right" }}>
+              <td style={{ textAlign: "right" }} className="rev-nowrap">
                 {meanSdText(t.realism)} <span className="muted small">n = {t.realism.n}</span>
               </td>
-              <td style={{ textAlign: "right" }}>
+              <td style={{ textAlign: "right" }} className="rev-nowrap">
                 {meanSdText(t.plausibility)} <span className="muted small">n = {t.plausibility.n}</span>
               </td>
               <td style={{ textAlign: "right" }}>

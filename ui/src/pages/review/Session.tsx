@@ -32,7 +32,7 @@ function ProgressTab({ d }: { d: ReviewSessionDetail }) {
         rowKey={(p) => p.reviewer}
         caption="Progress per reviewer"
         columns={[
-          { key: "r", header: "Reviewer", render: (p) => <strong>{p.reviewer}</strong>, sort: (p) => p.reviewer },
+          { key: "r", header: "Reviewer", render: (p) => <strong className="rev-nowrap">{p.reviewer}</strong>, sort: (p) => p.reviewer },
           {
             key: "bar",
             header: "Complete",
@@ -135,6 +135,7 @@ function LinksTab({ d }: { d: ReviewSessionDetail }) {
   return (
     <div className="stack">
       <Section title="Personal links">
+        <div className="stack">
         <p>
           Reviewers on your network open their own link in a web browser while this computer serves the review. Each link opens only that reviewer's
           cases; nobody else's answers can be seen or changed with it.
@@ -211,6 +212,7 @@ function LinksTab({ d }: { d: ReviewSessionDetail }) {
           </button>
         </div>
         <ErrorBanner error={links.error} onDismiss={links.clearError} title="No link was made." />
+        </div>
         {rotate && (
           <ConfirmDialog
             title={`Replace ${rotate}'s link?`}
@@ -231,6 +233,7 @@ function LinksTab({ d }: { d: ReviewSessionDetail }) {
       </Section>
 
       <Section title="Review packs (no server needed)">
+        <div className="stack">
         <p>
           A pack is a file with one reviewer's cases. They open it in their own copy of PSEBench Studio (Expert review → Open a review pack), answer there,
           and send you back an answers file to merge here. Merging the same file twice changes nothing.
@@ -255,7 +258,7 @@ function LinksTab({ d }: { d: ReviewSessionDetail }) {
           ))}
         </div>
         <ErrorBanner error={pack.error} onDismiss={pack.clearError} title="The pack was not exported." />
-        <h3>Merge an answers file</h3>
+        <h3 style={{ marginTop: "1.4rem" }}>Merge an answers file</h3>
         <FilePicker
           label="Merge answers…"
           accept=".json,application/json"
@@ -286,6 +289,7 @@ function LinksTab({ d }: { d: ReviewSessionDetail }) {
             )}
           </Notice>
         )}
+        </div>
       </Section>
     </div>
   );
