@@ -104,6 +104,20 @@ test("a reviewer completes a whole review with the keyboard only, over a persona
     await expect(page.locator('[data-question="verdict"]')).toContainText("Locked");
     await page.keyboard.press(p.agree);
     await expect(page.getByText("This case is complete.")).toBeVisible();
+    if (i === N) {
+      // C opens the comment box; keys typed there are text, not shortcuts; Esc leaves it.
+      await page.keyboard.press("c");
+      await expect(page.getByLabel(/^Comment/)).toBeFocused();
+      await page.keyboard.type("jk 12 ad? The dose seems high.");
+      await page.keyboard.press("Escape");
+      await expect(page.getByLabel(/^Comment/)).not.toBeFocused();
+      await expect(page.getByRole("heading", { name: `Case ${N} of ${N}` })).toBeVisible();
+      await expect(page.getByRole("dialog")).toHaveCount(0);
+      await expect
+        .poll(async () => (await ok(base, "review.item", { item_no: N }, asAna)).answer.comment)
+        .toBe("jk 12 ad? The dose seems high.");
+      expect((await ok(base, "review.item", { item_no: N }, asAna)).answer.agree).toBe(p.agree === "a");
+    }
     await expect(progress).toHaveAttribute("aria-valuenow", String(i));
     await expect(page.getByText(`${i} of ${N} complete`)).toBeVisible();
 

@@ -264,3 +264,28 @@ test("guidelines are edited with a preview, and a reviewer can answer in this ap
   await expect(page.getByRole("tab", { name: "Answer here" })).toHaveAttribute("aria-selected", "true");
   expect(errors).toEqual([]);
 });
+
+test("a review of hand-picked cases", async ({ page }) => {
+  const errors = watchErrors(page);
+  if ((await studio.api("cases.list", { include_excluded: true })).length === 0) await studio.api("demo.load");
+  await page.goto(`${studio.url}#/review/new`);
+  await page.getByLabel("Name of the review").fill("Hand-picked");
+  await page.getByLabel("Cases I pick").check();
+  await page.getByLabel("Case type", { exact: true }).selectOption("uncertain");
+  await page.getByLabel("Search", { exact: true }).fill("Surgical");
+  const boxes = page.getByRole("checkbox", { name: /^Pick demo_Surgical/ });
+  await expect(boxes.first()).toBeVisible();
+  await boxes.nth(0).check();
+  await boxes.nth(1).check();
+  await expect(page.getByText("2 cases picked")).toBeVisible();
+  await page.getByLabel("Only picked cases").check();
+  await expect(page.getByRole("checkbox", { name: /^Pick demo_/ })).toHaveCount(2);
+  const name = page.getByLabel("Reviewer's name");
+  await name.fill("Cleo");
+  await name.press("Enter");
+  await page.getByRole("button", { name: "Create the review (2 cases)" }).click();
+  await expect(page.getByRole("heading", { name: "Hand-picked", level: 1 })).toBeVisible();
+  await expect(page.getByText(/2 cases · 1 reviewer \(Cleo\) · each case rated by 1/)).toBeVisible();
+  await expect(page.getByText("Picked by hand (2)")).toBeVisible();
+  expect(errors).toEqual([]);
+});

@@ -94,6 +94,7 @@ function CasePicker({ picked, setPicked }: { picked: Set<string>; setPicked: (s:
           Clear
         </button>
       </div>
+      <div className="rev-picker">
       <DataTable<CaseSummary>
         rows={rows}
         rowKey={(c) => c.case_id}
@@ -117,11 +118,21 @@ function CasePicker({ picked, setPicked }: { picked: Set<string>; setPicked: (s:
           },
           { key: "id", header: "Case", render: (c) => <Id value={c.case_id} />, sort: (c) => c.case_id },
           { key: "type", header: "Type", render: (c) => <CaseTypeBadge caseType={c.case_type} />, sort: (c) => c.case_type },
-          { key: "clause", header: "Clause", render: (c) => c.clause_id, sort: (c) => c.clause_id },
+          {
+            key: "clause",
+            header: "Clause",
+            render: (c) => (
+              <span className="truncate rev-clause" title={c.clause_id}>
+                {c.clause_id}
+              </span>
+            ),
+            sort: (c) => c.clause_id,
+          },
           { key: "gold", header: "Verdict", render: (c) => <VerdictBadge verdict={c.gold_verdict} />, sort: (c) => c.gold_verdict },
           { key: "words", header: "Words", align: "right", render: (c) => num(c.narrative_words), sort: (c) => c.narrative_words },
         ]}
       />
+      </div>
     </div>
   );
 }
@@ -185,6 +196,8 @@ export function NewSession() {
   const c = counts ?? [0, 0, 0];
   const caseCount = mode === "stratified" ? c[0] + c[1] + c[2] : picked.size;
   const k = Math.min(Math.max(1, overlap || 1), Math.max(1, reviewers.length));
+  // With fewer reviewers than the overlap asked for, the overlap shown is the number of reviewers.
+  const shownOverlap = reviewers.length > 0 && Number.isFinite(overlap) ? Math.min(overlap, reviewers.length) : overlap;
   const perReviewer = reviewers.length ? (caseCount * k) / reviewers.length : 0;
   const tooMany = av && mode === "stratified" && (c[0] > av.complete || c[1] > av.missing || c[2] > av.uncertain);
 
@@ -227,6 +240,7 @@ export function NewSession() {
       />
       <form
         className="rev-form"
+        noValidate
         onSubmit={(e) => {
           e.preventDefault();
           submit();
@@ -346,12 +360,14 @@ export function NewSession() {
             <div className="rev-narrow">
             <NumberInput
               label="Reviewers per case"
-              value={overlap}
+              value={shownOverlap}
               min={1}
               max={Math.max(1, reviewers.length)}
               onChange={setOverlap}
               hint={
-                reviewers.length
+                reviewers.length === 1
+                  ? `With one reviewer, each case is rated once (${num(caseCount)} ratings). Agreement between reviewers needs at least 2.`
+                  : reviewers.length
                   ? `Each case is rated by ${k} of the ${reviewers.length} reviewers: ${num(caseCount * k)} ratings in all, about ${num(perReviewer)} per reviewer. Agreement between reviewers needs at least 2.`
                   : "Two or more reviewers per case make agreement between reviewers measurable."
               }
