@@ -91,7 +91,7 @@ function SessionList() {
           <a href={href("/review", s.session_id)}>
             <strong>{s.name}</strong>
           </a>
-          <div>
+          <div className="rev-nowrap">
             <Id value={s.session_id} />
           </div>
         </div>

@@ -221,6 +221,7 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
   const commentBox = useRef<HTMLTextAreaElement>(null);
   const startButton = useRef<HTMLButtonElement>(null);
   const wantFocus = useRef<Section | null>(null);
+  const wantTop = useRef(false);
 
   // ------------------------------------------------------------ saving
 
@@ -356,6 +357,7 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
         const s = firstOpenSection(facts);
         setKeys({ section: s });
         wantFocus.current = s;
+        wantTop.current = true;
       })
       .catch((e: EngineError) => !gone && setItemError(e));
     return () => {
@@ -368,6 +370,11 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
     const s = wantFocus.current;
     if (!s || screen !== "item" || !view) return;
     wantFocus.current = null;
+    if (wantTop.current) {
+      // A new case starts at the top of the page, with its progress in view.
+      wantTop.current = false;
+      document.getElementById("main")?.scrollTo({ top: 0 });
+    }
     focusGroup(groups.current[s]);
   });
 
