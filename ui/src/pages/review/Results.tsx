@@ -103,7 +103,7 @@ export function RatingChart({ dists }: { dists: Distribution[] }) {
                   const w = (c / total) * plotW;
                   const seg = (
                     <g key={k}>
-                      <rect x={x} y={y} width={w} height={rowH} fill={SCALE_COLORS[k]} stroke="#ffffff" strokeWidth={c > 0 ? 1 : 0}>
+                      <rect x={x} y={y} width={w} height={rowH} fill={SCALE_COLORS[k]} style={{ stroke: "var(--surface, #ffffff)" }} strokeWidth={c > 0 ? 1 : 0}>
                         <title>{`${c} of ${total} rated ${k + 1}`}</title>
                       </rect>
                       {w >= 22 && (
