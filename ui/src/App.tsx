@@ -12,6 +12,7 @@ import { HomePage } from "./pages/Home";
 import { PolicyPage } from "./pages/Policy";
 import { ResultsPage } from "./pages/Results";
 import { ReviewPage } from "./pages/Review";
+import { ReviewLinkApp, reviewLinkToken, ReviewServerNotice, useReviewServerWithoutLink } from "./pages/review/LinkEntry";
 import { SettingsPage } from "./pages/Settings";
 
 type NavItem = { id: string; label: string; step?: number; page: ComponentType; title: string };
@@ -30,7 +31,14 @@ export const NAV: NavItem[] = [
 ];
 
 export function App() {
+  // A reviewer's personal link (`/review/<token>`) shows only the questionnaire.
+  const token = typeof window !== "undefined" ? reviewLinkToken(window.location.pathname) : null;
+  return token ? <ReviewLinkApp token={token} /> : <Shell />;
+}
+
+function Shell() {
   const route = useRoute();
+  const reviewServer = useReviewServerWithoutLink();
   const section = route.parts[0] ?? "";
   const item = NAV.find((n) => n.id === section) ?? NAV[0];
   const Page = item.page;
@@ -40,6 +48,7 @@ export function App() {
   useEffect(() => {
     document.getElementById("main")?.scrollTo({ top: 0 });
   }, [route.path]);
+  if (reviewServer) return <ReviewServerNotice />;
   return (
     <div className="shell">
       <a className="skip-link" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById("main")?.focus(); }}>

@@ -1,12 +1,2 @@
-// TEMPORARY: replaced by the real page before the app issue is closed.
-import { EmptyState } from "../components/Feedback";
-import { PageHeader } from "../components/Layout";
-
-export function ReviewPage() {
-  return (
-    <>
-      <PageHeader title="Review" />
-      <EmptyState title="This page is being built." />
-    </>
-  );
-}
+// Expert review: the page lives in ./review/ (owner pages, questionnaire, helpers).
+export { ReviewPage } from "./review/Owner";
