@@ -6,7 +6,7 @@ import { ReactNode, useEffect, useMemo, useState } from "react";
 import { useAction, useApi } from "../../api/client";
 import type { AnchorFilter, AnchorSummary } from "../../api/generated";
 import { Id } from "../../components/Badges";
-import { DataTable } from "../../components/DataTable";
+import { Column, DataTable } from "../../components/DataTable";
 import { ConfirmDialog } from "../../components/Dialog";
 import { EmptyState, ErrorBanner, Loading, toast } from "../../components/Feedback";
 import { KeyValues, PageHeader, Section } from "../../components/Layout";
@@ -201,6 +201,21 @@ export function AnchorsPage() {
     }
   };
 
+  const narrowColumns: Column<AnchorSummary>[] = [
+    { key: "origin", header: "Origin", render: (a) => <OriginBadge origin={a.origin} />, sort: (a) => a.origin },
+    {
+      key: "lang",
+      header: "Language",
+      render: (a) => (
+        <span>
+          {a.language}
+          {a.translated && <span className="badge translated" title="Translated; the original is kept">translated</span>}
+        </span>
+      ),
+      sort: (a) => a.language,
+    },
+    { key: "words", header: "Words", align: "right", render: (a) => a.words, sort: (a) => a.words },
+  ];
   if (buckets.error) return <ErrorBanner error={buckets.error} title="The anchors could not be read." />;
   const builtinCount = all.filter((a) => a.origin === "builtin").length;
   const importedCount = all.length - builtinCount;
@@ -252,7 +267,7 @@ export function AnchorsPage() {
       </Section>
 
       <Section title="All anchors">
-        <div className="filters" role="search" aria-label="Filter anchors">
+        <div className="filters anchors-filters" role="search" aria-label="Filter anchors">
           <div className="field">
             <label htmlFor="f-bucket">Bucket</label>
             <select id="f-bucket" value={bucket} onChange={(e) => pickBucket(e.target.value)}>
@@ -384,20 +399,8 @@ export function AnchorsPage() {
                   ),
                   sort: (a) => a.anchor_id,
                 },
-                { key: "bucket", header: "Bucket", render: (a) => (a.clause_id ? clauseShort(clauses, a.clause_id) : <span className="muted">Not sorted</span>), sort: (a) => clauses?.byId.get(a.clause_id ?? "")?.global_no ?? 999 },
-                { key: "origin", header: "Origin", render: (a) => <OriginBadge origin={a.origin} />, sort: (a) => a.origin },
-                {
-                  key: "lang",
-                  header: "Language",
-                  render: (a) => (
-                    <span>
-                      {a.language}
-                      {a.translated && <span className="badge translated" title="Translated; the original is kept">translated</span>}
-                    </span>
-                  ),
-                  sort: (a) => a.language,
-                },
-                { key: "words", header: "Words", align: "right", render: (a) => a.words, sort: (a) => a.words },
+                { key: "bucket", header: "Bucket", render: (a) => (a.clause_id ? <span className="cell-clip" title={clauseShort(clauses, a.clause_id)}>{clauseShort(clauses, a.clause_id)}</span> : <span className="muted">Not sorted</span>), sort: (a) => clauses?.byId.get(a.clause_id ?? "")?.global_no ?? 999 },
+                ...(open ? [] : narrowColumns),
               ]}
             />
           </div>

@@ -5,7 +5,7 @@ import type { BucketRow } from "./logic";
 import { barScale, bucketSummary } from "./logic";
 
 function Flag({ row, target }: { row: BucketRow; target: number }) {
-  if (row.clauseId === null) return <span className="bucket-flag flag-few">not used until sorted</span>;
+  if (row.clauseId === null) return <span className="bucket-flag flag-few">never used</span>;
   if (row.state === "empty")
     return (
       <span className="bucket-flag flag-empty">
@@ -14,13 +14,13 @@ function Flag({ row, target }: { row: BucketRow; target: number }) {
     );
   if (row.state === "few")
     return (
-      <span className="bucket-flag flag-few">
-        <span aria-hidden>⚠ </span>fewer than {target}
+      <span className="bucket-flag flag-few" title={`Fewer than ${target} anchors: cards of this clause use all ${row.total}`}>
+        <span aria-hidden>⚠ </span>under {target}
       </span>
     );
   return (
     <span className="bucket-flag flag-ok">
-      <span aria-hidden>✓ </span>enough
+      <span aria-hidden>✓ </span>{target}+
     </span>
   );
 }
