@@ -7,6 +7,7 @@ import type { CaseCountRow, GenerationStats } from "../../api/generated";
 import { ErrorBanner, Loading } from "../../components/Feedback";
 import { Section } from "../../components/Layout";
 import { CASE_TYPE_LABEL, num, pct } from "../../format";
+import type { ClauseIndex } from "../anchors/clauses";
 import { attemptSegments, STAGE_LABEL, STAGE_LONG } from "./logic";
 
 const ORDINAL = ["1st", "2nd", "3rd"];
@@ -46,7 +47,8 @@ export function AttemptBar({ stage, attempts, cases }: { stage: string; attempts
   );
 }
 
-function CountTable({ rows, firstHeader, caption }: { rows: CaseCountRow[]; firstHeader: string; caption: string }) {
+function CountTable({ rows, firstHeader, caption, clauses }: { rows: CaseCountRow[]; firstHeader: string; caption: string; clauses?: ClauseIndex }) {
+  const byLabel = new Map((clauses?.list ?? []).map((c) => [c.label, c]));
   const total = rows.reduce(
     (t, r) => ({ complete: t.complete + r.complete, missing: t.missing + r.missing, uncertain: t.uncertain + r.uncertain, total: t.total + r.total }),
     { complete: 0, missing: 0, uncertain: 0, total: 0 },
@@ -68,7 +70,15 @@ function CountTable({ rows, firstHeader, caption }: { rows: CaseCountRow[]; firs
         {rows.map((r) => (
           <tr key={r.key}>
             {rows.some((x) => x.global_no !== null) && <td style={{ textAlign: "right" }}>{r.global_no ?? ""}</td>}
-            <td>{r.key}</td>
+            <td>
+              {byLabel.get(r.key) ? (
+                <>
+                  {byLabel.get(r.key)!.short_title} <span className="muted small">{r.key}</span>
+                </>
+              ) : (
+                r.key
+              )}
+            </td>
             <td style={{ textAlign: "right" }}>{num(r.complete)}</td>
             <td style={{ textAlign: "right" }}>{num(r.missing)}</td>
             <td style={{ textAlign: "right" }}>{num(r.uncertain)}</td>
@@ -90,7 +100,7 @@ function CountTable({ rows, firstHeader, caption }: { rows: CaseCountRow[]; firs
   );
 }
 
-function Stats({ s }: { s: GenerationStats }) {
+function Stats({ s, clauses }: { s: GenerationStats; clauses: ClauseIndex | undefined }) {
   const [allClauses, setAllClauses] = useState(false);
   const clauseRows = allClauses ? s.by_clause : s.by_clause.filter((r) => r.total > 0);
   const dropTotal = s.drops_by_stage.reduce((a, d) => a + d.candidates, 0);
@@ -217,19 +227,19 @@ function Stats({ s }: { s: GenerationStats }) {
           </label>
         }
       >
-        {clauseRows.length === 0 ? <p className="muted">No case has been accepted yet.</p> : <CountTable rows={clauseRows} firstHeader="Clause" caption="Cases by clause and case type" />}
+        {clauseRows.length === 0 ? <p className="muted">No case has been accepted yet.</p> : <CountTable rows={clauseRows} firstHeader="Clause" caption="Cases by clause and case type" clauses={clauses} />}
       </Section>
     </div>
   );
 }
 
-export function RunStats({ runId, tick }: { runId: string; tick: number }) {
+export function RunStats({ runId, tick, clauses }: { runId: string; tick: number; clauses: ClauseIndex | undefined }) {
   const stats = useApi("gen.stats", { run_id: runId });
   const { reload } = stats;
   useThrottled(tick, reload);
   if (stats.error) return <ErrorBanner error={stats.error} title="The statistics could not be computed." />;
   if (!stats.data) return <Loading />;
-  return <Stats s={stats.data} />;
+  return <Stats s={stats.data} clauses={clauses} />;
 }
 
 

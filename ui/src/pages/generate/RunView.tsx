@@ -255,7 +255,7 @@ export function RunView({ runId, clauses }: { runId: string; clauses: ClauseInde
         </div>
       ) : (
         <div role="tabpanel" aria-labelledby="tab-stats">
-          <RunStats runId={runId} tick={tick} />
+          <RunStats runId={runId} tick={tick} clauses={clauses} />
         </div>
       )}
     </>
