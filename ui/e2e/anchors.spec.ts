@@ -3,7 +3,7 @@
 // hand, a topical pre-sort and a translation through a scripted mock model, and removal.
 
 import { expect, test, watchErrors } from "./fixtures";
-import { addMockModel, addRemoteModel, MockLlm, startMockLlm } from "./mockllm";
+import { addMockModel, addRemoteModel, MockLlm, OwnStudio, startMockLlm, startStudio } from "./mockllm";
 
 const FALL = "CareManagement_7_Fall";
 const JA_TEXT = "夜間、患者がベッドから転倒し、左大腿骨頸部を骨折した。整形外科で手術を受けた。";
@@ -24,18 +24,23 @@ const SCRIPT = {
 };
 
 let mock: MockLlm;
+let studio: OwnStudio;
 
 test.describe.configure({ mode: "serial" });
 
-test.beforeAll(async ({ studio }) => {
+test.beforeAll(async () => {
+  studio = await startStudio();
   mock = await startMockLlm(SCRIPT);
   await addMockModel(studio, mock, "sorter");
   await addRemoteModel(studio, "cloud");
 });
 
-test.afterAll(() => mock?.stop());
+test.afterAll(() => {
+  mock?.stop();
+  studio?.stop();
+});
 
-test("buckets show the clauses and filter the anchor list", async ({ page, studio }) => {
+test("buckets show the clauses and filter the anchor list", async ({ page }) => {
   const errors = watchErrors(page);
   await page.goto(`${studio.url}#/anchors`);
   await expect(page.getByRole("heading", { name: "Anchors", level: 1 })).toBeVisible();
@@ -79,7 +84,7 @@ test("buckets show the clauses and filter the anchor list", async ({ page, studi
   expect(errors).toEqual([]);
 });
 
-test("imports JSONL and text files, reports duplicates, and imports nothing from a broken file", async ({ page, studio }) => {
+test("imports JSONL and text files, reports duplicates, and imports nothing from a broken file", async ({ page }) => {
   const errors = watchErrors(page);
   const builtin = await studio.api("anchors.show", { anchor_id: "syn_CareManagement_7_Fall_2" });
   await page.goto(`${studio.url}#/anchors`);
@@ -136,7 +141,7 @@ test("imports JSONL and text files, reports duplicates, and imports nothing from
   expect(errors).toEqual([]);
 });
 
-test("pre-sorts an unsorted anchor with a model and translates it, keeping the original", async ({ page, studio }) => {
+test("pre-sorts an unsorted anchor with a model and translates it, keeping the original", async ({ page }) => {
   const errors = watchErrors(page);
   await page.goto(`${studio.url}#/anchors?clause=unsorted`);
   await expect(page.getByText("1 anchor match, of 122")).toBeVisible();
@@ -182,7 +187,7 @@ test("pre-sorts an unsorted anchor with a model and translates it, keeping the o
   expect(errors).toEqual([]);
 });
 
-test("moves an anchor to another bucket by hand and removes selected anchors", async ({ page, studio }) => {
+test("moves an anchor to another bucket by hand and removes selected anchors", async ({ page }) => {
   const errors = watchErrors(page);
   await page.goto(`${studio.url}#/anchors?anchor=e2e-1`);
   const preview = page.getByRole("region", { name: "Anchor e2e-1" });

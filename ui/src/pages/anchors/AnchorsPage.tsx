@@ -226,17 +226,9 @@ export function AnchorsPage() {
         title="Anchors"
         subtitle="Real incident reports that give generated cases their setting and voice."
         actions={
-          <>
-            <button className="btn btn-primary" onClick={() => setDialog("import")}>
-              Import anchors…
-            </button>
-            <button className="btn" onClick={() => setDialog("presort")}>
-              Sort with a model…
-            </button>
-            <button className="btn" onClick={() => setDialog("translate")} disabled={needsTranslation(all).length === 0} title={needsTranslation(all).length === 0 ? "Every anchor is in English" : undefined}>
-              Translate to English…
-            </button>
-          </>
+          <button className="btn btn-primary" onClick={() => setDialog("import")}>
+            Import anchors…
+          </button>
         }
       />
       <p className="intro">
@@ -266,7 +258,19 @@ export function AnchorsPage() {
         {rows ? <BucketOverview rows={rows.rows} unsorted={rows.unsorted} target={target} active={bucket} onPick={pickBucket} /> : <Loading />}
       </Section>
 
-      <Section title="All anchors">
+      <Section
+        title="All anchors"
+        actions={
+          <>
+            <button className="btn" onClick={() => setDialog("presort")}>
+              Sort with a model…
+            </button>
+            <button className="btn" onClick={() => setDialog("translate")} disabled={needsTranslation(all).length === 0} title={needsTranslation(all).length === 0 ? "Every anchor is in English" : undefined}>
+              Translate to English…
+            </button>
+          </>
+        }
+      >
         <div className="filters anchors-filters" role="search" aria-label="Filter anchors">
           <div className="field">
             <label htmlFor="f-bucket">Bucket</label>

@@ -72,6 +72,7 @@ export function BucketOverview({
                 className={`bucket-row state-${r.clauseId === null ? "unsorted" : r.state} ${on ? "active" : ""}`}
                 aria-pressed={on}
                 aria-label={describe(r, target)}
+                title={r.no === null ? "Anchors not sorted yet" : `${r.no}. ${r.title} — ${r.label}`}
                 onClick={() => onPick(on ? "" : key)}
               >
                 <span className="bucket-no" aria-hidden>

@@ -12,7 +12,7 @@ import { humanize, num, tokens, usd, when } from "../../format";
 import { href } from "../../router";
 import type { ClauseIndex } from "../anchors/clauses";
 import { clauseLabel, clauseShort } from "../anchors/clauses";
-import { CANDIDATE_STATUS, factsOf, groupAttempts, lastNarrative, leakRows, requestMessages, ROLE_LABEL, STAGE_LABEL, STAGE_LONG } from "./logic";
+import { CANDIDATE_STATUS, displayValue, dropReasonParts, factsOf, groupAttempts, lastNarrative, leakRows, requestMessages, ROLE_LABEL, STAGE_LABEL, STAGE_LONG } from "./logic";
 
 export function CandidateStatus({ status }: { status: string }) {
   const s = CANDIDATE_STATUS[status] ?? { label: status, icon: "•" };
@@ -73,7 +73,7 @@ function FactsTable({ facts, showMeaning }: { facts: ReturnType<typeof factsOf>[
               ) : (
                 <span className={f.withheld ? "muted small" : ""}>
                   {f.withheld ? "Known only to the information provider: " : ""}
-                  {f.value}
+                  {displayValue(f.value)}
                 </span>
               )}
             </td>
@@ -309,6 +309,7 @@ export function CandidateDetail({ id, clauses, standalone = false }: { id: strin
   const { facts, fromCase } = factsOf(kase, p.attempts);
   const narrative = kase?.narrative ?? lastNarrative(p.attempts, c.candidate_id);
   const attempts = p.attempts.length;
+  const reason = dropReasonParts(c.drop_reason);
   return (
     <section className="card candidate" aria-label={`Candidate ${c.candidate_id}`} data-testid="candidate">
       {standalone && (
@@ -324,6 +325,7 @@ export function CandidateDetail({ id, clauses, standalone = false }: { id: strin
           <div className="row gap wrap">
             <CandidateStatus status={c.status} />
             <CaseTypeBadge caseType={c.case_type} />
+            <span className="small muted">card verdict</span>
             <EventTypeBadge eventType={c.event_type} />
             <Id value={c.candidate_id} />
           </div>
@@ -346,7 +348,16 @@ export function CandidateDetail({ id, clauses, standalone = false }: { id: strin
       </div>
       {c.status === "dropped" && (
         <Notice kind="warn" title={`Dropped at “${STAGE_LABEL[c.drop_stage ?? ""] ?? c.drop_stage ?? "?"}”.`}>
-          <span data-testid="drop-reason">{c.drop_reason ?? "No reason was recorded."}</span>
+          <div data-testid="drop-reason">
+            {reason.lead}
+            {reason.problems.length > 0 && (
+              <ul className="drop-problems">
+                {reason.problems.map((x) => (
+                  <li key={x}>{x}</li>
+                ))}
+              </ul>
+            )}
+          </div>
         </Notice>
       )}
       {c.status === "skipped" && (

@@ -171,11 +171,15 @@ function PlanBox({
             <div>
               <div className="plan-num">{num(plan.cards)}</div>
               <div className="small muted">{plan.cards === 1 ? "card" : "cards"}</div>
-              <div className="small">
-                {Object.entries(plan.cards_by_type)
-                  .map(([t, n]) => `${n} ${EVENT_TYPE_LABEL[t] ?? t}`)
-                  .join(" · ")}
-              </div>
+              <ul className="plan-breakdown small">
+                {["Reportable", "Non_Reportable", "Uncertain"]
+                  .filter((t) => plan.cards_by_type[t])
+                  .map((t) => (
+                    <li key={t}>
+                      {plan.cards_by_type[t]} {EVENT_TYPE_LABEL[t] ?? t}
+                    </li>
+                  ))}
+              </ul>
             </div>
             <div>
               <div className="plan-num">{num(plan.units)}</div>
@@ -186,11 +190,15 @@ function PlanBox({
                 {num(plan.candidates)}
               </div>
               <div className="small muted">candidate cases</div>
-              <div className="small">
-                {Object.entries(plan.candidates_by_type)
-                  .map(([t, n]) => `${n} ${(CASE_TYPE_LABEL[t] ?? t).toLowerCase()}`)
-                  .join(" · ")}
-              </div>
+              <ul className="plan-breakdown small" data-testid="plan-by-type">
+                {["complete", "missing", "uncertain"]
+                  .filter((t) => plan.candidates_by_type[t])
+                  .map((t) => (
+                    <li key={t}>
+                      {plan.candidates_by_type[t]} {(CASE_TYPE_LABEL[t] ?? t).toLowerCase()}
+                    </li>
+                  ))}
+              </ul>
             </div>
           </div>
 
@@ -283,10 +291,12 @@ function PlanBox({
             <ul className="plain-list" data-testid="destinations">
               {plan.destinations.map((d) => (
                 <li key={d.role} className="dest-row">
-                  <LocalityBadge local={!d.remote} />
-                  <span>
-                    <strong>{d.role.charAt(0).toUpperCase() + d.role.slice(1)}</strong>: {d.model} <code className="id">{d.destination}</code>
-                  </span>
+                  <div className="small muted">{d.role.charAt(0).toUpperCase() + d.role.slice(1)}</div>
+                  <div className="row gap wrap">
+                    <LocalityBadge local={!d.remote} />
+                    <strong>{d.model}</strong>
+                    <code className="id">{d.destination}</code>
+                  </div>
                 </li>
               ))}
             </ul>
@@ -407,6 +417,7 @@ export function Configure({ clauses }: { clauses: ClauseIndex | undefined }) {
               <CardPicker cards={allCards} clauses={clauses} chosen={form.chosen} onChange={(ids) => setForm({ chosen: ids })} />
             </div>
           )}
+          <div className="spaced" />
           <Checkbox
             label="Also generate missing-information variants"
             checked={form.includeMissing}

@@ -141,6 +141,18 @@ function Stats({ s, clauses }: { s: GenerationStats; clauses: ClauseIndex | unde
           </tbody>
         </table>
         <p className="muted small">Started = accepted + dropped. Missing-information variants never started because their complete case was dropped are not counted.</p>
+        {dropTotal > 0 && (
+          <div className="small" data-testid="drops">
+            <strong>Where candidates stopped:</strong>{" "}
+            {s.drops_by_stage.map((d, i) => (
+              <span key={d.stage}>
+                {i > 0 ? "; " : ""}
+                {STAGE_LABEL[d.stage] ?? d.stage} ({STAGE_LONG[d.stage] ?? d.stage}): {num(d.candidates)}
+              </span>
+            ))}
+            .
+          </div>
+        )}
       </Section>
 
       <Section title="On which attempt did each stage pass?">
@@ -161,33 +173,7 @@ function Stats({ s, clauses }: { s: GenerationStats; clauses: ClauseIndex | unde
         <p className="muted small">Among accepted cases; each bar adds up to 100% of the cases that went through the stage.</p>
       </Section>
 
-      <div className="grid-2">
-        <Section title="Where did dropped candidates stop?">
-          {dropTotal === 0 ? (
-            <p className="muted">No candidate was dropped.</p>
-          ) : (
-            <table className="data compact">
-              <thead>
-                <tr>
-                  <th>Stage</th>
-                  <th style={{ textAlign: "right" }}>Candidates</th>
-                </tr>
-              </thead>
-              <tbody>
-                {s.drops_by_stage.map((d) => (
-                  <tr key={d.stage}>
-                    <td>
-                      {STAGE_LABEL[d.stage] ?? d.stage}
-                      <div className="muted small">{STAGE_LONG[d.stage] ?? ""}</div>
-                    </td>
-                    <td style={{ textAlign: "right" }}>{num(d.candidates)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
-        </Section>
-        <Section title="How long are the narratives? (words)">
+      <Section title="How long are the narratives? (words)">
           <table className="data compact" data-testid="lengths">
             <thead>
               <tr>
@@ -214,7 +200,6 @@ function Stats({ s, clauses }: { s: GenerationStats; clauses: ClauseIndex | unde
             </tbody>
           </table>
         </Section>
-      </div>
 
       <Section title="Accepted cases by category and type">
         <CountTable rows={s.by_category} firstHeader="Category" caption="Cases by category and case type" />

@@ -55,7 +55,7 @@ function CaseBrowser({ runId, clauses, tick }: { runId: string; clauses: ClauseI
   if (!cands.data) return <Loading />;
   return (
     <div className="stack">
-      <div className="filters" role="search" aria-label="Filter candidates">
+      <div className="filters narrow-selects" role="search" aria-label="Filter candidates">
         <div className="field">
           <label htmlFor="c-status">Status</label>
           <select id="c-status" value={status} onChange={(e) => setQuery("status", e.target.value || null)}>
@@ -115,9 +115,18 @@ function CaseBrowser({ runId, clauses, tick }: { runId: string; clauses: ClauseI
         columns={[
           { key: "status", header: "Status", render: (c) => <CandidateStatus status={c.status} />, sort: (c) => c.status },
           { key: "type", header: "Case type", render: (c) => <CaseTypeBadge caseType={c.case_type} />, sort: (c) => c.case_type },
-          { key: "clause", header: "Clause", render: (c) => clauseShort(clauses, c.clause_id), sort: (c) => clauses?.byId.get(c.clause_id)?.global_no ?? 99 },
-          { key: "card", header: "Card", render: (c) => <code className="id">{c.clause_card_id}</code>, sort: (c) => c.clause_card_id },
-          { key: "anchor", header: "Anchor", render: (c) => <code className="id">{c.anchor_id}</code>, sort: (c) => c.anchor_id },
+          { key: "clause", header: "Clause", render: (c) => <span className="cell-clip" title={clauseShort(clauses, c.clause_id)}>{clauseShort(clauses, c.clause_id)}</span>, sort: (c) => clauses?.byId.get(c.clause_id)?.global_no ?? 99 },
+          {
+            key: "card",
+            header: "Card and anchor",
+            render: (c) => (
+              <div className="anchor-cell">
+                <code className="id">{c.clause_card_id}</code>
+                <code className="id">{c.anchor_id}</code>
+              </div>
+            ),
+            sort: (c) => `${c.clause_card_id} ${c.anchor_id}`,
+          },
           {
             key: "why",
             header: "Outcome",

@@ -7,6 +7,8 @@ import {
   cardsSpec,
   DEFAULT_FORM,
   destinationsKey,
+  displayValue,
+  dropReasonParts,
   factsOf,
   formProblem,
   groupAttempts,
@@ -172,5 +174,21 @@ describe("provenance", () => {
     expect(cardsInWords("all", () => null)).toBe("All approved cards");
     expect(cardsInWords("C7", (id) => (id === "C7" ? "7. Fall" : null))).toBe("Approved cards of 7. Fall");
     expect(cardsInWords("a,b", () => null)).toBe("2 chosen cards");
+  });
+});
+
+describe("words for the engine's notes", () => {
+  it("splits a drop reason into a sentence and its problems", () => {
+    expect(dropReasonParts("missing_narration failed 3 attempts; last problems: a leak | another")).toEqual({
+      lead: "All 3 attempts failed. The checks found these problems on the last one:",
+      problems: ["a leak", "another"],
+    });
+    expect(dropReasonParts("not generated: its anchor was removed from the store")).toEqual({ lead: "not generated: its anchor was removed from the store", problems: [] });
+    expect(dropReasonParts(null).lead).toBe("No reason was recorded.");
+  });
+  it("reads enum values as words and leaves prose alone", () => {
+    expect(displayValue("serious_injury")).toBe("serious injury");
+    expect(displayValue("Hip fracture; see note_1")).toBe("Hip fracture; see note_1");
+    expect(displayValue("death")).toBe("death");
   });
 });

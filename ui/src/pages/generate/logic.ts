@@ -278,3 +278,17 @@ export function cardsInWords(spec: string, clauseName: (id: string) => string | 
 }
 
 export const RESUMABLE = new Set(["cancelled", "failed", "interrupted"]);
+
+/** The engine's drop reason ("missing_narration failed 3 attempts; last problems: a | b") in parts. */
+export function dropReasonParts(reason: string | null | undefined): { lead: string; problems: string[] } {
+  if (!reason) return { lead: "No reason was recorded.", problems: [] };
+  const m = reason.match(/^(\w+) failed (\d+) attempts; last problems: ([\s\S]*)$/);
+  if (!m) return { lead: reason, problems: [] };
+  const problems = m[3].split(" | ").map((x) => x.trim()).filter(Boolean);
+  return { lead: `All ${m[2]} attempts failed. The checks found these problems on the last one:`, problems };
+}
+
+/** Enum-like values ("serious_injury") read as words; other values as they are. */
+export function displayValue(v: string): string {
+  return /^[a-z0-9]+(_[a-z0-9]+)+$/.test(v) ? v.replace(/_/g, " ") : v;
+}
