@@ -227,6 +227,6 @@ test("lists runs and shows the library statistics", async ({ page }) => {
   const lib = page.getByTestId("library-stats");
   await expect(lib.getByRole("heading", { name: "Cards by category and event type" })).toBeVisible();
   await expect(lib.getByRole("row", { name: /^Total/ }).first()).toBeVisible();
-  await expect(lib.getByRole("link", { name: "Care Management Events clause 7" })).toBeVisible();
+  await expect(lib.getByRole("link", { name: "Death or serious injury associated with a fall" })).toHaveAttribute("href", "#/cards?clause=CareManagement_7_Fall");
   expect(errors).toEqual([]);
 });

@@ -118,7 +118,7 @@ export function ModelBatchDialog({
                 sort: (i) => i.outcome,
               },
               ...(kind === "presort" ? [{ key: "bucket", header: "Bucket", render: (i: (typeof result.items)[number]) => clauseShort(clauses, i.clause_id), sort: (i: (typeof result.items)[number]) => clauseShort(clauses, i.clause_id) }] : []),
-              { key: "note", header: kind === "presort" ? "The model's reason" : "Note", render: (i) => <span className="small">{i.note ?? ""}</span> },
+              { key: "note", header: kind === "presort" ? "The model's reason (or the problem)" : "Note", render: (i) => <span className="small">{i.note ?? ""}</span> },
             ]}
           />
         </div>

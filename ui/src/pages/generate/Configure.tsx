@@ -2,7 +2,7 @@
 // each clause has, calls, tokens and cost, and where data goes. Remote destinations need a tick
 // before Start.
 
-import { useEffect, useMemo, useState } from "react";
+import { ReactNode, useEffect, useMemo, useState } from "react";
 import { useAction, useApi } from "../../api/client";
 import type { AnchorBucket, CardSummary, GenPlan, ModelView } from "../../api/generated";
 import type { EngineError } from "../../api/client";
@@ -79,7 +79,7 @@ function PlanBox({
   plan: GenPlan | undefined;
   loading: boolean;
   error: EngineError | undefined;
-  problem: string | null;
+  problem: ReactNode;
   selected: CardSummary[];
   clauses: ClauseIndex | undefined;
   buckets: AnchorBucket[] | undefined;
@@ -496,7 +496,16 @@ export function Configure({ clauses }: { clauses: ClauseIndex | undefined }) {
           plan={planData}
           loading={plan.loading || (!!request && JSON.stringify(request) !== JSON.stringify(problem ? null : toRequest(form)))}
           error={problem ? undefined : plan.error}
-          problem={list.length === 0 ? "Register a model first." : problem}
+          problem={
+            list.length === 0 ? (
+              <>
+                No model is registered yet. <a href="#/settings">Add one in Settings</a>: it writes and checks the cases, and the plan then shows what a run
+                would cost.
+              </>
+            ) : (
+              problem
+            )
+          }
           selected={selected}
           clauses={clauses}
           buckets={buckets.data}

@@ -85,7 +85,7 @@ export function GeneratePage() {
       )}
       {tab === "library" && (
         <div role="tabpanel" aria-labelledby="tab-library">
-          <LibraryStatsView />
+          <LibraryStatsView clauses={clauses} />
         </div>
       )}
       {tab !== "new" && tab !== "runs" && tab !== "library" && <EmptyState title="There is no such view here." />}

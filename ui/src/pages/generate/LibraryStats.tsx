@@ -8,10 +8,11 @@ import { ErrorBanner, Loading } from "../../components/Feedback";
 import { Checkbox } from "../../components/Forms";
 import { Section } from "../../components/Layout";
 import { EVENT_TYPE_LABEL, num } from "../../format";
+import type { ClauseIndex } from "../anchors/clauses";
 
 const R = { textAlign: "right" as const };
 
-function Tables({ s }: { s: LibraryStats }) {
+function Tables({ s, clauses }: { s: LibraryStats; clauses: ClauseIndex | undefined }) {
   const cat = s.by_category.reduce(
     (t, r) => ({ rep: t.rep + r.reportable, non: t.non + r.non_reportable, unc: t.unc + r.uncertain, total: t.total + r.total }),
     { rep: 0, non: 0, unc: 0, total: 0 },
@@ -21,8 +22,7 @@ function Tables({ s }: { s: LibraryStats }) {
   const withheldLabels = ["1", "2", "3", "4", "5 or more"];
   return (
     <div className="stack" data-testid="library-stats">
-      <div className="grid-2">
-        <Section title="Cards by category and event type">
+      <Section title="Cards by category and event type">
           <table className="data compact">
             <thead>
               <tr>
@@ -55,7 +55,7 @@ function Tables({ s }: { s: LibraryStats }) {
             </tbody>
           </table>
         </Section>
-        <Section title="Missing-information variants">
+      <Section title="Missing-information variants">
           <p className="small">
             {num(s.missing.variants)} variants on {num(s.missing.parents_with_variants)} cards ({num(s.missing.parents_with_one)} with one,{" "}
             {num(s.missing.parents_with_more)} with more). Each withholds a few decisive facts.
@@ -88,7 +88,6 @@ function Tables({ s }: { s: LibraryStats }) {
             </tbody>
           </table>
         </Section>
-      </div>
       <Section title="Boundary conditions and facts per card">
         <table className="data compact">
           <thead>
@@ -141,7 +140,8 @@ function Tables({ s }: { s: LibraryStats }) {
               <tr key={r.clause_id}>
                 <td style={R}>{r.global_no}</td>
                 <td>
-                  <a href={`#/cards?clause=${encodeURIComponent(r.clause_id)}`}>{r.label}</a>
+                  <a href={`#/cards?clause=${encodeURIComponent(r.clause_id)}`}>{clauses?.byId.get(r.clause_id)?.short_title ?? r.label}</a>{" "}
+                  <span className="muted small">{r.label}</span>
                 </td>
                 <td style={R}>{num(r.complete_cards)}</td>
                 <td style={R}>{num(r.missing_variants)}</td>
@@ -162,7 +162,7 @@ function Tables({ s }: { s: LibraryStats }) {
   );
 }
 
-export function LibraryStatsView() {
+export function LibraryStatsView({ clauses }: { clauses: ClauseIndex | undefined }) {
   const [approvedOnly, setApprovedOnly] = useState(true);
   const stats = useApi("library.stats", { approved_only: approvedOnly });
   return (
@@ -174,7 +174,7 @@ export function LibraryStatsView() {
         </p>
         <Checkbox label="Approved cards only (what generation uses)" checked={approvedOnly} onChange={setApprovedOnly} />
       </div>
-      {stats.error ? <ErrorBanner error={stats.error} /> : stats.data ? <Tables s={stats.data} /> : <Loading />}
+      {stats.error ? <ErrorBanner error={stats.error} /> : stats.data ? <Tables s={stats.data} clauses={clauses} /> : <Loading />}
     </div>
   );
 }

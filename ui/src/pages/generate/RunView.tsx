@@ -182,7 +182,7 @@ export function RunView({ runId, clauses }: { runId: string; clauses: ClauseInde
         subtitle={
           <>
             <StatusBadge status={status} /> <Id value={r.run_id} /> · created {when(r.created_at)}
-            {r.finished_at ? ` · finished ${when(r.finished_at)}` : ""}
+            {r.finished_at && !running ? ` · ${status === "completed" ? "finished" : "stopped"} ${when(r.finished_at)}` : ""}
           </>
         }
         actions={
@@ -216,7 +216,7 @@ export function RunView({ runId, clauses }: { runId: string; clauses: ClauseInde
             {num(c.units_done)} of {num(c.units_total)} card × anchor pairs done.{" "}
             {running ? "You can leave this page; the run keeps going." : ""}
           </p>
-          {!running && r.error && <Notice kind="warn">{r.error}</Notice>}
+          {!running && r.error && r.error !== progress.message && <Notice kind="warn">{r.error}</Notice>}
         </Section>
       )}
       {status === "completed" && (
