@@ -15,7 +15,6 @@ import { CandidateDetail } from "./CandidateDetail";
 import { Configure } from "./Configure";
 import "./generate.css";
 import { LibraryStatsView } from "./LibraryStats";
-import { withTokens } from "./logic";
 import { PipelineDiagram } from "./Pipeline";
 import { RunsList, RunView } from "./RunView";
 
@@ -29,7 +28,7 @@ function RunningNow() {
         {running.map((p) => (
           <div key={p.run_id}>
             <a href={href("/generate", { run: p.run_id })}>Open run {p.run_id}</a>
-            <RunProgress progress={withTokens(p)} unit="candidate cases" />
+            <RunProgress progress={p} unit="candidate cases" />
           </div>
         ))}
       </div>

@@ -14,7 +14,7 @@ import { href, setQuery, useRoute } from "../../router";
 import type { ClauseIndex } from "../anchors/clauses";
 import { clauseShort } from "../anchors/clauses";
 import { CandidateDetail, CandidateStatus } from "./CandidateDetail";
-import { CANDIDATE_STATUS, cardsInWords, RESUMABLE, runConfig, STAGE_LABEL, withTokens } from "./logic";
+import { CANDIDATE_STATUS, cardsInWords, RESUMABLE, runConfig, STAGE_LABEL } from "./logic";
 import { RunStats, useThrottled } from "./RunStats";
 
 function progressFromRun(r: GenRunView): Progress {
@@ -204,7 +204,7 @@ export function RunView({ runId, clauses }: { runId: string; clauses: ClauseInde
       {(running || RESUMABLE.has(status)) && (
         <Section title={running ? "Working" : "Stopped"}>
           <RunProgress
-            progress={withTokens({ ...progress, status })}
+            progress={{ ...progress, status }}
             unit="candidate cases"
             onCancel={async () => {
               const x = await cancel.run({ run_id: runId });

@@ -18,7 +18,6 @@ import {
   runConfig,
   selectedCards,
   toRequest,
-  withTokens,
 } from "./logic";
 
 const card = (id: string, clause: string, status = "approved"): CardSummary => ({
@@ -108,11 +107,6 @@ describe("plans and progress", () => {
     const other = { destinations: [{ role: "r", model: "n", destination: "https://x", remote: true }] } as unknown as GenPlan;
     expect(destinationsKey(plan)).not.toBe(destinationsKey(other));
     expect(destinationsKey(undefined)).toBe("");
-  });
-  it("adds input and output tokens for the progress bar", () => {
-    const p = withTokens({ run_id: "r", kind: "generation", status: "running", total: 4, done: 1, counters: { input_tokens: 100, output_tokens: 20, accepted: 1 }, elapsed_secs: 1, eta_secs: null, message: null });
-    expect(p.counters.tokens).toBe(120);
-    expect(p.counters.accepted).toBe(1);
   });
   it("splits a winning-attempt bar into three labelled segments", () => {
     expect(attemptSegments([3, 1, 0], 4)).toEqual([

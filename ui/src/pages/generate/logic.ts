@@ -1,7 +1,7 @@
 // Pure logic of the Generate page (unit-tested in logic.test.ts): the cards request, anchors
 // available per clause, stage and role words, the progress counters, attempt bars, facts.
 
-import type { AnchorBucket, CardSummary, GenPlan, GenRequest, Progress, ProvenanceAttempt } from "../../api/generated";
+import type { AnchorBucket, CardSummary, GenPlan, GenRequest, ProvenanceAttempt } from "../../api/generated";
 
 export type CardMode = "all" | "clause" | "chosen";
 
@@ -140,12 +140,6 @@ export const CANDIDATE_STATUS: Record<string, { label: string; icon: string }> =
   pending: { label: "Not finished", icon: "…" },
   skipped: { label: "Skipped", icon: "–" },
 };
-
-/** Progress as RunProgress expects it: one `tokens` counter. */
-export function withTokens(p: Progress): Progress {
-  const c = p.counters;
-  return { ...p, counters: { ...c, tokens: (c.input_tokens ?? 0) + (c.output_tokens ?? 0) } };
-}
 
 export type Segment = { attempt: number; count: number; pct: number };
 
