@@ -154,7 +154,8 @@ export function AnchorsPage() {
   const open = q.get("anchor");
   const [search, setSearch] = useState(q.get("q") ?? "");
   const debounced = useDebounced(search.trim(), 250);
-  const [target, setTarget] = useState(DEFAULT_PER_CARD);
+  const [targetText, setTargetText] = useState(String(DEFAULT_PER_CARD));
+  const target = Math.min(1000, Math.max(1, Math.round(Number(targetText)) || DEFAULT_PER_CARD));
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [dialog, setDialog] = useState<null | "import" | "presort" | "translate" | "move" | "remove">(null);
   const [removeIds, setRemoveIds] = useState<string[]>([]);
@@ -173,7 +174,7 @@ export function AnchorsPage() {
   const remove = useAction("anchors.remove");
 
   const all = everything.data ?? [];
-  const rows = useMemo(() => (buckets.data && clauses ? bucketRows(buckets.data, clauses.list, target || DEFAULT_PER_CARD) : null), [buckets.data, clauses, target]);
+  const rows = useMemo(() => (buckets.data && clauses ? bucketRows(buckets.data, clauses.list, target) : null), [buckets.data, clauses, target]);
   const languages = useMemo(() => languagesOf(all), [all]);
   const shown = list.data ?? [];
   const filtered = !!(bucket || origin || language || debounced);
@@ -249,8 +250,8 @@ export function AnchorsPage() {
               type="number"
               min={1}
               max={1000}
-              value={Number.isFinite(target) ? target : ""}
-              onChange={(e) => setTarget(Math.max(1, Number(e.target.value) || DEFAULT_PER_CARD))}
+              value={targetText}
+              onChange={(e) => setTargetText(e.target.value)}
             />
           </div>
         }

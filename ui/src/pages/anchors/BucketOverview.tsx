@@ -1,6 +1,7 @@
 // The 29 topical buckets at a glance: how many anchors each holds (built-in samples and imported),
 // against the number a card would like to draw; clicking a bucket filters the list below.
 
+import { useEffect, useRef } from "react";
 import type { BucketRow } from "./logic";
 import { barScale, bucketSummary } from "./logic";
 
@@ -45,6 +46,15 @@ export function BucketOverview({
   active: string;
   onPick: (bucket: string) => void;
 }) {
+  const list = useRef<HTMLUListElement>(null);
+  // Keep the chosen bucket in view inside the list (without scrolling the page).
+  useEffect(() => {
+    const ul = list.current;
+    const el = ul?.querySelector<HTMLElement>("button.active");
+    if (!ul || !el) return;
+    const top = el.offsetTop - ul.offsetTop;
+    if (top < ul.scrollTop || top + el.offsetHeight > ul.scrollTop + ul.clientHeight) ul.scrollTop = Math.max(0, top - ul.clientHeight / 3);
+  }, [active]);
   const scale = barScale(unsorted ? [...rows, unsorted] : rows, target);
   const all = unsorted ? [...rows, unsorted] : rows;
   return (
@@ -61,7 +71,7 @@ export function BucketOverview({
           <span className="swatch swatch-target" /> {target} per card
         </span>
       </div>
-      <ul className="bucket-grid">
+      <ul className="bucket-grid" ref={list}>
         {all.map((r) => {
           const key = r.clauseId ?? "unsorted";
           const on = active === key;
