@@ -2,7 +2,7 @@
 // cases. Buckets per clause, a filtered list with a preview, import, move, remove, and the optional
 // model helpers (topical pre-sort, translation).
 
-import { ReactNode, useEffect, useMemo, useState } from "react";
+import { ReactNode, useMemo, useState } from "react";
 import { useAction, useApi } from "../../api/client";
 import type { AnchorFilter, AnchorSummary } from "../../api/generated";
 import { Id } from "../../components/Badges";
@@ -19,6 +19,7 @@ import { ImportDialog } from "./ImportDialog";
 import { bucketOriginText, bucketRows, DEFAULT_PER_CARD, languageName, languagesOf, needsTranslation } from "./logic";
 import { ModelBatchDialog } from "./ModelBatchDialog";
 import "./anchors.css";
+import { useDebounced } from "./hooks";
 
 export function OriginBadge({ origin }: { origin: string }) {
   return origin === "builtin" ? (
@@ -32,14 +33,6 @@ export function OriginBadge({ origin }: { origin: string }) {
   );
 }
 
-function useDebounced<T>(value: T, ms: number): T {
-  const [v, setV] = useState(value);
-  useEffect(() => {
-    const t = setTimeout(() => setV(value), ms);
-    return () => clearTimeout(t);
-  }, [value, ms]);
-  return v;
-}
 
 function AnchorPreview({
   id,

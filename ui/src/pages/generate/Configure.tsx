@@ -16,18 +16,11 @@ import type { ClauseIndex } from "../anchors/clauses";
 import { clauseShort } from "../anchors/clauses";
 import { CardPicker } from "./CardPicker";
 import { availability, DEFAULT_FORM, destinationsKey, formProblem, GenForm, selectedCards, STAGE_LABEL, toRequest } from "./logic";
+import { useDebounced } from "../anchors/hooks";
 
 // The form survives leaving the page (for this session of the app).
 let remembered: GenForm | null = null;
 
-function useDebounced<T>(value: T, ms: number): T {
-  const [v, setV] = useState(value);
-  useEffect(() => {
-    const t = setTimeout(() => setV(value), ms);
-    return () => clearTimeout(t);
-  }, [value, ms]);
-  return v;
-}
 
 function modelLabel(m: ModelView): string {
   return `${m.name} — ${m.local ? "on this computer" : "remote"}`;

@@ -1,7 +1,8 @@
 // A run's statistics like the paper's dataset appendix: survival per case type, the attempt on
 // which each stage passed, where dropped candidates stopped, narrative length, case counts.
 
-import { useEffect, useRef, useState } from "react";
+import { useState } from "react";
+import { useThrottled } from "../anchors/hooks";
 import { useApi } from "../../api/client";
 import type { CaseCountRow, GenerationStats } from "../../api/generated";
 import { ErrorBanner, Loading } from "../../components/Feedback";
@@ -225,23 +226,4 @@ export function RunStats({ runId, tick, clauses }: { runId: string; tick: number
   if (stats.error) return <ErrorBanner error={stats.error} title="The statistics could not be computed." />;
   if (!stats.data) return <Loading />;
   return <Stats s={stats.data} clauses={clauses} />;
-}
-
-
-/** Call `fn` when `value` changes, at most every 2 seconds (with a trailing call). */
-export function useThrottled(value: number, fn: () => void, ms = 2000) {
-  const last = useRef(0);
-  const first = useRef(true);
-  useEffect(() => {
-    if (first.current) {
-      first.current = false;
-      return;
-    }
-    const wait = Math.max(0, last.current + ms - Date.now());
-    const t = setTimeout(() => {
-      last.current = Date.now();
-      fn();
-    }, wait);
-    return () => clearTimeout(t);
-  }, [value, fn, ms]);
 }

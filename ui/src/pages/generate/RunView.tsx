@@ -15,7 +15,8 @@ import type { ClauseIndex } from "../anchors/clauses";
 import { clauseShort } from "../anchors/clauses";
 import { CandidateDetail, CandidateStatus } from "./CandidateDetail";
 import { CANDIDATE_STATUS, cardsInWords, RESUMABLE, runConfig, STAGE_LABEL } from "./logic";
-import { RunStats, useThrottled } from "./RunStats";
+import { RunStats } from "./RunStats";
+import { useThrottled } from "../anchors/hooks";
 
 function progressFromRun(r: GenRunView): Progress {
   const c = r.counts;
