@@ -103,7 +103,12 @@ export type AnchorFilter = { clause_id: string | null,
 /**
  * `builtin` or `imported`.
  */
-origin: string | null, unbucketed_only: boolean, language: string | null, };
+origin: string | null, unbucketed_only: boolean, language: string | null, 
+/**
+ * Words that must all occur (case-insensitive) in the text, the original text, the id or
+ * the source.
+ */
+search?: string, };
 
 export type AnchorIdParams = { anchor_id: string, };
 

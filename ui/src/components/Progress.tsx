@@ -38,7 +38,7 @@ export function RunProgress({
 }) {
   const [asking, setAsking] = useState(false);
   const c = progress.counters;
-  const tok = (c.prompt_tokens ?? 0) + (c.completion_tokens ?? 0) + (c.tokens ?? 0);
+  const tok = (c.prompt_tokens ?? 0) + (c.completion_tokens ?? 0) + (c.input_tokens ?? 0) + (c.output_tokens ?? 0) + (c.tokens ?? 0);
   const running = progress.status === "running";
   return (
     <div className="run-progress" aria-live="polite">

@@ -1,12 +1,2 @@
-// TEMPORARY: replaced by the real page before the app issue is closed.
-import { EmptyState } from "../components/Feedback";
-import { PageHeader } from "../components/Layout";
-
-export function AnchorsPage() {
-  return (
-    <>
-      <PageHeader title="Anchors" />
-      <EmptyState title="This page is being built." />
-    </>
-  );
-}
+// Anchors page: see ./anchors/AnchorsPage.tsx.
+export { AnchorsPage } from "./anchors/AnchorsPage";

@@ -114,7 +114,7 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
             }
         }
         AnchorsCmd::List { clause, origin, unbucketed } => {
-            let list = e.anchors_list(&AnchorFilter { clause_id: clause.clone(), origin: origin.clone(), unbucketed_only: *unbucketed, language: None })?;
+            let list = e.anchors_list(&AnchorFilter { clause_id: clause.clone(), origin: origin.clone(), unbucketed_only: *unbucketed, language: None, search: None })?;
             if cli.json {
                 print_json(&list);
             } else {

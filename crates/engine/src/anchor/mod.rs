@@ -70,6 +70,11 @@ pub struct AnchorFilter {
     #[serde(default)]
     pub unbucketed_only: bool,
     pub language: Option<String>,
+    /// Words that must all occur (case-insensitive) in the text, the original text, the id or
+    /// the source.
+    #[serde(default)]
+    #[ts(optional)]
+    pub search: Option<String>,
 }
 
 /// Defaults and overrides applied to every record of an import.

@@ -113,7 +113,23 @@ pub fn list(conn: &Connection, f: &AnchorFilter) -> ApiResult<Vec<Anchor>> {
     let rows = stmt
         .query_map(params![f.clause_id, f.origin, f.unbucketed_only as i64, f.language], row)?
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(rows)
+    let words: Vec<String> = f.search.as_deref().unwrap_or("").split_whitespace().map(str::to_lowercase).collect();
+    if words.is_empty() {
+        return Ok(rows);
+    }
+    Ok(rows.into_iter().filter(|a| matches_words(a, &words)).collect())
+}
+
+/// Whether every word occurs in the anchor's text, original text, id or source (lower-cased).
+fn matches_words(a: &Anchor, words: &[String]) -> bool {
+    let hay = format!(
+        "{}\n{}\n{}\n{}",
+        a.text.to_lowercase(),
+        a.original_text.as_deref().unwrap_or("").to_lowercase(),
+        a.anchor_id.to_lowercase(),
+        a.source.to_lowercase()
+    );
+    words.iter().all(|w| hay.contains(w.as_str()))
 }
 
 pub fn summary(a: &Anchor) -> AnchorSummary {

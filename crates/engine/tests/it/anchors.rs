@@ -73,6 +73,17 @@ fn jsonl_csv_folder_and_uploaded_text_import_with_duplicates_by_content() {
     assert_eq!(count(&e, AnchorFilter { origin: Some("imported".into()), ..Default::default() }), 7);
     assert_eq!(count(&e, AnchorFilter { clause_id: Some("Radiologic_1_MetallicObjectInMRIArea".into()), ..Default::default() }), 6);
     assert_eq!(count(&e, AnchorFilter { unbucketed_only: true, ..Default::default() }), 3);
+
+    // Text search: every word must occur (any case) in the text, the original, the id or the source.
+    let search = |s: &str, clause: Option<&str>| -> Vec<String> {
+        let f = AnchorFilter { search: Some(s.into()), clause_id: clause.map(str::to_string), ..Default::default() };
+        e.anchors_list(&f).unwrap().into_iter().map(|a| a.anchor_id).collect()
+    };
+    assert_eq!(search("UNNOTICED uploaded", None), vec!["upload_1"]);
+    assert_eq!(search("unnoticed oxygen", None), Vec::<String>::new(), "all words must match");
+    assert_eq!(search("csv-1", None), vec!["csv-1"], "ids are searched");
+    assert_eq!(search("cylinder", Some("Radiologic_1_MetallicObjectInMRIArea")).iter().filter(|i| i.starts_with("r-")).count(), 2);
+    assert_eq!(search("   ", None).len(), count(&e, AnchorFilter::default()), "blank search filters nothing");
 }
 
 #[test]

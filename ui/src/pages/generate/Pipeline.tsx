@@ -1,0 +1,88 @@
+// How one case is made, as a small diagram a patient-safety expert can read: facts filled in and
+// checked, a narrative written, read back and checked, and for missing-information variants an
+// incomplete first report written, read back and checked for leaks.
+
+function Box({ title, role, who, kind }: { title: string; role: string; who: "writer" | "checker"; kind?: "check" }) {
+  return (
+    <li className={`pipe-box ${kind === "check" ? "pipe-check" : "pipe-write"}`}>
+      <span className="pipe-title">{title}</span>
+      <span className="pipe-role">{role}</span>
+      <span className={`pipe-who pipe-who-${who}`}>
+        <span aria-hidden>{who === "writer" ? "✎ " : "✓ "}</span>
+        {who === "writer" ? "writer model" : "checker model"}
+      </span>
+    </li>
+  );
+}
+
+function Arrow({ back = false, label }: { back?: boolean; label: string }) {
+  return (
+    <li className="pipe-arrow" aria-label={label}>
+      <span aria-hidden>{back ? "⇄" : "→"}</span>
+    </li>
+  );
+}
+
+export function PipelineDiagram() {
+  return (
+    <div className="pipeline" aria-label="How a case is made">
+      <div className="pipe-inputs small">
+        <span className="pipe-input">
+          <strong>Clause card</strong> — the exact kind of event and its verdict
+        </span>
+        <span aria-hidden>+</span>
+        <span className="pipe-input">
+          <strong>Anchor</strong> — a real report to borrow the setting from
+        </span>
+      </div>
+      <div className="pipe-phase">
+        <h3>
+          <span className="pipe-step">1</span> Facts
+        </h3>
+        <ol className="pipe-row">
+          <Box title="Fill in the facts" role="Instantiator" who="writer" />
+          <Arrow back label="then, until the check passes (up to 3 attempts)" />
+          <Box title="Check the facts against the card" role="Instantiation verifier" who="checker" kind="check" />
+        </ol>
+      </div>
+      <div className="pipe-phase">
+        <h3>
+          <span className="pipe-step">2</span> Narrative
+        </h3>
+        <ol className="pipe-row">
+          <Box title="Write the report" role="Event narrator" who="writer" />
+          <Arrow label="then" />
+          <Box title="Read it back into facts" role="Extractor" who="checker" kind="check" />
+          <Arrow label="then" />
+          <Box title="Check nothing was lost or changed" role="Narrative verifier" who="checker" kind="check" />
+        </ol>
+      </div>
+      <div className="pipe-phase pipe-missing">
+        <h3>
+          <span className="pipe-step">3</span> Missing-information variant <span className="muted small">(when the card has one)</span>
+        </h3>
+        <ol className="pipe-row">
+          <Box title="Write the incomplete first report" role="Missing-variant narrator" who="writer" />
+          <Arrow label="then" />
+          <Box title="Read it back into facts" role="Extractor" who="checker" kind="check" />
+          <Arrow label="then" />
+          <Box title="Check nothing withheld leaks" role="Missing-variant verifier" who="checker" kind="check" />
+        </ol>
+      </div>
+      <ul className="pipe-notes small">
+        <li>
+          <strong>Up to 3 attempts per stage.</strong> When a check fails, its list of problems goes back to the writer for the next attempt. A candidate
+          that fails three times is dropped, and the reason is kept.
+        </li>
+        <li>
+          <strong>Quick checks in code come first</strong> and cost nothing: verdict words, clause or recommendation numbers, card ids, empty facts, and
+          withheld facts copied into an incomplete report.
+        </li>
+        <li>
+          <strong>The verdict is known by construction.</strong> Every accepted case inherits its card's verdict, clause and legal basis; nobody labels it
+          afterwards.
+        </li>
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,188 @@
+import { describe, expect, it } from "vitest";
+import type { AnchorBucket, CardSummary, GenPlan, ProvenanceAttempt } from "../../api/generated";
+import {
+  attemptSegments,
+  availability,
+  cardsInWords,
+  cardsSpec,
+  DEFAULT_FORM,
+  destinationsKey,
+  displayValue,
+  dropReasonParts,
+  factsOf,
+  formProblem,
+  groupAttempts,
+  lastNarrative,
+  leakRows,
+  requestMessages,
+  runConfig,
+  selectedCards,
+  toRequest,
+} from "./logic";
+
+const card = (id: string, clause: string, status = "approved"): CardSummary => ({
+  card_id: id,
+  policy_id: "mn29",
+  clause_id: clause,
+  clause_label: null,
+  category: null,
+  event_type: "Reportable",
+  status,
+  auditor: null,
+  version: 1,
+  origin: "builtin",
+  updated_at: "",
+  definition: "",
+  boundary_conditions: 2,
+  elements: 3,
+  variants: 0,
+  lint_errors: 0,
+  lint_warnings: 0,
+});
+
+const attempt = (candidate_id: string, stage: string, n: number, passed: boolean, output: unknown = null): ProvenanceAttempt => ({
+  candidate_id,
+  stage,
+  attempt: n,
+  passed,
+  issues: passed ? [] : ["x"],
+  guard_findings: [],
+  output: output as ProvenanceAttempt["output"],
+  extracted: null,
+  verifier: null,
+  created_at: "",
+  calls: [],
+});
+
+describe("the generation request", () => {
+  it("turns the card choice into the engine's cards value", () => {
+    expect(cardsSpec({ mode: "all", clause: "C", chosen: ["a"] })).toBe("all");
+    expect(cardsSpec({ mode: "clause", clause: "C7", chosen: [] })).toBe("C7");
+    expect(cardsSpec({ mode: "chosen", clause: "", chosen: ["a", "b"] })).toBe("a,b");
+  });
+  it("asks for what is missing before planning", () => {
+    expect(formProblem(DEFAULT_FORM)).toMatch(/model/);
+    const ok = { ...DEFAULT_FORM, model: "m" };
+    expect(formProblem(ok)).toBeNull();
+    expect(formProblem({ ...ok, mode: "chosen" })).toMatch(/Tick/);
+    expect(formProblem({ ...ok, mode: "clause" })).toMatch(/clause/);
+    expect(formProblem({ ...ok, anchorsPerCard: 0 })).toMatch(/1 to 1000/);
+    expect(formProblem({ ...ok, anchorsPerCard: NaN })).toMatch(/1 to 1000/);
+    expect(formProblem({ ...ok, concurrency: 1.5 })).toMatch(/Work at once/);
+  });
+  it("builds the request with defaults the engine understands", () => {
+    const r = toRequest({ ...DEFAULT_FORM, model: "w", verifierModel: "", anchorOrigin: "imported", label: "  " });
+    expect(r).toMatchObject({ cards: "all", model: "w", verifier_model: null, anchor_origin: "imported", label: null, anchors_per_card: 25, include_missing: true });
+    expect(toRequest({ ...DEFAULT_FORM, model: "w", anchorOrigin: "all" }).anchor_origin).toBeNull();
+  });
+});
+
+describe("anchors per clause", () => {
+  const cards = [card("a", "C1"), card("b", "C1"), card("c", "C2"), card("d", "C3", "draft")];
+  const buckets: AnchorBucket[] = [
+    { clause_id: "C1", label: null, builtin: 4, imported: 30 },
+    { clause_id: "C2", label: null, builtin: 4, imported: 0 },
+    { clause_id: null, label: null, builtin: 0, imported: 9 },
+  ];
+  it("selects the cards the engine will plan", () => {
+    expect(selectedCards({ mode: "all", clause: "", chosen: [] }, cards).map((c) => c.card_id)).toEqual(["a", "b", "c"]);
+    expect(selectedCards({ mode: "clause", clause: "C1", chosen: [] }, cards).map((c) => c.card_id)).toEqual(["a", "b"]);
+    expect(selectedCards({ mode: "chosen", clause: "", chosen: ["d"] }, cards).map((c) => c.card_id)).toEqual(["d"]);
+  });
+  it("counts the anchors of the chosen origin and flags short and empty buckets", () => {
+    const all = availability(cards, buckets, "all", 25);
+    expect(all).toEqual([
+      { clauseId: "C1", cards: 2, available: 34, used: 25, state: "enough" },
+      { clauseId: "C2", cards: 1, available: 4, used: 4, state: "few" },
+      { clauseId: "C3", cards: 1, available: 0, used: 0, state: "none" },
+    ]);
+    expect(availability(cards.slice(0, 1), buckets, "builtin", 25)[0]).toMatchObject({ available: 4, state: "few" });
+    expect(availability(cards.slice(2, 3), buckets, "imported", 2)[0]).toMatchObject({ available: 0, state: "none" });
+  });
+});
+
+describe("plans and progress", () => {
+  it("changes the confirmation key when a destination changes", () => {
+    const plan = { destinations: [{ role: "r", model: "m", destination: "https://x", remote: true }] } as unknown as GenPlan;
+    const other = { destinations: [{ role: "r", model: "n", destination: "https://x", remote: true }] } as unknown as GenPlan;
+    expect(destinationsKey(plan)).not.toBe(destinationsKey(other));
+    expect(destinationsKey(undefined)).toBe("");
+  });
+  it("splits a winning-attempt bar into three labelled segments", () => {
+    expect(attemptSegments([3, 1, 0], 4)).toEqual([
+      { attempt: 1, count: 3, pct: 75 },
+      { attempt: 2, count: 1, pct: 25 },
+      { attempt: 3, count: 0, pct: 0 },
+    ]);
+    expect(attemptSegments([], 0).every((s) => s.pct === 0)).toBe(true);
+  });
+});
+
+describe("provenance", () => {
+  it("marks withheld facts of an accepted case", () => {
+    const { facts, fromCase } = factsOf(
+      { elements: [{ name: "a", meaning: "A", value: "1" }, { name: "b", meaning: "B", value: "2" }], masked_elements: ["b"] },
+      [],
+    );
+    expect(fromCase).toBe(true);
+    expect(facts.map((f) => [f.name, f.withheld])).toEqual([
+      ["a", false],
+      ["b", true],
+    ]);
+  });
+  it("falls back to the last passing facts of a dropped candidate", () => {
+    const attempts = [attempt("p", "instantiation", 1, false, { a: "bad" }), attempt("p", "instantiation", 2, true, { a: "good", b: null }), attempt("p", "narration", 1, false, "Text one"), attempt("p", "narration", 2, false, "Text two")];
+    const { facts, fromCase } = factsOf(null, attempts);
+    expect(fromCase).toBe(false);
+    expect(facts).toEqual([
+      { name: "a", meaning: "", value: "good", withheld: false },
+      { name: "b", meaning: "", value: null, withheld: false },
+    ]);
+    expect(lastNarrative(attempts, "p")).toBe("Text two");
+    expect(lastNarrative(attempts, "other")).toBeNull();
+  });
+  it("groups attempts by stage and marks a missing case's inherited stages", () => {
+    const attempts = [attempt("p", "instantiation", 1, false), attempt("p", "instantiation", 2, true), attempt("p", "narration", 1, true), attempt("m", "missing_narration", 1, true)];
+    const g = groupAttempts(attempts, "m");
+    expect(g.map((x) => [x.stage, x.inherited, x.attempts.length])).toEqual([
+      ["instantiation", true, 2],
+      ["narration", true, 1],
+      ["missing_narration", false, 1],
+    ]);
+  });
+  it("reads request messages and the leak rows defensively", () => {
+    expect(requestMessages({ messages: [{ role: "system", content: "S" }, { role: "user", content: [1] }] })).toEqual([
+      { role: "system", content: "S" },
+      { role: "user", content: "[\n  1\n]" },
+    ]);
+    expect(requestMessages(null)).toEqual([]);
+    expect(leakRows({ per_bc_check: [{ boundary_condition: "x", leak_verdict: "leaked", evidence_phrase: "hip", explanation: "e" }] })).toEqual([
+      { condition: "x", verdict: "leaked", evidence: "hip", explanation: "e" },
+    ]);
+    expect(leakRows({ pass: true })).toEqual([]);
+  });
+  it("reads a run's stored config", () => {
+    const c = runConfig({ request: { cards: "C7", anchors_per_card: 2, seed: 3, include_missing: false, anchor_origin: null }, model: "w", verifier_model: "v", concurrency: 1, prompt_versions: { gen_narrator: "2" } });
+    expect(c).toMatchObject({ cards: "C7", anchorsPerCard: 2, seed: 3, includeMissing: false, model: "w", verifierModel: "v", concurrency: 1, promptVersions: { gen_narrator: "2" } });
+    expect(runConfig(null).cards).toBe("");
+    expect(cardsInWords("all", () => null)).toBe("All approved cards");
+    expect(cardsInWords("C7", (id) => (id === "C7" ? "7. Fall" : null))).toBe("Approved cards of 7. Fall");
+    expect(cardsInWords("a,b", () => null)).toBe("2 chosen cards");
+  });
+});
+
+describe("words for the engine's notes", () => {
+  it("splits a drop reason into a sentence and its problems", () => {
+    expect(dropReasonParts("missing_narration failed 3 attempts; last problems: a leak | another")).toEqual({
+      lead: "All 3 attempts failed. The checks found these problems on the last one:",
+      problems: ["a leak", "another"],
+    });
+    expect(dropReasonParts("not generated: its anchor was removed from the store")).toEqual({ lead: "not generated: its anchor was removed from the store", problems: [] });
+    expect(dropReasonParts(null).lead).toBe("No reason was recorded.");
+  });
+  it("reads enum values as words and leaves prose alone", () => {
+    expect(displayValue("serious_injury")).toBe("serious injury");
+    expect(displayValue("Hip fracture; see note_1")).toBe("Hip fracture; see note_1");
+    expect(displayValue("death")).toBe("death");
+  });
+});

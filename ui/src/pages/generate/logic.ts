@@ -1,0 +1,288 @@
+// Pure logic of the Generate page (unit-tested in logic.test.ts): the cards request, anchors
+// available per clause, stage and role words, the progress counters, attempt bars, facts.
+
+import type { AnchorBucket, CardSummary, GenPlan, GenRequest, ProvenanceAttempt } from "../../api/generated";
+
+export type CardMode = "all" | "clause" | "chosen";
+
+export type GenForm = {
+  mode: CardMode;
+  clause: string;
+  chosen: string[];
+  anchorsPerCard: number;
+  anchorOrigin: "all" | "builtin" | "imported";
+  model: string;
+  verifierModel: string; // "" = same as the writer
+  seed: number;
+  concurrency: number;
+  includeMissing: boolean;
+  label: string;
+};
+
+export const DEFAULT_FORM: GenForm = {
+  mode: "all",
+  clause: "",
+  chosen: [],
+  anchorsPerCard: 25,
+  anchorOrigin: "all",
+  model: "",
+  verifierModel: "",
+  seed: 0,
+  concurrency: 4,
+  includeMissing: true,
+  label: "",
+};
+
+/** The engine's `cards` value: "all", a clause id, or card ids joined by commas ("" = nothing chosen yet). */
+export function cardsSpec(f: Pick<GenForm, "mode" | "clause" | "chosen">): string {
+  if (f.mode === "all") return "all";
+  if (f.mode === "clause") return f.clause;
+  return f.chosen.join(",");
+}
+
+/** Why the form cannot be planned yet (in words), or null. */
+export function formProblem(f: GenForm): string | null {
+  if (!f.model) return "Choose the model that writes the cases.";
+  if (f.mode === "clause" && !f.clause) return "Choose a clause.";
+  if (f.mode === "chosen" && f.chosen.length === 0) return "Tick at least one card.";
+  if (!Number.isInteger(f.anchorsPerCard) || f.anchorsPerCard < 1 || f.anchorsPerCard > 1000) return "Anchors per card must be a whole number from 1 to 1000.";
+  if (!Number.isInteger(f.concurrency) || f.concurrency < 1 || f.concurrency > 256) return "Work at once must be a whole number from 1 to 256.";
+  if (!Number.isInteger(f.seed) || f.seed < 0) return "The seed must be a whole number, 0 or more.";
+  return null;
+}
+
+export function toRequest(f: GenForm): GenRequest {
+  return {
+    policy: "mn29",
+    cards: cardsSpec(f),
+    anchors_per_card: f.anchorsPerCard,
+    model: f.model,
+    verifier_model: f.verifierModel || null,
+    seed: f.seed,
+    concurrency: f.concurrency,
+    include_missing: f.includeMissing,
+    anchor_origin: f.anchorOrigin === "all" ? null : f.anchorOrigin,
+    label: f.label.trim() || null,
+  };
+}
+
+/** The cards a form selects, from the card list (what the engine will plan, approved-only for all/clause). */
+export function selectedCards(f: Pick<GenForm, "mode" | "clause" | "chosen">, cards: CardSummary[]): CardSummary[] {
+  if (f.mode === "all") return cards.filter((c) => c.status === "approved");
+  if (f.mode === "clause") return cards.filter((c) => c.clause_id === f.clause && c.status === "approved");
+  const set = new Set(f.chosen);
+  return cards.filter((c) => set.has(c.card_id));
+}
+
+export type ClauseAvailability = {
+  clauseId: string;
+  cards: number;
+  available: number;
+  used: number;
+  state: "enough" | "few" | "none";
+};
+
+/** Per clause of the selected cards: anchors in its bucket (for the chosen origin) and how many each card will use. */
+export function availability(cards: CardSummary[], buckets: AnchorBucket[], origin: GenForm["anchorOrigin"], perCard: number): ClauseAvailability[] {
+  const count = new Map<string, number>();
+  for (const b of buckets) {
+    if (!b.clause_id) continue;
+    count.set(b.clause_id, origin === "builtin" ? b.builtin : origin === "imported" ? b.imported : b.builtin + b.imported);
+  }
+  const byClause = new Map<string, number>();
+  for (const c of cards) byClause.set(c.clause_id, (byClause.get(c.clause_id) ?? 0) + 1);
+  return [...byClause.entries()].map(([clauseId, n]) => {
+    const available = count.get(clauseId) ?? 0;
+    const used = Math.min(available, Math.max(0, perCard));
+    return { clauseId, cards: n, available, used, state: available === 0 ? "none" : available < perCard ? "few" : "enough" };
+  });
+}
+
+/** A key of where a plan sends data; a confirmation is asked again when it changes. */
+export function destinationsKey(plan: GenPlan | undefined): string {
+  if (!plan) return "";
+  return plan.destinations.map((d) => `${d.role}=${d.model}@${d.destination}:${d.remote}`).join("|");
+}
+
+export const STAGE_LABEL: Record<string, string> = {
+  instantiation: "Facts",
+  narration: "Narrative",
+  missing_narration: "Incomplete report",
+  parent: "Complete case",
+  case: "Saving the case",
+  card: "Card",
+  anchor: "Anchor",
+};
+
+export const STAGE_LONG: Record<string, string> = {
+  instantiation: "Filling in and checking the facts",
+  narration: "Writing and checking the narrative",
+  missing_narration: "Writing and checking the incomplete first report",
+  parent: "its complete case was dropped, so this variant was never started",
+  case: "Saving the accepted case",
+  card: "The run's copy of the card",
+  anchor: "The anchor",
+};
+
+export const ROLE_LABEL: Record<string, string> = {
+  instantiator: "Fill in the facts",
+  instantiation_verifier: "Check the facts",
+  narrator: "Write the narrative",
+  extractor: "Read it back",
+  narrative_verifier: "Check the narrative",
+  missing_narrator: "Write the incomplete report",
+  missing_verifier: "Check nothing withheld leaks",
+};
+
+export const CANDIDATE_STATUS: Record<string, { label: string; icon: string }> = {
+  accepted: { label: "Accepted", icon: "✓" },
+  dropped: { label: "Dropped", icon: "✕" },
+  pending: { label: "Not finished", icon: "…" },
+  skipped: { label: "Skipped", icon: "–" },
+};
+
+export type Segment = { attempt: number; count: number; pct: number };
+
+/** The three segments of a winning-attempt bar (percent of the stage's cases; zero-width when none). */
+export function attemptSegments(attempts: number[], cases: number): Segment[] {
+  return [0, 1, 2].map((i) => {
+    const count = attempts[i] ?? 0;
+    return { attempt: i + 1, count, pct: cases > 0 ? (100 * count) / cases : 0 };
+  });
+}
+
+export type Fact = { name: string; meaning: string; value: string | null; withheld: boolean };
+
+/** The facts of a candidate: the case's elements when accepted, else the last passing (or last) facts attempt. */
+export function factsOf(
+  caseValue: { elements?: { name: string; meaning: string; value: string | null }[]; masked_elements?: string[] } | null | undefined,
+  attempts: ProvenanceAttempt[],
+): { facts: Fact[]; fromCase: boolean } {
+  if (caseValue && Array.isArray(caseValue.elements)) {
+    const masked = new Set(caseValue.masked_elements ?? []);
+    return { facts: caseValue.elements.map((e) => ({ name: e.name, meaning: e.meaning, value: e.value, withheld: masked.has(e.name) })), fromCase: true };
+  }
+  const inst = attempts.filter((a) => a.stage === "instantiation");
+  const best = [...inst].reverse().find((a) => a.passed) ?? inst[inst.length - 1];
+  const out = best?.output;
+  if (!out || typeof out !== "object" || Array.isArray(out)) return { facts: [], fromCase: false };
+  return {
+    facts: Object.entries(out as Record<string, unknown>).map(([name, v]) => ({ name, meaning: "", value: v === null || v === undefined ? null : String(v), withheld: false })),
+    fromCase: false,
+  };
+}
+
+/** The last narrative a candidate's own stages produced (for a dropped candidate). */
+export function lastNarrative(attempts: ProvenanceAttempt[], candidateId: string): string | null {
+  const own = attempts.filter((a) => a.candidate_id === candidateId && (a.stage === "narration" || a.stage === "missing_narration"));
+  const last = own[own.length - 1];
+  return last && typeof last.output === "string" ? last.output : null;
+}
+
+export type StageGroup = { key: string; stage: string; inherited: boolean; attempts: ProvenanceAttempt[] };
+
+/** Attempts grouped by stage in order; a missing case's parent stages are marked as inherited. */
+export function groupAttempts(attempts: ProvenanceAttempt[], candidateId: string): StageGroup[] {
+  const groups: StageGroup[] = [];
+  for (const a of attempts) {
+    const inherited = a.candidate_id !== candidateId;
+    const key = `${a.candidate_id}:${a.stage}`;
+    let g = groups.find((x) => x.key === key);
+    if (!g) {
+      g = { key, stage: a.stage, inherited, attempts: [] };
+      groups.push(g);
+    }
+    g.attempts.push(a);
+  }
+  return groups;
+}
+
+/** `{messages: [{role, content}]}` → the messages, whatever else the request holds. */
+export function requestMessages(request: unknown): { role: string; content: string }[] {
+  if (!request || typeof request !== "object") return [];
+  const m = (request as { messages?: unknown }).messages;
+  if (!Array.isArray(m)) return [];
+  return m.map((x) => {
+    const o = (x ?? {}) as { role?: unknown; content?: unknown };
+    return { role: String(o.role ?? ""), content: typeof o.content === "string" ? o.content : JSON.stringify(o.content, null, 2) };
+  });
+}
+
+export type LeakRow = { condition: string; verdict: string; evidence: string | null; explanation: string };
+
+/** The Missing-Variant Verifier's per-condition rows, when present. */
+export function leakRows(verifier: unknown): LeakRow[] {
+  if (!verifier || typeof verifier !== "object") return [];
+  const rows = (verifier as { per_bc_check?: unknown }).per_bc_check;
+  if (!Array.isArray(rows)) return [];
+  return rows.map((r) => {
+    const o = (r ?? {}) as Record<string, unknown>;
+    return {
+      condition: String(o.boundary_condition ?? ""),
+      verdict: String(o.leak_verdict ?? ""),
+      evidence: typeof o.evidence_phrase === "string" ? o.evidence_phrase : null,
+      explanation: String(o.explanation ?? ""),
+    };
+  });
+}
+
+/** The config of a run as stored by the engine, read defensively. */
+export type RunConfig = {
+  cards: string;
+  anchorsPerCard: number | null;
+  anchorOrigin: string | null;
+  model: string;
+  verifierModel: string;
+  seed: number | null;
+  includeMissing: boolean | null;
+  concurrency: number | null;
+  warnings: string[];
+  promptVersions: Record<string, string>;
+};
+
+export function runConfig(config: unknown): RunConfig {
+  const c = (config && typeof config === "object" ? config : {}) as Record<string, unknown>;
+  const r = (c.request && typeof c.request === "object" ? c.request : {}) as Record<string, unknown>;
+  const num = (v: unknown) => (typeof v === "number" ? v : null);
+  const pv = c.prompt_versions && typeof c.prompt_versions === "object" ? (c.prompt_versions as Record<string, unknown>) : {};
+  return {
+    cards: String(r.cards ?? ""),
+    anchorsPerCard: num(r.anchors_per_card),
+    anchorOrigin: typeof r.anchor_origin === "string" ? r.anchor_origin : null,
+    model: String(c.model ?? r.model ?? ""),
+    verifierModel: String(c.verifier_model ?? r.verifier_model ?? c.model ?? ""),
+    seed: num(r.seed),
+    includeMissing: typeof r.include_missing === "boolean" ? r.include_missing : null,
+    concurrency: num(c.concurrency ?? r.concurrency),
+    warnings: Array.isArray(c.warnings) ? c.warnings.map(String) : [],
+    promptVersions: Object.fromEntries(Object.entries(pv).map(([k, v]) => [k, String(v)])),
+  };
+}
+
+/** "all approved cards", "the approved cards of 7. Fall", "2 chosen cards". */
+export function cardsInWords(spec: string, clauseName: (id: string) => string | null): string {
+  if (spec === "all") return "All approved cards";
+  const parts = spec.split(",").map((s) => s.trim()).filter(Boolean);
+  if (parts.length === 1) {
+    const c = clauseName(parts[0]);
+    if (c) return `Approved cards of ${c}`;
+    return parts[0];
+  }
+  return `${parts.length} chosen cards`;
+}
+
+export const RESUMABLE = new Set(["cancelled", "failed", "interrupted"]);
+
+/** The engine's drop reason ("missing_narration failed 3 attempts; last problems: a | b") in parts. */
+export function dropReasonParts(reason: string | null | undefined): { lead: string; problems: string[] } {
+  if (!reason) return { lead: "No reason was recorded.", problems: [] };
+  const m = reason.match(/^(\w+) failed (\d+) attempts; last problems: ([\s\S]*)$/);
+  if (!m) return { lead: reason, problems: [] };
+  const problems = m[3].split(" | ").map((x) => x.trim()).filter(Boolean);
+  return { lead: `All ${m[2]} attempts failed. The checks found these problems on the last one:`, problems };
+}
+
+/** Enum-like values ("serious_injury") read as words; other values as they are. */
+export function displayValue(v: string): string {
+  return /^[a-z0-9]+(_[a-z0-9]+)+$/.test(v) ? v.replace(/_/g, " ") : v;
+}
