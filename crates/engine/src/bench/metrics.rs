@@ -84,3 +84,27 @@ pub fn run(dir: &Path, cases: usize, models: usize) -> ApiResult<MetricsBench> {
 
     Ok(MetricsBench { cases: cs.len(), models, trajectories: ts.len(), bootstrap_resamples: opts.bootstrap_resamples, from_jsonl, from_database })
 }
+
+/// What `load_results` stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadedResults {
+    pub cases: usize,
+    pub trajectories: usize,
+    /// One completed run per synthetic model.
+    pub run_ids: Vec<String>,
+    pub load_ms: f64,
+}
+
+/// Store the synthetic set (cases and one completed run per model) in `engine`'s store, so that
+/// the Results screen can be measured at the paper's scale. `dir` holds the intermediate files.
+pub fn load_results(engine: &Engine, dir: &Path, cases: usize, models: usize) -> ApiResult<LoadedResults> {
+    let t0 = Instant::now();
+    let (cs, ts) = synthetic_benchmark(cases, models, 1);
+    let cases_path = dir.join("cases.jsonl");
+    let traj_path = dir.join("trajectories.jsonl");
+    crate::case::io::write_cases(&cases_path, &cs)?;
+    crate::trajectory::io::write_trajectories(&traj_path, &ts)?;
+    engine.cases_import(&cases_path, false, "imported")?;
+    let run_ids = engine.eval_import(&traj_path)?;
+    Ok(LoadedResults { cases: cs.len(), trajectories: ts.len(), run_ids, load_ms: ms(t0) })
+}
