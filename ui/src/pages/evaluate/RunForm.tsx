@@ -185,6 +185,8 @@ export function RunForm({ models, cases, clauses }: { models: ModelView[]; cases
   const plan = useApi("eval.plan", planReq);
   const fresh = plan.data && planReq && JSON.stringify(planReq) === JSON.stringify(req ? { ...req, label: undefined } : null) && !plan.loading;
   const remoteKey = plan.data ? JSON.stringify(plan.data.destinations.filter((d) => d.remote).map((d) => d.destination)) : "";
+  // Any change of where data goes asks again.
+  useEffect(() => setConfirmedFor(null), [remoteKey]);
   const confirmed = confirmedFor === remoteKey;
   const needsConfirm = Boolean(plan.data?.sends_data_off_machine) && !confirmed;
 

@@ -15,7 +15,7 @@ import { num, pct, plural, usd, when } from "../../format";
 import { href, setQuery } from "../../router";
 import { accuracySoFar, canResume, describeSelection, isImported, parseSelection, runModel } from "./selection";
 
-const RESUME_NOTE = "Finished cases are kept, and model replies already received are reused from the cache, so they cost nothing again.";
+const RESUME_NOTE = "Resuming runs only the unfinished cases; model replies already received are reused from the cache and cost nothing again.";
 
 async function exportRun(runId: string) {
   try {
@@ -95,7 +95,7 @@ export function RunPanel({ runId }: { runId: string }) {
           />
         ) : (
           <>
-            {live ? <RunProgress progress={{ ...live, status }} /> : <StaticProgress r={r} />}
+            {live ? <RunProgress progress={{ ...live, status, message: null }} /> : <StaticProgress r={r} />}
             {status === "completed" && (
               <Notice kind="success" title="Finished.">
                 {plural(r.counts.done, "case")} evaluated{acc !== null ? `; verdicts correct in ${pct(acc)} %` : ""}.{" "}
@@ -248,7 +248,7 @@ export function RunsList({ openRun }: { openRun: string | null }) {
                   <strong>{runModel(r)}</strong>
                   {r.label && <span className="muted small"> · {r.label}</span>}
                   {isImported(r) && <span className="badge tag">imported</span>}
-                  {r.error && ["failed", "cancelled", "interrupted"].includes(r.status) && (
+                  {r.error && ["failed", "interrupted"].includes(r.status) && (
                     <div className="small run-error">
                       <span aria-hidden>⚠ </span>
                       {r.error}
@@ -334,7 +334,7 @@ export function RunsList({ openRun }: { openRun: string | null }) {
           ]}
         />
       )}
-      {list.some((r) => canResume(r)) && <p className="small muted">Resume: {RESUME_NOTE}</p>}
+      {list.some((r) => canResume(r)) && <p className="small muted">{RESUME_NOTE}</p>}
       {importing && <ImportDialog onClose={() => setImporting(false)} />}
     </Section>
   );
