@@ -51,7 +51,7 @@ function TestOutcome({ t }: { t: TestState }) {
           <strong>It answered</strong> in {num(t.result.latency_ms)} ms · {num(t.result.input_tokens)} tokens in, {num(t.result.output_tokens)} out ·{" "}
           {t.result.destination}
           <div className="test-reply">
-            Reply: <q>{t.result.reply.trim() || "(empty)"}</q>
+            Reply: <q>{t.result.reply.trim() ? `${t.result.reply.trim()}${t.result.reply.length >= 200 ? "…" : ""}` : "(empty)"}</q>
           </div>
         </div>
       </div>
@@ -80,7 +80,7 @@ function ModelsSection() {
   const remote = list.filter((m) => !m.local);
   return (
     <Section
-      title="Models and keys"
+      title="Registered models"
       actions={
         list.length > 0 && (
           <button className="btn btn-primary" onClick={() => setEditing("new")}>
@@ -175,14 +175,23 @@ function ModelRows({ m, test, onTest, onEdit, onRemove }: { m: ModelView; test?:
       <tr className={test && !test.busy && (test.result || test.error) ? "has-outcome" : ""}>
         <td>
           <strong>{m.name}</strong>
-          <div className="small muted mono">{m.model}</div>
+          <div className="small muted mono nowrap">{m.model}</div>
         </td>
-        <td>{PROVIDER_SHORT[m.kind] ?? m.kind}</td>
+        <td className="nowrap">{PROVIDER_SHORT[m.kind] ?? m.kind}</td>
         <td>
           <LocalityBadge local={m.local} />
           <div className="small muted">{hostOf(m.base_url)}</div>
         </td>
-        <td className="small">{keySourceText(m)}</td>
+        <td className="small">
+          {m.api_key_env ? (
+            <>
+              Environment variable
+              <div className="mono muted">{m.api_key_env}</div>
+            </>
+          ) : (
+            keySourceText(m)
+          )}
+        </td>
         <td className="small">{price ?? <span className="muted">{m.local ? "free (local)" : "not set"}</span>}</td>
         <td className="actions">
           <div className="row gap">
@@ -297,7 +306,16 @@ function DataSection() {
                   </button>
                 </span>,
               ],
-              ["Schema version", d.schema.length ? <span>{d.schema[d.schema.length - 1]} <span className="muted small">({plural(d.schema.length, "migration")} applied)</span></span> : "–"],
+              [
+                "Database layout",
+                d.schema.length ? (
+                  <span>
+                    Version {d.schema.length} <code className="id">{d.schema[d.schema.length - 1]}</code>
+                  </span>
+                ) : (
+                  "–"
+                ),
+              ],
               ["App version", d.app_version],
               ...(d.backup_made ? ([["Backup before the last upgrade", <code className="path">{d.backup_made}</code>]] as [string, ReactNode][]) : []),
             ]}

@@ -23,9 +23,12 @@ function lastRoles(): Partial<Roles> {
   }
 }
 
-function pick(preferred: string | undefined, models: ModelView[], fallbackIndex = 0): string {
+/** The remembered choice when it still exists; otherwise a model named after the role, a local model, or the first. */
+function pick(preferred: string | undefined, models: ModelView[], role: keyof Roles): string {
   if (preferred && models.some((m) => m.name === preferred)) return preferred;
-  return models[Math.min(fallbackIndex, models.length - 1)]?.name ?? "";
+  if (role === "model") return models[0]?.name ?? "";
+  const named = models.find((m) => m.name.toLowerCase().includes(role));
+  return (named ?? models.find((m) => m.local) ?? models[0])?.name ?? "";
 }
 
 /** A value that follows `value` after it has stopped changing for `ms`. */
@@ -96,8 +99,7 @@ function PlanBox({ plan, error, loading, models, confirmed, onConfirm }: { plan?
           <dt>Cases</dt>
           <dd>
             <strong>{num(plan.cases)}</strong>
-            <span className="small muted">
-              {" "}
+            <span className="small muted plan-breakdown">
               {Object.entries(plan.by_type)
                 .map(([t, n]) => `${num(n)} ${(CASE_TYPE_LABEL[t] ?? t).toLowerCase()}`)
                 .join(" · ")}
@@ -163,7 +165,7 @@ function PlanBox({ plan, error, loading, models, confirmed, onConfirm }: { plan?
 export function RunForm({ models, cases, clauses }: { models: ModelView[]; cases: CaseSummary[]; clauses: Clause[] }) {
   const last = useMemo(lastRoles, []);
   const [choice, setChoice] = useState<CaseChoice>(ALL_CASES);
-  const [roles, setRoles] = useState<Roles>(() => ({ model: pick(last.model, models), info: pick(last.info, models, 1), judge: pick(last.judge, models, 2) }));
+  const [roles, setRoles] = useState<Roles>(() => ({ model: pick(last.model, models, "model"), info: pick(last.info, models, "info"), judge: pick(last.judge, models, "judge") }));
   const [turns, setTurns] = useState(10);
   const [concurrency, setConcurrency] = useState(4);
   const [repeat, setRepeat] = useState(1);
@@ -173,7 +175,7 @@ export function RunForm({ models, cases, clauses }: { models: ModelView[]; cases
 
   // Keep the role choices valid when models are added or removed.
   useEffect(() => {
-    setRoles((r) => ({ model: pick(r.model, models), info: pick(r.info, models, 1), judge: pick(r.judge, models, 2) }));
+    setRoles((r) => ({ model: pick(r.model, models, "model"), info: pick(r.info, models, "info"), judge: pick(r.judge, models, "judge") }));
   }, [models]);
 
   const numbersOk = Number.isInteger(turns) && turns >= 1 && turns <= 50 && Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 256 && Number.isInteger(repeat) && repeat >= 1 && repeat <= 20;

@@ -6,9 +6,11 @@ import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Select } from "../../components/Forms";
 import { CASE_TYPE_LABEL, num } from "../../format";
 import { Route, setQuery } from "../../router";
-import { asksOf, cellWords, correctOf, filterFromQuery, filterRows, filterToQuery, Grid, GridFilter, GridSort, GridSortKey, isFiltered, NO_FILTER, present, sortFromQuery, sortRows, sortToQuery, verdictOf, VERDICTS } from "./grid";
+import { asksOf, cellWords, shortId, correctOf, filterFromQuery, filterRows, filterToQuery, Grid, GridFilter, GridSort, GridSortKey, isFiltered, NO_FILTER, present, sortFromQuery, sortRows, sortToQuery, verdictOf, VERDICTS } from "./grid";
 
 export const ROW_H = 34;
+/** The header row is taller: model names wrap onto two lines. */
+export const HEAD_H = 48;
 const OVERSCAN = 10;
 const VERDICT_ICON = ["–", "▲", "●", "◆"];
 const VERDICT_CLASS = ["none", "reportable", "non-reportable", "uncertain"];
@@ -59,7 +61,7 @@ const GridRow = memo(function GridRow({ g, r, base, focus, clauseName }: RowProp
     <div className="g-row" role="row" aria-rowindex={r + 2}>
       <div className="g-c g-case" role="rowheader">
         <span className="g-id" title={caseId}>
-          {caseId}
+          {shortId(caseId)}
         </span>
       </div>
       <div className="g-c" role="cell">
@@ -144,7 +146,7 @@ export function CasesGrid({ g, route, clauseName }: { g: Grid; route: Route; cla
   const measure = useCallback(() => {
     const el = scroller.current;
     if (!el) return;
-    const top = Math.max(0, el.scrollTop - ROW_H); // minus the header row
+    const top = Math.max(0, el.scrollTop - HEAD_H);
     const first = Math.max(0, Math.floor(top / ROW_H) - OVERSCAN);
     const last = Math.min(rows.length, Math.ceil((top + el.clientHeight) / ROW_H) + OVERSCAN);
     setRange((r) => (r[0] === first && r[1] === last ? r : [first, last]));
@@ -188,13 +190,12 @@ export function CasesGrid({ g, route, clauseName }: { g: Grid; route: Route; cla
 
   return (
     <div className="stack cases-grid">
-      <div className="filters" role="search" aria-label="Filter the cases">
+      <div className="grid-filters" role="search" aria-label="Filter the cases">
         <Select
           label="Model"
           value={focusName ?? ""}
           onChange={(v) => set({ model: v ? g.models.indexOf(v) : null })}
           options={[{ value: "", label: "Any model" }, ...g.models.map((m) => ({ value: m, label: m }))]}
-          hint="The filters on the right look at this model."
         />
         <Select
           label="Case type"
@@ -230,21 +231,26 @@ export function CasesGrid({ g, route, clauseName }: { g: Grid; route: Route; cla
           ]}
         />
         <div className="filter-checks">
-          <label className="checkbox">
+          <label className="check">
             <input type="checkbox" checked={filter.disagree} onChange={(e) => set({ disagree: e.target.checked })} />
             Models disagree
           </label>
-          <label className="checkbox">
+          <label className="check">
             <input type="checkbox" checked={filter.noAnswer} onChange={(e) => set({ noAnswer: e.target.checked })} />
             No answer{focusName ? "" : " (any model)"}
           </label>
         </div>
-        {isFiltered(filter) || filter.model !== null ? (
-          <button className="btn btn-small" onClick={() => setQueries(filterToQuery(NO_FILTER, g.models))}>
-            Clear filters
-          </button>
-        ) : null}
+        <div className="filter-clear">
+          {isFiltered(filter) || filter.model !== null ? (
+            <button className="btn btn-small" onClick={() => setQueries(filterToQuery(NO_FILTER, g.models))}>
+              Clear filters
+            </button>
+          ) : null}
+        </div>
       </div>
+      <p className="small muted filter-note">
+        {focusName ? `Outcome, questions and “no answer” look at ${focusName}; its column is outlined.` : "Choose a model to apply outcome, questions and “no answer” to that model alone."}
+      </p>
       <div className="row between wrap grid-status">
         <p className="small" role="status" aria-live="polite">
           Showing <strong>{num(rows.length)}</strong> of {num(g.rows)} cases{rows.length > 0 ? " — select a cell to read its transcript." : "."}
@@ -262,7 +268,7 @@ export function CasesGrid({ g, route, clauseName }: { g: Grid; route: Route; cla
           </button>
         </div>
       ) : (
-        <div className="g-scroll" ref={scroller} style={{ ["--g-cols" as string]: cols, height: Math.min((rows.length + 1) * ROW_H + 18, 760) }}>
+        <div className="g-scroll" ref={scroller} style={{ ["--g-cols" as string]: cols, height: Math.min(rows.length * ROW_H + HEAD_H + 18, 760) }}>
           <div className="g-table" role="table" aria-label="Verdicts by case and model" aria-rowcount={rows.length + 1} aria-colcount={5 + g.models.length}>
             <div className="g-row g-head" role="row" aria-rowindex={1}>
               <HeaderCell label="Case" k="case" sort={sort} className="g-case" />

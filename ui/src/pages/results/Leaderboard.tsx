@@ -105,8 +105,8 @@ export function Leaderboard({ report }: { report: MetricsReport }) {
               {METRICS.map((m) => (
                 <SortHeader key={m.key} label={m.key} sub={m.name} explain={m.explain} k={m.key} sort={sort} onSort={onSort} />
               ))}
-              <SortHeader label="Answered" sub="cases with a verdict" explain="Cases where the model gave a readable verdict, out of all cases in the runs." k="answered" sort={sort} onSort={onSort} />
-              <SortHeader label="Tokens" sub="output per case" explain="Average tokens the model under test wrote per case (all its turns)." k="tokens" sort={sort} onSort={onSort} />
+              <SortHeader label="Answered" sub="of all cases" explain="Cases where the model gave a readable verdict, out of all cases in the chosen runs." k="answered" sort={sort} onSort={onSort} />
+              <SortHeader label="Tokens" sub="out per case" explain="Average number of tokens the model under test wrote per case, over all its turns." k="tokens" sort={sort} onSort={onSort} />
             </tr>
           </thead>
           <tbody>

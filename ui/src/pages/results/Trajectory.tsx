@@ -252,7 +252,7 @@ function Scoring({ v }: { v: TrajectoryView }) {
               const inGold = gold.has(e);
               const inCited = cited.has(e);
               return (
-                <li key={e} className="row gap">
+                <li key={e} className="evidence-row">
                   {inGold && inCited ? <Match ok yes="Cited as expected" /> : inGold ? <Match ok={false} no="Expected, not cited" /> : <span className="match-extra"><span aria-hidden>+</span> Cited, not expected</span>}
                   <span>{e}</span>
                 </li>
@@ -423,17 +423,36 @@ export function TrajectoryPage({ route, grid, runIds }: { route: Route; grid: Gr
               <h2>
                 {v.trajectory.model} on case <span className="mono">{v.case.case_id}</span>
               </h2>
-              <div className="row gap wrap traj-badges">
-                <CaseTypeBadge caseType={v.case.case_type} />
-                <span className="small muted">Expected</span>
-                <VerdictBadge verdict={v.case.gold_verdict} />
-                {v.case.gold_clause && <span className="small">{v.case.gold_clause}{v.gold_clause_title ? ` — ${v.gold_clause_title}` : ""}</span>}
-                <span className="small muted">Given</span>
-                <VerdictBadge verdict={v.trajectory.final?.final_verdict ?? null} />
-                <span className={`outcome ${v.correct ? "match-ok" : "match-bad"}`}>
-                  <span aria-hidden>{v.correct ? "✓" : "✗"}</span> {v.correct ? "Correct" : "Wrong"}
-                </span>
-              </div>
+              <dl className="traj-summary">
+                <div>
+                  <dt>Case</dt>
+                  <dd>
+                    <CaseTypeBadge caseType={v.case.case_type} />
+                  </dd>
+                </div>
+                <div>
+                  <dt>Expected</dt>
+                  <dd>
+                    <VerdictBadge verdict={v.case.gold_verdict} />
+                    {v.case.gold_clause && (
+                      <span className="small">
+                        {v.case.gold_clause}
+                        {v.gold_clause_title ? ` — ${v.gold_clause_title}` : ""}
+                      </span>
+                    )}
+                  </dd>
+                </div>
+                <div>
+                  <dt>Given</dt>
+                  <dd>
+                    <VerdictBadge verdict={v.trajectory.final?.final_verdict ?? null} />
+                    {v.trajectory.final?.targeted_clause && <span className="small">{v.trajectory.final.targeted_clause}</span>}
+                    <span className={`outcome ${v.correct ? "match-ok" : "match-bad"}`}>
+                      <span aria-hidden>{v.correct ? "✓" : "✗"}</span> {v.correct ? "Correct" : "Wrong"}
+                    </span>
+                  </dd>
+                </div>
+              </dl>
             </div>
           </header>
           {grid && nav && (

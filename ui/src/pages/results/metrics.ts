@@ -116,6 +116,9 @@ export function bestIndices(values: (number | null)[], rule: "max" | "min" = "ma
   });
   const out = new Set<number>();
   if (best === null) return out;
+  // When every value is the same there is no best one to point out.
+  const present = values.filter((v): v is number => v !== null && !Number.isNaN(v));
+  if (present.length > 1 && present.every((v) => v.toFixed(1) === present[0].toFixed(1))) return out;
   // Compare at the shown precision, so two models shown with the same number are both bold.
   const shown = (best as number).toFixed(1);
   values.forEach((v, i) => {

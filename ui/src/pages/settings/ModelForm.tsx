@@ -113,7 +113,7 @@ export function ModelFormDialog({ existing, takenNames, onClose }: { existing: M
             hint="Addresses such as localhost and 127.0.0.1 count as this computer automatically."
           />
           <div className="locality-preview" aria-live="polite">
-            <LocalityBadge local={local} />{" "}
+            {base && <LocalityBadge local={local} />}
             {base ? (
               local ? (
                 <span>Case text stays with {hostOf(base)}.</span>

@@ -258,9 +258,9 @@ export function bytes(n: number): string {
 
 /** Words for the engine's usage stages. */
 export const STAGE_LABEL: Record<string, string> = {
-  eval: "Evaluation: model under test",
-  info: "Evaluation: information provider",
-  judge: "Evaluation: judge",
+  eval: "Model under test",
+  info: "Information provider",
+  judge: "Judge (M4)",
   "models-test": "Model tests",
 };
 
