@@ -508,9 +508,10 @@ clause: Array<number>,
  */
 gold: Array<number>, 
 /**
- * Per model column: one cell code per case (same order as `case_ids`).
+ * Per model column: one cell code (one byte) per case, in `case_ids` order, base64-encoded
+ * (standard alphabet, with padding): 5,074 cases take 6.8 kB per model.
  */
-cells: Array<Array<number>>, };
+cells: Array<string>, };
 
 export type ResultsOverview = { runs: Array<EvalRunView>, policy: string, report: MetricsReport, tables: Array<Table>, charts: Array<ChartView>, };
 

@@ -89,13 +89,19 @@ export function ResultsPage() {
   }, [isTrajectory, runsParam, finished]);
 
   const req = selected.length ? { run_ids: selected } : null;
-  const overview = useApi("results.overview", isTrajectory ? null : req);
-  // The grid is loaded once it is needed (Cases tab, a transcript) and kept while the runs stay the same.
-  const gridWanted = useRef(false);
-  if (isTrajectory || tab === "cases") gridWanted.current = true;
-  const grid = useApi("results.grid", gridWanted.current ? req : null);
+  // Each view loads only what it shows: the leaderboard the metrics report, the tables and charts
+  // the full overview, the case grid its compact grid. What was loaded once is kept.
+  const wanted = useRef({ report: false, overview: false, grid: false });
+  if (!isTrajectory && tab === "leaderboard") wanted.current.report = true;
+  if (!isTrajectory && (tab === "tables" || tab === "charts")) wanted.current.overview = true;
+  if (isTrajectory || tab === "cases") wanted.current.grid = true;
+  const report = useApi("metrics.runs", wanted.current.report ? req : null);
+  const overview = useApi("results.overview", wanted.current.overview ? req : null);
+  const grid = useApi("results.grid", wanted.current.grid ? req : null);
   const decoded = useMemo(() => (grid.data ? decodeGrid(grid.data) : undefined), [grid.data]);
-  const policy = useApi("policy.show", gridWanted.current ? { id: overview.data?.policy ?? "mn29" } : null);
+  const firstRun = (runs.data ?? []).find((r) => r.run_id === selected[0]);
+  const policyId = String((firstRun?.config as Record<string, unknown> | undefined)?.policy ?? "mn29");
+  const policy = useApi("policy.show", wanted.current.grid ? { id: policyId } : null);
   const clauseNames = useMemo(() => new Map((policy.data?.clauses ?? []).map((c) => [c.clause_id, c.label])), [policy.data]);
   const clauseName = useCallback((id: string) => clauseNames.get(id) ?? id, [clauseNames]);
 
@@ -135,17 +141,17 @@ export function ResultsPage() {
     );
   }
 
-  const o = overview.data;
-  const report = o?.report;
-  const cases = report ? Math.max(0, ...report.models.map((m) => m.cases)) : 0;
+  const metrics = report.data ?? overview.data?.report;
+  const models = metrics?.models.length ?? decoded?.models.length;
+  const cases = metrics ? Math.max(0, ...metrics.models.map((m) => m.cases)) : decoded?.rows;
   return (
     <>
       <PageHeader
         title="Results"
         subtitle={
-          report ? (
+          models !== undefined && cases !== undefined ? (
             <>
-              {plural(report.models.length, "model")} · {plural(cases, "case")} · policy {o!.policy.toUpperCase()}
+              {plural(models, "model")} · {plural(cases, "case")} · policy {policyId.toUpperCase()}
             </>
           ) : (
             "Compare models on the same cases."
@@ -166,11 +172,11 @@ export function ResultsPage() {
               </>
             ) : (
               <>
-                <ErrorBanner error={overview.error} title="These results could not be computed." />
-                {!o && !overview.error && <Loading label="Scoring the runs…" />}
-                {o && tab === "leaderboard" && <Leaderboard report={o.report} />}
-                {o && tab === "tables" && <TablesTab tables={o.tables} runIds={selected} />}
-                {o && tab === "charts" && <ChartsTab charts={o.charts} runIds={selected} />}
+                <ErrorBanner error={(tab === "leaderboard" ? report.error : overview.error) ?? undefined} title="These results could not be computed." />
+                {tab === "leaderboard" && (report.data ? <Leaderboard report={report.data} /> : !report.error && <Loading label="Scoring the runs…" />)}
+                {tab !== "leaderboard" && !overview.data && !overview.error && <Loading label="Preparing the tables and charts…" />}
+                {overview.data && tab === "tables" && <TablesTab tables={overview.data.tables} runIds={selected} />}
+                {overview.data && tab === "charts" && <ChartsTab charts={overview.data.charts} runIds={selected} />}
               </>
             )}
           </div>

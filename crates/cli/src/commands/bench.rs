@@ -86,7 +86,7 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
                 let row = |name: &str, t: &psebench::bench::metrics::Timing| {
                     vec![name.to_string(), format!("{:.0}", t.load_ms), format!("{:.0}", t.compute_ms), format!("{:.0}", t.tables_ms), format!("{:.0}", t.total_ms)]
                 };
-                table(&["SOURCE", "LOAD ms", "METRICS ms", "TABLES ms", "TOTAL ms"], &[row("JSONL files", &b.from_jsonl), row("database", &b.from_database)]);
+                table(&["SOURCE", "LOAD ms", "METRICS ms", "TABLES ms", "TOTAL ms"], &[row("JSONL files", &b.from_jsonl), row("database", &b.from_database), row("database, for scoring", &b.from_database_for_scoring)]);
             }
         }
         BenchCmd::LoadResults { cases, models } => {

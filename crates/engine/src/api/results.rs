@@ -70,8 +70,9 @@ pub struct ResultsGrid {
     pub clause: Vec<u32>,
     /// Per case: the gold verdict as an index into `verdicts`.
     pub gold: Vec<u8>,
-    /// Per model column: one cell code per case (same order as `case_ids`).
-    pub cells: Vec<Vec<u8>>,
+    /// Per model column: one cell code (one byte) per case, in `case_ids` order, base64-encoded
+    /// (standard alphabet, with padding): 5,074 cases take 6.8 kB per model.
+    pub cells: Vec<String>,
 }
 
 /// Verdict code of the grid (index into `ResultsGrid::verdicts`).
@@ -138,9 +139,23 @@ pub(crate) struct ResultsData {
     pub pack: PolicyPack,
     pub runs: Vec<EvalRunView>,
     grid: OnceLock<ResultsGrid>,
+    views: OnceLock<(Vec<Table>, Vec<ChartView>)>,
 }
 
 impl ResultsData {
+    /// The paper's tables and the charts (SVG), built on first use.
+    fn views(&self) -> ApiResult<&(Vec<Table>, Vec<ChartView>)> {
+        if let Some(v) = self.views.get() {
+            return Ok(v);
+        }
+        let mut charts = Vec::new();
+        for kind in ChartKind::ALL {
+            let text = chart_text(kind, &self.report, &self.pack)?;
+            charts.push(ChartView { id: text.id, title: text.title, caption: text.caption, svg: render_svg(kind, &self.report, &self.pack)? });
+        }
+        Ok(self.views.get_or_init(|| (all_tables(&self.report, &self.pack), charts)))
+    }
+
     /// The case-by-model grid, built on first use.
     pub fn grid(&self) -> &ResultsGrid {
         self.grid.get_or_init(|| build_grid(&self.cases, &self.trajectories))
@@ -177,6 +192,8 @@ fn build_grid(cases: &[Case], trajectories: &[Trajectory]) -> ResultsGrid {
         });
         clause.push(i);
     }
+    use base64::Engine as _;
+    let cells = cells.iter().map(|col| base64::engine::general_purpose::STANDARD.encode(col)).collect();
     ResultsGrid {
         model_runs: models.iter().map(|(_, r)| r.clone()).collect(),
         models: models.into_iter().map(|(m, _)| m).collect(),
@@ -226,11 +243,11 @@ impl Engine {
                 return Ok(data.clone());
             }
         }
-        let (cases, trajectories) = self.runs_for_metrics(run_ids)?;
+        let (cases, trajectories) = self.runs_for_scoring(run_ids)?;
         let policy = cases.first().map(|c| c.policy.clone()).unwrap_or_else(|| "mn29".into());
         let pack = self.store().with_conn(|c| policy_repo::load_pack(c, &policy))?;
         let report = crate::metrics::compute(&cases, &trajectories, &MetricsOptions::default());
-        let data = Arc::new(ResultsData { cases, trajectories, report, pack, runs, grid: OnceLock::new() });
+        let data = Arc::new(ResultsData { cases, trajectories, report, pack, runs, grid: OnceLock::new(), views: OnceLock::new() });
         *self.results_cache.slot.lock().unwrap_or_else(|p| p.into_inner()) = Some((key, data.clone()));
         Ok(data)
     }
@@ -238,18 +255,8 @@ impl Engine {
     /// Metrics, the paper's tables and every chart for a set of runs.
     pub fn results_overview(&self, req: &ResultsRequest) -> ApiResult<ResultsOverview> {
         let d = self.results_data(&req.run_ids)?;
-        let mut charts = Vec::new();
-        for kind in ChartKind::ALL {
-            let text = chart_text(kind, &d.report, &d.pack)?;
-            charts.push(ChartView { id: text.id, title: text.title, caption: text.caption, svg: render_svg(kind, &d.report, &d.pack)? });
-        }
-        Ok(ResultsOverview {
-            runs: d.runs.clone(),
-            policy: d.pack.id.clone(),
-            report: d.report.clone(),
-            tables: all_tables(&d.report, &d.pack),
-            charts,
-        })
+        let (tables, charts) = d.views()?;
+        Ok(ResultsOverview { runs: d.runs.clone(), policy: d.pack.id.clone(), report: d.report.clone(), tables: tables.clone(), charts: charts.clone() })
     }
 
     /// One row per case, one column per model: the verdict each model gave (compact form).
@@ -303,7 +310,7 @@ impl Engine {
     /// A table of a set of runs as CSV, Markdown or LaTeX.
     pub fn results_table_file(&self, req: &TableFileRequest) -> ApiResult<Download> {
         let d = self.results_data(&req.run_ids)?;
-        let tables = all_tables(&d.report, &d.pack);
+        let tables = &d.views()?.0;
         let t = tables.iter().find(|t| t.id == req.table).ok_or_else(|| {
             let known: Vec<&str> = tables.iter().map(|t| t.id.as_str()).collect();
             ApiError::invalid(format!("There is no table \"{}\". Tables: {}.", req.table, known.join(", ")))
@@ -339,12 +346,14 @@ mod tests {
         assert_eq!(g.models.len(), 3);
         assert_eq!(g.case_ids.len(), 40);
         assert_eq!((g.case_type.len(), g.clause.len(), g.gold.len()), (40, 40, 40));
-        assert!(g.cells.iter().all(|col| col.len() == 40 && col.iter().all(|&c| c & 1 == 1)));
+        use base64::Engine as _;
+        let cells: Vec<Vec<u8>> = g.cells.iter().map(|c| base64::engine::general_purpose::STANDARD.decode(c).unwrap()).collect();
+        assert!(cells.iter().all(|col| col.len() == 40 && col.iter().all(|&c| c & 1 == 1)));
         // Every cell agrees with its trajectory, read one by one.
         for (m, run) in g.model_runs.iter().enumerate() {
             for (r, case_id) in g.case_ids.iter().enumerate().take(10) {
                 let v = e.results_trajectory(&TrajectoryRequest { run_id: run.clone(), case_id: case_id.clone(), repeat: None }).unwrap();
-                let code = g.cells[m][r];
+                let code = cells[m][r];
                 assert_eq!(code >> 1 & 3, verdict_code(v.trajectory.predicted_verdict()), "{run} {case_id}");
                 assert_eq!(code >> 3 & 1 == 1, v.correct);
                 assert_eq!((code >> 4) as usize, v.trajectory.ask_count().min(15));

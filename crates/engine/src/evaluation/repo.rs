@@ -109,6 +109,14 @@ pub fn trajectories(conn: &Connection, run_id: &str) -> ApiResult<Vec<Trajectory
     crate::trajectory::io::parse_many(&rows).map_err(|(_, e)| ApiError::internal(format!("a stored trajectory is unreadable: {e}")))
 }
 
+/// The stored JSON of a run's finished trajectories (all repeats), in key order (case id, then
+/// repeat; no sort needed): read under the store's lock, decoded after it is released.
+pub fn trajectory_texts(conn: &Connection, run_id: &str) -> ApiResult<Vec<String>> {
+    let mut stmt = conn.prepare("SELECT trajectory_json FROM eval_items WHERE run_id = ?1 AND status = 'done'")?;
+    let rows = stmt.query_map([run_id], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
 /// One finished trajectory of a run, if there is one.
 pub fn trajectory(conn: &Connection, run_id: &str, case_id: &str, repeat: u32) -> ApiResult<Option<Trajectory>> {
     let json: Option<String> = conn

@@ -141,47 +141,7 @@ export function CasesGrid({ g, route, clauseName }: { g: Grid; route: Route; cla
   const rows = useMemo(() => sortRows(g, filterRows(g, filter), sort), [g, filterKey, sortKey]);
   const base = trajectoryBase(route);
 
-  const scroller = useRef<HTMLDivElement>(null);
-  const [range, setRange] = useState<[number, number]>([0, 40]);
-  const measure = useCallback(() => {
-    const el = scroller.current;
-    if (!el) return;
-    const top = Math.max(0, el.scrollTop - HEAD_H);
-    const first = Math.max(0, Math.floor(top / ROW_H) - OVERSCAN);
-    const last = Math.min(rows.length, Math.ceil((top + el.clientHeight) / ROW_H) + OVERSCAN);
-    setRange((r) => (r[0] === first && r[1] === last ? r : [first, last]));
-  }, [rows.length]);
-  useEffect(() => {
-    measure();
-  }, [measure]);
-  useEffect(() => {
-    const el = scroller.current;
-    if (!el) return;
-    let frame = 0;
-    const onScroll = () => {
-      if (frame) return;
-      frame = requestAnimationFrame(() => {
-        frame = 0;
-        measure();
-      });
-    };
-    el.addEventListener("scroll", onScroll, { passive: true });
-    const ro = new ResizeObserver(measure);
-    ro.observe(el);
-    return () => {
-      el.removeEventListener("scroll", onScroll);
-      ro.disconnect();
-      if (frame) cancelAnimationFrame(frame);
-    };
-  }, [measure]);
-  // A new filter starts at the top.
-  useEffect(() => {
-    if (scroller.current) scroller.current.scrollTop = 0;
-  }, [filterKey]);
-
   const set = (f: Partial<GridFilter>) => setQueries(filterToQuery({ ...filter, ...f }, g.models));
-  const [first, last] = range;
-  const cols = `var(--g-case) var(--g-type) var(--g-clause) var(--g-gold) var(--g-right) repeat(${g.models.length}, var(--g-model))`;
   const clauseOptions = useMemo(() => {
     const ids = g.clauses.slice().sort((a, b) => clauseName(a).localeCompare(clauseName(b), undefined, { numeric: true }));
     return [{ value: "", label: "Every clause" }, ...ids.map((id) => ({ value: id, label: clauseName(id) }))];
@@ -268,26 +228,72 @@ export function CasesGrid({ g, route, clauseName }: { g: Grid; route: Route; cla
           </button>
         </div>
       ) : (
-        <div className="g-scroll" ref={scroller} style={{ ["--g-cols" as string]: cols, height: Math.min(rows.length * ROW_H + HEAD_H + 18, 760) }}>
-          <div className="g-table" role="table" aria-label="Verdicts by case and model" aria-rowcount={rows.length + 1} aria-colcount={5 + g.models.length}>
-            <div className="g-row g-head" role="row" aria-rowindex={1}>
-              <HeaderCell label="Case" k="case" sort={sort} className="g-case" />
-              <HeaderCell label="Type" k="type" sort={sort} />
-              <HeaderCell label="Clause" k="clause" sort={sort} />
-              <HeaderCell label="Expected" k="gold" sort={sort} title="Sort by the expected (gold) verdict" />
-              <HeaderCell label="Right" k="right" sort={sort} title="Sort by how many models were right (hardest cases first)" />
-              {g.models.map((m, i) => (
-                <HeaderCell key={m} label={m} k={`m${i}`} sort={sort} title={`${m}: sort by outcome (correct first)`} className={`g-mh ${filter.model === i ? "g-focus" : ""}`} />
-              ))}
-            </div>
-            <div style={{ height: first * ROW_H }} aria-hidden />
-            {rows.slice(first, last).map((r) => (
-              <GridRow key={r} g={g} r={r} base={base} focus={filter.model} clauseName={clauseName} />
-            ))}
-            <div style={{ height: Math.max(0, rows.length - last) * ROW_H }} aria-hidden />
-          </div>
-        </div>
+        <GridBody g={g} rows={rows} base={base} focus={filter.model} sort={sort} clauseName={clauseName} resetKey={filterKey} />
       )}
     </div>
   );
 }
+
+/** The scrolling part: only the rows in view (plus a margin) are in the page. */
+const GridBody = memo(function GridBody({ g, rows, base, focus, sort, clauseName, resetKey }: { g: Grid; rows: number[]; base: string; focus: number | null; sort: GridSort; clauseName: (id: string) => string; resetKey: string }) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const [range, setRange] = useState<[number, number]>([0, 40]);
+  const measure = useCallback(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const top = Math.max(0, el.scrollTop - HEAD_H);
+    const first = Math.max(0, Math.floor(top / ROW_H) - OVERSCAN);
+    const last = Math.min(rows.length, Math.ceil((top + el.clientHeight) / ROW_H) + OVERSCAN);
+    setRange((r) => (r[0] === first && r[1] === last ? r : [first, last]));
+  }, [rows.length]);
+  useEffect(() => {
+    measure();
+  }, [measure]);
+  useEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    let frame = 0;
+    const onScroll = () => {
+      if (frame) return;
+      frame = requestAnimationFrame(() => {
+        frame = 0;
+        measure();
+      });
+    };
+    el.addEventListener("scroll", onScroll, { passive: true });
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => {
+      el.removeEventListener("scroll", onScroll);
+      ro.disconnect();
+      if (frame) cancelAnimationFrame(frame);
+    };
+  }, [measure]);
+  // A new filter starts at the top.
+  useEffect(() => {
+    if (scroller.current) scroller.current.scrollTop = 0;
+  }, [resetKey]);
+  const [first, last] = range;
+  const cols = `var(--g-case) var(--g-type) var(--g-clause) var(--g-gold) var(--g-right) repeat(${g.models.length}, var(--g-model))`;
+  return (
+    <div className="g-scroll" ref={scroller} style={{ ["--g-cols" as string]: cols, height: Math.min(rows.length * ROW_H + HEAD_H + 18, 760) }}>
+      <div className="g-table" role="table" aria-label="Verdicts by case and model" aria-rowcount={rows.length + 1} aria-colcount={5 + g.models.length}>
+        <div className="g-row g-head" role="row" aria-rowindex={1}>
+          <HeaderCell label="Case" k="case" sort={sort} className="g-case" />
+          <HeaderCell label="Type" k="type" sort={sort} />
+          <HeaderCell label="Clause" k="clause" sort={sort} />
+          <HeaderCell label="Expected" k="gold" sort={sort} title="Sort by the expected (gold) verdict" />
+          <HeaderCell label="Right" k="right" sort={sort} title="Sort by how many models were right (hardest cases first)" />
+          {g.models.map((m, i) => (
+            <HeaderCell key={m} label={m} k={`m${i}`} sort={sort} title={`${m}: sort by outcome (correct first)`} className={`g-mh ${focus === i ? "g-focus" : ""}`} />
+          ))}
+        </div>
+        <div style={{ height: first * ROW_H }} aria-hidden />
+        {rows.slice(first, last).map((r) => (
+          <GridRow key={r} g={g} r={r} base={base} focus={focus} clauseName={clauseName} />
+        ))}
+        <div style={{ height: Math.max(0, rows.length - last) * ROW_H }} aria-hidden />
+      </div>
+    </div>
+  );
+});

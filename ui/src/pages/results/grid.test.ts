@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { bytesToBase64 } from "../../api/files";
 import type { ResultsGrid } from "../../api/generated";
 import { cellWords, decodeGrid, filterFromQuery, filterRows, filterToQuery, neighbours, NO_FILTER, shortId, sortFromQuery, sortRows } from "./grid";
 
+const b64 = (codes: number[]) => bytesToBase64(Uint8Array.from(codes));
 /** Cell code as the engine writes it. */
 const code = (verdict: number, correct: boolean, asks = 0) => 1 | (verdict << 1) | ((correct ? 1 : 0) << 3) | (Math.min(asks, 15) << 4);
 const R = 1, N = 2, U = 3;
@@ -25,7 +27,7 @@ const raw: ResultsGrid = {
     [code(R, true), code(N, true, 2), code(R, false), code(0, false, 1)],
     [code(R, true), code(R, false), code(U, true), 0],
     [code(R, true), code(N, true), code(N, false), code(R, true, 3)],
-  ],
+  ].map(b64),
 };
 const g = decodeGrid(raw);
 const ids = (rows: number[]) => rows.map((r) => g.caseIds[r]);
@@ -35,8 +37,8 @@ describe("case grid", () => {
   it("decodes cells and derives right counts and disagreement", () => {
     expect(Array.from(g.right)).toEqual([3, 2, 1, 1]);
     expect(Array.from(g.disagree)).toEqual([0, 1, 1, 1]);
-    expect(cellWords(raw.cells[0][1])).toBe("Non-reportable, correct, asked 2 questions");
-    expect(cellWords(raw.cells[0][3])).toBe("no readable answer, incorrect, asked 1 question");
+    expect(cellWords(g.cells[0][1])).toBe("Non-reportable, correct, asked 2 questions");
+    expect(cellWords(g.cells[0][3])).toBe("no readable answer, incorrect, asked 1 question");
     expect(cellWords(0)).toBe("not evaluated");
     expect(cellWords(code(R, true, 40))).toBe("Reportable, correct, asked 15 or more questions");
   });
@@ -112,7 +114,7 @@ describe("case grid", () => {
       case_type: Array.from({ length: n }, (_, i) => i % 3),
       clause: Array.from({ length: n }, (_, i) => i % 2),
       gold: Array.from({ length: n }, (_, i) => 1 + (i % 3)),
-      cells: Array.from({ length: 15 }, (_, m) => Array.from({ length: n }, (_, i) => code(1 + ((i + m) % 3), (i + m) % 4 !== 0, (i * m) % 5))),
+      cells: Array.from({ length: 15 }, (_, m) => b64(Array.from({ length: n }, (_, i) => code(1 + ((i + m) % 3), (i + m) % 4 !== 0, (i * m) % 5)))),
     });
     const t0 = performance.now();
     const rows = filterRows(big, { ...NO_FILTER, model: 3, outcome: "incorrect", disagree: true });
