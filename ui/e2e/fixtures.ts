@@ -72,33 +72,56 @@ export type Studio = {
   api: (method: string, params?: unknown) => Promise<any>;
 };
 
-export const test = base.extend<{}, { studio: Studio }>({
-  studio: [
+async function startStudio(): Promise<Studio & { stop: () => void }> {
+  const dir = mkdtempSync(join(tmpdir(), "psebench-e2e-"));
+  const scriptPath = join(dir, "mock.json");
+  writeFileSync(scriptPath, JSON.stringify(MOCK_SCRIPT));
+  const mock = await startAndRead(BIN, ["mock-llm", "serve", "--port", "0", "--script", scriptPath], {}, /OpenAI base (http:\/\/\S+\/v1)/);
+  const serve = await startAndRead(
+    BIN,
+    ["serve", "--port", "0", "--json", "--ui-dir", UI_DIR],
+    { PSEBENCH_DB: join(dir, "store.db"), HOME: dir, XDG_DATA_HOME: join(dir, "data") },
+    /"url":"(http:\/\/[^"]+)"/,
+  );
+  const url = serve.match[1];
+  const api = async (method: string, params: unknown = {}) => {
+    const r = await fetch(`${url}api/${method}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(params) });
+    const body = await r.json();
+    if (!r.ok) throw new Error(`${method}: ${body.message}`);
+    return body;
+  };
+  const stop = () => {
+    serve.proc.kill();
+    mock.proc.kill();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { url, dir, mockBase: mock.match[1].replace(/\)$/, ""), api, stop };
+}
+
+// Playwright reuses a worker for several test files; the studio is kept per file, so every test
+// file starts on a fresh store (tests within a file share it, in order).
+type Pool = { get: (file: string) => Promise<Studio> };
+
+export const test = base.extend<{ studio: Studio }, { studioPool: Pool }>({
+  studioPool: [
     async ({}, use) => {
-      const dir = mkdtempSync(join(tmpdir(), "psebench-e2e-"));
-      const scriptPath = join(dir, "mock.json");
-      writeFileSync(scriptPath, JSON.stringify(MOCK_SCRIPT));
-      const mock = await startAndRead(BIN, ["mock-llm", "serve", "--port", "0", "--script", scriptPath], {}, /OpenAI base (http:\/\/\S+\/v1)/);
-      const serve = await startAndRead(
-        BIN,
-        ["serve", "--port", "0", "--json", "--ui-dir", UI_DIR],
-        { PSEBENCH_DB: join(dir, "store.db"), HOME: dir, XDG_DATA_HOME: join(dir, "data") },
-        /"url":"(http:\/\/[^"]+)"/,
-      );
-      const url = serve.match[1];
-      const api = async (method: string, params: unknown = {}) => {
-        const r = await fetch(`${url}api/${method}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(params) });
-        const body = await r.json();
-        if (!r.ok) throw new Error(`${method}: ${body.message}`);
-        return body;
-      };
-      await use({ url, dir, mockBase: mock.match[1].replace(/\)$/, ""), api });
-      serve.proc.kill();
-      mock.proc.kill();
-      rmSync(dir, { recursive: true, force: true });
+      let current: { file: string; studio: Studio & { stop: () => void } } | null = null;
+      await use({
+        get: async (file) => {
+          if (current?.file !== file) {
+            current?.studio.stop();
+            current = { file, studio: await startStudio() };
+          }
+          return current.studio;
+        },
+      });
+      current?.studio.stop();
     },
     { scope: "worker" },
   ],
+  studio: async ({ studioPool }, use, testInfo) => {
+    await use(await studioPool.get(testInfo.file));
+  },
 });
 
 /** Register the scripted models (all on the loopback mock). */
