@@ -3,7 +3,9 @@
 
 import { mkdirSync } from "node:fs";
 import { Page } from "@playwright/test";
-import { registerMockModels, Studio, test } from "../fixtures";
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import { BIN, registerMockModels, Studio, test } from "../fixtures";
 
 const OUT = process.env.SHOTS ?? "/tmp/psebench-shots";
 
@@ -78,5 +80,19 @@ test("screens", async ({ page, studio }) => {
       await page.getByText("No readable answer").first().waitFor();
       await shot(page, `results-garbage-${tag}`);
     }
+  }
+  // Fifteen synthetic models on 400 cases, as at the paper's scale.
+  const loaded = JSON.parse(execFileSync(BIN, ["--json", "bench", "load-results", "--cases", "400", "--models", "15"], { env: { ...process.env, PSEBENCH_DB: join(studio.dir, "store.db"), HOME: studio.dir } }).toString());
+  const many = loaded.run_ids.join(",");
+  for (const theme of ["light", "dark"]) {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.evaluate((t) => localStorage.setItem("psebench.theme", t), theme);
+    await page.goto(`${studio.url}#/results?runs=${many}`);
+    await page.reload();
+    await page.locator("table.leaderboard").waitFor();
+    await shot(page, `scale-leaderboard-${theme}`);
+    await page.goto(`${studio.url}#/results?runs=${many}&tab=cases&model=synthetic-model-04&outcome=incorrect`);
+    await page.locator(".g-row").nth(3).waitFor();
+    await shot(page, `scale-cases-${theme}`, false);
   }
 });

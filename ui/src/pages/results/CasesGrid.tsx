@@ -6,6 +6,7 @@ import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Select } from "../../components/Forms";
 import { CASE_TYPE_LABEL, num } from "../../format";
 import { Route, setQuery } from "../../router";
+import { Breakable } from "./Breakable";
 import { asksOf, cellWords, shortId, correctOf, filterFromQuery, filterRows, filterToQuery, Grid, GridFilter, GridSort, GridSortKey, isFiltered, NO_FILTER, present, sortFromQuery, sortRows, sortToQuery, verdictOf, VERDICTS } from "./grid";
 
 export const ROW_H = 34;
@@ -118,12 +119,13 @@ const GridRow = memo(function GridRow({ g, r, base, focus, clauseName }: RowProp
 });
 
 function HeaderCell({ label, k, sort, title, className = "" }: { label: string; k: GridSortKey; sort: GridSort; title?: string; className?: string }) {
+  const shown = <Breakable text={label} />;
   const active = sort?.key === k;
   const next: GridSort = active ? (sort!.dir === "asc" ? { key: k, dir: "desc" } : null) : { key: k, dir: k === "right" ? "asc" : "asc" };
   return (
     <div className={`g-c g-h ${className}`} role="columnheader" aria-sort={active ? (sort!.dir === "asc" ? "ascending" : "descending") : "none"}>
       <button className="th-sort" title={title ?? `Sort by ${label}`} onClick={() => setQuery("sort", sortToQuery(next))}>
-        <span className="g-h-label">{label}</span>
+        <span className="g-h-label">{shown}</span>
         <span aria-hidden className="sort-mark">
           {active ? (sort!.dir === "asc" ? "▲" : "▼") : "↕"}
         </span>

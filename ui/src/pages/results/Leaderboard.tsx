@@ -5,6 +5,7 @@ import { memo, useMemo, useState } from "react";
 import type { MetricsReport, ModelMetrics } from "../../api/generated";
 import { Tip, useTip } from "../../components/Tooltip";
 import { num } from "../../format";
+import { Breakable } from "./Breakable";
 import { bestIndices, ciText, mcnemarVerdict, metricCi, metricPrf, METRICS, MetricKey, metricValue, prfText, pValueText } from "./metrics";
 
 type SortKey = "model" | "answered" | "tokens" | MetricKey;
@@ -113,7 +114,7 @@ export function Leaderboard({ report }: { report: MetricsReport }) {
             {rows.map((m) => (
               <tr key={m.model}>
                 <th scope="row" className="lb-model">
-                  {m.model}
+                  <Breakable text={m.model} />
                 </th>
                 {METRICS.map((info) => (
                   <MetricCell key={info.key} m={m} k={info.key} best={best[info.key].has(rows.indexOf(m))} />
@@ -139,6 +140,11 @@ export function Leaderboard({ report }: { report: MetricsReport }) {
 }
 
 function PairedTests({ report }: { report: MetricsReport }) {
+  // With many models there are many pairs (15 models: 105); show one model's pairs by default.
+  const many = report.models.length > 4;
+  const top = [...report.models].sort((a, b) => (b.M1 ?? -1) - (a.M1 ?? -1))[0]?.model ?? "";
+  const [focus, setFocus] = useState(many ? top : "");
+  const tests = focus ? report.paired_tests.filter((t) => t.model_a === focus || t.model_b === focus) : report.paired_tests;
   return (
     <section className="card">
       <div className="card-head">
@@ -148,7 +154,21 @@ function PairedTests({ report }: { report: MetricsReport }) {
         Paired McNemar tests on verdict correctness: for each pair of models, the cases both evaluated, how often only one of them was right, and the
         exact two-sided p-value. A small p (below 0.05) means the difference in M1 is unlikely to be chance.
       </p>
-      <div className="table-wrap">
+      {many && (
+        <div className="pairs-filter">
+          <label htmlFor="pairs-focus">Pairs with</label>
+          <select id="pairs-focus" value={focus} onChange={(e) => setFocus(e.target.value)}>
+            {report.models.map((m) => (
+              <option key={m.model} value={m.model}>
+                {m.model}
+                {m.model === top ? " (highest M1)" : ""}
+              </option>
+            ))}
+            <option value="">every pair ({report.paired_tests.length})</option>
+          </select>
+        </div>
+      )}
+      <div className="table-wrap pairs-wrap">
         <table className="data">
           <caption className="sr-only">Paired McNemar tests between models</caption>
           <thead>
@@ -163,7 +183,7 @@ function PairedTests({ report }: { report: MetricsReport }) {
             </tr>
           </thead>
           <tbody>
-            {report.paired_tests.map((t) => (
+            {tests.map((t) => (
               <tr key={`${t.model_a}|${t.model_b}`}>
                 <td>{t.model_a}</td>
                 <td>{t.model_b}</td>
