@@ -121,7 +121,6 @@ function ModelsSection() {
             <thead>
               <tr>
                 <th>Model</th>
-                <th>Provider</th>
                 <th>Where it runs</th>
                 <th>Key</th>
                 <th>Price per million tokens</th>
@@ -175,9 +174,10 @@ function ModelRows({ m, test, onTest, onEdit, onRemove }: { m: ModelView; test?:
       <tr className={test && !test.busy && (test.result || test.error) ? "has-outcome" : ""}>
         <td>
           <strong>{m.name}</strong>
-          <div className="small muted mono nowrap">{m.model}</div>
+          <div className="small muted">
+            {PROVIDER_SHORT[m.kind] ?? m.kind} · <span className="mono">{m.model}</span>
+          </div>
         </td>
-        <td className="nowrap">{PROVIDER_SHORT[m.kind] ?? m.kind}</td>
         <td>
           <LocalityBadge local={m.local} />
           <div className="small muted">{hostOf(m.base_url)}</div>
@@ -209,7 +209,7 @@ function ModelRows({ m, test, onTest, onEdit, onRemove }: { m: ModelView; test?:
       </tr>
       {test && (
         <tr className="outcome-row">
-          <td colSpan={6}>
+          <td colSpan={5}>
             <TestOutcome t={test} />
           </td>
         </tr>

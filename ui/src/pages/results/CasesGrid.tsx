@@ -51,9 +51,9 @@ export function trajectoryLink(base: string, run: string, caseId: string): strin
   return `${base}run=${encodeURIComponent(run)}&case=${encodeURIComponent(caseId)}`;
 }
 
-type RowProps = { g: Grid; r: number; base: string; focus: number | null; clauseName: (id: string) => string };
+type RowProps = { g: Grid; r: number; base: string; focus: number | null; order: number[]; clauseName: (id: string) => string };
 
-const GridRow = memo(function GridRow({ g, r, base, focus, clauseName }: RowProps) {
+const GridRow = memo(function GridRow({ g, r, base, focus, order, clauseName }: RowProps) {
   const caseId = g.caseIds[r];
   const gold = g.gold[r];
   const clauseId = g.clauses[g.clause[r]];
@@ -83,8 +83,8 @@ const GridRow = memo(function GridRow({ g, r, base, focus, clauseName }: RowProp
         {g.right[r]}
         <span className="muted">/{models}</span>
       </div>
-      {g.cells.map((col, m) => {
-        const code = col[r];
+      {order.map((m) => {
+        const code = g.cells[m][r];
         if (!present(code))
           return (
             <div key={m} className={`g-c g-m ${focus === m ? "g-focus" : ""}`} role="cell">
@@ -211,7 +211,7 @@ export function CasesGrid({ g, route, clauseName }: { g: Grid; route: Route; cla
         </div>
       </div>
       <p className="small muted filter-note">
-        {focusName ? `Outcome, questions and “no answer” look at ${focusName}; its column is outlined.` : "Choose a model to apply outcome, questions and “no answer” to that model alone."}
+        {focusName ? `Outcome, questions and “no answer” look at ${focusName}; its column comes first and is outlined.` : "Choose a model to apply outcome, questions and “no answer” to that model alone."}
       </p>
       <div className="row between wrap grid-status">
         <p className="small" role="status" aria-live="polite">
@@ -276,6 +276,8 @@ const GridBody = memo(function GridBody({ g, rows, base, focus, sort, clauseName
     if (scroller.current) scroller.current.scrollTop = 0;
   }, [resetKey]);
   const [first, last] = range;
+  // The chosen model's column comes first.
+  const order = useMemo(() => (focus === null ? g.models.map((_, i) => i) : [focus, ...g.models.map((_, i) => i).filter((i) => i !== focus)]), [g.models, focus]);
   const cols = `var(--g-case) var(--g-type) var(--g-clause) var(--g-gold) var(--g-right) repeat(${g.models.length}, var(--g-model))`;
   return (
     <div className="g-scroll" ref={scroller} style={{ ["--g-cols" as string]: cols, height: Math.min(rows.length * ROW_H + HEAD_H + 18, 760) }}>
@@ -286,13 +288,13 @@ const GridBody = memo(function GridBody({ g, rows, base, focus, sort, clauseName
           <HeaderCell label="Clause" k="clause" sort={sort} />
           <HeaderCell label="Expected" k="gold" sort={sort} title="Sort by the expected (gold) verdict" />
           <HeaderCell label="Right" k="right" sort={sort} title="Sort by how many models were right (hardest cases first)" />
-          {g.models.map((m, i) => (
-            <HeaderCell key={m} label={m} k={`m${i}`} sort={sort} title={`${m}: sort by outcome (correct first)`} className={`g-mh ${focus === i ? "g-focus" : ""}`} />
+          {order.map((i) => (
+            <HeaderCell key={g.models[i]} label={g.models[i]} k={`m${i}`} sort={sort} title={`${g.models[i]}: sort by outcome (correct first)`} className={`g-mh ${focus === i ? "g-focus" : ""}`} />
           ))}
         </div>
         <div style={{ height: first * ROW_H }} aria-hidden />
         {rows.slice(first, last).map((r) => (
-          <GridRow key={r} g={g} r={r} base={base} focus={focus} clauseName={clauseName} />
+          <GridRow key={r} g={g} r={r} base={base} focus={focus} order={order} clauseName={clauseName} />
         ))}
         <div style={{ height: Math.max(0, rows.length - last) * ROW_H }} aria-hidden />
       </div>

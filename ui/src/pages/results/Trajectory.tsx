@@ -425,7 +425,7 @@ export function TrajectoryPage({ route, grid, runIds }: { route: Route; grid: Gr
               </h2>
               <dl className="traj-summary">
                 <div>
-                  <dt>Case</dt>
+                  <dt>Case type</dt>
                   <dd>
                     <CaseTypeBadge caseType={v.case.case_type} />
                   </dd>
