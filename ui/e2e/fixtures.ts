@@ -35,7 +35,7 @@ function startAndRead(cmd: string, args: string[], env: Record<string, string>, 
   });
 }
 
-/** The scripted models: "asker" asks once then answers, "answerer" answers at once, "garbage" writes prose. */
+/** The scripted models: "asker" asks once then answers, "answerer" answers at once, "garbage" writes prose, "slow" answers after 0.7 s. */
 export const MOCK_SCRIPT = {
   rules: [
     { name: "info", when: { system_contains: "look-up service" }, reply: { json: { status: "answered", answer_to_eval: "The patient stayed 3 days in intensive care.", fields_used: [] } } },
@@ -51,6 +51,12 @@ export const MOCK_SCRIPT = {
       reply: { json: { action: "ANSWER", ask_question: null, final_verdict: "Reportable", targeted_clause: "Care Management Events clause 1", clause_and_guidance_evidence: ["Care Management Events clause 1"], rationale: "A serious injury followed a medication error." } },
     },
     { name: "garbage", when: { model: "garbage" }, reply: { text: "Probably reportable, I would say, but let me think about it at length." } },
+    {
+      name: "slow",
+      when: { model: "slow" },
+      latency_ms: 700,
+      reply: { json: { action: "ANSWER", ask_question: null, final_verdict: "Non-reportable", targeted_clause: null, clause_and_guidance_evidence: ["General Recommendation 1"], rationale: "Slowly considered." } },
+    },
     {
       name: "answerer",
       reply: { json: { action: "ANSWER", ask_question: null, final_verdict: "Non-reportable", targeted_clause: null, clause_and_guidance_evidence: ["General Recommendation 1"], rationale: "The harm stayed below the serious-injury threshold." } },

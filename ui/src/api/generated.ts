@@ -666,25 +666,6 @@ narrative_length: Array<LengthRow>, by_category: Array<CaseCountRow>, by_clause:
  */
 drops_by_stage: Array<DropRow>, counts: GenCounts, };
 
-/**
- * One model's outcome on one case, compact enough for thousands of rows.
- */
-export type GridCell = { 
-/**
- * The verdict given (one of the three verdict strings), or null when there was none.
- */
-verdict: string | null, correct: boolean, asks: number, 
-/**
- * The run ended without a readable answer (parse failure, turn budget, provider error).
- */
-no_answer: boolean, run_id: string, };
-
-export type GridRow = { case_id: string, case_type: string, clause_id: string, gold_verdict: string, 
-/**
- * One entry per model of `ResultsGrid::models`, null when the model has no trajectory.
- */
-cells: Array<GridCell | null>, };
-
 export type GuidanceSection = { id: string, kind: string, applies_to: AppliesTo, topic: string, summary: string, 
 /**
  * `confirmed`, `partially confirmed` or `provisional`.
@@ -983,7 +964,58 @@ decision: ReviewAdjudication | null, excluded_in_dataset: boolean, };
  */
 export type QueueReason = { code: string, text: string, };
 
-export type ResultsGrid = { models: Array<string>, rows: Array<GridRow>, };
+/**
+ * The case-by-model grid in a compact, column-wise form (the paper's scale is 5,074 cases ×
+ * 15 models, so every cell is one small number and repeated strings are sent once).
+ *
+ * A cell code is 0 when the model has no trajectory for the case; otherwise bit 0 is 1, bits
+ * 1–2 hold the verdict given (0 none, 1 Reportable, 2 Non-reportable, 3 Uncertain: the index
+ * into `verdicts`), bit 3 is set when the verdict is correct, and bits 4–7 hold the number of
+ * questions asked (15 means 15 or more). A present cell with verdict 0 is a case that ended
+ * without a readable answer (parse failure, turn budget, provider error).
+ */
+export type ResultsGrid = { 
+/**
+ * Model columns, sorted by name.
+ */
+models: Array<string>, 
+/**
+ * The run each model column comes from (same order as `models`).
+ */
+model_runs: Array<string>, 
+/**
+ * Verdict vocabulary of the codes: `["", "Reportable", "Non-reportable", "Uncertain"]`.
+ */
+verdicts: Array<string>, 
+/**
+ * Case-type vocabulary: `["complete", "missing", "uncertain"]`.
+ */
+case_types: Array<string>, 
+/**
+ * Distinct clause ids, in first-seen order.
+ */
+clauses: Array<string>, 
+/**
+ * One entry per case (rows), in the runs' case order.
+ */
+case_ids: Array<string>, 
+/**
+ * Per case: index into `case_types`.
+ */
+case_type: Array<number>, 
+/**
+ * Per case: index into `clauses`.
+ */
+clause: Array<number>, 
+/**
+ * Per case: the gold verdict as an index into `verdicts`.
+ */
+gold: Array<number>, 
+/**
+ * Per model column: one cell code (one byte) per case, in `case_ids` order, base64-encoded
+ * (standard alphabet, with padding): 5,074 cases take 6.8 kB per model.
+ */
+cells: Array<string>, };
 
 export type ResultsOverview = { runs: Array<EvalRunView>, policy: string, report: MetricsReport, tables: Array<Table>, charts: Array<ChartView>, };
 
@@ -1442,7 +1474,11 @@ name: string,
  */
 base64: string, };
 
-export type UsageParams = { run_id?: string, };
+export type UsageParams = { run_id?: string, 
+/**
+ * Totals over every call (all runs and calls outside runs); `run_id` is then ignored.
+ */
+all?: boolean, };
 
 /**
  * Totals for a run, a stage, or both.

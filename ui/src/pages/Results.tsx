@@ -1,12 +1,187 @@
-// TEMPORARY: replaced by the real page before the app issue is closed.
-import { EmptyState } from "../components/Feedback";
-import { PageHeader } from "../components/Layout";
+// Results: pick finished runs (kept in the URL), then the leaderboard, the paper's tables, the
+// charts, the case-by-model grid, and any case's transcript (#/results/trajectory?run=…&case=…).
+
+import { useCallback, useEffect, useMemo, useRef } from "react";
+import { useApi } from "../api/client";
+import type { EvalRunView } from "../api/generated";
+import { EmptyState, ErrorBanner, Loading } from "../components/Feedback";
+import { PageHeader, Tabs } from "../components/Layout";
+import { num, plural, when } from "../format";
+import { setQuery, useRoute } from "../router";
+import { CasesGrid } from "./results/CasesGrid";
+import { decodeGrid } from "./results/grid";
+import { Leaderboard } from "./results/Leaderboard";
+import { ChartsTab, TablesTab } from "./results/TablesCharts";
+import { TrajectoryPage } from "./results/Trajectory";
+import "./results/results.css";
+
+const TABS = [
+  { id: "leaderboard", label: "Leaderboard" },
+  { id: "tables", label: "Tables" },
+  { id: "charts", label: "Charts" },
+  { id: "cases", label: "Cases" },
+];
+
+function runModel(r: EvalRunView): string {
+  return String((r.config as Record<string, unknown> | null)?.model ?? r.label ?? r.run_id);
+}
+
+function RunPicker({ finished, selected }: { finished: EvalRunView[]; selected: string[] }) {
+  const chosen = new Set(selected);
+  const set = (ids: string[]) => setQuery("runs", ids.join(","));
+  const toggle = (id: string, on: boolean) => set(finished.map((r) => r.run_id).filter((x) => (x === id ? on : chosen.has(x))));
+  const unknown = selected.filter((id) => !finished.some((r) => r.run_id === id));
+  return (
+    <details className="run-picker card" open={selected.length === 0}>
+      <summary>
+        <strong>Runs compared</strong>{" "}
+        <span className="muted">
+          {selected.length === 0
+            ? "none chosen"
+            : `${plural(selected.length, "run")}: ${finished
+                .filter((r) => chosen.has(r.run_id))
+                .map(runModel)
+                .slice(0, 6)
+                .join(", ")}${selected.length > 6 ? "…" : ""}`}
+        </span>
+      </summary>
+      <div className="row gap picker-actions">
+        <button className="btn btn-small" onClick={() => set(finished.map((r) => r.run_id))}>
+          All finished runs
+        </button>
+        <button className="btn btn-small" onClick={() => set([])}>
+          None
+        </button>
+      </div>
+      <fieldset className="picker-list">
+        <legend className="sr-only">Finished runs</legend>
+        {finished.map((r) => (
+          <label key={r.run_id} className="picker-item">
+            <input type="checkbox" checked={chosen.has(r.run_id)} onChange={(e) => toggle(r.run_id, e.target.checked)} />
+            <span className="picker-model">{runModel(r)}</span>
+            {r.label && <span className="small muted">{r.label}</span>}
+            <span className="small muted">
+              {num(r.counts.done)} cases · {when(r.finished_at ?? r.created_at)}
+            </span>
+            {Boolean((r.config as Record<string, unknown> | null)?.imported) && <span className="badge tag">imported</span>}
+            <code className="id">{r.run_id}</code>
+          </label>
+        ))}
+      </fieldset>
+      {unknown.length > 0 && <p className="small error-text">Not a finished run (left out of the choice above): {unknown.join(", ")}.</p>}
+    </details>
+  );
+}
 
 export function ResultsPage() {
+  const route = useRoute();
+  const isTrajectory = route.parts[1] === "trajectory";
+  const runsParam = route.query.get("runs");
+  const runs = useApi("eval.list", {});
+  const finished = useMemo(() => (runs.data ?? []).filter((r) => r.status === "completed"), [runs.data]);
+  const single = route.query.get("run");
+  const selected = useMemo(() => (runsParam ? runsParam.split(",").filter(Boolean) : isTrajectory && single ? [single] : []), [runsParam, isTrajectory, single]);
+  const tab = TABS.some((t) => t.id === route.query.get("tab")) ? route.query.get("tab")! : "leaderboard";
+
+  // First visit: compare every finished run.
+  useEffect(() => {
+    if (!isTrajectory && runsParam === null && finished.length > 0) setQuery("runs", finished.map((r) => r.run_id).join(","));
+  }, [isTrajectory, runsParam, finished]);
+
+  const req = selected.length ? { run_ids: selected } : null;
+  // Each view loads only what it shows: the leaderboard the metrics report, the tables and charts
+  // the full overview, the case grid its compact grid. What was loaded once is kept.
+  const wanted = useRef({ report: false, overview: false, grid: false });
+  if (!isTrajectory && tab === "leaderboard") wanted.current.report = true;
+  if (!isTrajectory && (tab === "tables" || tab === "charts")) wanted.current.overview = true;
+  if (isTrajectory || tab === "cases") wanted.current.grid = true;
+  const report = useApi("metrics.runs", wanted.current.report ? req : null);
+  const overview = useApi("results.overview", wanted.current.overview ? req : null);
+  const grid = useApi("results.grid", wanted.current.grid ? req : null);
+  const decoded = useMemo(() => (grid.data ? decodeGrid(grid.data) : undefined), [grid.data]);
+  const firstRun = (runs.data ?? []).find((r) => r.run_id === selected[0]);
+  const policyId = String((firstRun?.config as Record<string, unknown> | undefined)?.policy ?? "mn29");
+  const policy = useApi("policy.show", wanted.current.grid ? { id: policyId } : null);
+  const clauseNames = useMemo(() => new Map((policy.data?.clauses ?? []).map((c) => [c.clause_id, c.label])), [policy.data]);
+  const clauseName = useCallback((id: string) => clauseNames.get(id) ?? id, [clauseNames]);
+
+  if (isTrajectory) {
+    return (
+      <>
+        <PageHeader title="Transcript" subtitle="One case as the model under test worked through it." />
+        <ErrorBanner error={grid.error} title="The grid could not be loaded; stepping between cases is unavailable." />
+        <TrajectoryPage route={route} grid={decoded} runIds={selected} />
+      </>
+    );
+  }
+
+  if (runs.error) return <ErrorBanner error={runs.error} title="The runs could not be listed." />;
+  if (!runs.data) return <Loading />;
+  if (finished.length === 0) {
+    return (
+      <>
+        <PageHeader title="Results" />
+        <EmptyState
+          title="No finished runs yet"
+          actions={
+            <>
+              <a className="btn btn-primary" href="#/evaluate">
+                Start a run
+              </a>
+              <a className="btn" href="#/evaluate">
+                Import trajectories
+              </a>
+            </>
+          }
+        >
+          Results appear here when an evaluation run finishes: a leaderboard with M1–M8, the paper's tables and charts, and every case's transcript. You
+          can also import trajectories made elsewhere on the Evaluate page.
+        </EmptyState>
+      </>
+    );
+  }
+
+  const metrics = report.data ?? overview.data?.report;
+  const models = metrics?.models.length ?? decoded?.models.length;
+  const cases = metrics ? Math.max(0, ...metrics.models.map((m) => m.cases)) : decoded?.rows;
   return (
     <>
-      <PageHeader title="Results" />
-      <EmptyState title="This page is being built." />
+      <PageHeader
+        title="Results"
+        subtitle={
+          models !== undefined && cases !== undefined ? (
+            <>
+              {plural(models, "model")} · {plural(cases, "case")} · policy {policyId.toUpperCase()}
+            </>
+          ) : (
+            "Compare models on the same cases."
+          )
+        }
+      />
+      <RunPicker finished={finished} selected={selected} />
+      {selected.length === 0 ? (
+        <EmptyState title="Choose runs to compare">Tick one or more finished runs above.</EmptyState>
+      ) : (
+        <>
+          <Tabs tabs={TABS} active={tab} onChange={(t) => setQuery("tab", t === "leaderboard" ? null : t)} label="Results views" />
+          <div role="tabpanel" aria-labelledby={`tab-${tab}`} className="results-panel">
+            {tab === "cases" ? (
+              <>
+                <ErrorBanner error={grid.error} title="The case grid could not be loaded." />
+                {decoded ? <CasesGrid g={decoded} route={route} clauseName={clauseName} /> : !grid.error && <Loading label="Loading the case grid…" />}
+              </>
+            ) : (
+              <>
+                <ErrorBanner error={(tab === "leaderboard" ? report.error : overview.error) ?? undefined} title="These results could not be computed." />
+                {tab === "leaderboard" && (report.data ? <Leaderboard report={report.data} /> : !report.error && <Loading label="Scoring the runs…" />)}
+                {tab !== "leaderboard" && !overview.data && !overview.error && <Loading label="Preparing the tables and charts…" />}
+                {overview.data && tab === "tables" && <TablesTab tables={overview.data.tables} runIds={selected} />}
+                {overview.data && tab === "charts" && <ChartsTab charts={overview.data.charts} runIds={selected} />}
+              </>
+            )}
+          </div>
+        </>
+      )}
     </>
   );
 }

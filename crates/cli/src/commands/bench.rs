@@ -24,6 +24,14 @@ pub enum BenchCmd {
         #[arg(long, default_value_t = 15)]
         models: usize,
     },
+    /// Store a synthetic result set (5,074 cases and one completed run per model, 15 models by
+    /// default) in the database, to measure the Results screen at the paper's scale.
+    LoadResults {
+        #[arg(long, default_value_t = 5074)]
+        cases: usize,
+        #[arg(long, default_value_t = 15)]
+        models: usize,
+    },
 }
 
 /// A mock provider in a child process, so the measured CPU is the client's alone.
@@ -78,7 +86,18 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
                 let row = |name: &str, t: &psebench::bench::metrics::Timing| {
                     vec![name.to_string(), format!("{:.0}", t.load_ms), format!("{:.0}", t.compute_ms), format!("{:.0}", t.tables_ms), format!("{:.0}", t.total_ms)]
                 };
-                table(&["SOURCE", "LOAD ms", "METRICS ms", "TABLES ms", "TOTAL ms"], &[row("JSONL files", &b.from_jsonl), row("database", &b.from_database)]);
+                table(&["SOURCE", "LOAD ms", "METRICS ms", "TABLES ms", "TOTAL ms"], &[row("JSONL files", &b.from_jsonl), row("database", &b.from_database), row("database, for scoring", &b.from_database_for_scoring)]);
+            }
+        }
+        BenchCmd::LoadResults { cases, models } => {
+            let engine = super::engine(cli)?;
+            let dir = tempfile::tempdir().map_err(|e| ApiError::internal(e.to_string()))?;
+            let r = psebench::bench::metrics::load_results(&engine, dir.path(), *cases, *models)?;
+            if cli.json {
+                print_json(&r);
+            } else {
+                println!("Stored {} cases and {} trajectories as {} runs in {:.0} ms.", r.cases, r.trajectories, r.run_ids.len(), r.load_ms);
+                println!("Results: #/results?runs={}", r.run_ids.join(","));
             }
         }
         BenchCmd::Llm { seconds } => {

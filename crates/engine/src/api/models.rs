@@ -198,4 +198,9 @@ impl Engine {
     pub fn usage_by_stage(&self, run_id: Option<&str>) -> ApiResult<Vec<UsageTotals>> {
         accounting::totals_by_stage(&self.store, run_id)
     }
+
+    /// Token and cost totals per stage and model over every recorded call.
+    pub fn usage_all_by_stage(&self) -> ApiResult<Vec<UsageTotals>> {
+        accounting::totals_by_stage_all(&self.store)
+    }
 }

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::files::Download;
 use super::Engine;
@@ -42,32 +42,52 @@ pub struct ResultsOverview {
     pub charts: Vec<ChartView>,
 }
 
-/// One model's outcome on one case, compact enough for thousands of rows.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct GridCell {
-    /// The verdict given (one of the three verdict strings), or null when there was none.
-    pub verdict: Option<String>,
-    pub correct: bool,
-    pub asks: u32,
-    /// The run ended without a readable answer (parse failure, turn budget, provider error).
-    pub no_answer: bool,
-    pub run_id: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct GridRow {
-    pub case_id: String,
-    pub case_type: String,
-    pub clause_id: String,
-    pub gold_verdict: String,
-    /// One entry per model of `ResultsGrid::models`, null when the model has no trajectory.
-    pub cells: Vec<Option<GridCell>>,
-}
-
+/// The case-by-model grid in a compact, column-wise form (the paper's scale is 5,074 cases ×
+/// 15 models, so every cell is one small number and repeated strings are sent once).
+///
+/// A cell code is 0 when the model has no trajectory for the case; otherwise bit 0 is 1, bits
+/// 1–2 hold the verdict given (0 none, 1 Reportable, 2 Non-reportable, 3 Uncertain: the index
+/// into `verdicts`), bit 3 is set when the verdict is correct, and bits 4–7 hold the number of
+/// questions asked (15 means 15 or more). A present cell with verdict 0 is a case that ended
+/// without a readable answer (parse failure, turn budget, provider error).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ResultsGrid {
+    /// Model columns, sorted by name.
     pub models: Vec<String>,
-    pub rows: Vec<GridRow>,
+    /// The run each model column comes from (same order as `models`).
+    pub model_runs: Vec<String>,
+    /// Verdict vocabulary of the codes: `["", "Reportable", "Non-reportable", "Uncertain"]`.
+    pub verdicts: Vec<String>,
+    /// Case-type vocabulary: `["complete", "missing", "uncertain"]`.
+    pub case_types: Vec<String>,
+    /// Distinct clause ids, in first-seen order.
+    pub clauses: Vec<String>,
+    /// One entry per case (rows), in the runs' case order.
+    pub case_ids: Vec<String>,
+    /// Per case: index into `case_types`.
+    pub case_type: Vec<u8>,
+    /// Per case: index into `clauses`.
+    pub clause: Vec<u32>,
+    /// Per case: the gold verdict as an index into `verdicts`.
+    pub gold: Vec<u8>,
+    /// Per model column: one cell code (one byte) per case, in `case_ids` order, base64-encoded
+    /// (standard alphabet, with padding): 5,074 cases take 6.8 kB per model.
+    pub cells: Vec<String>,
+}
+
+/// Verdict code of the grid (index into `ResultsGrid::verdicts`).
+fn verdict_code(v: Option<Verdict>) -> u8 {
+    match v {
+        None => 0,
+        Some(Verdict::Reportable) => 1,
+        Some(Verdict::NonReportable) => 2,
+        Some(Verdict::Uncertain) => 3,
+    }
+}
+
+/// One grid cell: see `ResultsGrid`.
+pub fn grid_cell_code(verdict: Option<Verdict>, correct: bool, asks: usize) -> u8 {
+    1 | (verdict_code(verdict) << 1) | ((correct as u8) << 3) | ((asks.min(15) as u8) << 4)
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -118,6 +138,81 @@ pub(crate) struct ResultsData {
     pub report: MetricsReport,
     pub pack: PolicyPack,
     pub runs: Vec<EvalRunView>,
+    grid: OnceLock<ResultsGrid>,
+    views: OnceLock<(Vec<Table>, Vec<ChartView>)>,
+}
+
+impl ResultsData {
+    /// The paper's tables and the charts (SVG), built on first use.
+    fn views(&self) -> ApiResult<&(Vec<Table>, Vec<ChartView>)> {
+        if let Some(v) = self.views.get() {
+            return Ok(v);
+        }
+        let mut charts = Vec::new();
+        for kind in ChartKind::ALL {
+            let text = chart_text(kind, &self.report, &self.pack)?;
+            charts.push(ChartView { id: text.id, title: text.title, caption: text.caption, svg: render_svg(kind, &self.report, &self.pack)? });
+        }
+        Ok(self.views.get_or_init(|| (all_tables(&self.report, &self.pack), charts)))
+    }
+
+    /// The case-by-model grid, built on first use.
+    pub fn grid(&self) -> &ResultsGrid {
+        self.grid.get_or_init(|| build_grid(&self.cases, &self.trajectories))
+    }
+}
+
+fn build_grid(cases: &[Case], trajectories: &[Trajectory]) -> ResultsGrid {
+    let mut models: Vec<(String, String)> = Vec::new();
+    let mut seen: HashMap<&str, ()> = HashMap::new();
+    for t in trajectories {
+        if seen.insert(t.model.as_str(), ()).is_none() {
+            models.push((t.model.clone(), t.run_id.clone()));
+        }
+    }
+    models.sort();
+    let col: HashMap<&str, usize> = models.iter().enumerate().map(|(i, (m, _))| (m.as_str(), i)).collect();
+    let row: HashMap<&str, usize> = cases.iter().enumerate().map(|(i, c)| (c.case_id.as_str(), i)).collect();
+    let mut cells = vec![vec![0u8; cases.len()]; models.len()];
+    for t in trajectories {
+        if t.extra.get("repeat").and_then(|v| v.as_u64()).unwrap_or(0) != 0 {
+            continue;
+        }
+        let (Some(&m), Some(&r)) = (col.get(t.model.as_str()), row.get(t.case_id.as_str())) else { continue };
+        let predicted = t.predicted_verdict();
+        cells[m][r] = grid_cell_code(predicted, predicted.is_some() && predicted == Some(cases[r].gold_verdict), t.ask_count());
+    }
+    let mut clauses: Vec<String> = Vec::new();
+    let mut clause_ix: HashMap<&str, u32> = HashMap::new();
+    let mut clause = Vec::with_capacity(cases.len());
+    for c in cases {
+        let i = *clause_ix.entry(c.clause_id.as_str()).or_insert_with(|| {
+            clauses.push(c.clause_id.clone());
+            (clauses.len() - 1) as u32
+        });
+        clause.push(i);
+    }
+    use base64::Engine as _;
+    let cells = cells.iter().map(|col| base64::engine::general_purpose::STANDARD.encode(col)).collect();
+    ResultsGrid {
+        model_runs: models.iter().map(|(_, r)| r.clone()).collect(),
+        models: models.into_iter().map(|(m, _)| m).collect(),
+        verdicts: ["", "Reportable", "Non-reportable", "Uncertain"].iter().map(|s| s.to_string()).collect(),
+        case_types: ["complete", "missing", "uncertain"].iter().map(|s| s.to_string()).collect(),
+        clauses,
+        case_ids: cases.iter().map(|c| c.case_id.clone()).collect(),
+        case_type: cases
+            .iter()
+            .map(|c| match c.case_type {
+                crate::case::CaseType::Complete => 0,
+                crate::case::CaseType::Missing => 1,
+                crate::case::CaseType::Uncertain => 2,
+            })
+            .collect(),
+        clause,
+        gold: cases.iter().map(|c| verdict_code(Some(c.gold_verdict))).collect(),
+        cells,
+    }
 }
 
 #[derive(Default)]
@@ -148,11 +243,11 @@ impl Engine {
                 return Ok(data.clone());
             }
         }
-        let (cases, trajectories) = self.runs_for_metrics(run_ids)?;
+        let (cases, trajectories) = self.runs_for_scoring(run_ids)?;
         let policy = cases.first().map(|c| c.policy.clone()).unwrap_or_else(|| "mn29".into());
         let pack = self.store().with_conn(|c| policy_repo::load_pack(c, &policy))?;
         let report = crate::metrics::compute(&cases, &trajectories, &MetricsOptions::default());
-        let data = Arc::new(ResultsData { cases, trajectories, report, pack, runs });
+        let data = Arc::new(ResultsData { cases, trajectories, report, pack, runs, grid: OnceLock::new(), views: OnceLock::new() });
         *self.results_cache.slot.lock().unwrap_or_else(|p| p.into_inner()) = Some((key, data.clone()));
         Ok(data)
     }
@@ -160,71 +255,22 @@ impl Engine {
     /// Metrics, the paper's tables and every chart for a set of runs.
     pub fn results_overview(&self, req: &ResultsRequest) -> ApiResult<ResultsOverview> {
         let d = self.results_data(&req.run_ids)?;
-        let mut charts = Vec::new();
-        for kind in ChartKind::ALL {
-            let text = chart_text(kind, &d.report, &d.pack)?;
-            charts.push(ChartView { id: text.id, title: text.title, caption: text.caption, svg: render_svg(kind, &d.report, &d.pack)? });
-        }
-        Ok(ResultsOverview {
-            runs: d.runs.clone(),
-            policy: d.pack.id.clone(),
-            report: d.report.clone(),
-            tables: all_tables(&d.report, &d.pack),
-            charts,
-        })
+        let (tables, charts) = d.views()?;
+        Ok(ResultsOverview { runs: d.runs.clone(), policy: d.pack.id.clone(), report: d.report.clone(), tables: tables.clone(), charts: charts.clone() })
     }
 
-    /// One row per case, one column per model: the verdict each model gave.
+    /// One row per case, one column per model: the verdict each model gave (compact form).
     pub fn results_grid(&self, req: &ResultsRequest) -> ApiResult<ResultsGrid> {
         let d = self.results_data(&req.run_ids)?;
-        let mut models: Vec<String> = Vec::new();
-        for t in &d.trajectories {
-            if !models.contains(&t.model) {
-                models.push(t.model.clone());
-            }
-        }
-        models.sort();
-        let col: HashMap<&str, usize> = models.iter().enumerate().map(|(i, m)| (m.as_str(), i)).collect();
-        let mut cells: HashMap<&str, Vec<Option<GridCell>>> = HashMap::new();
-        let gold: HashMap<&str, Verdict> = d.cases.iter().map(|c| (c.case_id.as_str(), c.gold_verdict)).collect();
-        for t in &d.trajectories {
-            let repeat = t.extra.get("repeat").and_then(|v| v.as_u64()).unwrap_or(0);
-            if repeat != 0 {
-                continue;
-            }
-            let Some(&i) = col.get(t.model.as_str()) else { continue };
-            let row = cells.entry(t.case_id.as_str()).or_insert_with(|| vec![None; models.len()]);
-            let predicted = t.predicted_verdict();
-            row[i] = Some(GridCell {
-                verdict: predicted.map(|v| v.as_str().to_string()),
-                correct: predicted.is_some() && predicted == gold.get(t.case_id.as_str()).copied(),
-                asks: t.ask_count() as u32,
-                no_answer: predicted.is_none(),
-                run_id: t.run_id.clone(),
-            });
-        }
-        let rows = d
-            .cases
-            .iter()
-            .map(|c| GridRow {
-                case_id: c.case_id.clone(),
-                case_type: c.case_type.as_str().to_string(),
-                clause_id: c.clause_id.clone(),
-                gold_verdict: c.gold_verdict.as_str().to_string(),
-                cells: cells.remove(c.case_id.as_str()).unwrap_or_else(|| vec![None; models.len()]),
-            })
-            .collect();
-        Ok(ResultsGrid { models, rows })
+        Ok(d.grid().clone())
     }
 
     /// One evaluated case of a run, with its case, for the transcript view.
     pub fn results_trajectory(&self, req: &TrajectoryRequest) -> ApiResult<TrajectoryView> {
         let run = self.eval_show(&req.run_id)?;
         let trajectory = self
-            .eval_trajectories(&req.run_id)?
-            .into_iter()
-            .filter(|t| t.case_id == req.case_id)
-            .find(|t| t.extra.get("repeat").and_then(|v| v.as_u64()).unwrap_or(0) == req.repeat.unwrap_or(0) as u64)
+            .store()
+            .with_conn(|c| crate::evaluation::repo::trajectory(c, &req.run_id, &req.case_id, req.repeat.unwrap_or(0)))?
             .ok_or_else(|| ApiError::not_found(format!("Run {} has no result for case \"{}\".", req.run_id, req.case_id)))?;
         let case = self.cases_show(&req.case_id)?;
         let pack = self.store().with_conn(|c| policy_repo::load_pack(c, &case.policy))?;
@@ -264,7 +310,7 @@ impl Engine {
     /// A table of a set of runs as CSV, Markdown or LaTeX.
     pub fn results_table_file(&self, req: &TableFileRequest) -> ApiResult<Download> {
         let d = self.results_data(&req.run_ids)?;
-        let tables = all_tables(&d.report, &d.pack);
+        let tables = &d.views()?.0;
         let t = tables.iter().find(|t| t.id == req.table).ok_or_else(|| {
             let known: Vec<&str> = tables.iter().map(|t| t.id.as_str()).collect();
             ApiError::invalid(format!("There is no table \"{}\". Tables: {}.", req.table, known.join(", ")))
@@ -276,5 +322,46 @@ impl Engine {
             other => return Err(ApiError::invalid(format!("Tables can be saved as csv, md or tex, not \"{other}\"."))),
         };
         Ok(Download::from_bytes(&format!("{}.{}", t.id, req.format), mime, text.as_bytes(), t.title.clone()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_codes_pack_verdict_correctness_and_asks() {
+        assert_eq!(grid_cell_code(None, false, 0), 1);
+        assert_eq!(grid_cell_code(Some(Verdict::Reportable), true, 2), 1 | 2 | 8 | 32);
+        assert_eq!(grid_cell_code(Some(Verdict::Uncertain), false, 40), 1 | 6 | (15 << 4));
+    }
+
+    #[test]
+    fn grid_and_trajectory_of_imported_runs() {
+        let e = Engine::open_in_memory().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let loaded = crate::bench::metrics::load_results(&e, dir.path(), 40, 3).unwrap();
+        assert_eq!(loaded.run_ids.len(), 3);
+        let g = e.results_grid(&ResultsRequest { run_ids: loaded.run_ids.clone() }).unwrap();
+        assert_eq!(g.models.len(), 3);
+        assert_eq!(g.case_ids.len(), 40);
+        assert_eq!((g.case_type.len(), g.clause.len(), g.gold.len()), (40, 40, 40));
+        use base64::Engine as _;
+        let cells: Vec<Vec<u8>> = g.cells.iter().map(|c| base64::engine::general_purpose::STANDARD.decode(c).unwrap()).collect();
+        assert!(cells.iter().all(|col| col.len() == 40 && col.iter().all(|&c| c & 1 == 1)));
+        // Every cell agrees with its trajectory, read one by one.
+        for (m, run) in g.model_runs.iter().enumerate() {
+            for (r, case_id) in g.case_ids.iter().enumerate().take(10) {
+                let v = e.results_trajectory(&TrajectoryRequest { run_id: run.clone(), case_id: case_id.clone(), repeat: None }).unwrap();
+                let code = cells[m][r];
+                assert_eq!(code >> 1 & 3, verdict_code(v.trajectory.predicted_verdict()), "{run} {case_id}");
+                assert_eq!(code >> 3 & 1 == 1, v.correct);
+                assert_eq!((code >> 4) as usize, v.trajectory.ask_count().min(15));
+                assert_eq!(g.verdicts[g.gold[r] as usize], v.case.gold_verdict.as_str());
+                assert_eq!(g.clauses[g.clause[r] as usize], v.case.clause_id);
+            }
+        }
+        let err = e.results_trajectory(&TrajectoryRequest { run_id: loaded.run_ids[0].clone(), case_id: "nope".into(), repeat: None }).unwrap_err();
+        assert_eq!(err.code, crate::error::ErrorCode::NotFound);
     }
 }

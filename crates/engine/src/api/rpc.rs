@@ -178,6 +178,9 @@ pub struct CacheClearParams {
 pub struct UsageParams {
     #[serde(default)]
     pub run_id: Option<String>,
+    /// Totals over every call (all runs and calls outside runs); `run_id` is then ignored.
+    #[serde(default)]
+    pub all: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -543,7 +546,7 @@ api_methods! {
         blocking(move || e.cache_clear(p.model.as_deref()).map(|count| Count { count })).await?
     }
     "usage.by_stage" ["Token and cost totals per stage and model."] (e, p: UsageParams) -> Vec<UsageTotals> {
-        blocking(move || e.usage_by_stage(p.run_id.as_deref())).await?
+        blocking(move || if p.all == Some(true) { e.usage_all_by_stage() } else { e.usage_by_stage(p.run_id.as_deref()) }).await?
     }
     "eval.plan" ["What an evaluation run would do and cost, without starting it."] (e, p: EvalRunRequest) -> EvalPlan {
         blocking(move || e.eval_plan(&p)).await?
@@ -908,6 +911,26 @@ mod tests {
         assert!(err.message.contains("cards.show"), "{}", err.message);
         let err = call(&e, &Caller::Owner, "nope.nothing", Value::Null).await.unwrap_err();
         assert_eq!(err.code, ErrorCode::NotFound);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn usage_totals_cover_every_call_when_asked() {
+        let e = Engine::open_in_memory().unwrap();
+        e.store()
+            .with_conn(|c| {
+                c.execute_batch(
+                    "INSERT INTO llm_calls (run_id, stage, model_name, endpoint, ok, cache_hit, remote, attempts, input_tokens, output_tokens, cost_usd, at)
+                     VALUES ('r1', 'eval', 'm', 'e', 1, 0, 1, 1, 10, 5, 0.5, '2026-01-01T00:00:00Z'),
+                            (NULL, 'models-test', 'm', 'e', 1, 0, 1, 1, 3, 1, 0.0, '2026-01-01T00:00:00Z');",
+                )
+            })
+            .unwrap();
+        let outside: Vec<crate::llm::accounting::UsageTotals> = serde_json::from_value(call(&e, &Caller::Owner, "usage.by_stage", Value::Null).await.unwrap()).unwrap();
+        assert_eq!(outside.len(), 1);
+        let all: Vec<crate::llm::accounting::UsageTotals> =
+            serde_json::from_value(call(&e, &Caller::Owner, "usage.by_stage", serde_json::json!({"all": true})).await.unwrap()).unwrap();
+        assert_eq!(all.iter().map(|t| t.calls).sum::<u64>(), 2);
+        assert_eq!(all.iter().map(|t| t.input_tokens).sum::<u64>(), 13);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

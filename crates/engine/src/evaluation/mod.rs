@@ -499,12 +499,28 @@ impl Engine {
     /// Cases and trajectories of stored runs, ready for metrics. A model name used by several of
     /// the chosen runs is suffixed with its run id so their results stay apart.
     pub fn runs_for_metrics(&self, run_ids: &[String]) -> ApiResult<(Vec<Case>, Vec<Trajectory>)> {
+        self.runs_with(run_ids, |r| self.eval_trajectories(r))
+    }
+
+    /// Like `runs_for_metrics`, with trajectories read for scoring only (no transcript text): the
+    /// fast path of the Results screen.
+    pub fn runs_for_scoring(&self, run_ids: &[String]) -> ApiResult<(Vec<Case>, Vec<Trajectory>)> {
+        self.runs_with(run_ids, |r| {
+            let texts = self.store().with_conn(|c| {
+                jobs::get_run(c, r)?;
+                repo::trajectory_texts(c, r)
+            })?;
+            crate::trajectory::scoring::parse_many_for_scoring(&texts).map_err(|e| ApiError::internal(format!("a stored trajectory of run {r} is unreadable: {e}")))
+        })
+    }
+
+    fn runs_with(&self, run_ids: &[String], load: impl Fn(&str) -> ApiResult<Vec<Trajectory>>) -> ApiResult<(Vec<Case>, Vec<Trajectory>)> {
         let mut all: Vec<Trajectory> = Vec::new();
         let mut case_ids: Vec<String> = Vec::new();
         let mut per_run: Vec<(String, Vec<Trajectory>)> = Vec::new();
         let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
         for r in run_ids {
-            let t = self.eval_trajectories(r)?;
+            let t = load(r)?;
             for id in self.store().with_conn(|c| repo::case_ids(c, r))? {
                 if seen.insert(id.clone()) {
                     case_ids.push(id);

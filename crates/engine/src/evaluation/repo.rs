@@ -1,7 +1,7 @@
 //! Evaluation items in the store: one row per (run, case, repeat), committed as soon as the case
 //! finishes, so a crash loses at most the cases in flight.
 
-use rusqlite::{params, Connection};
+use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ApiError, ApiResult};
@@ -107,6 +107,29 @@ pub fn trajectories(conn: &Connection, run_id: &str) -> ApiResult<Vec<Trajectory
     let mut stmt = conn.prepare("SELECT trajectory_json FROM eval_items WHERE run_id = ?1 AND status = 'done' ORDER BY rowid")?;
     let rows = stmt.query_map([run_id], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
     crate::trajectory::io::parse_many(&rows).map_err(|(_, e)| ApiError::internal(format!("a stored trajectory is unreadable: {e}")))
+}
+
+/// The stored JSON of a run's finished trajectories (all repeats), in key order (case id, then
+/// repeat; no sort needed): read under the store's lock, decoded after it is released.
+pub fn trajectory_texts(conn: &Connection, run_id: &str) -> ApiResult<Vec<String>> {
+    let mut stmt = conn.prepare("SELECT trajectory_json FROM eval_items WHERE run_id = ?1 AND status = 'done'")?;
+    let rows = stmt.query_map([run_id], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// One finished trajectory of a run, if there is one.
+pub fn trajectory(conn: &Connection, run_id: &str, case_id: &str, repeat: u32) -> ApiResult<Option<Trajectory>> {
+    let json: Option<String> = conn
+        .query_row(
+            "SELECT trajectory_json FROM eval_items WHERE run_id = ?1 AND case_id = ?2 AND repeat = ?3 AND status = 'done'",
+            params![run_id, case_id, repeat],
+            |r| r.get(0),
+        )
+        .optional()?;
+    match json {
+        None => Ok(None),
+        Some(j) => serde_json::from_str(&j).map(Some).map_err(|e| ApiError::internal(format!("a stored trajectory is unreadable: {e}"))),
+    }
 }
 
 /// Case ids of a run's items (distinct, in order).

@@ -80,12 +80,21 @@ pub struct UsageTotals {
 
 /// Per-stage and per-model totals of a run (`run_id` None: calls made outside any run).
 pub fn totals_by_stage(store: &Store, run_id: Option<&str>) -> ApiResult<Vec<UsageTotals>> {
+    totals_where(store, "run_id IS ?1", run_id)
+}
+
+/// Totals per stage and model over every recorded call (all runs and calls outside runs).
+pub fn totals_by_stage_all(store: &Store) -> ApiResult<Vec<UsageTotals>> {
+    totals_where(store, "?1 IS NULL", None)
+}
+
+fn totals_where(store: &Store, condition: &str, run_id: Option<&str>) -> ApiResult<Vec<UsageTotals>> {
     Ok(store.with_conn(|c| {
-        let mut stmt = c.prepare(
+        let mut stmt = c.prepare(&format!(
             "SELECT stage, model_name, count(*), sum(cache_hit), sum(1 - ok), sum(remote * (1 - cache_hit)), sum(input_tokens), sum(output_tokens),
                     sum(cached_input_tokens), sum(reasoning_tokens), sum(cost_usd)
-             FROM llm_calls WHERE run_id IS ?1 GROUP BY stage, model_name ORDER BY stage, model_name",
-        )?;
+             FROM llm_calls WHERE {condition} GROUP BY stage, model_name ORDER BY stage, model_name"
+        ))?;
         let rows = stmt.query_map([run_id], |r| {
             Ok(UsageTotals {
                 stage: r.get(0)?,

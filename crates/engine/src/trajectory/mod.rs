@@ -2,6 +2,7 @@
 //! and of the information provider, the final answer, the M4 judge's hits and token usage.
 
 pub mod io;
+pub mod scoring;
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};

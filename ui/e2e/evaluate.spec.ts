@@ -1,0 +1,128 @@
+import { expect, registerMockModels, test, watchErrors } from "./fixtures";
+
+test.describe.configure({ mode: "serial" });
+
+test("without cases or models the page says what to do", async ({ page, studio }) => {
+  const errors = watchErrors(page);
+  await page.goto(`${studio.url}#/evaluate`);
+  await expect(page.getByText("No cases to evaluate yet")).toBeVisible();
+  await page.getByRole("button", { name: "Open the 90 demo cases" }).click();
+  await expect(page.getByText("No models registered yet")).toBeVisible();
+  await expect(page.getByRole("link", { name: "Add models in Settings" })).toHaveAttribute("href", "#/settings");
+  await expect(page.getByText("No runs yet.")).toBeVisible();
+  expect(errors).toEqual([]);
+});
+
+test("start a run against the mock provider and watch it finish", async ({ page, studio }) => {
+  const errors = watchErrors(page);
+  await registerMockModels(studio, ["asker", "info", "judge"]);
+  await page.goto(`${studio.url}#/evaluate`);
+  await page.getByLabel("Case type").selectOption("missing");
+  await page.getByLabel("At most this many cases").fill("4");
+  await expect(page.getByText("Selection:")).toBeVisible();
+  await expect(page.locator("code", { hasText: "type=missing,limit=4" })).toBeVisible();
+  await page.getByLabel("Model under test").selectOption("asker");
+  await page.getByLabel("Information provider").selectOption("info");
+  await page.getByLabel("Judge").selectOption("judge");
+
+  const plan = page.locator(".plan");
+  await expect(plan.getByText("Evaluation items")).toBeVisible();
+  await expect(plan.locator("dd").first()).toContainText("4");
+  await expect(plan.getByText("4 missing information")).toBeVisible();
+  // Every role runs on the loopback mock: local, no confirmation needed.
+  await expect(plan.getByText("On this computer")).toHaveCount(3);
+  await expect(plan.getByRole("checkbox")).toHaveCount(0);
+  const start = page.getByRole("button", { name: /Start the run/ });
+  await expect(start).toBeEnabled();
+  await start.click();
+
+  await expect(page).toHaveURL(/#\/evaluate\?run=eval-/);
+  const bar = page.getByRole("progressbar");
+  await expect(page.getByText("Finished.")).toBeVisible({ timeout: 30_000 });
+  await expect(bar.first()).toHaveAttribute("aria-valuenow", "4");
+  await expect(bar.first()).toHaveAttribute("aria-valuemax", "4");
+  const results = page.getByRole("link", { name: "See the results" });
+  await expect(results).toBeVisible();
+  await expect(page.getByRole("row", { name: /asker/ }).getByText("Finished")).toBeVisible();
+  await expect(page.getByRole("row", { name: /asker/ }).getByText("4 / 4")).toBeVisible();
+  await results.click();
+  await expect(page).toHaveURL(/#\/results\?runs=eval-/);
+  await expect(page.getByRole("rowheader", { name: "asker" })).toBeVisible();
+  expect(errors).toEqual([]);
+});
+
+test("a remote model needs a confirmation before the run can start", async ({ page, studio }) => {
+  const errors = watchErrors(page);
+  await studio.api("models.add", { name: "cloud", kind: "openai-compatible", model: "gpt-x", base_url: "https://api.example.com/v1", local: false, price_in: 1, price_out: 4 });
+  await page.goto(`${studio.url}#/evaluate`);
+  await page.getByLabel("Model under test").selectOption("cloud");
+  await page.getByLabel("Information provider").selectOption("info");
+  await page.getByLabel("Judge").selectOption("judge");
+  const plan = page.locator(".plan");
+  await expect(plan.locator(".badge.remote")).toBeVisible();
+  await expect(plan.getByText("api.example.com").first()).toBeVisible();
+  await expect(plan.getByText(/about \$/)).toBeVisible();
+  const confirm = plan.getByLabel(/This run sends case text to api\.example\.com \(remote\)/);
+  await expect(confirm).toBeVisible();
+  const start = page.getByRole("button", { name: /Start the run/ });
+  await expect(start).toBeDisabled();
+  await confirm.check();
+  await expect(start).toBeEnabled();
+  // Changing the destination asks again.
+  await page.getByLabel("Model under test").selectOption("asker");
+  await expect(plan.getByRole("checkbox")).toHaveCount(0);
+  await page.getByLabel("Model under test").selectOption("cloud");
+  await expect(plan.getByRole("checkbox")).not.toBeChecked();
+  await expect(start).toBeDisabled();
+  // (The run is not started: it would send data to the internet.)
+  expect(errors).toEqual([]);
+});
+
+test("stop a running run, then resume it to the end", async ({ page, studio }) => {
+  const errors = watchErrors(page);
+  await registerMockModels(studio, ["slow"]);
+  await page.goto(`${studio.url}#/evaluate`);
+  await page.getByLabel("Case type").selectOption("complete");
+  await page.getByLabel("At most this many cases").fill("12");
+  await page.getByLabel("Model under test").selectOption("slow");
+  await page.getByLabel("Information provider").selectOption("info");
+  await page.getByLabel("Judge").selectOption("judge");
+  await page.getByLabel("Cases at once").fill("1");
+  await page.getByRole("button", { name: /Start the run \(12 items\)/ }).click();
+  await expect(page.getByText(/1 \/ 12 cases|2 \/ 12 cases/)).toBeVisible({ timeout: 15_000 });
+  await page.getByRole("button", { name: "Stop", exact: true }).click();
+  const dialog = page.getByRole("dialog", { name: "Stop this run?" });
+  await expect(dialog.getByText(/Finished items are kept/)).toBeVisible();
+  await dialog.getByRole("button", { name: "Stop the run" }).click();
+  await expect(page.getByText("Stopped.", { exact: true })).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByRole("alert").getByText(/Stopped at your request: \d+ of 12 cases are done and kept/)).toBeVisible();
+  const row = page.getByRole("row", { name: /slow/ });
+  await expect(row.locator(".badge.status")).toHaveText(/Stopped/);
+
+  await page.getByRole("button", { name: "Resume the run" }).click();
+  await expect(page.getByText("Finished.")).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByRole("progressbar").first()).toHaveAttribute("aria-valuenow", "12");
+  await expect(row.getByText("12 / 12")).toBeVisible();
+  expect(errors).toEqual([]);
+});
+
+test("export a run's trajectories and import them back", async ({ page, studio }) => {
+  const errors = watchErrors(page);
+  await page.goto(`${studio.url}#/evaluate`);
+  const row = page.getByRole("row", { name: /asker/ }).first();
+  const download = page.waitForEvent("download");
+  await row.getByRole("button", { name: /Export the trajectories/ }).click();
+  const file = await download;
+  expect(file.suggestedFilename()).toMatch(/\.trajectories\.jsonl$/);
+  const path = await file.path();
+  const text = (await import("node:fs")).readFileSync(path!, "utf8");
+  expect(text.trim().split("\n")).toHaveLength(4);
+
+  await page.getByRole("button", { name: "Import trajectories" }).click();
+  const dialog = page.getByRole("dialog", { name: "Import trajectories" });
+  await dialog.locator('input[type="file"]').setInputFiles({ name: "mine.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(text) });
+  await dialog.getByRole("button", { name: "Import", exact: true }).click();
+  await expect(page.getByText("Imported 1 run from mine.jsonl.")).toBeVisible();
+  await expect(page.getByText("imported", { exact: true }).first()).toBeVisible();
+  expect(errors).toEqual([]);
+});

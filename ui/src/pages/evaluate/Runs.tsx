@@ -1,0 +1,341 @@
+// One run's live progress and outcome, and the list of every run with its actions.
+
+import { useState } from "react";
+import { api, useAction, useAllProgress, useApi, useProgress } from "../../api/client";
+import { saveDownload, toUpload } from "../../api/files";
+import type { EvalRunView, Progress } from "../../api/generated";
+import { StatusBadge } from "../../components/Badges";
+import { DataTable } from "../../components/DataTable";
+import { Modal } from "../../components/Dialog";
+import { ErrorBanner, Loading, Notice, toast } from "../../components/Feedback";
+import { FilePicker } from "../../components/Forms";
+import { KeyValues, Section } from "../../components/Layout";
+import { ProgressBar, RunProgress } from "../../components/Progress";
+import { num, pct, plural, usd, when } from "../../format";
+import { href, setQuery } from "../../router";
+import { accuracySoFar, canResume, describeSelection, isImported, parseSelection, runModel } from "./selection";
+
+const RESUME_NOTE = "Resuming runs only the unfinished cases; model replies already received are reused from the cache and cost nothing again.";
+
+async function exportRun(runId: string) {
+  try {
+    const d = await api("eval.export", { run_id: runId });
+    toast(await saveDownload(d));
+  } catch (e) {
+    toast(`The export failed: ${(e as Error).message}`, "error");
+  }
+}
+
+function config(r: EvalRunView): Record<string, unknown> {
+  return (r.config as Record<string, unknown> | null) ?? {};
+}
+
+/** The run picked in the URL: live progress while it works, then its outcome and next steps. */
+export function RunPanel({ runId }: { runId: string }) {
+  const run = useApi("eval.show", { run_id: runId });
+  const live = useProgress(runId);
+  const resume = useAction("eval.resume");
+  const r = run.data;
+
+  if (run.error && !r)
+    return (
+      <Section title="Run">
+        <ErrorBanner error={run.error} title="This run could not be found." />
+        <button className="btn" onClick={() => setQuery("run", null)}>
+          Close
+        </button>
+      </Section>
+    );
+  if (!r) return <Loading />;
+  const cfg = config(r);
+  const running = live?.status === "running" || (!live && r.status === "running");
+  const status = live && live.status !== "running" && r.status === "running" ? live.status : running ? "running" : r.status;
+  const progress: Progress = live ?? {
+    run_id: r.run_id,
+    kind: "eval",
+    status,
+    total: r.counts.total,
+    done: r.counts.done,
+    counters: {
+      correct: r.counts.correct,
+      asks: r.counts.asks,
+      parse_failures: r.counts.parse_failures,
+      errors: r.counts.with_errors,
+      prompt_tokens: r.counts.prompt_tokens,
+      completion_tokens: r.counts.completion_tokens,
+      cost_usd: r.counts.cost_usd,
+    },
+    elapsed_secs: 0,
+    eta_secs: null,
+    message: null,
+  };
+  const acc = accuracySoFar(r.counts);
+  const title = `${runModel(r)}${r.label ? ` · ${r.label}` : ""}`;
+  return (
+    <Section
+      title={<>Run: {title}</>}
+      actions={
+        <button className="btn btn-ghost" onClick={() => setQuery("run", null)} aria-label="Close this run's panel">
+          ✕
+        </button>
+      }
+    >
+      <div className="run-panel">
+        {running ? (
+          <RunProgress
+            progress={{ ...progress, status: "running" }}
+            onCancel={async () => {
+              try {
+                await api("eval.cancel", { run_id: runId });
+                toast("Stopping after the cases in flight…");
+              } catch (e) {
+                toast(`The run could not be stopped: ${(e as Error).message}`, "error");
+              }
+            }}
+          />
+        ) : (
+          <>
+            {live ? <RunProgress progress={{ ...live, status, message: null }} /> : <StaticProgress r={r} />}
+            {status === "completed" && (
+              <Notice kind="success" title="Finished.">
+                {plural(r.counts.done, "case")} evaluated{acc !== null ? `; verdicts correct in ${pct(acc)} %` : ""}.{" "}
+                {isImported(r) ? "Imported from a trajectories file." : ""}
+              </Notice>
+            )}
+            {["cancelled", "failed", "interrupted"].includes(status) && (
+              <Notice kind="warn" title={status === "cancelled" ? "Stopped." : status === "interrupted" ? "Interrupted." : "Stopped by a problem."}>
+                {r.error ?? live?.message ?? (status === "interrupted" ? "The program working on this run closed before it finished." : "")} {canResume({ ...r, status }) ? RESUME_NOTE : ""}
+              </Notice>
+            )}
+            <ErrorBanner error={resume.error} onDismiss={resume.clearError} title="The run did not resume." />
+            <div className="row gap wrap">
+              {status === "completed" && (
+                <a className="btn btn-primary" href={href("/results", { runs: r.run_id })}>
+                  See the results
+                </a>
+              )}
+              {canResume({ ...r, status }) && (
+                <button
+                  className="btn btn-primary"
+                  disabled={resume.busy}
+                  onClick={async () => {
+                    const x = await resume.run({ run_id: r.run_id });
+                    if (x) toast("Resuming: only the unfinished cases are run.");
+                  }}
+                >
+                  Resume the run
+                </button>
+              )}
+              {r.counts.done > 0 && (
+                <button className="btn" onClick={() => exportRun(r.run_id)}>
+                  Export trajectories
+                </button>
+              )}
+            </div>
+          </>
+        )}
+        <details className="run-details">
+          <summary>Run settings</summary>
+          <KeyValues
+            items={[
+              ["Run id", <code className="id">{r.run_id}</code>],
+              ["Cases", typeof cfg.cases === "string" ? `${describeSelection(parseSelection(cfg.cases))} (${cfg.cases})` : "–"],
+              ["Model under test", String(cfg.model ?? "–")],
+              ["Information provider", String(cfg.info_model ?? "–")],
+              ["Judge", String(cfg.judge_model ?? "–")],
+              ["Turns per case", String(cfg.turns ?? "–")],
+              ["Repeats", String(cfg.repeat ?? 1)],
+              ["Created", when(r.created_at)],
+            ]}
+          />
+        </details>
+      </div>
+    </Section>
+  );
+}
+
+function StaticProgress({ r }: { r: EvalRunView }) {
+  return (
+    <div className="run-progress">
+      <div className="row gap">
+        <StatusBadge status={r.status} />
+        <strong>
+          {num(r.counts.done)} / {num(r.counts.total)} cases
+        </strong>
+      </div>
+      <ProgressBar value={r.counts.done} max={r.counts.total} label={`${r.counts.done} of ${r.counts.total} cases done`} />
+    </div>
+  );
+}
+
+function ImportDialog({ onClose }: { onClose: () => void }) {
+  const imp = useAction("eval.import");
+  const [file, setFile] = useState<File | null>(null);
+  return (
+    <Modal
+      title="Import trajectories"
+      onClose={onClose}
+      footer={
+        <>
+          <button className="btn" onClick={onClose}>
+            Cancel
+          </button>
+          <button
+            className="btn btn-primary"
+            disabled={!file || imp.busy}
+            onClick={async () => {
+              if (!file) return;
+              const r = await imp.run({ file: await toUpload(file) });
+              if (r) {
+                toast(`Imported ${plural(r.run_ids.length, "run")} from ${file.name}.`);
+                onClose();
+              }
+            }}
+          >
+            {imp.busy ? "Importing…" : "Import"}
+          </button>
+        </>
+      }
+    >
+      <p>
+        Load a <code>trajectories.jsonl</code> file exported from PSEBench Studio or written by another tool. Each model in the file becomes a finished run
+        that you can score and compare in Results. The file's cases must already be in this store (import their <code>cases.jsonl</code> first).
+      </p>
+      <ErrorBanner error={imp.error} onDismiss={imp.clearError} title="Nothing was imported." />
+      <FilePicker label="Choose a trajectories file" accept=".jsonl,.json,application/x-ndjson" onFiles={(f) => setFile(f[0])} hint={file ? `Chosen: ${file.name}` : "or drop it here"} />
+    </Modal>
+  );
+}
+
+export function RunsList({ openRun }: { openRun: string | null }) {
+  const runs = useApi("eval.list", {});
+  const progress = useAllProgress();
+  const resume = useAction("eval.resume");
+  const [importing, setImporting] = useState(false);
+  const list = runs.data ?? [];
+  const liveCounts = (r: EvalRunView) => {
+    const p = progress.get(r.run_id);
+    if (p && p.status === "running") return { done: p.done, total: p.total, correct: p.counters.correct ?? 0, cost: p.counters.cost_usd ?? 0, status: "running" };
+    return { done: r.counts.done, total: r.counts.total, correct: r.counts.correct, cost: r.counts.cost_usd, status: r.status };
+  };
+  return (
+    <Section
+      title="All runs"
+      actions={
+        <button className="btn" onClick={() => setImporting(true)}>
+          Import trajectories
+        </button>
+      }
+    >
+      <ErrorBanner error={runs.error} title="The runs could not be listed." />
+      <ErrorBanner error={resume.error} onDismiss={resume.clearError} title="The run did not resume." />
+      {runs.loading && !runs.data && <Loading />}
+      {runs.data && (
+        <DataTable<EvalRunView>
+          rows={list}
+          rowKey={(r) => r.run_id}
+          selectedKey={openRun}
+          caption="Evaluation runs"
+          initialSort={null}
+          empty={<p className="muted">No runs yet. Configure one above, or import trajectories made elsewhere.</p>}
+          columns={[
+            {
+              key: "model",
+              header: "Model under test",
+              sort: (r) => runModel(r),
+              render: (r) => (
+                <div className="run-cell">
+                  <strong>{runModel(r)}</strong>
+                  {r.label && <span className="muted small"> · {r.label}</span>}
+                  {isImported(r) && <span className="badge tag">imported</span>}
+                  {r.error && ["failed", "interrupted"].includes(r.status) && (
+                    <div className="small run-error">
+                      <span aria-hidden>⚠ </span>
+                      {r.error}
+                    </div>
+                  )}
+                </div>
+              ),
+            },
+            { key: "status", header: "Status", sort: (r) => liveCounts(r).status, render: (r) => <StatusBadge status={liveCounts(r).status} /> },
+            {
+              key: "done",
+              header: "Cases done",
+              align: "right",
+              sort: (r) => liveCounts(r).done,
+              render: (r) => {
+                const c = liveCounts(r);
+                return (
+                  <span>
+                    {num(c.done)} / {num(c.total)}
+                  </span>
+                );
+              },
+            },
+            {
+              key: "acc",
+              header: "Correct so far",
+              align: "right",
+              sort: (r) => accuracySoFar(liveCounts(r)),
+              render: (r) => {
+                const a = accuracySoFar(liveCounts(r));
+                return a === null ? <span className="muted">–</span> : `${pct(a)} %`;
+              },
+            },
+            { key: "cost", header: "Cost", align: "right", sort: (r) => liveCounts(r).cost, render: (r) => (isImported(r) ? <span className="muted">–</span> : usd(liveCounts(r).cost)) },
+            { key: "created", header: "Created", sort: (r) => r.created_at, render: (r) => <span className="small">{when(r.created_at)}</span> },
+            {
+              key: "actions",
+              header: <span className="sr-only">Actions</span>,
+              render: (r) => {
+                const c = liveCounts(r);
+                return (
+                  <div className="row gap run-actions">
+                    {c.status === "completed" && (
+                      <a className="btn btn-small" href={href("/results", { runs: r.run_id })}>
+                        Results
+                      </a>
+                    )}
+                    {c.status === "running" && (
+                      <a className="btn btn-small" href={href("/evaluate", { run: r.run_id })}>
+                        Watch
+                      </a>
+                    )}
+                    {canResume({ ...r, status: c.status }) && (
+                      <button
+                        className="btn btn-small"
+                        title={RESUME_NOTE}
+                        disabled={resume.busy}
+                        onClick={async () => {
+                          const x = await resume.run({ run_id: r.run_id });
+                          if (x) {
+                            toast("Resuming: only the unfinished cases are run; cached replies are reused.");
+                            setQuery("run", r.run_id);
+                          }
+                        }}
+                      >
+                        Resume
+                      </button>
+                    )}
+                    {c.status !== "running" && c.status !== "completed" && !canResume({ ...r, status: c.status }) && (
+                      <a className="btn btn-small" href={href("/evaluate", { run: r.run_id })}>
+                        Details
+                      </a>
+                    )}
+                    {c.done > 0 && (
+                      <button className="btn btn-small btn-ghost" onClick={() => exportRun(r.run_id)} aria-label={`Export the trajectories of ${runModel(r)} (${r.run_id})`}>
+                        Export
+                      </button>
+                    )}
+                  </div>
+                );
+              },
+            },
+          ]}
+        />
+      )}
+      {list.some((r) => canResume(r)) && <p className="small muted">{RESUME_NOTE}</p>}
+      {importing && <ImportDialog onClose={() => setImporting(false)} />}
+    </Section>
+  );
+}

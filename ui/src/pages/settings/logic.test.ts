@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import type { ModelView } from "../../api/generated";
+import { checkForm, emptyForm, formFromView, formToRequest, isLoopback, keySourceText, priceText, stageLabel } from "./logic";
+
+const view: ModelView = {
+  name: "gpt",
+  kind: "openai",
+  model: "gpt-4o-mini",
+  base_url: "https://api.openai.com/v1",
+  api_key_env: null,
+  key_in_keyring: true,
+  temperature: 0,
+  top_p: null,
+  max_tokens: null,
+  seed: null,
+  price_in: 0.15,
+  price_out: 0.6,
+  price_cached_in: null,
+  local_flag: false,
+  concurrency: 8,
+  timeout_secs: 120,
+  api_version: null,
+  local: false,
+  destination: "openai at api.openai.com (remote)",
+  key_source: "keyring",
+};
+
+describe("model form", () => {
+  it("explains what is missing for each provider", () => {
+    const e = checkForm(emptyForm(), { editing: false, keyStored: false });
+    expect(Object.keys(e).sort()).toEqual(["base_url", "model", "name"]);
+    const openai = { ...emptyForm(), kind: "openai" as const, name: "x", model: "gpt", keyMode: "keyring" as const };
+    expect(checkForm(openai, { editing: false, keyStored: false }).key).toMatch(/Paste the API key/);
+    // Editing a model whose key is stored: no new key needed.
+    expect(checkForm(openai, { editing: true, keyStored: true }).key).toBeUndefined();
+    expect(checkForm({ ...openai, keyMode: "env", keyEnv: "1BAD" }, { editing: false, keyStored: false }).keyEnv).toBeDefined();
+    expect(checkForm({ ...openai, keyMode: "none", name: "has space" }, { editing: false, keyStored: false }).name).toBeDefined();
+    expect(checkForm({ ...openai, keyMode: "none", base_url: "ftp://x" }, { editing: false, keyStored: false }).base_url).toMatch(/http/);
+    expect(checkForm({ ...openai, keyMode: "none", temperature: "3", concurrency: "0", price_in: "-1" }, { editing: false, keyStored: false })).toMatchObject({
+      temperature: expect.any(String),
+      concurrency: expect.any(String),
+      price_in: expect.any(String),
+    });
+  });
+  it("sends only what was given; a stored key is kept unless replaced", () => {
+    const f = formFromView(view);
+    expect(f.base_url).toBe(""); // the provider default
+    expect(f.keyMode).toBe("keyring");
+    const req = formToRequest(f);
+    expect(req).toEqual({ name: "gpt", kind: "openai", model: "gpt-4o-mini", local: false, temperature: 0, price_in: 0.15, price_out: 0.6, concurrency: 8, timeout_secs: 120 });
+    expect("api_key" in req).toBe(false);
+    expect(formToRequest({ ...f, key: " sk-new " }).api_key).toBe("sk-new");
+    expect(formToRequest({ ...f, keyMode: "env", keyEnv: "OPENAI_API_KEY" }).api_key_env).toBe("OPENAI_API_KEY");
+  });
+  it("previews where data goes and words the key source and prices", () => {
+    expect(isLoopback("http://localhost:11434/v1")).toBe(true);
+    expect(isLoopback("http://127.0.0.1:8080/v1")).toBe(true);
+    expect(isLoopback("http://[::1]:9/v1")).toBe(true);
+    expect(isLoopback("https://api.openai.com/v1")).toBe(false);
+    expect(isLoopback("not a url")).toBe(false);
+    expect(keySourceText(view)).toBe("A key is stored in the keyring");
+    expect(keySourceText({ ...view, api_key_env: "K", key_in_keyring: false })).toBe("Environment variable K");
+    expect(keySourceText({ ...view, key_in_keyring: false })).toBe("No key");
+    expect(priceText(view)).toBe("$0.15 in · $0.60 out");
+    expect(priceText({ ...view, price_in: 0.075, price_out: null })).toBe("$0.075 in · – out");
+    expect(priceText({ ...view, price_in: null, price_out: null })).toBeNull();
+    expect(stageLabel("eval")).toBe("Model under test");
+    expect(stageLabel("card-drafting")).toBe("Card drafting");
+  });
+});
