@@ -3,7 +3,7 @@
 // the time from launch to the Home page showing real data, plus the resident memory of the app and
 // its web content process after start (and, with --results RUNS, after opening the Results page).
 // Usage (under Xvfb and D-Bus, see scripts/bench-app):
-//   node scripts/bench-app.mjs APP_BINARY [--runs 5] [--db STORE] [--results run1,run2,...]
+//   node scripts/bench-app.mjs APP_BINARY [--runs 5] [--db STORE] [--results run1,run2,... --models N]
 import { execSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,18 +18,26 @@ const opt = (name, dflt) => {
 const runs = Number(opt("--runs", "5"));
 const db = opt("--db", null);
 const results = opt("--results", null);
+const models = Number(opt("--models", "1"));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-function rssMb(pids) {
-  let kb = 0;
+// Memory of the app's processes: RSS counts shared libraries once per process; PSS splits shared
+// pages between the processes that map them, so the PSS sum is what the app really occupies.
+function memory(pids) {
+  const per = [];
   for (const pid of pids) {
     try {
-      const m = readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/);
-      if (m) kb += Number(m[1]);
+      const name = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+      if (name === "WebKitWebDriver") continue;
+      const rss = Number(readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
+      const pss = Number(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8").match(/^Pss:\s+(\d+)/m)?.[1] ?? 0) / 1024;
+      per.push({ name, rss, pss });
     } catch {}
   }
-  return kb / 1024;
+  return per;
 }
+const rssMb = (pids) => memory(pids).reduce((a, p) => a + p.rss, 0);
+const pssMb = (pids) => memory(pids).reduce((a, p) => a + p.pss, 0);
 
 function descendants(pid) {
   try {
@@ -73,13 +81,16 @@ async function once(i) {
   await sleep(500);
   const pids = descendants(driver.pid);
   const rssStart = rssMb(pids);
+  const pssStart = pssMb(pids);
+  if (i === 0) console.log("processes after start:", memory(pids).map((p) => `${p.name} RSS ${p.rss.toFixed(0)} MB / PSS ${p.pss.toFixed(0)} MB`).join("; "));
   let resultsMs = null;
   let rssResults = null;
+  let pssResults = null;
   if (results) {
     const t0 = await exec("return performance.timeOrigin + performance.now();");
     await exec(`window.location.hash = '#/results?runs=${results}'; return true;`);
     for (let k = 0; k < 600; k++) {
-      const ready = await exec("return !!document.querySelector('[data-results-ready]');");
+      const ready = await exec(`return document.querySelectorAll("table.leaderboard tbody tr").length >= ${models};`);
       if (ready) break;
       await sleep(20);
     }
@@ -87,10 +98,12 @@ async function once(i) {
     resultsMs = t1 - t0;
     await sleep(500);
     rssResults = rssMb(descendants(driver.pid));
+    pssResults = pssMb(descendants(driver.pid));
+    if (i === 0) console.log("processes with Results open:", memory(descendants(driver.pid)).map((p) => `${p.name} RSS ${p.rss.toFixed(0)} MB / PSS ${p.pss.toFixed(0)} MB`).join("; "));
   }
   await wd("DELETE", S).catch(() => {});
   driver.kill();
-  return { firstPaintMs, rssStart, resultsMs, rssResults };
+  return { firstPaintMs, rssStart, pssStart, resultsMs, rssResults, pssResults };
 }
 
 const all = [];
@@ -102,8 +115,8 @@ const med = (xs) => {
 const f = (x, d = 0) => (x === null ? "–" : x.toFixed(d));
 console.log(`runs: ${runs}`);
 console.log(`cold start to first paint (ms): median ${f(med(all.map((r) => r.firstPaintMs)))}, each: ${all.map((r) => f(r.firstPaintMs)).join(", ")}`);
-console.log(`resident memory after start (MB, app + web process): median ${f(med(all.map((r) => r.rssStart)), 1)}`);
+console.log(`memory after start (MB, all app processes): RSS sum ${f(med(all.map((r) => r.rssStart)), 1)}, PSS sum ${f(med(all.map((r) => r.pssStart)), 1)}`);
 if (results) {
   console.log(`Results page ready (ms): median ${f(med(all.map((r) => r.resultsMs)))}, each: ${all.map((r) => f(r.resultsMs)).join(", ")}`);
-  console.log(`resident memory with Results open (MB): median ${f(med(all.map((r) => r.rssResults)), 1)}`);
+  console.log(`memory with Results open (MB): RSS sum ${f(med(all.map((r) => r.rssResults)), 1)}, PSS sum ${f(med(all.map((r) => r.pssResults)), 1)}`);
 }

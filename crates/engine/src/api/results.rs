@@ -132,14 +132,21 @@ pub struct TableFileRequest {
 }
 
 /// Runs loaded for scoring, kept while none of them changes.
+/// Only what the screens need is kept: the cases and trajectories are scored, turned into the
+/// compact grid, and let go (at the paper's scale they are most of the memory).
 pub(crate) struct ResultsData {
-    pub cases: Vec<Case>,
-    pub trajectories: Vec<Trajectory>,
     pub report: MetricsReport,
     pub pack: PolicyPack,
     pub runs: Vec<EvalRunView>,
-    grid: OnceLock<ResultsGrid>,
+    grid: Mutex<GridState>,
     views: OnceLock<(Vec<Table>, Vec<ChartView>)>,
+}
+
+/// The grid is built on a background thread right after scoring (the leaderboard need not wait).
+enum GridState {
+    Building(std::thread::JoinHandle<ResultsGrid>),
+    Ready(Arc<ResultsGrid>),
+    Failed,
 }
 
 impl ResultsData {
@@ -156,9 +163,20 @@ impl ResultsData {
         Ok(self.views.get_or_init(|| (all_tables(&self.report, &self.pack), charts)))
     }
 
-    /// The case-by-model grid, built on first use.
-    pub fn grid(&self) -> &ResultsGrid {
-        self.grid.get_or_init(|| build_grid(&self.cases, &self.trajectories))
+    /// The case-by-model grid (waits for the background build if it is still running).
+    pub fn grid(&self) -> ApiResult<Arc<ResultsGrid>> {
+        let mut state = self.grid.lock().unwrap_or_else(|p| p.into_inner());
+        *state = match std::mem::replace(&mut *state, GridState::Failed) {
+            GridState::Building(handle) => match handle.join() {
+                Ok(g) => GridState::Ready(Arc::new(g)),
+                Err(_) => GridState::Failed,
+            },
+            other => other,
+        };
+        match &*state {
+            GridState::Ready(g) => Ok(g.clone()),
+            _ => Err(ApiError::internal("the case grid could not be built")),
+        }
     }
 }
 
@@ -247,7 +265,15 @@ impl Engine {
         let policy = cases.first().map(|c| c.policy.clone()).unwrap_or_else(|| "mn29".into());
         let pack = self.store().with_conn(|c| policy_repo::load_pack(c, &policy))?;
         let report = crate::metrics::compute(&cases, &trajectories, &MetricsOptions::default());
-        let data = Arc::new(ResultsData { cases, trajectories, report, pack, runs, grid: OnceLock::new(), views: OnceLock::new() });
+        // Build the grid, then free the loaded runs and hand the heap back, without making this
+        // request wait.
+        let building = std::thread::spawn(move || {
+            let grid = build_grid(&cases, &trajectories);
+            drop((cases, trajectories));
+            crate::util::memory::return_free_memory();
+            grid
+        });
+        let data = Arc::new(ResultsData { report, pack, runs, grid: Mutex::new(GridState::Building(building)), views: OnceLock::new() });
         *self.results_cache.slot.lock().unwrap_or_else(|p| p.into_inner()) = Some((key, data.clone()));
         Ok(data)
     }
@@ -262,7 +288,7 @@ impl Engine {
     /// One row per case, one column per model: the verdict each model gave (compact form).
     pub fn results_grid(&self, req: &ResultsRequest) -> ApiResult<ResultsGrid> {
         let d = self.results_data(&req.run_ids)?;
-        Ok(d.grid().clone())
+        Ok((*d.grid()?).clone())
     }
 
     /// One evaluated case of a run, with its case, for the transcript view.

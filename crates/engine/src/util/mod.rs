@@ -1,6 +1,7 @@
 //! Small helpers shared by every module: careful file reading and text utilities.
 
 pub mod files;
+pub mod memory;
 pub mod text;
 
 /// Current time as an RFC 3339 string in UTC (what the store records everywhere).
