@@ -192,3 +192,23 @@ test("results work for runs imported from trajectories", async ({ page, studio }
   await expect(page.getByText("How long did the patient stay in intensive care?", { exact: true })).toBeVisible();
   expect(errors).toEqual([]);
 });
+
+test("example results can be explored before any model is set up", async ({ page }) => {
+  // A store of its own: no runs, no models.
+  const { fileStudio } = await import("./review-helpers");
+  const s = await fileStudio();
+  try {
+    const errors = watchErrors(page);
+    await page.goto(`${s.url}#/results`);
+    await expect(page.getByRole("heading", { name: "No finished runs yet" })).toBeVisible();
+    await page.getByRole("button", { name: "Explore example results" }).click();
+    await expect(page.getByText("Example results.", { exact: false })).toBeVisible();
+    await expect(page.locator("table.leaderboard tbody tr")).toHaveCount(3);
+    await expect(page.locator("table.leaderboard").getByText("example-careful", { exact: true })).toBeVisible();
+    await page.getByRole("tab", { name: "Charts" }).click();
+    await expect(page.getByRole("heading", { name: /Do models ask when facts are missing/ }).first()).toBeVisible();
+    expect(errors).toEqual([]);
+  } finally {
+    s.close();
+  }
+});

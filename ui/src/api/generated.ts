@@ -507,6 +507,16 @@ export type EvidenceItem = { id: string,
  */
 kind: string, title: string, };
 
+export type ExampleResults = { 
+/**
+ * The example runs (one per fictional model).
+ */
+run_ids: Array<string>, 
+/**
+ * Whether the demo cases had to be loaded first.
+ */
+loaded_demo_cases: boolean, };
+
 export type FileParams = { file: Upload, };
 
 /**
@@ -1576,6 +1586,8 @@ export interface ApiMethods {
   "cases.set_excluded": { params: CaseExcludeParams; result: Flag };
   /** Load the 90 hand-written demo cases. */
   "demo.load": { params: NoParams; result: CasesImportResult };
+  /** Store example results of three fictional models on the demo cases (no model is called). */
+  "demo.example_results": { params: NoParams; result: ExampleResults };
   /** Registered models. */
   "models.list": { params: NoParams; result: Array<ModelView> };
   /** Register (or update) a model. */

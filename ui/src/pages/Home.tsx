@@ -108,8 +108,11 @@ export function HomePage() {
       n: 6,
       title: "Results",
       state: finished.length > 0 ? "done" : "todo",
-      text: finished.length > 0 ? "Leaderboard, the paper's tables, charts and every transcript." : "Results appear when a run finishes.",
-      action: finished.length > 0 ? <a className="btn" href={href("/results", { runs: finished.map((r) => r.run_id).join(",") })}>See results</a> : undefined,
+      text:
+        finished.length > 0
+          ? "Leaderboard, the paper's tables, charts and every transcript."
+          : "Results appear when a run finishes. Until then you can explore example results of fictional models.",
+      action: finished.length > 0 ? <a className="btn" href="#/results">See results</a> : <a className="btn" href="#/results">Explore results</a>,
     },
     {
       n: 7,

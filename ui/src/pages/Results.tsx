@@ -2,9 +2,9 @@
 // charts, the case-by-model grid, and any case's transcript (#/results/trajectory?run=…&case=…).
 
 import { useCallback, useEffect, useMemo, useRef } from "react";
-import { useApi } from "../api/client";
+import { useAction, useApi } from "../api/client";
 import type { EvalRunView } from "../api/generated";
-import { EmptyState, ErrorBanner, Loading } from "../components/Feedback";
+import { EmptyState, ErrorBanner, Loading, Notice } from "../components/Feedback";
 import { PageHeader, Tabs } from "../components/Layout";
 import { num, plural, when } from "../format";
 import { setQuery, useRoute } from "../router";
@@ -21,6 +21,10 @@ const TABS = [
   { id: "charts", label: "Charts" },
   { id: "cases", label: "Cases" },
 ];
+
+function isExample(r: EvalRunView | undefined): boolean {
+  return Boolean((r?.config as Record<string, unknown> | null)?.example);
+}
 
 function runModel(r: EvalRunView): string {
   return String((r.config as Record<string, unknown> | null)?.model ?? r.label ?? r.run_id);
@@ -82,11 +86,15 @@ export function ResultsPage() {
   const single = route.query.get("run");
   const selected = useMemo(() => (runsParam ? runsParam.split(",").filter(Boolean) : isTrajectory && single ? [single] : []), [runsParam, isTrajectory, single]);
   const tab = TABS.some((t) => t.id === route.query.get("tab")) ? route.query.get("tab")! : "leaderboard";
+  const examples = useAction("demo.example_results");
 
-  // First visit: compare every finished run.
+  // First visit: compare every finished run (real runs only, once there are any).
   useEffect(() => {
-    if (!isTrajectory && runsParam === null && finished.length > 0) setQuery("runs", finished.map((r) => r.run_id).join(","));
+    if (isTrajectory || runsParam !== null || finished.length === 0) return;
+    const real = finished.filter((r) => !isExample(r));
+    setQuery("runs", (real.length ? real : finished).map((r) => r.run_id).join(","));
   }, [isTrajectory, runsParam, finished]);
+  const showingExamples = selected.some((id) => isExample((runs.data ?? []).find((r) => r.run_id === id)));
 
   const req = selected.length ? { run_ids: selected } : null;
   // Each view loads only what it shows: the leaderboard the metrics report, the tables and charts
@@ -131,12 +139,24 @@ export function ResultsPage() {
               <a className="btn" href="#/evaluate">
                 Import trajectories
               </a>
+              <button
+                className="btn"
+                disabled={examples.busy}
+                onClick={async () => {
+                  const r = await examples.run({});
+                  if (r) setQuery("runs", r.run_ids.join(","));
+                }}
+              >
+                Explore example results
+              </button>
             </>
           }
         >
           Results appear here when an evaluation run finishes: a leaderboard with M1–M8, the paper's tables and charts, and every case's transcript. You
-          can also import trajectories made elsewhere on the Evaluate page.
+          can also import trajectories made elsewhere on the Evaluate page. To see what this page offers before you have set up a model, explore example
+          results: three fictional models on the 90 demo cases (no model is called, and the numbers say nothing about any real model).
         </EmptyState>
+        <ErrorBanner error={examples.error} onDismiss={examples.clearError} title="The example results could not be created." />
       </>
     );
   }
@@ -159,6 +179,12 @@ export function ResultsPage() {
         }
       />
       <RunPicker finished={finished} selected={selected} />
+      {showingExamples && (
+        <Notice kind="warn" title="Example results.">
+          Runs named <code>example-…</code> belong to fictional models made up to show how these screens work; their numbers say nothing about any real
+          model.
+        </Notice>
+      )}
       {selected.length === 0 ? (
         <EmptyState title="Choose runs to compare">Tick one or more finished runs above.</EmptyState>
       ) : (

@@ -50,6 +50,9 @@ pub enum CasesCmd {
 pub enum DemoCmd {
     /// Load the 90 hand-written demo cases into the store.
     Load,
+    /// Store example results of three fictional models on the demo cases, to explore the results
+    /// screens and reports before any model is set up (no model is called).
+    Results,
 }
 
 fn parse_type(t: &Option<String>) -> Result<Option<CaseType>, ApiError> {
@@ -126,6 +129,18 @@ pub fn run_demo(cli: &Cli, cmd: &DemoCmd) -> Result<ExitCode, ApiError> {
                 print_json(&r);
             } else {
                 println!("Demo cases: {} loaded, {} already present.", r.imported, r.unchanged);
+            }
+        }
+        DemoCmd::Results => {
+            let r = e.demo_example_results()?;
+            if cli.json {
+                print_json(&r);
+            } else {
+                if r.loaded_demo_cases {
+                    println!("Loaded the 90 demo cases first.");
+                }
+                println!("Stored example results of fictional models (not a real evaluation): {}", r.run_ids.join(", "));
+                println!("Explore them: psebench metrics --run {}", r.run_ids.join(" "));
             }
         }
     }

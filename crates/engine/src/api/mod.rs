@@ -4,6 +4,7 @@
 
 pub mod cards;
 pub mod cases;
+pub mod examples;
 pub mod files;
 pub mod models;
 pub mod policy;

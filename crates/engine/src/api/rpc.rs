@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::examples::ExampleResults;
 use super::cards::{CardAuditRequest, CardDetail, CardDiff, CardFilter, CardSaveRequest, CardSummary, CardsImportResult};
 use super::cases::{CaseDetail, CasesImportResult};
 use super::files::{export_via_temp, Download, Upload, UploadDir};
@@ -523,6 +524,9 @@ api_methods! {
     }
     "demo.load" ["Load the 90 hand-written demo cases."] (e, p: NoParams) -> CasesImportResult {
         blocking(move || e.demo_load()).await?
+    }
+    "demo.example_results" ["Store example results of three fictional models on the demo cases (no model is called)."] (e, p: NoParams) -> ExampleResults {
+        blocking(move || e.demo_example_results()).await?
     }
     "models.list" ["Registered models."] (e, p: NoParams) -> Vec<ModelView> {
         blocking(move || e.models_list()).await?
