@@ -30,7 +30,20 @@ async fn save_download(download: Download) -> Result<String, ApiError> {
     Ok(path.display().to_string())
 }
 
+/// WebKitGTK's accelerated compositing buys nothing for a page of tables, text and SVG charts, and
+/// without a GPU it is emulated in software: with it off the web process needs about 40 % less
+/// memory and the Results page at the paper's scale renders faster (see scripts/bench-app).
+/// A value the user set is respected.
+fn prefer_simple_rendering() {
+    #[cfg(target_os = "linux")]
+    if std::env::var_os("WEBKIT_DISABLE_COMPOSITING_MODE").is_none() {
+        // Called first thing in main, before any thread exists.
+        std::env::set_var("WEBKIT_DISABLE_COMPOSITING_MODE", "1");
+    }
+}
+
 fn main() {
+    prefer_simple_rendering();
     let db = psebench::store::default_db_path();
     let engine = Engine::open(&db);
     tauri::Builder::default()
