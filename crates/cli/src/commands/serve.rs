@@ -52,8 +52,14 @@ fn open_browser(url: &str) {
     } else {
         ("xdg-open", vec![url.to_string()])
     };
-    if std::process::Command::new(cmd.0).args(&cmd.1).spawn().is_err() {
-        eprintln!("Could not open a browser; open {url} yourself.");
+    let started = std::process::Command::new(cmd.0)
+        .args(&cmd.1)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    match started {
+        Ok(_) => eprintln!("Opening it in your web browser (if nothing opens, go to {url})."),
+        Err(_) => eprintln!("Could not open a web browser here; open {url} yourself."),
     }
 }
 
