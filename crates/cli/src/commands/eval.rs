@@ -1,13 +1,12 @@
 use clap::Subcommand;
-use indicatif::{ProgressBar, ProgressStyle};
 use psebench::api::Engine;
 use psebench::evaluation::{EvalPlan, EvalRunRequest, EvalSummary};
 use psebench::ApiError;
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::{engine, runtime};
+use super::engine;
+use super::follow::{follow_run, Follow};
 use crate::output::{print_json, table};
 use crate::Cli;
 
@@ -77,48 +76,25 @@ fn confirm_remote(p: &EvalPlan, yes: bool) -> Result<(), ApiError> {
 
 /// Run with a progress bar; Ctrl-C stops after the cases in flight (they stay resumable).
 fn execute(cli: &Cli, e: &Engine, run_id: &str) -> Result<EvalSummary, ApiError> {
-    let rt = runtime()?;
-    let show_bar = !cli.json && std::io::stderr().is_terminal();
-    rt.block_on(async {
-        let mut rx = e.jobs().subscribe();
-        let bar = if show_bar { ProgressBar::new(0) } else { ProgressBar::hidden() };
-        bar.set_style(
-            ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} cases · {msg} · ETA {eta}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        let id = run_id.to_string();
-        let bar2 = bar.clone();
-        let listener = tokio::spawn(async move {
-            while let Ok(p) = rx.recv().await {
-                if p.run_id != id {
-                    continue;
-                }
-                bar2.set_length(p.total);
-                bar2.set_position(p.done);
-                bar2.set_message(format!(
-                    "{} asks · {} unreadable · {} errors · {} tokens · ${:.2}",
-                    p.counter("asks"),
-                    p.counter("parse_failures"),
-                    p.counter("errors"),
-                    (p.counter("prompt_tokens") + p.counter("completion_tokens")) as u64,
-                    p.counter("cost_usd")
-                ));
-            }
-        });
-        let engine2 = e.clone();
-        let id2 = run_id.to_string();
-        let ctrlc = tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!("\nStopping after the cases in flight… (finished cases are kept)");
-                let _ = engine2.eval_cancel(&id2);
-            }
-        });
-        let out = e.eval_execute(run_id).await;
-        ctrlc.abort();
-        listener.abort();
-        bar.finish_and_clear();
-        out
-    })
+    let how = Follow {
+        unit: "cases",
+        message: |p| {
+            format!(
+                "{} asks · {} unreadable · {} errors · {} tokens · ${:.2}",
+                p.counter("asks"),
+                p.counter("parse_failures"),
+                p.counter("errors"),
+                (p.counter("prompt_tokens") + p.counter("completion_tokens")) as u64,
+                p.counter("cost_usd")
+            )
+        },
+        stopping: "Stopping after the cases in flight… (finished cases are kept)",
+        cancel: |e, id| {
+            let _ = e.eval_cancel(id);
+        },
+        abort: None,
+    };
+    follow_run(cli, e, run_id, how, || e.eval_execute(run_id))
 }
 
 fn print_summary(cli: &Cli, s: &EvalSummary) {

@@ -1,12 +1,11 @@
 use clap::{Args, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 use psebench::api::Engine;
 use psebench::generation::{GenCandidateFilter, GenPlan, GenRequest, GenSummary};
 use psebench::ApiError;
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use super::{engine, runtime};
+use super::engine;
+use super::follow::{follow_run, Follow};
 use crate::output::{print_json, table, truncate};
 use crate::Cli;
 
@@ -114,52 +113,29 @@ fn confirm_remote(p: &GenPlan, yes: bool) -> Result<(), ApiError> {
 /// Run with a progress bar. The first Ctrl-C stops after the model calls in flight (everything
 /// finished is kept); a second one stops at once.
 fn execute(cli: &Cli, e: &Engine, run_id: &str) -> Result<GenSummary, ApiError> {
-    let rt = runtime()?;
-    let show_bar = !cli.json && std::io::stderr().is_terminal();
-    rt.block_on(async {
-        let mut rx = e.jobs().subscribe();
-        let bar = if show_bar { ProgressBar::new(0) } else { ProgressBar::hidden() };
-        bar.set_style(
-            ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} candidates · {msg} · ETA {eta}").unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        let id = run_id.to_string();
-        let bar2 = bar.clone();
-        let listener = tokio::spawn(async move {
-            while let Ok(p) = rx.recv().await {
-                if p.run_id != id {
-                    continue;
-                }
-                bar2.set_length(p.total);
-                bar2.set_position(p.done);
-                bar2.set_message(format!(
-                    "pairs {}/{} · {} accepted · {} dropped · {} retries · {} tokens · ${:.2}",
-                    p.counter("units_done"),
-                    p.counter("units_total"),
-                    p.counter("accepted"),
-                    p.counter("dropped"),
-                    p.counter("retries"),
-                    (p.counter("input_tokens") + p.counter("output_tokens")) as u64,
-                    p.counter("cost_usd")
-                ));
-            }
-        });
-        let engine2 = e.clone();
-        let id2 = run_id.to_string();
-        let ctrlc = tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!("\nStopping after the model calls in flight… (finished work is kept; press Ctrl-C again to stop at once)");
-                let _ = engine2.gen_cancel(&id2);
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    let _ = engine2.gen_abort(&id2);
-                }
-            }
-        });
-        let out = e.gen_execute(run_id).await;
-        ctrlc.abort();
-        listener.abort();
-        bar.finish_and_clear();
-        out
-    })
+    let how = Follow {
+        unit: "candidates",
+        message: |p| {
+            format!(
+                "pairs {}/{} · {} accepted · {} dropped · {} retries · {} tokens · ${:.2}",
+                p.counter("units_done"),
+                p.counter("units_total"),
+                p.counter("accepted"),
+                p.counter("dropped"),
+                p.counter("retries"),
+                (p.counter("input_tokens") + p.counter("output_tokens")) as u64,
+                p.counter("cost_usd")
+            )
+        },
+        stopping: "Stopping after the model calls in flight… (finished work is kept; press Ctrl-C again to stop at once)",
+        cancel: |e, id| {
+            let _ = e.gen_cancel(id);
+        },
+        abort: Some(|e, id| {
+            let _ = e.gen_abort(id);
+        }),
+    };
+    follow_run(cli, e, run_id, how, || e.gen_execute(run_id))
 }
 
 fn print_summary(cli: &Cli, s: &GenSummary) {

@@ -1,5 +1,6 @@
 pub mod anchors;
 pub mod bench;
+pub mod follow;
 pub mod cards;
 pub mod cases;
 pub mod eval;

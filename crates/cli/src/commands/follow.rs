@@ -1,0 +1,70 @@
+//! Following a long run in the terminal: a progress bar fed by the engine's job events, and
+//! Ctrl-C to stop after the work in flight (a second Ctrl-C, where the run supports it, stops at
+//! once). Everything finished stays stored either way.
+
+use indicatif::{ProgressBar, ProgressStyle};
+use psebench::api::Engine;
+use psebench::jobs::Progress;
+use psebench::ApiError;
+use std::future::Future;
+use std::io::IsTerminal;
+
+use super::runtime;
+use crate::Cli;
+
+/// How a kind of run is shown and stopped.
+pub struct Follow {
+    /// What the bar counts ("cases", "candidates").
+    pub unit: &'static str,
+    /// The bar's message from the latest progress.
+    pub message: fn(&Progress) -> String,
+    /// Said when the user presses Ctrl-C.
+    pub stopping: &'static str,
+    /// Stop after the work in flight.
+    pub cancel: fn(&Engine, &str),
+    /// Stop at once on a second Ctrl-C (None: a second Ctrl-C does nothing more).
+    pub abort: Option<fn(&Engine, &str)>,
+}
+
+/// Run `work` (the engine executing `run_id`) with a progress bar and Ctrl-C handling.
+pub fn follow_run<T, F>(cli: &Cli, e: &Engine, run_id: &str, how: Follow, work: impl FnOnce() -> F) -> Result<T, ApiError>
+where
+    F: Future<Output = Result<T, ApiError>>,
+{
+    let rt = runtime()?;
+    let show_bar = !cli.json && std::io::stderr().is_terminal();
+    rt.block_on(async {
+        let mut rx = e.jobs().subscribe();
+        let bar = if show_bar { ProgressBar::new(0) } else { ProgressBar::hidden() };
+        let template = format!("{{bar:30.cyan/blue}} {{pos}}/{{len}} {} · {{msg}} · ETA {{eta}}", how.unit);
+        bar.set_style(ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar()));
+        let (id, bar2, message) = (run_id.to_string(), bar.clone(), how.message);
+        let listener = tokio::spawn(async move {
+            while let Ok(p) = rx.recv().await {
+                if p.run_id == id {
+                    bar2.set_length(p.total);
+                    bar2.set_position(p.done);
+                    bar2.set_message(message(&p));
+                }
+            }
+        });
+        let (engine2, id2) = (e.clone(), run_id.to_string());
+        let (stopping, cancel, abort) = (how.stopping, how.cancel, how.abort);
+        let ctrlc = tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("\n{stopping}");
+                cancel(&engine2, &id2);
+                if let Some(abort) = abort {
+                    if tokio::signal::ctrl_c().await.is_ok() {
+                        abort(&engine2, &id2);
+                    }
+                }
+            }
+        });
+        let out = work().await;
+        ctrlc.abort();
+        listener.abort();
+        bar.finish_and_clear();
+        out
+    })
+}
