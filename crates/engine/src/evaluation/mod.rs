@@ -108,16 +108,6 @@ pub struct EvalRunView {
     pub counts: ItemCounts,
 }
 
-const CONSECUTIVE_FAILURES_TO_STOP: u32 = 5;
-
-fn is_fatal(e: &LlmError) -> bool {
-    match e {
-        LlmError::MissingKey { .. } | LlmError::Secrets(_) | LlmError::Config(_) => true,
-        LlmError::Rejected { status, .. } => matches!(status, 401 | 403 | 404),
-        _ => false,
-    }
-}
-
 fn estimate(system_chars: usize, cases: &[Case], repeats: u32, eval: &ModelConfig, info: &ModelConfig, judge: &ModelConfig) -> CostEstimate {
     // Assumptions: 1.5 model turns per case, 0.5 provider questions, 0.8 judged answers.
     let n = cases.len() as f64 * repeats.max(1) as f64;
@@ -279,8 +269,7 @@ impl Engine {
         let started = Instant::now();
         let base = self.store().with_conn(|c| repo::counts(c, run_id))?;
         let live = Arc::new(Mutex::new(base.clone()));
-        let consecutive = Arc::new(AtomicU32::new(0));
-        let fatal: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
+        let stopper = Arc::new(jobs::RunStopper::new(cancel.clone(), "cases", "cases"));
         let heartbeat = jobs::Heartbeat::start(self.store(), run_id);
         self.publish_eval(run_id, "running", &base, base.done, started, None);
         let done_here = Arc::new(AtomicU32::new(0));
@@ -288,7 +277,7 @@ impl Engine {
             .for_each_concurrent(concurrency, |(case_id, repeat)| {
                 let (roles, prompts, system, cancel) = (roles.clone(), prompts.clone(), system.clone(), cancel.clone());
                 let case = case_map.get(&case_id).cloned();
-                let (live, consecutive, fatal, done_here) = (live.clone(), consecutive.clone(), fatal.clone(), done_here.clone());
+                let (live, stopper, done_here) = (live.clone(), stopper.clone(), done_here.clone());
                 async move {
                     let Some(case) = case else { return };
                     if cancel.is_cancelled() {
@@ -297,7 +286,7 @@ impl Engine {
                     let outcome = run_case(self.llm(), &roles, &prompts, &system, &case, repeat, turns, run_id, &cancel).await;
                     match outcome {
                         Ok(o) => {
-                            consecutive.store(0, Ordering::SeqCst);
+                            stopper.succeeded();
                             let correct = o.trajectory.predicted_verdict() == Some(case.gold_verdict);
                             let saved = self.store().with_conn(|c| {
                                 repo::save_done(
@@ -308,8 +297,7 @@ impl Engine {
                                 )
                             });
                             if let Err(e) = saved {
-                                *fatal.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.message);
-                                cancel.cancel();
+                                stopper.stop(e.message);
                                 return;
                             }
                             let snapshot = {
@@ -334,18 +322,7 @@ impl Engine {
                                 let mut l = live.lock().unwrap_or_else(|p| p.into_inner());
                                 l.with_errors += 1;
                             }
-                            let n = consecutive.fetch_add(1, Ordering::SeqCst) + 1;
-                            if is_fatal(&e) || n >= CONSECUTIVE_FAILURES_TO_STOP {
-                                let mut f = fatal.lock().unwrap_or_else(|p| p.into_inner());
-                                if f.is_none() {
-                                    *f = Some(if is_fatal(&e) {
-                                        format!("{msg} Fix this (see Settings → Models) and resume the run; finished cases are kept.")
-                                    } else {
-                                        format!("{n} cases in a row failed; last problem: {msg}. Finished cases are kept; resume when the provider is reachable again.")
-                                    });
-                                }
-                                cancel.cancel();
-                            }
+                            stopper.model_failed(&e);
                         }
                     }
                 }
@@ -353,8 +330,7 @@ impl Engine {
             .await;
         drop(heartbeat);
         let counts = self.store().with_conn(|c| repo::counts(c, run_id))?;
-        let fatal = fatal.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        let (status, message) = if let Some(f) = fatal {
+        let (status, message) = if let Some(f) = stopper.reason() {
             ("failed", Some(f))
         } else if cancel.is_cancelled() {
             ("cancelled", Some(format!("Stopped at your request: {} of {} cases are done and kept. Resume to finish the rest.", counts.done, counts.total)))

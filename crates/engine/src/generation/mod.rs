@@ -22,15 +22,14 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::api::Engine;
 use crate::card::ClauseCard;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::jobs::{self, Progress};
-use crate::llm::{LlmError, ModelConfig};
+use crate::llm::ModelConfig;
 use pipeline::{CardBundle, RunRoles, RunShared, StepError};
 use prompts::GenPrompts;
 
@@ -295,16 +294,6 @@ pub struct Provenance {
     pub prompt_versions: Value,
 }
 
-const CONSECUTIVE_FAILURES_TO_STOP: u32 = 5;
-
-fn is_fatal(e: &LlmError) -> bool {
-    match e {
-        LlmError::MissingKey { .. } | LlmError::Secrets(_) | LlmError::Config(_) => true,
-        LlmError::Rejected { status, .. } => matches!(status, 401 | 403 | 404),
-        _ => false,
-    }
-}
-
 fn abort_key(run_id: &str) -> String {
     format!("{run_id}#abort")
 }
@@ -491,47 +480,28 @@ impl Engine {
         let heartbeat = jobs::Heartbeat::start(self.store(), run_id);
         publish("running", None);
         let shared = RunShared { engine: self, run_id, policy, prompts, background, roles, stop: stop.clone(), abort, on_progress: &on_progress };
-        let consecutive = AtomicU32::new(0);
-        let fatal: Mutex<Option<String>> = Mutex::new(None);
+        let stopper = jobs::RunStopper::new(stop.clone(), "card-and-anchor pairs", "candidates");
         futures::stream::iter(work)
             .for_each_concurrent(concurrency, |(bundle, anchor, parent, variants)| {
-                let (shared, consecutive, fatal, stop) = (&shared, &consecutive, &fatal, &stop);
+                let (shared, stopper, stop) = (&shared, &stopper, &stop);
                 async move {
                     if stop.is_cancelled() {
                         return;
                     }
                     match pipeline::run_unit(shared, &bundle, &anchor, &parent, &variants).await {
-                        Ok(()) => consecutive.store(0, Ordering::SeqCst),
+                        Ok(()) => stopper.succeeded(),
                         Err(StepError::Stopped) => {}
                         Err(StepError::Store(e)) => {
-                            let mut f = fatal.lock().unwrap_or_else(|p| p.into_inner());
-                            if f.is_none() {
-                                *f = Some(format!("The store failed ({}); finished work is kept. Resume the run once the problem is fixed.", e.message));
-                            }
-                            stop.cancel();
+                            stopper.stop(format!("The store failed ({}); finished work is kept. Resume the run once the problem is fixed.", e.message))
                         }
-                        Err(StepError::Llm(e)) => {
-                            let n = consecutive.fetch_add(1, Ordering::SeqCst) + 1;
-                            if is_fatal(&e) || n >= CONSECUTIVE_FAILURES_TO_STOP {
-                                let mut f = fatal.lock().unwrap_or_else(|p| p.into_inner());
-                                if f.is_none() {
-                                    *f = Some(if is_fatal(&e) {
-                                        format!("{e} Fix this in Settings → Models (or with `psebench models`) and resume the run; finished candidates are kept.")
-                                    } else {
-                                        format!("{n} card-and-anchor pairs in a row failed; last problem: {e}. Finished candidates are kept; resume when the provider is reachable again.")
-                                    });
-                                }
-                                stop.cancel();
-                            }
-                        }
+                        Err(StepError::Llm(e)) => stopper.model_failed(&e),
                     }
                 }
             })
             .await;
         drop(heartbeat);
         let counts = self.store().with_conn(|c| repo::counts(c, run_id))?;
-        let fatal = fatal.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        let (status, message) = if let Some(f) = fatal {
+        let (status, message) = if let Some(f) = stopper.reason() {
             ("failed", Some(f))
         } else if stop.is_cancelled() {
             (

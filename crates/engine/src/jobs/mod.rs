@@ -2,6 +2,10 @@
 //! broadcast to whoever listens (CLI progress bar, desktop app, HTTP clients), cancellation, and
 //! a heartbeat so a run whose process died shows up as interrupted rather than running forever.
 
+mod stopper;
+
+pub use stopper::{is_fatal, RunStopper, CONSECUTIVE_FAILURES_TO_STOP};
+
 use indexmap::IndexMap;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
