@@ -1,26 +1,53 @@
 //! PSEBench engine: everything behind the desktop app, the CLI and the local HTTP server.
 //!
-//! Dependencies point one way: `policy`, `card` → `case` → pipelines → `metrics` → exports.
-//! `store` is the SQLite service; `api` is the only surface the shells call.
+//! The modules form a stack. A module may use the modules below it and none above or beside it
+//! (the test `tests/it/layers.rs` reads every `crate::` path and holds the same list):
+//!
+//! ```text
+//! api                                   thin typed surface the shells call
+//! export                                report files: tables and charts written to a folder
+//! generation · evaluation · review      pipelines and workflows
+//! anchor                                anchor materials and their model-assisted sorting
+//! tables                                the paper's tables (CSV, Markdown, LaTeX)
+//! charts                                the paper's charts (SVG, PNG)
+//! metrics                               M1–M8, intervals, paired tests, per-clause rows
+//! card · trajectory                     clause cards; evaluation transcripts
+//! case                                  benchmark cases
+//! policy                                policy packs (built-in ones parsed from `builtin`)
+//! context                               the engine handle: store, LLM client, jobs, secrets
+//! jobs                                  long-running work, progress, stop rules
+//! llm                                   providers, retries, limits, cache, accounting
+//! store · secrets · prompt · builtin    SQLite; API keys; prompt templates; embedded files
+//! util                                  files, text and number helpers
+//! error                                 the error type every layer returns
+//! ```
+//!
+//! Outside the stack, behind cargo features: `server` (`psebench serve`), `mock` (the loopback
+//! mock provider) and `bench` (benchmarks). The desktop app builds none of them.
 
 pub mod anchor;
 pub mod api;
+#[cfg(feature = "bench")]
 pub mod bench;
 pub mod builtin;
+pub mod context;
 pub mod card;
 pub mod case;
 pub mod charts;
 pub mod error;
 pub mod evaluation;
+pub mod export;
 pub mod generation;
 pub mod jobs;
 pub mod llm;
 pub mod metrics;
+#[cfg(feature = "mock")]
 pub mod mock;
 pub mod policy;
 pub mod prompt;
 pub mod review;
 pub mod secrets;
+#[cfg(feature = "server")]
 pub mod server;
 pub mod store;
 pub mod tables;

@@ -23,7 +23,7 @@ pub enum AnchorsCmd {
         /// Language for anchors that do not name one (default: en).
         #[arg(long)]
         language: Option<String>,
-        #[arg(long, default_value = "mn29")]
+        #[arg(long, default_value = psebench::policy::DEFAULT_POLICY)]
         policy: String,
     },
     /// List anchors.
@@ -41,7 +41,7 @@ pub enum AnchorsCmd {
     Show { id: String },
     /// How many anchors each clause's bucket holds.
     Buckets {
-        #[arg(long, default_value = "mn29")]
+        #[arg(long, default_value = psebench::policy::DEFAULT_POLICY)]
         policy: String,
     },
     /// Put an anchor in a clause's bucket by hand (`none` takes it out of every bucket).
@@ -58,7 +58,7 @@ pub enum AnchorsCmd {
         only_unbucketed: bool,
         #[arg(long, default_value_t = 4)]
         concurrency: u32,
-        #[arg(long, default_value = "mn29")]
+        #[arg(long, default_value = psebench::policy::DEFAULT_POLICY)]
         policy: String,
     },
     /// Translate non-English anchors to English with a model, keeping the original text.

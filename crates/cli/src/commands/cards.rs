@@ -31,7 +31,7 @@ impl From<StatusArg> for AuditStatus {
 pub enum CardsCmd {
     /// Check card files (or the stored library) against the schema and the authoring rules.
     Lint {
-        #[arg(long, default_value = "mn29")]
+        #[arg(long, default_value = psebench::policy::DEFAULT_POLICY)]
         policy: String,
         /// Lint the cards stored in the library instead of files.
         #[arg(long)]
@@ -41,7 +41,7 @@ pub enum CardsCmd {
     },
     /// Import card files, folders or cards.jsonl into the library (as drafts; all or nothing).
     Import {
-        #[arg(long, default_value = "mn29")]
+        #[arg(long, default_value = psebench::policy::DEFAULT_POLICY)]
         policy: String,
         /// Name recorded as the author of the new versions.
         #[arg(long, default_value = "cli import")]
@@ -51,7 +51,7 @@ pub enum CardsCmd {
     },
     /// List stored cards.
     List {
-        #[arg(long, default_value = "mn29")]
+        #[arg(long, default_value = psebench::policy::DEFAULT_POLICY)]
         policy: String,
         #[arg(long)]
         clause: Option<String>,
@@ -95,7 +95,7 @@ pub enum CardsCmd {
     Export {
         #[arg(long)]
         out: PathBuf,
-        #[arg(long, default_value = "mn29")]
+        #[arg(long, default_value = psebench::policy::DEFAULT_POLICY)]
         policy: String,
         #[arg(long)]
         clause: Option<String>,

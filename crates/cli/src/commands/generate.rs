@@ -44,7 +44,7 @@ pub struct RunArgs {
     /// Use only built-in or only imported anchors.
     #[arg(long, value_parser = ["builtin", "imported", "all"])]
     pub anchors_from: Option<String>,
-    #[arg(long, default_value = "mn29")]
+    #[arg(long, default_value = psebench::policy::DEFAULT_POLICY)]
     pub policy: String,
     #[arg(long)]
     pub label: Option<String>,

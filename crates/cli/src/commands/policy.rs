@@ -16,7 +16,7 @@ pub enum PolicyCmd {
     Show { id: String },
     /// Import official text (Markdown), split into sections at each heading.
     Import {
-        #[arg(long, default_value = "mn29")]
+        #[arg(long, default_value = psebench::policy::DEFAULT_POLICY)]
         policy: String,
         /// Official clause (statute) text as Markdown.
         #[arg(long)]

@@ -38,7 +38,7 @@ pub struct ReportArgs {
 /// The policy pack the cases were written under (the first case's; MN29 when there are none).
 fn policy_of(cases: &[psebench::case::Case]) -> Result<String, ApiError> {
     let Some(first) = cases.first() else {
-        return Ok("mn29".to_string());
+        return Ok(psebench::policy::DEFAULT_POLICY.to_string());
     };
     if let Some(other) = cases.iter().find(|c| c.policy != first.policy) {
         return Err(ApiError::invalid(format!(
@@ -54,7 +54,7 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> Result<ExitCode, ApiError> {
     let mut gen_files = Vec::new();
     if args.generation.is_some() || args.library {
         let e = super::engine(cli)?;
-        let policy = args.policy.clone().or_else(|| if args.generation.is_none() { Some("mn29".to_string()) } else { None });
+        let policy = args.policy.clone().or_else(|| if args.generation.is_none() { Some(psebench::policy::DEFAULT_POLICY.to_string()) } else { None });
         gen_files = e.gen_report_files(args.generation.as_deref(), policy.as_deref(), !args.all_cards, &args.out)?;
         if !wants_eval {
             if cli.json {
@@ -89,7 +89,7 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> Result<ExitCode, ApiError> {
             ))
         })?;
         let report = compute(&cases, &trajectories, &MetricsOptions::default());
-        let files = psebench::tables::write_report_files(&report, &pack, &args.out)?;
+        let files = psebench::export::write_report_files(&report, &pack, &args.out)?;
         (report, files)
     };
 

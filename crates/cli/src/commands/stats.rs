@@ -1,5 +1,5 @@
 use clap::Subcommand;
-use psebench::tables::generation::{generation_tables, library_tables};
+use psebench::export::{generation_tables, library_tables};
 use psebench::ApiError;
 use std::process::ExitCode;
 
@@ -13,7 +13,7 @@ pub enum StatsCmd {
     Generation { run: String },
     /// Statistics of the card library: cards by category and event type, per clause, card shape, variants.
     Library {
-        #[arg(long, default_value = "mn29")]
+        #[arg(long, default_value = psebench::policy::DEFAULT_POLICY)]
         policy: String,
         /// Count every current card, not only approved ones.
         #[arg(long)]

@@ -9,9 +9,9 @@ use serde_json::{json, Value};
 use std::sync::Mutex;
 
 use super::{repo, Anchor, AnchorFilter};
-use crate::api::Engine;
+use crate::context::Engine;
 use crate::error::{ApiError, ApiResult};
-use crate::generation::prompts::{load_split, SplitPrompt};
+use crate::prompt::split::{load_split, SplitPrompt};
 use crate::llm::json_extract::extract_json_object;
 use crate::llm::{CallContext, CancellationToken, ChatRequest, ModelHandle};
 
@@ -132,7 +132,7 @@ async fn ask(
 impl Engine {
     /// Sort anchors into the policy's clause buckets by topic with a model.
     pub async fn anchors_presort(&self, req: &AnchorPresortRequest) -> ApiResult<AnchorBatchResult> {
-        let policy = req.policy.clone().unwrap_or_else(|| "mn29".into());
+        let policy = req.policy.clone().unwrap_or_else(|| crate::policy::DEFAULT_POLICY.into());
         let (pack, _) = self.pack_and_vocab(&policy)?;
         let handle = self.model_handle(&req.model)?;
         let prompt = load_split("anchor_presort")?;

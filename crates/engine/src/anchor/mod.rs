@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use crate::api::Engine;
+use crate::context::Engine;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::store::Store;
 use io::AnchorRecord;
@@ -202,7 +202,7 @@ impl Engine {
         if records.is_empty() {
             return Err(ApiError::invalid(format!("{file}: no anchors found in the file.")));
         }
-        let policy = opts.policy.clone().unwrap_or_else(|| "mn29".into());
+        let policy = opts.policy.clone().unwrap_or_else(|| crate::policy::DEFAULT_POLICY.into());
         let clauses = self.clause_ids(&policy)?;
         if let Some(c) = &opts.clause_id {
             if !clauses.contains(c) {

@@ -148,7 +148,7 @@ impl Engine {
     /// Lint everything stored for a policy (current versions).
     pub fn cards_lint_library(&self, policy: &str) -> ApiResult<LintReport> {
         let (_, vocab) = self.pack_and_vocab(policy)?;
-        let rows = self.store.with_conn(|c| repo::current_cards(c, policy))?;
+        let rows = self.store().with_conn(|c| repo::current_cards(c, policy))?;
         let inputs: Vec<LintInput> = rows
             .into_iter()
             .map(|(row, json)| LintInput {
@@ -196,7 +196,7 @@ impl Engine {
             .with_detail(all.join("\n")));
         }
         let mut result = CardsImportResult { added: vec![], updated: vec![], unchanged: vec![], lint: report };
-        self.store.with_tx(|tx| -> ApiResult<()> {
+        self.store().with_tx(|tx| -> ApiResult<()> {
             for d in &docs {
                 let card = ClauseCard::from_value(&d.value).map_err(|e| ApiError::invalid(format!("{}: {e}", d.origin)))?;
                 let json = to_pretty(&d.value);
@@ -263,10 +263,10 @@ impl Engine {
     }
 
     pub fn cards_list(&self, filter: &CardFilter) -> ApiResult<Vec<CardSummary>> {
-        let policy = filter.policy.clone().unwrap_or_else(|| "mn29".to_string());
+        let policy = filter.policy.clone().unwrap_or_else(|| crate::policy::DEFAULT_POLICY.to_string());
         let (pack, _) = self.pack_and_vocab(&policy)?;
         let report = self.cards_lint_library(&policy)?;
-        let rows = self.store.with_conn(|c| repo::current_cards(c, &policy))?;
+        let rows = self.store().with_conn(|c| repo::current_cards(c, &policy))?;
         let out = rows
             .iter()
             .filter(|(r, _)| filter.clause.as_deref().map(|c| c == r.clause_id).unwrap_or(true))
@@ -290,7 +290,7 @@ impl Engine {
     }
 
     pub fn cards_show(&self, card_id: &str, version: Option<i64>) -> ApiResult<CardDetail> {
-        let (row, json, versions, audit_log) = self.store.with_conn(|c| {
+        let (row, json, versions, audit_log) = self.store().with_conn(|c| {
             Ok::<_, ApiError>((
                 repo::require_row(c, card_id)?,
                 repo::card_json(c, card_id, version)?,
@@ -339,7 +339,7 @@ impl Engine {
         if req.author.trim().is_empty() {
             return Err(ApiError::invalid("Say who made the change (author) so the version history stays meaningful."));
         }
-        let row = self.store.with_conn(|c| repo::require_row(c, &req.card_id))?;
+        let row = self.store().with_conn(|c| repo::require_row(c, &req.card_id))?;
         let value = parse_json(std::path::Path::new("edited card"), &req.json)?;
         let problems = schema::validate_card(&value);
         if let Some(first) = problems.first() {
@@ -363,7 +363,7 @@ impl Engine {
         }
         let json = to_pretty(&value);
         let origin = if row.origin == "builtin" { "edited".to_string() } else { row.origin.clone() };
-        self.store.with_tx(|tx| repo::add_version(tx, &card, &json, &req.author, req.note.as_deref(), AuditStatus::Draft, None, &origin))?;
+        self.store().with_tx(|tx| repo::add_version(tx, &card, &json, &req.author, req.note.as_deref(), AuditStatus::Draft, None, &origin))?;
         self.cards_show(&req.card_id, None)
     }
 
@@ -385,20 +385,20 @@ impl Engine {
                 ),
             ));
         }
-        self.store.with_tx(|tx| repo::set_audit(tx, &req.card_id, req.status, req.auditor.trim(), req.notes.as_deref()))?;
+        self.store().with_tx(|tx| repo::set_audit(tx, &req.card_id, req.status, req.auditor.trim(), req.notes.as_deref()))?;
         self.cards_show(&req.card_id, None)
     }
 
     pub fn card_diff(&self, card_id: &str, from: i64, to: i64) -> ApiResult<CardDiff> {
-        let (a, b) = self.store.with_conn(|c| Ok::<_, ApiError>((repo::card_json(c, card_id, Some(from))?, repo::card_json(c, card_id, Some(to))?)))?;
+        let (a, b) = self.store().with_conn(|c| Ok::<_, ApiError>((repo::card_json(c, card_id, Some(from))?, repo::card_json(c, card_id, Some(to))?)))?;
         Ok(CardDiff { card_id: card_id.to_string(), from_version: from, to_version: to, lines: line_diff(&a, &b) })
     }
 
     /// Export the current cards (optionally filtered) to a folder or a `.jsonl` file.
     pub fn cards_export(&self, out: &std::path::Path, filter: &CardFilter) -> ApiResult<usize> {
-        let policy = filter.policy.clone().unwrap_or_else(|| "mn29".to_string());
+        let policy = filter.policy.clone().unwrap_or_else(|| crate::policy::DEFAULT_POLICY.to_string());
         let wanted: HashSet<String> = self.cards_list(filter)?.into_iter().map(|s| s.card_id).collect();
-        let rows = self.store.with_conn(|c| repo::current_cards(c, &policy))?;
+        let rows = self.store().with_conn(|c| repo::current_cards(c, &policy))?;
         let cards: Vec<(String, String, Value)> = rows
             .into_iter()
             .filter(|(r, _)| wanted.contains(&r.card_id))
@@ -409,7 +409,7 @@ impl Engine {
 
     /// Current parsed cards of a policy (for generation and statistics).
     pub fn current_cards(&self, policy: &str) -> ApiResult<Vec<(CardRow, ClauseCard)>> {
-        let rows = self.store.with_conn(|c| repo::current_cards(c, policy))?;
+        let rows = self.store().with_conn(|c| repo::current_cards(c, policy))?;
         rows.into_iter()
             .map(|(row, json)| {
                 let v: Value = serde_json::from_str(&json).map_err(|e| ApiError::internal(e.to_string()))?;

@@ -45,7 +45,7 @@ impl Engine {
 
     pub(crate) fn store_cases(&self, cases: &[Case], replace: bool, origin: &str, file: &str) -> ApiResult<CasesImportResult> {
         let mut res = CasesImportResult { file: file.to_string(), imported: 0, unchanged: 0, replaced: 0 };
-        self.store.with_tx(|tx| -> ApiResult<()> {
+        self.store().with_tx(|tx| -> ApiResult<()> {
             for c in cases {
                 let json = repo::case_json(c)?;
                 match repo::stored_json(tx, &c.case_id)? {
@@ -97,26 +97,26 @@ impl Engine {
     }
 
     pub fn cases_export(&self, out: &Path, filter: &CaseFilter) -> ApiResult<usize> {
-        let cases = self.store.with_conn(|c| repo::list_cases(c, filter))?;
+        let cases = self.store().with_conn(|c| repo::list_cases(c, filter))?;
         write_cases(out, &cases)?;
         Ok(cases.len())
     }
 
     pub fn cases_list(&self, filter: &CaseFilter) -> ApiResult<Vec<CaseSummary>> {
-        self.store.with_conn(|c| repo::list_summaries(c, filter))
+        self.store().with_conn(|c| repo::list_summaries(c, filter))
     }
 
     pub fn cases_all(&self, filter: &CaseFilter) -> ApiResult<Vec<Case>> {
-        self.store.with_conn(|c| repo::list_cases(c, filter))
+        self.store().with_conn(|c| repo::list_cases(c, filter))
     }
 
     pub fn cases_show(&self, case_id: &str) -> ApiResult<Case> {
-        self.store.with_conn(|c| repo::get_case(c, case_id))
+        self.store().with_conn(|c| repo::get_case(c, case_id))
     }
 
     /// A case with its store metadata and the names of its clause and card.
     pub fn cases_detail(&self, case_id: &str) -> ApiResult<CaseDetail> {
-        let (case, meta, card) = self.store.with_conn(|c| {
+        let (case, meta, card) = self.store().with_conn(|c| {
             let case = repo::get_case(c, case_id)?;
             let meta = repo::case_meta(c, case_id)?;
             let card = crate::card::repo::get_row(c, &case.clause_card_id)?;
@@ -134,6 +134,6 @@ impl Engine {
 
     /// Flag a case so runs leave it out (or bring it back).
     pub fn case_set_excluded(&self, case_id: &str, excluded: bool, reason: Option<&str>) -> ApiResult<()> {
-        self.store.with_conn(|c| repo::set_excluded(c, case_id, excluded, reason))
+        self.store().with_conn(|c| repo::set_excluded(c, case_id, excluded, reason))
     }
 }

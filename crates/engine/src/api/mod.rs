@@ -10,7 +10,6 @@ pub mod models;
 pub mod policy;
 pub mod results;
 pub mod rpc;
-pub mod review;
 pub mod store_info;
 
 use std::path::Path;
@@ -19,38 +18,14 @@ use std::sync::Arc;
 use crate::card::repo as card_repo;
 use crate::card::{AuditStatus, ClauseCard};
 use crate::error::{ApiError, ApiResult};
-use crate::llm::{ClientOptions, LlmClient};
-use crate::policy::{repo as policy_repo, PolicyPack, PolicyVocab};
-use crate::secrets::{KeyringStore, SecretStore};
+use crate::llm::ClientOptions;
+use crate::policy::{repo as policy_repo, PolicyPack};
 use crate::store::Store;
 
 /// Name recorded as author and auditor of the built-in library.
 pub const BUILTIN_AUDITOR: &str = "PSEBench Studio team";
 
-/// How an engine is wired: where secrets live and how the LLM client behaves.
-#[derive(Clone)]
-pub struct EngineOptions {
-    pub secrets: Arc<dyn SecretStore>,
-    pub client: ClientOptions,
-}
-
-impl Default for EngineOptions {
-    fn default() -> Self {
-        EngineOptions { secrets: Arc::new(KeyringStore), client: ClientOptions::default() }
-    }
-}
-
-/// The engine: an open store plus the services the pipelines share.
-#[derive(Clone)]
-pub struct Engine {
-    store: Store,
-    llm: Arc<LlmClient>,
-    jobs: Arc<crate::jobs::JobHub>,
-    opts: EngineOptions,
-    results_cache: Arc<results::ResultsCache>,
-    /// Review tokens for a reviewer working in this process (desktop app, CLI); never stored.
-    review_local: Arc<crate::review::tokens::LocalTokens>,
-}
+pub use crate::context::{Engine, EngineOptions};
 
 impl Engine {
     /// Open (or create) the store at `path`, apply migrations, and load the built-in policy packs
@@ -61,67 +36,38 @@ impl Engine {
 
     pub fn open_with(path: &Path, opts: EngineOptions) -> ApiResult<Engine> {
         let store = Store::open(path)?;
-        Self::assemble(store, opts)
+        Self::assemble_seeded(store, opts)
     }
 
     /// An engine on a private in-memory store (tests, file-only computations).
     pub fn open_in_memory() -> ApiResult<Engine> {
         let opts = EngineOptions { secrets: Arc::new(crate::secrets::MemoryStore::default()), client: ClientOptions::default() };
-        Self::assemble(Store::open_in_memory()?, opts)
+        Self::assemble_seeded(Store::open_in_memory()?, opts)
     }
 
-    fn assemble(store: Store, opts: EngineOptions) -> ApiResult<Engine> {
-        let llm = Arc::new(LlmClient::new(store.clone(), opts.secrets.clone(), opts.client.clone()));
-        let engine = Engine {
-            store,
-            llm,
-            jobs: Arc::new(crate::jobs::JobHub::default()),
-            opts,
-            results_cache: Arc::default(),
-            review_local: Arc::new(crate::review::tokens::LocalTokens::default()),
-        };
+    fn assemble_seeded(store: Store, opts: EngineOptions) -> ApiResult<Engine> {
+        let engine = Engine::assemble(store, opts);
         engine.seed_builtins()?;
-        crate::anchor::seed_builtin_anchors(&engine.store)?;
+        crate::anchor::seed_builtin_anchors(engine.store())?;
         Ok(engine)
-    }
-
-    pub fn store(&self) -> &Store {
-        &self.store
-    }
-
-    /// Progress events and cancellation of running jobs.
-    pub fn jobs(&self) -> &Arc<crate::jobs::JobHub> {
-        &self.jobs
-    }
-
-    /// The shared LLM client (cache, limits, accounting).
-    pub fn llm(&self) -> &Arc<LlmClient> {
-        &self.llm
-    }
-
-    /// A client that neither reads nor writes the cache (for checks that must reach the model).
-    pub fn llm_without_cache(&self) -> LlmClient {
-        let mut o = self.opts.client.clone();
-        o.use_cache = false;
-        LlmClient::new(self.store.clone(), self.opts.secrets.clone(), o)
     }
 
     /// Load built-in packs and libraries when this build's copy differs from what the store has.
     fn seed_builtins(&self) -> ApiResult<()> {
-        if let Some(err) = crate::builtin::builtin_errors() {
+        if let Some(err) = crate::policy::builtin::builtin_errors() {
             return Err(ApiError::internal(format!("the built-in policy data of this build is broken: {err}")));
         }
         for pack in crate::policy::builtin_packs() {
             let key = format!("builtin_fingerprint:{}", pack.id);
-            let fp = crate::builtin::fingerprint(&pack.id);
-            let known: Option<String> = self.store.with_conn(|c| {
+            let fp = crate::policy::builtin::fingerprint(&pack.id);
+            let known: Option<String> = self.store().with_conn(|c| {
                 use rusqlite::OptionalExtension;
                 c.query_row("SELECT value FROM settings WHERE key = ?1", [&key], |r| r.get(0)).optional()
             })?;
             if known.as_deref() == Some(fp.as_str()) {
                 continue;
             }
-            self.store.with_tx(|tx| -> ApiResult<()> {
+            self.store().with_tx(|tx| -> ApiResult<()> {
                 policy_repo::upsert_pack(tx, &pack, true)?;
                 sync_builtin_library(tx, &pack)?;
                 tx.execute(
@@ -132,16 +78,6 @@ impl Engine {
             })?;
         }
         Ok(())
-    }
-
-    /// The stored pack (with any official text imported by the user) and its vocabulary.
-    pub(crate) fn pack_and_vocab(&self, policy_id: &str) -> ApiResult<(PolicyPack, PolicyVocab)> {
-        self.store.with_conn(|c| {
-            let pack = policy_repo::load_pack(c, policy_id)?;
-            let official = policy_repo::official_sections(c, policy_id)?;
-            let vocab = pack.vocab(&official);
-            Ok((pack, vocab))
-        })
     }
 }
 

@@ -102,7 +102,7 @@ impl Engine {
         if req.api_key.is_some() && req.api_key_env.is_some() {
             return Err(ApiError::invalid("Give either a key to keep in the keyring or the name of an environment variable that holds it, not both."));
         }
-        let existing = self.store.with_conn(|c| registry::get(c, &req.name))?;
+        let existing = self.store().with_conn(|c| registry::get(c, &req.name))?;
         let mut cfg = ModelConfig::new(&req.name, kind, &req.model, &base);
         cfg.api_key_env = req.api_key_env.clone();
         cfg.key_in_keyring = req.api_key.is_some() || (req.api_key_env.is_none() && existing.map(|e| e.key_in_keyring).unwrap_or(false));
@@ -118,47 +118,47 @@ impl Engine {
         cfg.timeout_secs = req.timeout_secs.unwrap_or(120).clamp(1, 3600);
         cfg.api_version = req.api_version.clone();
         if let Some(key) = &req.api_key {
-            self.llm.secrets().set(&model_account(&req.name), key).map_err(|e| ApiError::new(ErrorCode::Secrets, e.to_string()))?;
+            self.llm().secrets().set(&model_account(&req.name), key).map_err(|e| ApiError::new(ErrorCode::Secrets, e.to_string()))?;
         }
-        self.store.with_conn(|c| registry::upsert(c, &cfg))?;
+        self.store().with_conn(|c| registry::upsert(c, &cfg))?;
         Ok(view(cfg))
     }
 
     pub fn models_list(&self) -> ApiResult<Vec<ModelView>> {
-        Ok(self.store.with_conn(registry::list)?.into_iter().map(view).collect())
+        Ok(self.store().with_conn(registry::list)?.into_iter().map(view).collect())
     }
 
     pub fn models_get(&self, name: &str) -> ApiResult<ModelView> {
-        Ok(view(self.store.with_conn(|c| registry::require(c, name))?))
+        Ok(view(self.store().with_conn(|c| registry::require(c, name))?))
     }
 
     pub fn models_remove(&self, name: &str) -> ApiResult<()> {
-        let cfg = self.store.with_conn(|c| registry::require(c, name))?;
+        let cfg = self.store().with_conn(|c| registry::require(c, name))?;
         if cfg.key_in_keyring {
             // Best effort: a keyring that is unavailable now should not block removal.
-            let _ = self.llm.secrets().delete(&model_account(name));
+            let _ = self.llm().secrets().delete(&model_account(name));
         }
-        self.store.with_conn(|c| registry::remove(c, name))?;
+        self.store().with_conn(|c| registry::remove(c, name))?;
         Ok(())
     }
 
     /// Store (or replace) a model's key in the OS keyring.
     pub fn models_set_key(&self, name: &str, key: &str) -> ApiResult<ModelView> {
-        let mut cfg = self.store.with_conn(|c| registry::require(c, name))?;
+        let mut cfg = self.store().with_conn(|c| registry::require(c, name))?;
         if key.trim().is_empty() {
             return Err(ApiError::invalid("The key is empty; nothing was stored."));
         }
-        self.llm.secrets().set(&model_account(name), key.trim()).map_err(|e| ApiError::new(ErrorCode::Secrets, e.to_string()))?;
+        self.llm().secrets().set(&model_account(name), key.trim()).map_err(|e| ApiError::new(ErrorCode::Secrets, e.to_string()))?;
         cfg.key_in_keyring = true;
         cfg.api_key_env = None;
-        self.store.with_conn(|c| registry::upsert(c, &cfg))?;
+        self.store().with_conn(|c| registry::upsert(c, &cfg))?;
         Ok(view(cfg))
     }
 
     /// A resolved handle for calls (key looked up now).
     pub fn model_handle(&self, name: &str) -> ApiResult<crate::llm::ModelHandle> {
-        let cfg = self.store.with_conn(|c| registry::require(c, name))?;
-        Ok(self.llm.resolve(cfg)?)
+        let cfg = self.store().with_conn(|c| registry::require(c, name))?;
+        Ok(self.llm().resolve(cfg)?)
     }
 
     /// One tiny real call: says whether the model answers, how fast, and what it costs in tokens.
@@ -187,20 +187,20 @@ impl Engine {
     }
 
     pub fn cache_stats(&self) -> ApiResult<CacheStats> {
-        cache::stats(&self.store)
+        cache::stats(&self.store())
     }
 
     pub fn cache_clear(&self, model: Option<&str>) -> ApiResult<u64> {
-        cache::clear(&self.store, model)
+        cache::clear(self.store(), model)
     }
 
     /// Token and cost totals per stage and model for a run (None: calls outside runs).
     pub fn usage_by_stage(&self, run_id: Option<&str>) -> ApiResult<Vec<UsageTotals>> {
-        accounting::totals_by_stage(&self.store, run_id)
+        accounting::totals_by_stage(self.store(), run_id)
     }
 
     /// Token and cost totals per stage and model over every recorded call.
     pub fn usage_all_by_stage(&self) -> ApiResult<Vec<UsageTotals>> {
-        accounting::totals_by_stage_all(&self.store)
+        accounting::totals_by_stage_all(&self.store())
     }
 }

@@ -69,7 +69,7 @@ pub struct PolicyImportResult {
 
 impl Engine {
     pub fn policy_list(&self) -> ApiResult<Vec<PolicySummary>> {
-        let ids = self.store.with_conn(|c| repo::list_pack_ids(c))?;
+        let ids = self.store().with_conn(|c| repo::list_pack_ids(c))?;
         ids.iter()
             .map(|id| {
                 let v = self.policy_show(id)?;
@@ -87,7 +87,7 @@ impl Engine {
     }
 
     pub fn policy_show(&self, id: &str) -> ApiResult<PolicyView> {
-        let (pack, official) = self.store.with_conn(|c| Ok::<_, ApiError>((repo::load_pack(c, id)?, repo::official_sections(c, id)?)))?;
+        let (pack, official) = self.store().with_conn(|c| Ok::<_, ApiError>((repo::load_pack(c, id)?, repo::official_sections(c, id)?)))?;
         let evidence = pack.evidence(&official);
         Ok(PolicyView {
             id: pack.id.clone(),
@@ -131,7 +131,7 @@ impl Engine {
             }
             docs.push((source.to_string(), path.display().to_string(), sections));
         }
-        self.store.with_tx(|tx| -> ApiResult<()> {
+        self.store().with_tx(|tx| -> ApiResult<()> {
             for (source, _, sections) in &docs {
                 repo::replace_official_sections(tx, &req.policy, source, sections)?;
             }

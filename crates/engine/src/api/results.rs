@@ -256,13 +256,13 @@ impl Engine {
             .map(|r| format!("{}:{}:{}:{}", r.run.run_id, r.run.status, r.counts.done, r.run.finished_at.as_deref().unwrap_or("")))
             .collect::<Vec<_>>()
             .join("|");
-        if let Some((k, data)) = self.results_cache.slot.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+        if let Some((k, data)) = self.extension::<ResultsCache>().slot.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
             if *k == key {
                 return Ok(data.clone());
             }
         }
         let (cases, trajectories) = self.runs_for_scoring(run_ids)?;
-        let policy = cases.first().map(|c| c.policy.clone()).unwrap_or_else(|| "mn29".into());
+        let policy = cases.first().map(|c| c.policy.clone()).unwrap_or_else(|| crate::policy::DEFAULT_POLICY.into());
         let pack = self.store().with_conn(|c| policy_repo::load_pack(c, &policy))?;
         let report = crate::metrics::compute(&cases, &trajectories, &MetricsOptions::default());
         // Build the grid, then free the loaded runs and hand the heap back, without making this
@@ -274,7 +274,7 @@ impl Engine {
             grid
         });
         let data = Arc::new(ResultsData { report, pack, runs, grid: Mutex::new(GridState::Building(building)), views: OnceLock::new() });
-        *self.results_cache.slot.lock().unwrap_or_else(|p| p.into_inner()) = Some((key, data.clone()));
+        *self.extension::<ResultsCache>().slot.lock().unwrap_or_else(|p| p.into_inner()) = Some((key, data.clone()));
         Ok(data)
     }
 

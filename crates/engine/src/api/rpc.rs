@@ -340,7 +340,7 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> ApiResult<T> + Send + '
 }
 
 fn policy_or_default(p: &Option<String>) -> String {
-    p.clone().filter(|s| !s.trim().is_empty()).unwrap_or_else(|| "mn29".to_string())
+    p.clone().filter(|s| !s.trim().is_empty()).unwrap_or_else(|| crate::policy::DEFAULT_POLICY.to_string())
 }
 
 /// Start a long job in the background; its progress arrives as events, its outcome in the store.

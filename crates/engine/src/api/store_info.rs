@@ -32,9 +32,9 @@ fn counts(conn: &rusqlite::Connection, sql: &str) -> rusqlite::Result<Vec<CountB
 
 impl Engine {
     pub fn store_info(&self) -> ApiResult<StoreInfo> {
-        let report = self.store.open_report().clone();
-        let schema = self.store.applied_migrations()?;
-        let (policies, by_status, by_type, cases) = self.store.with_conn(|c| {
+        let report = self.store().open_report().clone();
+        let schema = self.store().applied_migrations()?;
+        let (policies, by_status, by_type, cases) = self.store().with_conn(|c| {
             Ok::<_, rusqlite::Error>((
                 {
                     let mut s = c.prepare("SELECT id FROM policies ORDER BY id")?;
@@ -47,7 +47,7 @@ impl Engine {
             ))
         })?;
         Ok(StoreInfo {
-            path: self.store.path().display().to_string(),
+            path: self.store().path().display().to_string(),
             app_version: crate::version().to_string(),
             schema,
             created_now: report.created,

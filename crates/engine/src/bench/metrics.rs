@@ -51,7 +51,7 @@ pub fn run(dir: &Path, cases: usize, models: usize) -> ApiResult<MetricsBench> {
     let traj_path = dir.join("trajectories.jsonl");
     crate::case::io::write_cases(&cases_path, &cs)?;
     crate::trajectory::io::write_trajectories(&traj_path, &ts)?;
-    let pack = crate::policy::builtin_pack("mn29").ok_or_else(|| crate::error::ApiError::internal("mn29 pack missing"))?;
+    let pack = crate::policy::builtin_pack(crate::policy::DEFAULT_POLICY).ok_or_else(|| crate::error::ApiError::internal("mn29 pack missing"))?;
     let opts = MetricsOptions::default();
 
     // From files.

@@ -7,7 +7,7 @@ use plotters::style::Color;
 use super::canvas::{Canvas, Font, Rect};
 use super::style::*;
 use super::ChartError;
-use crate::tables::fmt_thousands;
+use crate::util::format::fmt_thousands;
 
 /// How values map onto an axis.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -13,7 +13,7 @@ use super::style::*;
 use super::ChartError;
 use crate::metrics::MetricsReport;
 use crate::policy::PolicyPack;
-use crate::tables::clause_rows;
+use crate::metrics::per_clause::clause_rows;
 
 const WIDTH: f64 = 1040.0;
 const ROW_H: f64 = 32.0;

@@ -14,7 +14,7 @@ use super::scatter::{join_names, plural};
 use super::style::*;
 use super::ChartError;
 use crate::metrics::MetricsReport;
-use crate::tables::fmt_thousands;
+use crate::util::format::fmt_thousands;
 
 const WIDTH: f64 = 1000.0;
 const ROW_H: f64 = 30.0;

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use crate::api::Engine;
+use crate::context::Engine;
 use crate::case::Case;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::jobs::{self, Progress, RunRow};
@@ -530,16 +530,6 @@ impl Engine {
             cases.push(c);
         }
         Ok((cases, all))
-    }
-
-    /// Tables and charts of stored runs written to `out` (returns the report and the files).
-    pub fn report_for_runs(&self, run_ids: &[String], out: &Path) -> ApiResult<(MetricsReport, Vec<std::path::PathBuf>)> {
-        let (cases, trajectories) = self.runs_for_metrics(run_ids)?;
-        let policy = cases.first().map(|c| c.policy.clone()).unwrap_or_else(|| "mn29".into());
-        let pack = self.store().with_conn(|c| policy_repo::load_pack(c, &policy))?;
-        let report = crate::metrics::compute(&cases, &trajectories, &MetricsOptions::default());
-        let files = crate::tables::write_report_files(&report, &pack, out)?;
-        Ok((report, files))
     }
 
     /// Metrics of stored runs (one entry per model).

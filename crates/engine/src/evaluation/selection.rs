@@ -6,7 +6,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;
 
-use crate::api::Engine;
+use crate::context::Engine;
 use crate::case::repo::CaseFilter;
 use crate::case::{Case, CaseType};
 use crate::error::{ApiError, ApiResult};

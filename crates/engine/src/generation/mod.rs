@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::api::Engine;
+use crate::context::Engine;
 use crate::card::ClauseCard;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::jobs::{self, Progress};
@@ -69,7 +69,7 @@ pub struct GenRequest {
 }
 
 fn default_policy() -> String {
-    "mn29".into()
+    crate::policy::DEFAULT_POLICY.into()
 }
 fn default_anchors() -> u32 {
     25

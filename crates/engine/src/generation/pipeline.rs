@@ -13,7 +13,7 @@ use super::guards::{self, TextGuard};
 use super::prompts::{GenPrompts, SplitPrompt};
 use super::repo::{self, AttemptRecord, CallRecord, CandidateRow};
 use super::views::{self, SlotValues};
-use crate::api::Engine;
+use crate::context::Engine;
 use crate::card::{ClauseCard, EventType, MissingVariant};
 use crate::case::{Case, CaseCondition, CaseElement, CaseType};
 use crate::error::ApiError;

@@ -13,7 +13,7 @@ use super::context::card_context;
 use super::prompts::GenPrompts;
 use super::{GenCostEstimate, GenRequest, GenStageEstimate};
 use crate::anchor::{Anchor, AnchorFilter};
-use crate::api::Engine;
+use crate::context::Engine;
 use crate::card::{ClauseCard, EventType};
 use crate::case::CaseType;
 use crate::error::{ApiError, ApiResult};
@@ -146,7 +146,7 @@ fn select_cards(engine: &Engine, policy: &str, spec: &str) -> ApiResult<(Vec<Pla
 /// Work out everything a run will do. `run_id` names the candidates (plans shown before a run
 /// is created use a placeholder).
 pub fn plan(engine: &Engine, req: &GenRequest, run_id: &str) -> ApiResult<Planned> {
-    let policy = if req.policy.trim().is_empty() { "mn29".to_string() } else { req.policy.clone() };
+    let policy = if req.policy.trim().is_empty() { crate::policy::DEFAULT_POLICY.to_string() } else { req.policy.clone() };
     if req.anchors_per_card == 0 || req.anchors_per_card > 1000 {
         return Err(ApiError::invalid("The number of anchors per card must be between 1 and 1000."));
     }

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::pipeline::{STAGE_INSTANTIATION, STAGE_MISSING, STAGE_NARRATION};
 use super::GenCounts;
-use crate::api::Engine;
+use crate::context::Engine;
 use crate::card::{ClauseCard, EventType};
 use crate::error::ApiResult;
 use crate::policy::PolicyPack;
@@ -434,30 +434,6 @@ impl Engine {
         let cards: Vec<ClauseCard> =
             self.current_cards(policy)?.into_iter().filter(|(row, _)| !approved_only || row.status == "approved").map(|(_, c)| c).collect();
         Ok(compute_library(&pack, &cards, approved_only))
-    }
-}
-
-impl Engine {
-    /// Write the generation tables of a run and/or the card-library tables (CSV, Markdown, LaTeX,
-    /// JSON and a `generation.md` index) into `out`. The library tables describe the policy of
-    /// the run (or `library_policy` when no run is given).
-    pub fn gen_report_files(
-        &self,
-        run_id: Option<&str>,
-        library_policy: Option<&str>,
-        approved_only: bool,
-        out: &std::path::Path,
-    ) -> ApiResult<Vec<std::path::PathBuf>> {
-        let gen = match run_id {
-            Some(r) => Some(self.gen_stats(r)?),
-            None => None,
-        };
-        let lib = match (library_policy, &gen) {
-            (Some(p), _) => Some(self.library_stats(p, approved_only)?),
-            (None, Some(g)) => Some(self.library_stats(&g.policy, approved_only)?),
-            (None, None) => None,
-        };
-        crate::tables::generation::write_generation_files(gen.as_ref(), lib.as_ref(), out)
     }
 }
 

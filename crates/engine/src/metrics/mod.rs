@@ -6,6 +6,7 @@
 //! pair an [`prepare::Outcome`]; all metrics, the bootstrap and the paired tests then work on
 //! those small per-case arrays. Models are scored on parallel threads.
 
+pub mod per_clause;
 mod bootstrap;
 mod consistency;
 mod paired;

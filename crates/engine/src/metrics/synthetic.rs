@@ -39,7 +39,7 @@ struct SyntheticPolicy {
 
 impl SyntheticPolicy {
     fn load() -> Self {
-        match crate::policy::builtin_pack("mn29").filter(|p| !p.clauses.is_empty()) {
+        match crate::policy::builtin_pack(crate::policy::DEFAULT_POLICY).filter(|p| !p.clauses.is_empty()) {
             Some(pack) => SyntheticPolicy {
                 policy_id: pack.id.clone(),
                 clauses: pack.clauses.iter().map(|c| (c.clause_id.clone(), c.label.clone())).collect(),
@@ -65,7 +65,7 @@ impl SyntheticPolicy {
             .flat_map(|&(cat, n)| (1..=n).map(move |k| (format!("{cat}_{k}"), format!("{cat} Events clause {k}"))))
             .collect();
         let guidance = (1..=6).map(|k| format!("General Recommendation {k}")).collect();
-        SyntheticPolicy { policy_id: "mn29".into(), clauses, guidance }
+        SyntheticPolicy { policy_id: crate::policy::DEFAULT_POLICY.into(), clauses, guidance }
     }
 
     fn evidence_pool(&self) -> impl Iterator<Item = &String> {

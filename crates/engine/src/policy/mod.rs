@@ -1,8 +1,13 @@
 //! Policy packs: clauses (the targeted-clause vocabulary), guidance sections, the evidence
 //! vocabulary, and official text imported by users (split into sections by heading).
 
+pub mod builtin;
 pub mod import;
 pub mod repo;
+
+/// The policy pack used when none is named: the built-in Minnesota pack. The only place in the
+/// engine and the shells that names it; everything else takes a policy id.
+pub const DEFAULT_POLICY: &str = "mn29";
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -176,9 +181,21 @@ impl PolicyPack {
 
 /// The policy packs compiled into this build.
 pub fn builtin_packs() -> Vec<PolicyPack> {
-    crate::builtin::policy_packs()
+    builtin::policy_packs()
 }
 
 pub fn builtin_pack(id: &str) -> Option<PolicyPack> {
     builtin_packs().into_iter().find(|p| p.id == id)
+}
+
+impl crate::context::Engine {
+    /// The stored pack (with any official text imported by the user) and its vocabulary.
+    pub(crate) fn pack_and_vocab(&self, policy_id: &str) -> crate::error::ApiResult<(PolicyPack, PolicyVocab)> {
+        self.store().with_conn(|c| {
+            let pack = repo::load_pack(c, policy_id)?;
+            let official = repo::official_sections(c, policy_id)?;
+            let vocab = pack.vocab(&official);
+            Ok((pack, vocab))
+        })
+    }
 }

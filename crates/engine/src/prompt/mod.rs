@@ -1,6 +1,8 @@
 //! Prompt templates from `prompts/`: loaded by name, rendered with named `{{slots}}`, versioned by
 //! a hash of their text. `PSEBENCH_PROMPTS` may point at a folder of edited copies.
 
+pub mod split;
+
 use include_dir::{include_dir, Dir};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};

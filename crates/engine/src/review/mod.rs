@@ -3,7 +3,7 @@
 //! agreement statistics, an adjudication queue, exports, and review packs for reviewing without a
 //! server.
 //!
-//! Two ways in, over the same functions (see `api/review.rs`):
+//! Two ways in, over the same functions (see `workflow.rs`, one `Engine` method per user action):
 //! * the owner of the store creates and manages sessions, reads results and adjudicates;
 //! * a reviewer holds a personal token and can only read and answer their own assignment. The
 //!   desktop app's local reviewer gets a token too (`Engine::review_local_token`), so the
@@ -12,7 +12,8 @@
 //! Files: `sampling` (which cases), `assignment` (who rates what), `repo` (SQL), `answers` (the
 //! per-answer state machine), `reveal` (what is shown after the blind verdict), `tokens`,
 //! `stats` (agreement statistics, pure), `results` (a session's statistics), `adjudication`,
-//! `export` (long format, summary tables), `pack` (review packs).
+//! `export` (long format, summary tables), `pack` (review packs), `workflow` (the user actions that
+//! tie these together).
 
 pub mod adjudication;
 pub mod answers;
@@ -25,6 +26,8 @@ pub mod reveal;
 pub mod sampling;
 pub mod stats;
 pub mod tokens;
+pub mod workflow;
+
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;

@@ -149,19 +149,6 @@ pub fn fmt_fixed(v: f64, decimals: u8) -> Option<String> {
     }
 }
 
-/// An integer with thousands separators (`3,455`).
-pub fn fmt_thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut groups: Vec<&str> = Vec::new();
-    let mut end = digits.len();
-    while end > 3 {
-        groups.push(&digits[end - 3..end]);
-        end -= 3;
-    }
-    groups.push(&digits[..end]);
-    groups.reverse();
-    groups.join(",")
-}
 
 /// A titled, captioned table with typed cells, renderable as CSV, Markdown and LaTeX.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
@@ -227,6 +214,7 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::util::format::fmt_thousands;
 
     #[test]
     fn fixed_formatting() {

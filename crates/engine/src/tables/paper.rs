@@ -1,8 +1,9 @@
 //! The paper's tables built from a metrics report: overall results, M1/M3/M4 by case type,
 //! behaviour profile, precision/recall breakdown, uncertain routing, ask counts and per-clause M1.
 
-use super::model::{fmt_thousands, Best, Cell, Column, ColumnGroup, Table};
-use super::per_clause::clause_rows;
+use super::model::{Best, Cell, Column, ColumnGroup, Table};
+use crate::util::format::fmt_thousands;
+use crate::metrics::per_clause::clause_rows;
 use crate::metrics::{CaseTypeMetrics, MetricsReport, ModelMetrics, Prf};
 use crate::policy::PolicyPack;
 

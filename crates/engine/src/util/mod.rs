@@ -1,6 +1,7 @@
 //! Small helpers shared by every module: careful file reading and text utilities.
 
 pub mod files;
+pub mod format;
 pub mod memory;
 pub mod text;
 

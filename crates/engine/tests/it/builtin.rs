@@ -6,7 +6,7 @@ use crate::common::temp_engine;
 
 #[test]
 fn builtin_data_loads_without_problems() {
-    assert_eq!(psebench::builtin::builtin_errors(), None);
+    assert_eq!(psebench::policy::builtin::builtin_errors(), None);
     for f in psebench::builtin::library_card_files("mn29") {
         assert_eq!(psebench::api::builtin_card_problem(f.text), None, "{}", f.path);
     }

@@ -8,6 +8,7 @@ mod common;
 mod eval;
 mod generation;
 mod keyring;
+mod layers;
 mod llm;
 mod policy;
 mod review;

@@ -12,7 +12,7 @@ use rusqlite::Connection;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use super::Engine;
+use crate::context::Engine;
 use crate::card::{repo as card_repo, ClauseCard};
 use crate::case::repo::{self as case_repo, CaseFilter};
 use crate::case::CaseType;
@@ -284,7 +284,7 @@ impl Engine {
 
         let session_id = format!("rev-{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
         let now = now_rfc3339();
-        self.store.with_tx(|tx| -> ApiResult<()> {
+        self.store().with_tx(|tx| -> ApiResult<()> {
             let mut items = Vec::with_capacity(case_ids.len());
             for (ord, id) in case_ids.iter().enumerate() {
                 let case = case_repo::get_case(tx, id)?;
@@ -340,7 +340,7 @@ impl Engine {
 
     /// All sessions in this store, newest first.
     pub fn review_list(&self) -> ApiResult<Vec<ReviewSessionSummary>> {
-        self.store.with_conn(|c| {
+        self.store().with_conn(|c| {
             let mut out = Vec::new();
             for s in repo::list_sessions(c)? {
                 let reviewers = repo::reviewers(c, &s.session_id)?;
@@ -354,7 +354,7 @@ impl Engine {
 
     /// A session with each reviewer's progress (never the answers themselves).
     pub fn review_show(&self, session: &str) -> ApiResult<ReviewSessionDetail> {
-        self.store.with_conn(|c| {
+        self.store().with_conn(|c| {
             let s = repo::resolve_session(c, session)?;
             let reviewers = repo::reviewers(c, &s.session_id)?;
             let items = repo::items(c, &s.session_id)?;
@@ -397,7 +397,7 @@ impl Engine {
             return Err(invalid(format!("The guidelines are longer than {MAX_GUIDELINES_CHARS} characters.")));
         }
         let text = if text.is_empty() { DEFAULT_GUIDELINES.to_string() } else { format!("{text}\n") };
-        let id = self.store.with_conn(|c| {
+        let id = self.store().with_conn(|c| {
             let s = owner_session(c, session, "changing the guidelines")?;
             repo::set_guidelines(c, &s.session_id, &text)?;
             Ok::<_, ApiError>(s.session_id)
@@ -408,18 +408,18 @@ impl Engine {
     /// Delete a session and everything recorded in it (answers, tokens, decisions). Cases the
     /// session excluded from the dataset stay excluded.
     pub fn review_delete(&self, session: &str) -> ApiResult<()> {
-        let id = self.store.with_tx(|tx| {
+        let id = self.store().with_tx(|tx| {
             let s = repo::resolve_session(tx, session)?;
             repo::delete_session(tx, &s.session_id)?;
             Ok::<_, ApiError>(s.session_id)
         })?;
-        self.review_local.forget_session(&id);
+        self.extension::<crate::review::tokens::LocalTokens>().forget_session(&id);
         Ok(())
     }
 
     /// Create (or, with `rotate`, replace) personal links. Plain tokens appear only in this answer.
     pub fn review_links(&self, req: &ReviewLinksRequest) -> ApiResult<ReviewLinks> {
-        self.store.with_tx(|tx| {
+        self.store().with_tx(|tx| {
             let s = owner_session(tx, &req.session_id, "making review links")?;
             let all = repo::reviewers(tx, &s.session_id)?;
             let targets: Vec<String> = if req.reviewers.is_empty() {
@@ -458,18 +458,18 @@ impl Engine {
     /// A token for reviewing as `reviewer` in this process (the desktop app's "I am reviewer X",
     /// the CLI's `review answer`). It is valid only in this process and never stored.
     pub fn review_local_token(&self, session: &str, reviewer: &str) -> ApiResult<String> {
-        let (id, r) = self.store.with_conn(|c| {
+        let (id, r) = self.store().with_conn(|c| {
             let s = repo::resolve_session(c, session)?;
             let r = find_reviewer(c, &s, reviewer)?;
             Ok::<_, ApiError>((s.session_id, r))
         })?;
-        self.review_local.get_or_make(&id, &r)
+        self.extension::<crate::review::tokens::LocalTokens>().get_or_make(&id, &r)
     }
 
     // ------------------------------------------------------------------ owner: results
 
     fn owner_rows(&self, session: &str, what: &str) -> ApiResult<(SessionRow, Vec<String>, Vec<ItemRow>, Vec<AnswerRow>)> {
-        self.store.with_conn(|c| {
+        self.store().with_conn(|c| {
             let s = owner_session(c, session, what)?;
             let reviewers = repo::reviewers(c, &s.session_id)?;
             let items = repo::items(c, &s.session_id)?;
@@ -492,7 +492,7 @@ impl Engine {
             return Err(invalid("The spread threshold is 0 to 4 points and the low-rating mark 0 to 5 on the 1–5 scales."));
         }
         let (s, _reviewers, items, answers) = self.owner_rows(&req.session_id, "adjudication")?;
-        let decisions = self.store.with_conn(|c| repo::adjudications(c, &s.session_id, None))?;
+        let decisions = self.store().with_conn(|c| repo::adjudications(c, &s.session_id, None))?;
         let latest: HashMap<&str, &ReviewAdjudication> =
             decisions.iter().filter(|d| !d.superseded).map(|d| (d.case_id.as_str(), d)).collect();
         let mut by_case: HashMap<&str, Vec<&AnswerRow>> = HashMap::new();
@@ -515,7 +515,7 @@ impl Engine {
             if !listed {
                 continue;
             }
-            let excluded = self.store.with_conn(|c| repo::case_exclusion(c, &it.case_id))?.map(|(e, _)| e).unwrap_or(false);
+            let excluded = self.store().with_conn(|c| repo::case_exclusion(c, &it.case_id))?.map(|(e, _)| e).unwrap_or(false);
             out.items.push(QueueItem {
                 case_id: it.case_id.clone(),
                 case_type: it.case_type.as_str().into(),
@@ -548,7 +548,7 @@ impl Engine {
         if req.exclude && req.decision != AdjudicationDecision::Reject {
             return Err(invalid("Only a rejection can exclude a case from the dataset; choose reject, or leave out the exclusion."));
         }
-        self.store.with_tx(|tx| {
+        self.store().with_tx(|tx| {
             let s = owner_session(tx, &req.session_id, "adjudication")?;
             let case_id = req.case_id.trim();
             if repo::item(tx, &s.session_id, case_id)?.is_none() {
@@ -587,7 +587,7 @@ impl Engine {
 
     /// Every decision of a session (or one case), oldest first.
     pub fn review_adjudications(&self, session: &str, case_id: Option<&str>) -> ApiResult<Vec<ReviewAdjudication>> {
-        self.store.with_conn(|c| {
+        self.store().with_conn(|c| {
             let s = owner_session(c, session, "adjudication")?;
             repo::adjudications(c, &s.session_id, case_id)
         })
@@ -646,7 +646,7 @@ impl Engine {
     /// A review pack for one reviewer (their items, reveal material and answers so far), as text.
     /// Each pack gets a new token, which also authorises merging its answers back.
     pub fn review_pack_export_text(&self, session: &str, reviewer: &str) -> ApiResult<(ReviewPackExported, String)> {
-        self.store.with_tx(|tx| {
+        self.store().with_tx(|tx| {
             let s = owner_session(tx, session, "exporting review packs")?;
             let r = find_reviewer(tx, &s, reviewer)?;
             let items: HashMap<String, ItemRow> = repo::items(tx, &s.session_id)?.into_iter().map(|i| (i.case_id.clone(), i)).collect();
@@ -736,7 +736,7 @@ impl Engine {
             answers::validate_incoming(&a.record(), a.item_no)?;
         }
         let token_hash = crate::review::tokens::hash(&f.token);
-        self.store.with_tx(|tx| {
+        self.store().with_tx(|tx| {
             let now = now_rfc3339();
             let existing = repo::get_session(tx, &f.session_id)?;
             let mut already_open = false;
@@ -820,7 +820,7 @@ impl Engine {
     /// In the store where a pack was opened: the reviewer's answers as an answers file to send
     /// back. `reviewer` may be omitted when the session has one reviewer here.
     pub fn review_pack_answers_text(&self, session: &str, reviewer: Option<&str>) -> ApiResult<(ReviewPackExported, String)> {
-        self.store.with_conn(|c| {
+        self.store().with_conn(|c| {
             let s = repo::resolve_session(c, session)?;
             if s.role == SessionRole::Owner {
                 return Err(ApiError::new(
@@ -873,7 +873,7 @@ impl Engine {
     /// session, a token not issued for that reviewer, or answers to items not assigned to them.
     pub fn review_pack_merge_text(&self, name: &str, text: &str) -> ApiResult<ReviewPackMergeReport> {
         let f = pack::parse(name, text)?;
-        self.store.with_tx(|tx| {
+        self.store().with_tx(|tx| {
             let s = repo::get_session(tx, &f.session_id)?.ok_or_else(|| {
                 ApiError::not_found(format!(
                     "{name} belongs to review session \"{}\" ({}), which is not in this store. Merge it in the store where that \
@@ -958,7 +958,7 @@ impl Engine {
                 (t.session_id, t.reviewer)
             }
             Some(_) => return Err(crate::review::tokens::refused()),
-            None => self.review_local.resolve(&h).ok_or_else(crate::review::tokens::refused)?,
+            None => self.extension::<crate::review::tokens::LocalTokens>().resolve(&h).ok_or_else(crate::review::tokens::refused)?,
         };
         let session = repo::get_session(c, &session_id)?.ok_or_else(crate::review::tokens::refused)?;
         if !repo::reviewers(c, &session_id)?.contains(&reviewer) {
@@ -971,11 +971,11 @@ impl Engine {
     /// progress and where to resume.
     /// The session a reviewer token belongs to (the HTTP server keeps links to their session).
     pub fn review_token_session(&self, token: &str) -> ApiResult<String> {
-        self.store.with_conn(|c| Ok(self.reviewer_ctx(c, token)?.session.session_id.clone()))
+        self.store().with_conn(|c| Ok(self.reviewer_ctx(c, token)?.session.session_id.clone()))
     }
 
     pub fn review_me(&self, token: &str) -> ApiResult<ReviewMe> {
-        self.store.with_conn(|c| {
+        self.store().with_conn(|c| {
             let ctx = self.reviewer_ctx(c, token)?;
             let rows = repo::answers(c, &ctx.session.session_id, Some(&ctx.reviewer))?;
             let (progress, resume) = progress_and_resume(&rows);
@@ -1011,7 +1011,7 @@ impl Engine {
     /// One of the reviewer's items: its narrative and their answer; the reveal material only once
     /// they have opened it.
     pub fn review_item(&self, token: &str, item_no: u32) -> ApiResult<ReviewItemView> {
-        self.store.with_conn(|c| {
+        self.store().with_conn(|c| {
             let ctx = self.reviewer_ctx(c, token)?;
             let rows = repo::answers(c, &ctx.session.session_id, Some(&ctx.reviewer))?;
             let pos = rows.iter().position(|a| a.item_no == item_no).ok_or_else(|| item_not_found(item_no, rows.len()))?;
@@ -1036,7 +1036,7 @@ impl Engine {
 
     /// Save part of the reviewer's answer to an item (autosave). Committed before returning.
     pub fn review_answer(&self, token: &str, item_no: u32, patch: &ReviewAnswerPatch) -> ApiResult<ReviewAnswerSaved> {
-        self.store.with_tx(|tx| {
+        self.store().with_tx(|tx| {
             let ctx = self.reviewer_ctx(tx, token)?;
             let sid = ctx.session.session_id.as_str();
             let case_id = own_case(tx, &ctx, item_no)?;
@@ -1060,7 +1060,7 @@ impl Engine {
     /// Show the by-construction verdict of an item. Refused (Forbidden) until the reviewer's own
     /// blind verdict for it is saved; from then on that verdict is locked.
     pub fn review_reveal(&self, token: &str, item_no: u32) -> ApiResult<ReviewReveal> {
-        self.store.with_tx(|tx| {
+        self.store().with_tx(|tx| {
             let ctx = self.reviewer_ctx(tx, token)?;
             let sid = ctx.session.session_id.as_str();
             let case_id = own_case(tx, &ctx, item_no)?;

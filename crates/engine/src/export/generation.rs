@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::model::{Cell, Column, Table};
+use crate::tables::{Cell, Column, Table};
 use crate::error::ApiError;
 use crate::generation::stats::{CaseCountRow, GenerationStats, LibraryStats};
 use crate::util::files::write_atomic;

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::paper::all_tables;
+use crate::tables::all_tables;
 use crate::charts::{chart_text, render_png, render_svg, ChartKind};
 use crate::error::ApiError;
 use crate::metrics::MetricsReport;
