@@ -2,28 +2,26 @@
 //! responses, errors as `{code, message, detail}`. The CLI, the desktop app and `psebench serve`
 //! all go through `Engine`.
 
-pub mod cards;
 pub mod cases;
-pub mod examples;
 pub mod files;
-pub mod models;
-pub mod policy;
 pub mod results;
 pub mod rpc;
 pub mod store_info;
 
+// The user actions live with their domain (one `Engine` method each); these names keep the
+// request and response types where the shells have always found them.
+pub use crate::card::actions as cards;
+pub use crate::context::models;
+pub use crate::policy::actions as policy;
+
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::card::repo as card_repo;
-use crate::card::{AuditStatus, ClauseCard};
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::llm::ClientOptions;
-use crate::policy::{repo as policy_repo, PolicyPack};
 use crate::store::Store;
 
-/// Name recorded as author and auditor of the built-in library.
-pub const BUILTIN_AUDITOR: &str = "PSEBench Studio team";
+pub use crate::card::builtin_library::{builtin_card_problem, BUILTIN_AUDITOR};
 
 pub use crate::context::{Engine, EngineOptions};
 
@@ -47,86 +45,8 @@ impl Engine {
 
     fn assemble_seeded(store: Store, opts: EngineOptions) -> ApiResult<Engine> {
         let engine = Engine::assemble(store, opts);
-        engine.seed_builtins()?;
+        crate::card::builtin_library::seed(engine.store())?;
         crate::anchor::seed_builtin_anchors(engine.store())?;
         Ok(engine)
     }
-
-    /// Load built-in packs and libraries when this build's copy differs from what the store has.
-    fn seed_builtins(&self) -> ApiResult<()> {
-        if let Some(err) = crate::policy::builtin::builtin_errors() {
-            return Err(ApiError::internal(format!("the built-in policy data of this build is broken: {err}")));
-        }
-        for pack in crate::policy::builtin_packs() {
-            let key = format!("builtin_fingerprint:{}", pack.id);
-            let fp = crate::policy::builtin::fingerprint(&pack.id);
-            let known: Option<String> = self.store().with_conn(|c| {
-                use rusqlite::OptionalExtension;
-                c.query_row("SELECT value FROM settings WHERE key = ?1", [&key], |r| r.get(0)).optional()
-            })?;
-            if known.as_deref() == Some(fp.as_str()) {
-                continue;
-            }
-            self.store().with_tx(|tx| -> ApiResult<()> {
-                policy_repo::upsert_pack(tx, &pack, true)?;
-                sync_builtin_library(tx, &pack)?;
-                tx.execute(
-                    "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                    rusqlite::params![key, fp],
-                )?;
-                Ok(())
-            })?;
-        }
-        Ok(())
-    }
-}
-
-/// A built-in card that could not be loaded (the test suite keeps this list empty).
-pub fn builtin_card_problem(text: &str) -> Option<String> {
-    match serde_json::from_str::<serde_json::Value>(text) {
-        Err(e) => Some(format!("not valid JSON: {e}")),
-        Ok(v) => crate::card::schema::validate_card(&v).first().map(|p| format!("{} {}", p.pointer, p.message)),
-    }
-}
-
-/// Insert built-in cards that are missing; refresh those the user has not changed. A broken
-/// built-in card is skipped rather than making the whole store unusable.
-fn sync_builtin_library(conn: &rusqlite::Connection, pack: &PolicyPack) -> ApiResult<()> {
-    for f in crate::builtin::library_card_files(&pack.id) {
-        if builtin_card_problem(f.text).is_some() {
-            continue;
-        }
-        let Ok(value) = serde_json::from_str::<serde_json::Value>(f.text) else { continue };
-        let Ok(card) = ClauseCard::from_value(&value) else { continue };
-        let json = crate::card::to_pretty(&value);
-        match card_repo::get_row(conn, &card.clause_card_id)? {
-            None => card_repo::insert_card(
-                conn,
-                &card_repo::NewCard {
-                    policy_id: &pack.id,
-                    card: &card,
-                    json: &json,
-                    status: AuditStatus::Approved,
-                    auditor: Some(BUILTIN_AUDITOR),
-                    origin: "builtin",
-                    author: BUILTIN_AUDITOR,
-                    note: Some("built-in library"),
-                },
-            )?,
-            Some(row) if row.origin == "builtin" => {
-                card_repo::add_version(
-                    conn,
-                    &card,
-                    &json,
-                    BUILTIN_AUDITOR,
-                    Some("built-in library updated"),
-                    AuditStatus::Approved,
-                    Some(BUILTIN_AUDITOR),
-                    "builtin",
-                )?;
-            }
-            Some(_) => {} // the user's edited copy wins
-        }
-    }
-    Ok(())
 }

@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::examples::ExampleResults;
+use crate::evaluation::examples::ExampleResults;
 use super::cards::{CardAuditRequest, CardDetail, CardDiff, CardFilter, CardSaveRequest, CardSummary, CardsImportResult};
 use super::cases::{CaseDetail, CasesImportResult};
 use super::files::{export_via_temp, Download, Upload, UploadDir};

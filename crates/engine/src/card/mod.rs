@@ -1,6 +1,8 @@
 //! Clause cards exactly as the paper's schema, with key order preserved, plus schema validation,
 //! the authoring-rule linter, file import/export and the versioned, audited library in the store.
 
+pub mod actions;
+pub mod builtin_library;
 pub mod io;
 pub mod lint;
 pub mod repo;

@@ -1,5 +1,6 @@
 //! Benchmark cases with by-construction ground truth (FORMATS.md "Cases").
 
+pub mod actions;
 pub mod io;
 pub mod repo;
 pub mod validate;

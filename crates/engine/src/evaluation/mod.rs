@@ -2,6 +2,7 @@
 //! estimate), create, execute with progress and cancellation, resume, list, show, export and
 //! import trajectories, and metrics over stored runs.
 
+pub mod examples;
 pub mod context;
 pub mod environment;
 pub mod parse;

@@ -1,6 +1,7 @@
 //! Policy packs: clauses (the targeted-clause vocabulary), guidance sections, the evidence
 //! vocabulary, and official text imported by users (split into sections by heading).
 
+pub mod actions;
 pub mod builtin;
 pub mod import;
 pub mod repo;

@@ -162,6 +162,79 @@ fn engine_modules_only_use_modules_below_them() {
     assert!(problems.is_empty(), "modules that use a module above or beside them:\n{}", problems.join("\n"));
 }
 
+/// Names of the methods that a module adds to the engine handle (`impl Engine { pub fn … }`): a
+/// call to one of them is a use of that module even though no `crate::` path shows it.
+fn engine_methods(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in text.lines() {
+        if line.starts_with("impl Engine {") || line.starts_with("impl crate::context::Engine {") {
+            inside = true;
+        } else if inside && line == "}" {
+            inside = false;
+        } else if inside {
+            let t = line.trim_start();
+            let indent = line.len() - t.len();
+            if indent != 4 {
+                continue;
+            }
+            let rest = t
+                .strip_prefix("pub fn ")
+                .or_else(|| t.strip_prefix("pub(crate) fn "))
+                .or_else(|| t.strip_prefix("pub async fn "))
+                .or_else(|| t.strip_prefix("pub(crate) async fn "));
+            if let Some(rest) = rest {
+                let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn engine_methods_are_only_called_from_modules_above_their_own() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let rank = rank_of();
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    let mut owner: HashMap<String, String> = HashMap::new();
+    for file in &files {
+        let Some(module) = module_of(&src, file) else { continue };
+        for m in engine_methods(&std::fs::read_to_string(file).unwrap()) {
+            owner.insert(m, module.clone());
+        }
+    }
+    assert!(owner.contains_key("cases_all") && owner.contains_key("model_handle"), "no engine methods found");
+    let mut problems = Vec::new();
+    for file in &files {
+        let Some(module) = module_of(&src, file) else { continue };
+        let Some(&own) = rank.get(module.as_str()) else { continue };
+        if is_test_file(file) {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).unwrap();
+        for (line_no, line) in non_test_lines(&text) {
+            for (name, def) in &owner {
+                // The handle's own methods (`context`) are below every module that can name the
+                // handle; lower modules have unrelated methods of the same names (`store`, `extension`).
+                if *def == module || def == "context" || !line.contains(&format!(".{name}(")) {
+                    continue;
+                }
+                if let Some(&other) = rank.get(def.as_str()) {
+                    if other >= own {
+                        let rel = file.strip_prefix(&src).unwrap().display();
+                        problems.push(format!("src/{rel}:{line_no}: `{module}` calls `{name}`, which `{def}` defines"));
+                    }
+                }
+            }
+        }
+    }
+    problems.sort();
+    assert!(problems.is_empty(), "engine methods called from below their module:\n{}", problems.join("\n"));
+}
+
 #[test]
 fn the_checker_sees_grouped_paths_and_skips_tests() {
     assert_eq!(crate_refs("use crate::{card, case::Verdict};"), vec!["card", "case"]);

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
-use super::Engine;
+use crate::context::Engine;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::llm::accounting::{self, CallContext, UsageTotals};
 use crate::llm::cache::{self, CacheStats};

@@ -10,7 +10,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::Engine;
+use crate::context::Engine;
 use crate::case::repo::CaseFilter;
 use crate::case::{Case, CaseType, Verdict};
 use crate::error::{ApiError, ApiResult};

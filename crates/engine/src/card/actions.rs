@@ -6,7 +6,7 @@ use serde_json::Value;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use super::Engine;
+use crate::context::Engine;
 use crate::card::io::{export_docs, load_docs};
 use crate::card::lint::{lint_documents, LintInput, LintProblem, LintReport, Severity};
 use crate::card::repo::{self, AuditEntry, CardRow, CardVersion};

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
-use super::Engine;
+use crate::context::Engine;
 use crate::error::{ApiError, ApiResult};
 use crate::policy::{import, repo, Clause, EvidenceItem, GuidanceSection, OfficialSection};
 use crate::util::files::{read_text, MAX_TEXT_FILE_BYTES};

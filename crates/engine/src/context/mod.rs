@@ -6,6 +6,8 @@
 //! Opening an engine with the built-in policy data loaded is `api`'s job (`Engine::open`), because
 //! that needs the domain modules; this module only assembles the services.
 
+pub mod models;
+
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
