@@ -309,3 +309,43 @@ pub fn eta(elapsed_secs: f64, done: u64, total: u64) -> Option<f64> {
     }
     Some(elapsed_secs / done as f64 * (total - done) as f64)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stored_run_that_does_not_fit_is_an_error_naming_it() {
+        let store = crate::store::Store::open_in_memory().unwrap();
+        store
+            .with_conn(|c| {
+                insert_run(c, "eval-1", RunKind::Eval, None, &serde_json::json!({"model": "m"}))?;
+                set_status(c, "eval-1", RunStatus::Completed, None)?;
+                let run = get_run(c, "eval-1")?;
+                assert_eq!((run.kind, run.status, run.config["model"].as_str()), (RunKind::Eval, RunStatus::Completed, Some("m")));
+                c.execute("UPDATE runs SET status = 'paused' WHERE run_id = 'eval-1'", [])?;
+                let err = get_run(c, "eval-1").unwrap_err();
+                assert!(err.message.contains("Run eval-1") && err.message.contains("\"paused\" is not a run status"), "{}", err.message);
+                c.execute("UPDATE runs SET status = 'completed', config_json = '{not json' WHERE run_id = 'eval-1'", [])?;
+                let err = list_runs(c, Some(RunKind::Eval)).unwrap_err();
+                assert!(err.message.contains("Run eval-1") && err.message.contains("configuration"), "{}", err.message);
+                Ok::<_, ApiError>(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn a_running_run_without_a_fresh_heartbeat_reads_as_interrupted() {
+        let store = crate::store::Store::open_in_memory().unwrap();
+        store
+            .with_conn(|c| {
+                insert_run(c, "gen-1", RunKind::Generation, Some("x"), &serde_json::json!({}))?;
+                set_status(c, "gen-1", RunStatus::Running, None)?;
+                assert_eq!(get_run(c, "gen-1")?.status, RunStatus::Running);
+                c.execute("UPDATE runs SET heartbeat_at = '2020-01-01T00:00:00Z' WHERE run_id = 'gen-1'", [])?;
+                assert_eq!(get_run(c, "gen-1")?.status, RunStatus::Interrupted);
+                Ok::<_, ApiError>(())
+            })
+            .unwrap();
+    }
+}
