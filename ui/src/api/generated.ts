@@ -1226,13 +1226,14 @@ changed: Array<string>,
 time_capped: boolean, progress: ReviewProgress, resume_item_no: number | null, };
 
 /**
- * A reviewer's own answer to one item, with when each part was last given.
+ * A reviewer's own answer to one item, with when each part was last given. In JSON the
+ * answer's parts sit beside `item_no` and `complete`.
  */
-export type ReviewAnswerState = { item_no: number, realism: number | null, realism_at: string | null, plausibility: number | null, plausibility_at: string | null, blind_verdict: ReviewVerdict | null, blind_verdict_at: string | null, revealed_at: string | null, agree: boolean | null, agree_at: string | null, comment: string | null, comment_at: string | null, time_spent_secs: number, time_spent_at: string | null, 
+export type ReviewAnswerState = { item_no: number, 
 /**
  * Realism, plausibility, blind verdict, reveal and the agree mark are all given.
  */
-complete: boolean, };
+complete: boolean, realism: number | null, realism_at: string | null, plausibility: number | null, plausibility_at: string | null, blind_verdict: ReviewVerdict | null, blind_verdict_at: string | null, revealed_at: string | null, agree: boolean | null, agree_at: string | null, comment: string | null, comment_at: string | null, time_spent_secs: number, time_spent_at: string | null, };
 
 /**
  * How many cases the store offers for a sample (not excluded), per type and clause.
