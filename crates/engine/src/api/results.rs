@@ -307,7 +307,8 @@ impl Engine {
             .map(|c| c.short_title.clone());
         let cfg = &run.run.config;
         let mut models = HashMap::new();
-        for (role, name) in [("model", Some(&cfg.model)), ("info_model", cfg.info_model.as_ref()), ("judge_model", cfg.judge_model.as_ref())] {
+        let names = [("model", Some(&cfg.model)), ("info_model", cfg.info_model.as_ref()), ("judge_model", cfg.judge_model.as_ref())];
+        for (role, name) in names {
             if let Some(v) = name {
                 models.insert(role.to_string(), v.clone());
             }

@@ -235,7 +235,8 @@ impl Engine {
             return Err(ApiError::invalid(format!("Run {run_id} was imported from a file and cannot be executed.")));
         }
         let (turns, concurrency) = (cfg.turns(), cfg.concurrency());
-        let roles = Arc::new(Roles { eval: self.model_handle(model)?, info: self.model_handle(info_model)?, judge: self.model_handle(judge_model)? });
+        let roles =
+            Arc::new(Roles { eval: self.model_handle(model)?, info: self.model_handle(info_model)?, judge: self.model_handle(judge_model)? });
         let prompts = Arc::new(EvalPrompts::load()?);
         let system = Arc::new(self.eval_system_prompt(policy, &prompts)?);
         let cancel = self.jobs().register(run_id)?;

@@ -226,8 +226,15 @@ pub fn new_run_id(kind: RunKind) -> String {
 }
 
 /// Store a new pending run. The configuration is stored as JSON, in the order of its fields.
-pub fn insert_run<C: Serialize>(conn: &Connection, run_id: &str, kind: RunKind, label: Option<&str>, config: &C) -> ApiResult<()> {
-    let config = serde_json::to_string(config).map_err(|e| ApiError::internal(format!("run {run_id}: the configuration could not be encoded: {e}")))?;
+pub fn insert_run<C: Serialize>(
+    conn: &Connection,
+    run_id: &str,
+    kind: RunKind,
+    label: Option<&str>,
+    config: &C,
+) -> ApiResult<()> {
+    let config = serde_json::to_string(config)
+        .map_err(|e| ApiError::internal(format!("run {run_id}: the configuration could not be encoded: {e}")))?;
     conn.execute(
         "INSERT INTO runs (run_id, kind, status, label, config_json, created_at, app_version) VALUES (?1, ?2, 'pending', ?3, ?4, ?5, ?6)",
         params![run_id, kind.as_str(), label, config, now_rfc3339(), crate::version()],

@@ -57,8 +57,14 @@ pub enum RunStatus {
 }
 
 impl RunStatus {
-    pub const ALL: [RunStatus; 6] =
-        [RunStatus::Pending, RunStatus::Running, RunStatus::Interrupted, RunStatus::Cancelled, RunStatus::Failed, RunStatus::Completed];
+    pub const ALL: [RunStatus; 6] = [
+        RunStatus::Pending,
+        RunStatus::Running,
+        RunStatus::Interrupted,
+        RunStatus::Cancelled,
+        RunStatus::Failed,
+        RunStatus::Completed,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -69,11 +75,6 @@ impl RunStatus {
             RunStatus::Failed => "failed",
             RunStatus::Completed => "completed",
         }
-    }
-
-    /// The run has ended (for now): it may be resumed unless it completed.
-    pub fn is_finished(self) -> bool {
-        matches!(self, RunStatus::Completed | RunStatus::Failed | RunStatus::Cancelled)
     }
 }
 
@@ -128,9 +129,16 @@ as_text!(RunStatus);
 /// Why a stored run could not be read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum StoredRunError {
-    #[error("Run {run_id} in the store has an unknown {}: {source}. The database may come from a newer version of the app or have been edited by hand.", source.what)]
+    #[error(
+        "Run {run_id} in the store has an unknown {}: {source}. The database may come from a newer version of the app \
+         or have been edited by hand.",
+        source.what
+    )]
     Unknown { run_id: String, source: UnknownValue },
-    #[error("Run {run_id} in the store has a configuration that cannot be read ({reason}). The database may have been edited by hand.")]
+    #[error(
+        "Run {run_id} in the store has a configuration that cannot be read ({reason}). The database may have been \
+         edited by hand."
+    )]
     Config { run_id: String, reason: String },
 }
 
