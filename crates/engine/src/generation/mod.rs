@@ -397,7 +397,7 @@ impl Engine {
         let (policy, concurrency) = (cfg.policy.as_str(), cfg.concurrency());
         let roles = RunRoles { producer: self.model_handle(&cfg.model)?, verifier: self.model_handle(&cfg.verifier_model)? };
         let prompts = GenPrompts::load()?;
-        let (pack, _) = self.pack_and_vocab(&policy)?;
+        let (pack, _) = self.pack_and_vocab(policy)?;
         let background = prompts.background.render(&[("policy_name", &pack.name)])?;
         let mut bundles: HashMap<String, Arc<CardBundle>> = HashMap::new();
         for (card_id, version, json, context) in self.store().with_conn(|c| repo::run_cards(c, run_id))? {
@@ -450,7 +450,7 @@ impl Engine {
                 return Err(e);
             }
         };
-        let result = self.gen_work(run_id, &policy, &prompts, background, &roles, work, concurrency, stop.clone(), abort).await;
+        let result = self.gen_work(run_id, policy, &prompts, background, &roles, work, concurrency, stop.clone(), abort).await;
         self.jobs().finish(run_id);
         self.jobs().finish(&abort_key(run_id));
         result
