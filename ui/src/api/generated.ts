@@ -474,6 +474,61 @@ export type EvalPlan = { cases: number, by_type: { [key in string]?: number }, i
 
 export type EvalRole = "eval";
 
+export type EvalRunConfig = { 
+/**
+ * The case selection (`all`, a cases file or a filter).
+ */
+cases?: string, 
+/**
+ * Policy pack id of the cases.
+ */
+policy?: string, 
+/**
+ * The trajectories file an imported run came from.
+ */
+imported_from?: string, 
+/**
+ * The registered name of the model under test (for imported runs: the model named in the file).
+ */
+model: string, info_model?: string, judge_model?: string, models?: EvalRunModels, 
+/**
+ * Turn budget per case.
+ */
+turns?: number, 
+/**
+ * Cases worked on at once.
+ */
+concurrency?: number, 
+/**
+ * Times each case is run.
+ */
+repeat?: number, 
+/**
+ * Prompt name → version, as the run was created.
+ */
+prompt_versions?: { [key in string]?: string }, 
+/**
+ * The run was imported from a file (it cannot be executed).
+ */
+imported?: boolean, 
+/**
+ * One of the example runs of fictional models (no model was called).
+ */
+example?: boolean, };
+
+/**
+ * The models an evaluation run calls, by role.
+ */
+export type EvalRunModels = { 
+/**
+ * The model under test.
+ */
+eval: RunModel, 
+/**
+ * The information provider.
+ */
+info: RunModel, judge: RunModel, };
+
 /**
  * What `eval run` asks for.
  */
@@ -486,11 +541,11 @@ cases: string, model: string, info_model: string, judge_model: string, turns: nu
 /**
  * A run as listed.
  */
-export type EvalRunView = { counts: ItemCounts, run_id: string, kind: string, 
+export type EvalRunView = { counts: ItemCounts, run_id: string, kind: RunKind, 
 /**
  * As stored, except `running` with a stale heartbeat is reported as `interrupted`.
  */
-status: string, label: string | null, config: JsonValue, created_at: string, started_at: string | null, finished_at: string | null, error: string | null, app_version: string, };
+status: RunStatus, label: string | null, config: EvalRunConfig, created_at: string, started_at: string | null, finished_at: string | null, error: string | null, app_version: string, };
 
 /**
  * A turn of the model under test. `extra` holds our own additions (tokens, latency, prompt
@@ -639,18 +694,57 @@ include_missing: boolean,
  */
 anchor_origin: string | null, label: string | null, };
 
+export type GenRunConfig = { 
+/**
+ * The request the run was created from.
+ */
+request: GenRequest, 
+/**
+ * Policy pack id.
+ */
+policy: string, 
+/**
+ * Registered name of the model that writes the cases.
+ */
+model: string, 
+/**
+ * Registered name of the model that checks them.
+ */
+verifier_model: string, models?: GenRunModels, 
+/**
+ * (card, anchor) units worked on at once.
+ */
+concurrency?: number, 
+/**
+ * What the planner noted (unapproved cards used, cards without anchors, …).
+ */
+warnings: Array<string>, 
+/**
+ * Prompt name → version, as the run was created.
+ */
+prompt_versions: { [key in string]?: string }, };
+
+/**
+ * The models a generation run calls, by role.
+ */
+export type GenRunModels = { 
+/**
+ * Instantiator and narrators.
+ */
+producer: RunModel, 
+/**
+ * Extractor and verifiers.
+ */
+verifier: RunModel, };
+
 /**
  * A generation run as listed and shown.
  */
-export type GenRunView = { run_id: string, 
-/**
- * pending | running | interrupted | cancelled | failed | completed
- */
-status: string, label: string | null, 
+export type GenRunView = { run_id: string, status: RunStatus, label: string | null, 
 /**
  * The request and the prompt versions it was created with.
  */
-config: JsonValue, created_at: string, started_at: string | null, finished_at: string | null, error: string | null, counts: GenCounts, };
+config: GenRunConfig, created_at: string, started_at: string | null, finished_at: string | null, error: string | null, counts: GenCounts, };
 
 export type GenStageEstimate = { stage: string, calls: number, input_tokens: number, output_tokens: number, };
 
@@ -887,7 +981,7 @@ export type Prf = { precision: number, recall: number, f1: number, tp: number, f
 /**
  * Progress of a run, as pushed to listeners and shown in progress bars.
  */
-export type Progress = { run_id: string, kind: string, status: string, total: number, done: number, 
+export type Progress = { run_id: string, kind: RunKind, status: RunStatus, total: number, done: number, 
 /**
  * Named counters (asks, parse failures, tokens, cost, accepted, dropped, …).
  */
@@ -904,7 +998,11 @@ case: JsonValue | null,
 /**
  * Every attempt in order; for a missing case its parent's instantiation and narration come first.
  */
-attempts: Array<ProvenanceAttempt>, prompt_versions: JsonValue, };
+attempts: Array<ProvenanceAttempt>, 
+/**
+ * Prompt name → version, as the run was created.
+ */
+prompt_versions: { [key in string]?: string }, };
 
 /**
  * One attempt of one stage.
@@ -1128,13 +1226,14 @@ changed: Array<string>,
 time_capped: boolean, progress: ReviewProgress, resume_item_no: number | null, };
 
 /**
- * A reviewer's own answer to one item, with when each part was last given.
+ * A reviewer's own answer to one item, with when each part was last given. In JSON the
+ * answer's parts sit beside `item_no` and `complete`.
  */
-export type ReviewAnswerState = { item_no: number, realism: number | null, realism_at: string | null, plausibility: number | null, plausibility_at: string | null, blind_verdict: ReviewVerdict | null, blind_verdict_at: string | null, revealed_at: string | null, agree: boolean | null, agree_at: string | null, comment: string | null, comment_at: string | null, time_spent_secs: number, time_spent_at: string | null, 
+export type ReviewAnswerState = { item_no: number, 
 /**
  * Realism, plausibility, blind verdict, reveal and the agree mark are all given.
  */
-complete: boolean, };
+complete: boolean, realism: number | null, realism_at: string | null, plausibility: number | null, plausibility_at: string | null, blind_verdict: ReviewVerdict | null, blind_verdict_at: string | null, revealed_at: string | null, agree: boolean | null, agree_at: string | null, comment: string | null, comment_at: string | null, time_spent_secs: number, time_spent_at: string | null, };
 
 /**
  * How many cases the store offers for a sample (not excluded), per type and clause.
@@ -1349,9 +1448,40 @@ export type ReviewerTypeAgreement = { case_type: string, blind_agreement: Fracti
 
 export type RunIds = { run_ids: Array<string>, };
 
+/**
+ * The kind of work a run does.
+ */
+export type RunKind = "eval" | "generation";
+
+/**
+ * A model as recorded when a run was created: what was called, without secrets.
+ */
+export type RunModel = { 
+/**
+ * The registered name.
+ */
+name: string, 
+/**
+ * The provider kind (`openai-compatible`, `openai`, `azure`, `anthropic`, `gemini`).
+ */
+kind: string, 
+/**
+ * The provider's model id.
+ */
+model: string, base_url: string, temperature: number | null, max_tokens: number | null, 
+/**
+ * Runs on this computer (no data leaves it).
+ */
+local: boolean, };
+
 export type RunParams = { run_id: string, };
 
 export type RunStarted = { run_id: string, };
+
+/**
+ * Where a run stands.
+ */
+export type RunStatus = "pending" | "running" | "interrupted" | "cancelled" | "failed" | "completed";
 
 /**
  * Agreement between reviewers on a 1–5 scale.

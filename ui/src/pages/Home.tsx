@@ -168,7 +168,7 @@ export function HomePage() {
               <li key={r.run_id} className="row gap">
                 <StatusBadge status={r.status} />
                 <a href={r.status === "completed" ? href("/results", { runs: r.run_id }) : href("/evaluate", { run: r.run_id })}>
-                  {String((r.config as Record<string, unknown>)?.model ?? r.run_id)}
+                  {r.config.model || r.run_id}
                 </a>
                 <span className="muted small">
                   {num(r.counts.done)}/{num(r.counts.total)} cases · {when(r.created_at)}

@@ -12,6 +12,7 @@ import { CasesGrid } from "./results/CasesGrid";
 import { decodeGrid } from "./results/grid";
 import { Leaderboard } from "./results/Leaderboard";
 import { ChartsTab, TablesTab } from "./results/TablesCharts";
+import { isImported, runModel } from "./evaluate/selection";
 import { TrajectoryPage } from "./results/Trajectory";
 import "./results/results.css";
 
@@ -23,11 +24,7 @@ const TABS = [
 ];
 
 function isExample(r: EvalRunView | undefined): boolean {
-  return Boolean((r?.config as Record<string, unknown> | null)?.example);
-}
-
-function runModel(r: EvalRunView): string {
-  return String((r.config as Record<string, unknown> | null)?.model ?? r.label ?? r.run_id);
+  return r?.config.example === true;
 }
 
 function RunPicker({ finished, selected }: { finished: EvalRunView[]; selected: string[] }) {
@@ -67,7 +64,7 @@ function RunPicker({ finished, selected }: { finished: EvalRunView[]; selected: 
             <span className="small muted">
               {num(r.counts.done)} cases · {when(r.finished_at ?? r.created_at)}
             </span>
-            {Boolean((r.config as Record<string, unknown> | null)?.imported) && <span className="badge tag">imported</span>}
+            {isImported(r) && <span className="badge tag">imported</span>}
             <code className="id">{r.run_id}</code>
           </label>
         ))}
@@ -108,7 +105,7 @@ export function ResultsPage() {
   const grid = useApi("results.grid", wanted.current.grid ? req : null);
   const decoded = useMemo(() => (grid.data ? decodeGrid(grid.data) : undefined), [grid.data]);
   const firstRun = (runs.data ?? []).find((r) => r.run_id === selected[0]);
-  const policyId = String((firstRun?.config as Record<string, unknown> | undefined)?.policy ?? "mn29");
+  const policyId = firstRun?.config.policy ?? "mn29";
   const policy = useApi("policy.show", wanted.current.grid ? { id: policyId } : null);
   const clauseNames = useMemo(() => new Map((policy.data?.clauses ?? []).map((c) => [c.clause_id, c.label])), [policy.data]);
   const clauseName = useCallback((id: string) => clauseNames.get(id) ?? id, [clauseNames]);

@@ -1,6 +1,7 @@
 use clap::Subcommand;
 use psebench::api::Engine;
 use psebench::evaluation::{EvalPlan, EvalRunRequest, EvalSummary};
+use psebench::jobs::RunStatus;
 use psebench::ApiError;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -109,7 +110,7 @@ fn print_summary(cli: &Cli, s: &EvalSummary) {
         if let Some(m) = &s.message {
             println!("{m}");
         }
-        if s.status == "completed" {
+        if s.status == RunStatus::Completed {
             println!("Scores: psebench metrics --run {}", s.run_id);
         } else {
             println!("Resume: psebench eval resume {}", s.run_id);
@@ -142,12 +143,12 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
             }
             let s = execute(cli, &e, &run_id)?;
             print_summary(cli, &s);
-            return Ok(if s.status == "completed" { ExitCode::SUCCESS } else { ExitCode::from(1) });
+            return Ok(if s.status == RunStatus::Completed { ExitCode::SUCCESS } else { ExitCode::from(1) });
         }
         EvalCmd::Resume { run } => {
             let s = execute(cli, &e, run)?;
             print_summary(cli, &s);
-            return Ok(if s.status == "completed" { ExitCode::SUCCESS } else { ExitCode::from(1) });
+            return Ok(if s.status == RunStatus::Completed { ExitCode::SUCCESS } else { ExitCode::from(1) });
         }
         EvalCmd::List => {
             let list = e.eval_list()?;
@@ -159,8 +160,8 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                     .map(|r| {
                         vec![
                             r.run.run_id.clone(),
-                            r.run.config.get("model").and_then(|v| v.as_str()).unwrap_or("").to_string(),
-                            r.run.status.clone(),
+                            r.run.config.model.clone(),
+                            r.run.status.to_string(),
                             format!("{}/{}", r.counts.done, r.counts.total),
                             if r.counts.done > 0 { format!("{:.1}", 100.0 * r.counts.correct as f64 / r.counts.done as f64) } else { "–".into() },
                             format!("${:.2}", r.counts.cost_usd),

@@ -1,6 +1,7 @@
 use clap::{Args, Subcommand};
 use psebench::api::Engine;
 use psebench::generation::{GenCandidateFilter, GenPlan, GenRequest, GenSummary};
+use psebench::jobs::RunStatus;
 use psebench::ApiError;
 use std::process::ExitCode;
 
@@ -151,7 +152,7 @@ fn print_summary(cli: &Cli, s: &GenSummary) {
     if let Some(m) = &s.message {
         println!("{m}");
     }
-    if s.status == "completed" {
+    if s.status == RunStatus::Completed {
         println!("Statistics: psebench stats generation {}   Cases: psebench cases list", s.run_id);
     } else {
         println!("Resume: psebench generate resume {}", s.run_id);
@@ -198,13 +199,13 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
         }
         let s = execute(cli, &e, &run_id)?;
         print_summary(cli, &s);
-        return Ok(if s.status == "completed" { ExitCode::SUCCESS } else { ExitCode::from(1) });
+        return Ok(if s.status == RunStatus::Completed { ExitCode::SUCCESS } else { ExitCode::from(1) });
     };
     match cmd {
         GenerateCmd::Resume { run } => {
             let s = execute(cli, &e, run)?;
             print_summary(cli, &s);
-            return Ok(if s.status == "completed" { ExitCode::SUCCESS } else { ExitCode::from(1) });
+            return Ok(if s.status == RunStatus::Completed { ExitCode::SUCCESS } else { ExitCode::from(1) });
         }
         GenerateCmd::List => {
             let list = e.gen_list()?;
@@ -216,8 +217,8 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
                     .map(|r| {
                         vec![
                             r.run_id.clone(),
-                            r.config.get("model").and_then(|v| v.as_str()).unwrap_or("").to_string(),
-                            r.status.clone(),
+                            r.config.model.clone(),
+                            r.status.to_string(),
                             format!("{}/{}", r.counts.done, r.counts.total),
                             r.counts.accepted.to_string(),
                             r.counts.dropped.to_string(),
@@ -236,7 +237,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
             } else {
                 let c = &v.counts;
                 println!("Run {} — {}{}", v.run_id, v.status, v.label.as_ref().map(|l| format!(" — {l}")).unwrap_or_default());
-                println!("Request: {}", v.config.get("request").map(|r| r.to_string()).unwrap_or_default());
+                println!("Request: {}", serde_json::to_string(&v.config.request).unwrap_or_default());
                 println!("Created {}; started {}; finished {}", v.created_at, v.started_at.clone().unwrap_or("-".into()), v.finished_at.clone().unwrap_or("-".into()));
                 println!(
                     "Candidates: {} total, {} accepted, {} dropped, {} skipped, {} pending; card-and-anchor pairs {}/{}",

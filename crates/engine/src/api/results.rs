@@ -305,10 +305,12 @@ impl Engine {
             .as_deref()
             .and_then(|label| pack.clauses.iter().find(|c| c.label == label))
             .map(|c| c.short_title.clone());
+        let cfg = &run.run.config;
         let mut models = HashMap::new();
-        for (role, key) in [("model", "model"), ("info_model", "info_model"), ("judge_model", "judge_model")] {
-            if let Some(v) = run.run.config.get(key).and_then(|v| v.as_str()) {
-                models.insert(role.to_string(), v.to_string());
+        let names = [("model", Some(&cfg.model)), ("info_model", cfg.info_model.as_ref()), ("judge_model", cfg.judge_model.as_ref())];
+        for (role, name) in names {
+            if let Some(v) = name {
+                models.insert(role.to_string(), v.clone());
             }
         }
         Ok(TrajectoryView { correct: trajectory.predicted_verdict() == Some(case.gold_verdict), case, trajectory, gold_clause_title, models })

@@ -22,7 +22,7 @@ use crate::case::repo::{CaseFilter, CaseSummary};
 use crate::case::Case;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::evaluation::{EvalPlan, EvalRunRequest, EvalRunView};
-use crate::jobs::Progress;
+use crate::jobs::{Progress, RunKind, RunStatus};
 use crate::llm::accounting::UsageTotals;
 use crate::llm::cache::CacheStats;
 use crate::metrics::MetricsReport;
@@ -345,7 +345,7 @@ fn policy_or_default(p: &Option<String>) -> String {
 
 /// Start a long job in the background; its progress arrives as events, its outcome in the store.
 /// A failure before the job could report anything is published as its last progress.
-fn spawn_job<F>(engine: Engine, run_id: String, kind: &'static str, work: F)
+fn spawn_job<F>(engine: Engine, run_id: String, kind: RunKind, work: F)
 where
     F: std::future::Future<Output = ApiResult<()>> + Send + 'static,
 {
@@ -353,8 +353,8 @@ where
         if let Err(e) = work.await {
             engine.jobs().publish(Progress {
                 run_id,
-                kind: kind.into(),
-                status: "failed".into(),
+                kind,
+                status: RunStatus::Failed,
                 total: 0,
                 done: 0,
                 counters: Default::default(),
@@ -368,12 +368,12 @@ where
 
 fn spawn_eval(engine: Engine, run_id: String) {
     let (e, id) = (engine.clone(), run_id.clone());
-    spawn_job(engine, run_id, "eval", async move { e.eval_execute(&id).await.map(|_| ()) });
+    spawn_job(engine, run_id, RunKind::Eval, async move { e.eval_execute(&id).await.map(|_| ()) });
 }
 
 fn spawn_gen(engine: Engine, run_id: String) {
     let (e, id) = (engine.clone(), run_id.clone());
-    spawn_job(engine, run_id, "generation", async move { e.gen_execute(&id).await.map(|_| ()) });
+    spawn_job(engine, run_id, RunKind::Generation, async move { e.gen_execute(&id).await.map(|_| ()) });
 }
 
 fn text_download(file_name: &str, mime: &str, text: &str, description: &str) -> Download {

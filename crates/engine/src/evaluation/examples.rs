@@ -8,14 +8,15 @@ use indexmap::IndexMap;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::context::Engine;
 use crate::case::repo::CaseFilter;
 use crate::case::{Case, CaseType, Verdict};
 use crate::error::{ApiError, ApiResult};
 use crate::evaluation::repo as eval_repo;
-use crate::jobs;
+use crate::evaluation::EvalRunConfig;
+use crate::jobs::{self, RunKind, RunStatus};
 use crate::trajectory::{
     Action, EvalRole, EvalTurn, FinalAnswer, InfoRole, InfoStatus, InfoTurn, JudgeResult, Trajectory, TrajectoryUsage, Turn,
 };
@@ -227,15 +228,22 @@ impl Engine {
                 let run_id = format!("example-{}", p.name.trim_start_matches("example-"));
                 tx.execute("DELETE FROM eval_items WHERE run_id = ?1", [&run_id])?;
                 tx.execute("DELETE FROM runs WHERE run_id = ?1", [&run_id])?;
-                let config: Value = json!({"model": p.name, "example": true, "cases": "origin=demo", "info_model": "example (no model)", "judge_model": "example (no model)"});
-                jobs::insert_run(tx, &run_id, "eval", Some(EXAMPLE_LABEL), &config)?;
+                let config = EvalRunConfig {
+                    cases: Some("origin=demo".into()),
+                    model: p.name.to_string(),
+                    info_model: Some("example (no model)".into()),
+                    judge_model: Some("example (no model)".into()),
+                    example: Some(true),
+                    ..EvalRunConfig::default()
+                };
+                jobs::insert_run(tx, &run_id, RunKind::Eval, Some(EXAMPLE_LABEL), &config)?;
                 let mut rng = ChaCha8Rng::seed_from_u64(0x5EB + i as u64);
                 for c in &cases {
                     let t = trajectory(c, p, &run_id, &mut rng);
                     let correct = t.predicted_verdict() == Some(c.gold_verdict);
                     eval_repo::insert_done(tx, &run_id, 0, &t, correct)?;
                 }
-                jobs::set_status(tx, &run_id, "completed", None)?;
+                jobs::set_status(tx, &run_id, RunStatus::Completed, None)?;
                 run_ids.push(run_id);
             }
             Ok(())

@@ -2,6 +2,7 @@
 //! estimate), create, execute with progress and cancellation, resume, list, show, export and
 //! import trajectories, and metrics over stored runs.
 
+pub mod config;
 pub mod examples;
 pub mod context;
 pub mod environment;
@@ -11,7 +12,6 @@ pub mod selection;
 
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -21,11 +21,12 @@ use std::time::Instant;
 use crate::context::Engine;
 use crate::case::Case;
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::jobs::{self, Progress, RunRow};
+use crate::jobs::{self, Progress, RunKind, RunModel, RunRow, RunStatus};
 use crate::llm::{LlmError, ModelConfig};
 use crate::metrics::{MetricsOptions, MetricsReport};
 use crate::policy::repo as policy_repo;
 use crate::trajectory::Trajectory;
+pub use config::{EvalRunConfig, EvalRunModels};
 use context::EvalPrompts;
 use environment::{run_case, Roles};
 use repo::ItemCounts;
@@ -95,7 +96,7 @@ pub struct EvalPlan {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct EvalSummary {
     pub run_id: String,
-    pub status: String,
+    pub status: RunStatus,
     pub model: String,
     pub counts: ItemCounts,
     pub message: Option<String>,
@@ -105,7 +106,7 @@ pub struct EvalSummary {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct EvalRunView {
     #[serde(flatten)]
-    pub run: RunRow,
+    pub run: RunRow<EvalRunConfig>,
     pub counts: ItemCounts,
 }
 
@@ -198,23 +199,23 @@ impl Engine {
             return Err(ApiError::invalid("The selection has no cases."));
         }
         let prompts = EvalPrompts::load()?;
-        let run_id = jobs::new_run_id("eval");
-        let strip = |c: &ModelConfig| json!({"name": c.name, "kind": c.kind.as_str(), "model": c.model, "base_url": c.base_url, "temperature": c.temperature, "max_tokens": c.max_tokens, "local": c.is_local()});
-        let config = json!({
-            "cases": req.cases,
-            "policy": cases[0].policy,
-            "model": m.name,
-            "info_model": i.name,
-            "judge_model": j.name,
-            "models": {"eval": strip(&m), "info": strip(&i), "judge": strip(&j)},
-            "turns": req.turns,
-            "concurrency": req.concurrency.clamp(1, 256),
-            "repeat": req.repeat.max(1),
-            "prompt_versions": prompts.versions(),
-        });
+        let run_id = jobs::new_run_id(RunKind::Eval);
+        let config = EvalRunConfig {
+            cases: Some(req.cases.clone()),
+            policy: Some(cases[0].policy.clone()),
+            model: m.name.clone(),
+            info_model: Some(i.name.clone()),
+            judge_model: Some(j.name.clone()),
+            models: Some(EvalRunModels { eval: RunModel::of(&m), info: RunModel::of(&i), judge: RunModel::of(&j) }),
+            turns: Some(req.turns),
+            concurrency: Some(req.concurrency.clamp(1, 256)),
+            repeat: Some(req.repeat.max(1)),
+            prompt_versions: Some(prompts.versions()),
+            ..EvalRunConfig::default()
+        };
         let ids: Vec<String> = cases.iter().map(|c| c.case_id.clone()).collect();
         self.store().with_tx(|tx| -> ApiResult<()> {
-            jobs::insert_run(tx, &run_id, "eval", req.label.as_deref(), &config)?;
+            jobs::insert_run(tx, &run_id, RunKind::Eval, req.label.as_deref(), &config)?;
             repo::insert_items(tx, &run_id, &ids, req.repeat.max(1))?;
             Ok(())
         })?;
@@ -224,24 +225,21 @@ impl Engine {
     /// Work on a run until every item is done, the run is cancelled, or providers keep failing.
     /// Finished cases are committed one by one; calling it again resumes.
     pub async fn eval_execute(&self, run_id: &str) -> ApiResult<EvalSummary> {
-        let run = self.store().with_conn(|c| jobs::get_run(c, run_id))?;
-        if run.kind != "eval" {
-            return Err(ApiError::invalid(format!("{run_id} is a {} run, not an evaluation.", run.kind)));
-        }
-        if run.status == "completed" {
+        let run = self.eval_run(run_id)?;
+        if run.status == RunStatus::Completed {
             return self.eval_summary(run_id, None);
         }
         let cfg = &run.config;
-        let get = |k: &str| cfg.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string();
-        let (model, info_model, judge_model, policy) = (get("model"), get("info_model"), get("judge_model"), get("policy"));
+        let (model, policy) = (cfg.model.as_str(), cfg.policy.as_deref().unwrap_or(""));
+        let (info_model, judge_model) = (cfg.info_model.as_deref().unwrap_or(""), cfg.judge_model.as_deref().unwrap_or(""));
         if model.is_empty() {
             return Err(ApiError::invalid(format!("Run {run_id} was imported from a file and cannot be executed.")));
         }
-        let turns = cfg.get("turns").and_then(|v| v.as_u64()).unwrap_or(10) as u32;
-        let concurrency = cfg.get("concurrency").and_then(|v| v.as_u64()).unwrap_or(4).max(1) as usize;
-        let roles = Arc::new(Roles { eval: self.model_handle(&model)?, info: self.model_handle(&info_model)?, judge: self.model_handle(&judge_model)? });
+        let (turns, concurrency) = (cfg.turns(), cfg.concurrency());
+        let roles =
+            Arc::new(Roles { eval: self.model_handle(model)?, info: self.model_handle(info_model)?, judge: self.model_handle(judge_model)? });
         let prompts = Arc::new(EvalPrompts::load()?);
-        let system = Arc::new(self.eval_system_prompt(&policy, &prompts)?);
+        let system = Arc::new(self.eval_system_prompt(policy, &prompts)?);
         let cancel = self.jobs().register(run_id)?;
         let result = self.eval_work(run_id, roles, prompts, system, turns, concurrency, cancel.clone()).await;
         self.jobs().finish(run_id);
@@ -259,7 +257,7 @@ impl Engine {
         concurrency: usize,
         cancel: crate::llm::CancellationToken,
     ) -> ApiResult<EvalSummary> {
-        self.store().with_conn(|c| jobs::set_status(c, run_id, "running", None))?;
+        self.store().with_conn(|c| jobs::set_status(c, run_id, RunStatus::Running, None))?;
         let pending = self.store().with_conn(|c| repo::pending(c, run_id))?;
         let mut case_map: HashMap<String, Arc<Case>> = HashMap::new();
         for (id, _) in &pending {
@@ -272,7 +270,7 @@ impl Engine {
         let live = Arc::new(Mutex::new(base.clone()));
         let stopper = Arc::new(jobs::RunStopper::new(cancel.clone(), "cases", "cases"));
         let heartbeat = jobs::Heartbeat::start(self.store(), run_id);
-        self.publish_eval(run_id, "running", &base, base.done, started, None);
+        self.publish_eval(run_id, RunStatus::Running, &base, base.done, started, None);
         let done_here = Arc::new(AtomicU32::new(0));
         futures::stream::iter(pending.into_iter())
             .for_each_concurrent(concurrency, |(case_id, repeat)| {
@@ -313,7 +311,7 @@ impl Engine {
                                 l.clone()
                             };
                             done_here.fetch_add(1, Ordering::SeqCst);
-                            self.publish_eval(run_id, "running", &snapshot, base.done, started, None);
+                            self.publish_eval(run_id, RunStatus::Running, &snapshot, base.done, started, None);
                         }
                         Err(LlmError::Cancelled) => {}
                         Err(e) => {
@@ -332,20 +330,20 @@ impl Engine {
         drop(heartbeat);
         let counts = self.store().with_conn(|c| repo::counts(c, run_id))?;
         let (status, message) = if let Some(f) = stopper.reason() {
-            ("failed", Some(f))
+            (RunStatus::Failed, Some(f))
         } else if cancel.is_cancelled() {
-            ("cancelled", Some(format!("Stopped at your request: {} of {} cases are done and kept. Resume to finish the rest.", counts.done, counts.total)))
+            (RunStatus::Cancelled, Some(format!("Stopped at your request: {} of {} cases are done and kept. Resume to finish the rest.", counts.done, counts.total)))
         } else if counts.done < counts.total {
-            ("failed", Some(format!("{} case(s) could not be evaluated (provider errors). Resume the run to retry them.", counts.total - counts.done)))
+            (RunStatus::Failed, Some(format!("{} case(s) could not be evaluated (provider errors). Resume the run to retry them.", counts.total - counts.done)))
         } else {
-            ("completed", None)
+            (RunStatus::Completed, None)
         };
         self.store().with_conn(|c| jobs::set_status(c, run_id, status, message.as_deref()))?;
         self.publish_eval(run_id, status, &counts, base.done, started, message.clone());
         self.eval_summary(run_id, message)
     }
 
-    fn publish_eval(&self, run_id: &str, status: &str, c: &ItemCounts, done_before: u64, started: Instant, message: Option<String>) {
+    fn publish_eval(&self, run_id: &str, status: RunStatus, c: &ItemCounts, done_before: u64, started: Instant, message: Option<String>) {
         let elapsed = started.elapsed().as_secs_f64();
         let mut counters = indexmap::IndexMap::new();
         counters.insert("correct".into(), c.correct as f64);
@@ -359,8 +357,8 @@ impl Engine {
         let remaining = c.total.saturating_sub(c.done);
         self.jobs().publish(Progress {
             run_id: run_id.to_string(),
-            kind: "eval".into(),
-            status: status.to_string(),
+            kind: RunKind::Eval,
+            status,
             total: c.total,
             done: c.done,
             counters,
@@ -371,12 +369,12 @@ impl Engine {
     }
 
     fn eval_summary(&self, run_id: &str, message: Option<String>) -> ApiResult<EvalSummary> {
-        let run = self.store().with_conn(|c| jobs::get_run(c, run_id))?;
+        let run = self.eval_run(run_id)?;
         let counts = self.store().with_conn(|c| repo::counts(c, run_id))?;
         Ok(EvalSummary {
             run_id: run_id.to_string(),
             status: run.status,
-            model: run.config.get("model").and_then(|v| v.as_str()).unwrap_or("").to_string(),
+            model: run.config.model,
             counts,
             message: message.or(run.error),
         })
@@ -388,17 +386,26 @@ impl Engine {
     }
 
     pub fn eval_list(&self) -> ApiResult<Vec<EvalRunView>> {
-        let runs = self.store().with_conn(|c| jobs::list_runs(c, Some("eval")))?;
+        let runs = self.store().with_conn(|c| jobs::list_runs(c, Some(RunKind::Eval)))?;
         runs.into_iter()
             .map(|r| {
                 let counts = self.store().with_conn(|c| repo::counts(c, &r.run_id))?;
-                Ok(EvalRunView { run: r, counts })
+                Ok(EvalRunView { run: r.typed()?, counts })
             })
             .collect()
     }
 
-    pub fn eval_show(&self, run_id: &str) -> ApiResult<EvalRunView> {
+    /// A stored evaluation run with its typed configuration.
+    fn eval_run(&self, run_id: &str) -> ApiResult<RunRow<EvalRunConfig>> {
         let run = self.store().with_conn(|c| jobs::get_run(c, run_id))?;
+        if run.kind != RunKind::Eval {
+            return Err(ApiError::invalid(format!("{run_id} is a {} run, not an evaluation.", run.kind)));
+        }
+        Ok(run.typed()?)
+    }
+
+    pub fn eval_show(&self, run_id: &str) -> ApiResult<EvalRunView> {
+        let run = self.eval_run(run_id)?;
         let counts = self.store().with_conn(|c| repo::counts(c, run_id))?;
         Ok(EvalRunView { run, counts })
     }
@@ -445,14 +452,19 @@ impl Engine {
         let mut created = Vec::new();
         self.store().with_tx(|tx| -> ApiResult<()> {
             for ((file_run, model), ts) in &groups {
-                let mut run_id = if file_run.is_empty() { jobs::new_run_id("eval") } else { file_run.clone() };
+                let mut run_id = if file_run.is_empty() { jobs::new_run_id(RunKind::Eval) } else { file_run.clone() };
                 let mut n = 2;
                 while jobs::get_run(tx, &run_id).is_ok() {
                     run_id = format!("{file_run}-imported-{n}");
                     n += 1;
                 }
-                let config = json!({"imported_from": path.display().to_string(), "model": model, "imported": true});
-                jobs::insert_run(tx, &run_id, "eval", Some(&format!("imported: {model}")), &config)?;
+                let config = EvalRunConfig {
+                    imported_from: Some(path.display().to_string()),
+                    model: model.clone(),
+                    imported: Some(true),
+                    ..EvalRunConfig::default()
+                };
+                jobs::insert_run(tx, &run_id, RunKind::Eval, Some(&format!("imported: {model}")), &config)?;
                 let mut seen: HashMap<&str, u32> = HashMap::new();
                 for t in ts {
                     let repeat = t.extra.get("repeat").and_then(|v| v.as_u64()).map(|r| r as u32).unwrap_or_else(|| {
@@ -465,7 +477,7 @@ impl Engine {
                     let correct = t2.predicted_verdict() == cases.get(&t.case_id).map(|c| c.gold_verdict);
                     repo::insert_done(tx, &run_id, repeat, &t2, correct)?;
                 }
-                jobs::set_status(tx, &run_id, "completed", None)?;
+                jobs::set_status(tx, &run_id, RunStatus::Completed, None)?;
                 created.push(run_id);
             }
             Ok(())

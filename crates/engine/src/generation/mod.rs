@@ -8,6 +8,7 @@
 //! `gen_calls` hold every attempt and every model call. Case ids are the candidate ids, built
 //! from run, card, anchor and variant, so a resumed run produces the same ids.
 
+pub mod config;
 pub mod context;
 pub mod guards;
 pub mod pipeline;
@@ -20,7 +21,7 @@ pub mod views;
 use futures::StreamExt;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Instant;
@@ -28,11 +29,12 @@ use std::time::Instant;
 use crate::context::Engine;
 use crate::card::ClauseCard;
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::jobs::{self, Progress};
+use crate::jobs::{self, Progress, RunKind, RunModel, RunRow, RunStatus};
 use crate::llm::ModelConfig;
 use pipeline::{CardBundle, RunRoles, RunShared, StepError};
 use prompts::GenPrompts;
 
+pub use config::{GenRunConfig, GenRunModels};
 pub use stats::{GenerationStats, LibraryStats};
 
 /// What `psebench generate` asks for.
@@ -187,7 +189,7 @@ pub struct GenCounts {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct GenSummary {
     pub run_id: String,
-    pub status: String,
+    pub status: RunStatus,
     pub counts: GenCounts,
     pub message: Option<String>,
 }
@@ -196,11 +198,10 @@ pub struct GenSummary {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct GenRunView {
     pub run_id: String,
-    /// pending | running | interrupted | cancelled | failed | completed
-    pub status: String,
+    pub status: RunStatus,
     pub label: Option<String>,
     /// The request and the prompt versions it was created with.
-    pub config: Value,
+    pub config: GenRunConfig,
     pub created_at: String,
     pub started_at: Option<String>,
     pub finished_at: Option<String>,
@@ -291,7 +292,8 @@ pub struct Provenance {
     pub case: Option<Value>,
     /// Every attempt in order; for a missing case its parent's instantiation and narration come first.
     pub attempts: Vec<ProvenanceAttempt>,
-    pub prompt_versions: Value,
+    /// Prompt name → version, as the run was created.
+    pub prompt_versions: IndexMap<String, String>,
 }
 
 fn abort_key(run_id: &str) -> String {
@@ -352,21 +354,21 @@ impl Engine {
     pub fn gen_create(&self, req: &GenRequest) -> ApiResult<String> {
         let (producer, verifier) = self.gen_models(req)?;
         let prompts = GenPrompts::load()?;
-        let run_id = jobs::new_run_id("gen");
+        let run_id = jobs::new_run_id(RunKind::Generation);
         let planned = plan::plan(self, req, &run_id)?;
-        let strip = |c: &ModelConfig| json!({"name": c.name, "kind": c.kind.as_str(), "model": c.model, "base_url": c.base_url, "temperature": c.temperature, "max_tokens": c.max_tokens, "local": c.is_local()});
-        let config = json!({
-            "request": req,
-            "policy": planned.policy,
-            "model": producer.name,
-            "verifier_model": verifier.name,
-            "models": {"producer": strip(&producer), "verifier": strip(&verifier)},
-            "concurrency": req.concurrency.clamp(1, 256),
-            "warnings": planned.warnings,
-            "prompt_versions": prompts.versions(),
-        });
+        let config = GenRunConfig {
+            request: req.clone(),
+            policy: planned.policy.clone(),
+            model: producer.name.clone(),
+            verifier_model: verifier.name.clone(),
+            models: Some(GenRunModels { producer: RunModel::of(&producer), verifier: RunModel::of(&verifier) }),
+            concurrency: Some(req.concurrency.clamp(1, 256)),
+            warnings: planned.warnings.clone(),
+            prompt_versions: prompts.versions(),
+            extra: IndexMap::new(),
+        };
         self.store().with_tx(|tx| -> ApiResult<()> {
-            jobs::insert_run(tx, &run_id, "generation", req.label.as_deref(), &config)?;
+            jobs::insert_run(tx, &run_id, RunKind::Generation, req.label.as_deref(), &config)?;
             repo::insert_inputs(tx, &run_id, &planned.cards, &planned.anchors)?;
             repo::insert_candidates(tx, &run_id, &planned.candidates)?;
             Ok(())
@@ -374,12 +376,13 @@ impl Engine {
         Ok(run_id)
     }
 
-    fn gen_run(&self, run_id: &str) -> ApiResult<jobs::RunRow> {
+    /// A stored generation run with its typed configuration.
+    fn gen_run(&self, run_id: &str) -> ApiResult<RunRow<GenRunConfig>> {
         let run = self.store().with_conn(|c| jobs::get_run(c, run_id))?;
-        if run.kind != "generation" {
+        if run.kind != RunKind::Generation {
             return Err(ApiError::invalid(format!("{run_id} is an {} run, not a generation run.", run.kind)));
         }
-        Ok(run)
+        Ok(run.typed()?)
     }
 
     /// Work on a run until every candidate is accepted, dropped or skipped, the run is stopped, or
@@ -387,16 +390,14 @@ impl Engine {
     /// attempts are replayed, and calls already answered come from the cache.
     pub async fn gen_execute(&self, run_id: &str) -> ApiResult<GenSummary> {
         let run = self.gen_run(run_id)?;
-        if run.status == "completed" {
+        if run.status == RunStatus::Completed {
             return self.gen_summary(run_id, None);
         }
         let cfg = &run.config;
-        let get = |k: &str| cfg.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-        let (policy, model, verifier_model) = (get("policy"), get("model"), get("verifier_model"));
-        let concurrency = cfg.get("concurrency").and_then(Value::as_u64).unwrap_or(4).max(1) as usize;
-        let roles = RunRoles { producer: self.model_handle(&model)?, verifier: self.model_handle(&verifier_model)? };
+        let (policy, concurrency) = (cfg.policy.as_str(), cfg.concurrency());
+        let roles = RunRoles { producer: self.model_handle(&cfg.model)?, verifier: self.model_handle(&cfg.verifier_model)? };
         let prompts = GenPrompts::load()?;
-        let (pack, _) = self.pack_and_vocab(&policy)?;
+        let (pack, _) = self.pack_and_vocab(policy)?;
         let background = prompts.background.render(&[("policy_name", &pack.name)])?;
         let mut bundles: HashMap<String, Arc<CardBundle>> = HashMap::new();
         for (card_id, version, json, context) in self.store().with_conn(|c| repo::run_cards(c, run_id))? {
@@ -449,7 +450,7 @@ impl Engine {
                 return Err(e);
             }
         };
-        let result = self.gen_work(run_id, &policy, &prompts, background, &roles, work, concurrency, stop.clone(), abort).await;
+        let result = self.gen_work(run_id, policy, &prompts, background, &roles, work, concurrency, stop.clone(), abort).await;
         self.jobs().finish(run_id);
         self.jobs().finish(&abort_key(run_id));
         result
@@ -468,17 +469,17 @@ impl Engine {
         stop: crate::llm::CancellationToken,
         abort: crate::llm::CancellationToken,
     ) -> ApiResult<GenSummary> {
-        self.store().with_conn(|c| jobs::set_status(c, run_id, "running", None))?;
+        self.store().with_conn(|c| jobs::set_status(c, run_id, RunStatus::Running, None))?;
         let started = Instant::now();
         let base = self.store().with_conn(|c| repo::counts(c, run_id))?;
-        let publish = |status: &str, message: Option<String>| {
+        let publish = |status: RunStatus, message: Option<String>| {
             if let Ok(c) = self.store().with_conn(|conn| repo::counts(conn, run_id)) {
                 self.publish_gen(run_id, status, &c, base.done, started, message);
             }
         };
-        let on_progress = || publish("running", None);
+        let on_progress = || publish(RunStatus::Running, None);
         let heartbeat = jobs::Heartbeat::start(self.store(), run_id);
-        publish("running", None);
+        publish(RunStatus::Running, None);
         let shared = RunShared { engine: self, run_id, policy, prompts, background, roles, stop: stop.clone(), abort, on_progress: &on_progress };
         let stopper = jobs::RunStopper::new(stop.clone(), "card-and-anchor pairs", "candidates");
         futures::stream::iter(work)
@@ -502,26 +503,26 @@ impl Engine {
         drop(heartbeat);
         let counts = self.store().with_conn(|c| repo::counts(c, run_id))?;
         let (status, message) = if let Some(f) = stopper.reason() {
-            ("failed", Some(f))
+            (RunStatus::Failed, Some(f))
         } else if stop.is_cancelled() {
             (
-                "cancelled",
+                RunStatus::Cancelled,
                 Some(format!(
                     "Stopped at your request: {} of {} candidates are finished and kept. Resume to finish the rest (answered calls are reused from the cache).",
                     counts.done, counts.total
                 )),
             )
         } else if counts.pending > 0 {
-            ("failed", Some(format!("{} candidate(s) could not be finished because of provider errors. Resume the run to retry them.", counts.pending)))
+            (RunStatus::Failed, Some(format!("{} candidate(s) could not be finished because of provider errors. Resume the run to retry them.", counts.pending)))
         } else {
-            ("completed", None)
+            (RunStatus::Completed, None)
         };
         self.store().with_conn(|c| jobs::set_status(c, run_id, status, message.as_deref()))?;
         publish(status, message.clone());
         self.gen_summary(run_id, message)
     }
 
-    fn publish_gen(&self, run_id: &str, status: &str, c: &GenCounts, done_before: u64, started: Instant, message: Option<String>) {
+    fn publish_gen(&self, run_id: &str, status: RunStatus, c: &GenCounts, done_before: u64, started: Instant, message: Option<String>) {
         let elapsed = started.elapsed().as_secs_f64();
         let mut counters = IndexMap::new();
         for (k, v) in [
@@ -544,8 +545,8 @@ impl Engine {
         let remaining = c.total.saturating_sub(c.done);
         self.jobs().publish(Progress {
             run_id: run_id.to_string(),
-            kind: "generation".into(),
-            status: status.to_string(),
+            kind: RunKind::Generation,
+            status,
             total: c.total,
             done: c.done,
             counters,
@@ -573,7 +574,7 @@ impl Engine {
         Ok(a || b)
     }
 
-    fn run_view(&self, r: jobs::RunRow) -> ApiResult<GenRunView> {
+    fn run_view(&self, r: RunRow<GenRunConfig>) -> ApiResult<GenRunView> {
         let counts = self.store().with_conn(|c| repo::counts(c, &r.run_id))?;
         Ok(GenRunView {
             run_id: r.run_id,
@@ -589,8 +590,8 @@ impl Engine {
     }
 
     pub fn gen_list(&self) -> ApiResult<Vec<GenRunView>> {
-        let runs = self.store().with_conn(|c| jobs::list_runs(c, Some("generation")))?;
-        runs.into_iter().map(|r| self.run_view(r)).collect()
+        let runs = self.store().with_conn(|c| jobs::list_runs(c, Some(RunKind::Generation)))?;
+        runs.into_iter().map(|r| self.run_view(r.typed()?)).collect()
     }
 
     pub fn gen_show(&self, run_id: &str) -> ApiResult<GenRunView> {
@@ -625,14 +626,14 @@ impl Engine {
                 Some(id) => crate::case::repo::stored_json(c, id)?.and_then(|j| serde_json::from_str(&j).ok()),
                 None => None,
             };
-            let run = jobs::get_run(c, &cand.run_id)?;
+            let prompt_versions = jobs::get_run(c, &cand.run_id)?.typed::<GenRunConfig>()?.config.prompt_versions;
             Ok(Provenance {
                 candidate: repo::view(&cand),
                 card_version,
                 anchor_text,
                 case,
                 attempts,
-                prompt_versions: run.config.get("prompt_versions").cloned().unwrap_or(Value::Null),
+                prompt_versions,
             })
         })
     }

@@ -401,7 +401,7 @@ impl Engine {
     /// Statistics of one generation run (any status; pending candidates count nowhere).
     pub fn gen_stats(&self, run_id: &str) -> ApiResult<GenerationStats> {
         let run = self.gen_show(run_id)?;
-        let policy = run.config.get("policy").and_then(|v| v.as_str()).unwrap_or("mn29").to_string();
+        let policy = Some(run.config.policy).filter(|p| !p.is_empty()).unwrap_or_else(|| crate::policy::DEFAULT_POLICY.to_string());
         let (pack, _) = self.pack_and_vocab(&policy)?;
         let rows = self.store().with_conn(|c| super::repo::candidates(c, run_id))?;
         let cands: Vec<StatCandidate> = rows

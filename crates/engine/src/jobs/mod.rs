@@ -2,8 +2,12 @@
 //! broadcast to whoever listens (CLI progress bar, desktop app, HTTP clients), cancellation, and
 //! a heartbeat so a run whose process died shows up as interrupted rather than running forever.
 
+mod config;
+mod state;
 mod stopper;
 
+pub use config::RunModel;
+pub use state::{RunKind, RunStatus, StoredRunError, UnknownValue};
 pub use stopper::{is_fatal, RunStopper, CONSECUTIVE_FAILURES_TO_STOP};
 
 use indexmap::IndexMap;
@@ -24,8 +28,8 @@ pub const HEARTBEAT_STALE_SECS: i64 = 30;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Progress {
     pub run_id: String,
-    pub kind: String,
-    pub status: String,
+    pub kind: RunKind,
+    pub status: RunStatus,
     pub total: u64,
     pub done: u64,
     /// Named counters (asks, parse failures, tokens, cost, accepted, dropped, …).
@@ -104,15 +108,16 @@ impl JobHub {
     }
 }
 
-/// A stored run.
+/// A stored run. `C` is its configuration: raw JSON as read from the store, or the typed
+/// configuration of its kind (see `typed`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct RunRow {
+pub struct RunRow<C> {
     pub run_id: String,
-    pub kind: String,
+    pub kind: RunKind,
     /// As stored, except `running` with a stale heartbeat is reported as `interrupted`.
-    pub status: String,
+    pub status: RunStatus,
     pub label: Option<String>,
-    pub config: serde_json::Value,
+    pub config: C,
     pub created_at: String,
     pub started_at: Option<String>,
     pub finished_at: Option<String>,
@@ -120,8 +125,23 @@ pub struct RunRow {
     pub app_version: String,
 }
 
-fn effective_status(status: String, heartbeat: Option<String>) -> String {
-    if status != "running" {
+/// A run as read from the store, its configuration not yet typed.
+pub type StoredRun = RunRow<serde_json::Value>;
+
+impl StoredRun {
+    /// The same run with its configuration read as `C` (the configuration of its kind). Fields
+    /// that older runs lack take their defaults; a configuration that does not fit is an error
+    /// naming the run.
+    pub fn typed<C: serde::de::DeserializeOwned>(self) -> Result<RunRow<C>, StoredRunError> {
+        match C::deserialize(&self.config) {
+            Ok(config) => Ok(self.with_config(config)),
+            Err(e) => Err(StoredRunError::Config { run_id: self.run_id, reason: e.to_string() }),
+        }
+    }
+}
+
+fn effective_status(status: RunStatus, heartbeat: Option<String>) -> RunStatus {
+    if status != RunStatus::Running {
         return status;
     }
     let stale = heartbeat
@@ -129,7 +149,7 @@ fn effective_status(status: String, heartbeat: Option<String>) -> String {
         .map(|t| (chrono::Utc::now() - t.with_timezone(&chrono::Utc)).num_seconds() > HEARTBEAT_STALE_SECS)
         .unwrap_or(true);
     if stale {
-        "interrupted".into()
+        RunStatus::Interrupted
     } else {
         status
     }
@@ -137,49 +157,106 @@ fn effective_status(status: String, heartbeat: Option<String>) -> String {
 
 const COLS: &str = "run_id, kind, status, label, config_json, created_at, started_at, finished_at, error, app_version, heartbeat_at";
 
-fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRow> {
-    let config: String = r.get(4)?;
-    Ok(RunRow {
-        run_id: r.get(0)?,
+/// A `runs` row as SQLite holds it: kind, status and configuration still text.
+struct RawRun {
+    run: RunRow<()>,
+    kind: String,
+    status: String,
+    config: String,
+    heartbeat: Option<String>,
+}
+
+fn raw(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRun> {
+    Ok(RawRun {
+        run: RunRow {
+            run_id: r.get(0)?,
+            kind: RunKind::Eval,
+            status: RunStatus::Pending,
+            label: r.get(3)?,
+            config: (),
+            created_at: r.get(5)?,
+            started_at: r.get(6)?,
+            finished_at: r.get(7)?,
+            error: r.get(8)?,
+            app_version: r.get(9)?,
+        },
         kind: r.get(1)?,
-        status: effective_status(r.get(2)?, r.get(10)?),
-        label: r.get(3)?,
-        config: serde_json::from_str(&config).unwrap_or(serde_json::Value::Null),
-        created_at: r.get(5)?,
-        started_at: r.get(6)?,
-        finished_at: r.get(7)?,
-        error: r.get(8)?,
-        app_version: r.get(9)?,
+        status: r.get(2)?,
+        config: r.get(4)?,
+        heartbeat: r.get(10)?,
     })
 }
 
-pub fn new_run_id(kind: &str) -> String {
-    let stamp = chrono::Utc::now().format("%Y%m%d-%H%M%S");
-    let short = &uuid::Uuid::new_v4().simple().to_string()[..6];
-    format!("{kind}-{stamp}-{short}")
+impl RawRun {
+    fn check(self) -> Result<StoredRun, StoredRunError> {
+        let RawRun { run, kind, status, config, heartbeat } = self;
+        let unknown = |source| StoredRunError::Unknown { run_id: run.run_id.clone(), source };
+        let kind = kind.parse::<RunKind>().map_err(unknown)?;
+        let status = status.parse::<RunStatus>().map_err(unknown)?;
+        let config = serde_json::from_str(&config)
+            .map_err(|e| StoredRunError::Config { run_id: run.run_id.clone(), reason: e.to_string() })?;
+        let mut out = run.with_config(config);
+        out.kind = kind;
+        out.status = effective_status(status, heartbeat);
+        Ok(out)
+    }
 }
 
-pub fn insert_run(conn: &Connection, run_id: &str, kind: &str, label: Option<&str>, config: &serde_json::Value) -> ApiResult<()> {
+impl<C> RunRow<C> {
+    fn with_config<D>(self, config: D) -> RunRow<D> {
+        RunRow {
+            run_id: self.run_id,
+            kind: self.kind,
+            status: self.status,
+            label: self.label,
+            config,
+            created_at: self.created_at,
+            started_at: self.started_at,
+            finished_at: self.finished_at,
+            error: self.error,
+            app_version: self.app_version,
+        }
+    }
+}
+
+pub fn new_run_id(kind: RunKind) -> String {
+    let stamp = chrono::Utc::now().format("%Y%m%d-%H%M%S");
+    let short = &uuid::Uuid::new_v4().simple().to_string()[..6];
+    format!("{}-{stamp}-{short}", kind.id_prefix())
+}
+
+/// Store a new pending run. The configuration is stored as JSON, in the order of its fields.
+pub fn insert_run<C: Serialize>(
+    conn: &Connection,
+    run_id: &str,
+    kind: RunKind,
+    label: Option<&str>,
+    config: &C,
+) -> ApiResult<()> {
+    let config = serde_json::to_string(config)
+        .map_err(|e| ApiError::internal(format!("run {run_id}: the configuration could not be encoded: {e}")))?;
     conn.execute(
         "INSERT INTO runs (run_id, kind, status, label, config_json, created_at, app_version) VALUES (?1, ?2, 'pending', ?3, ?4, ?5, ?6)",
-        params![run_id, kind, label, config.to_string(), now_rfc3339(), crate::version()],
+        params![run_id, kind.as_str(), label, config, now_rfc3339(), crate::version()],
     )?;
     Ok(())
 }
 
-pub fn get_run(conn: &Connection, run_id: &str) -> ApiResult<RunRow> {
-    conn.query_row(&format!("SELECT {COLS} FROM runs WHERE run_id = ?1"), [run_id], row)
+pub fn get_run(conn: &Connection, run_id: &str) -> ApiResult<StoredRun> {
+    let raw = conn
+        .query_row(&format!("SELECT {COLS} FROM runs WHERE run_id = ?1"), [run_id], raw)
         .optional()?
-        .ok_or_else(|| ApiError::not_found(format!("There is no run \"{run_id}\" in this store.")))
+        .ok_or_else(|| ApiError::not_found(format!("There is no run \"{run_id}\" in this store.")))?;
+    Ok(raw.check()?)
 }
 
-pub fn list_runs(conn: &Connection, kind: Option<&str>) -> ApiResult<Vec<RunRow>> {
+pub fn list_runs(conn: &Connection, kind: Option<RunKind>) -> ApiResult<Vec<StoredRun>> {
     let mut stmt = conn.prepare(&format!("SELECT {COLS} FROM runs WHERE (?1 IS NULL OR kind = ?1) ORDER BY created_at DESC"))?;
-    let rows = stmt.query_map([kind], row)?.collect::<Result<Vec<_>, _>>()?;
-    Ok(rows)
+    let rows = stmt.query_map([kind.map(RunKind::as_str)], raw)?.collect::<Result<Vec<_>, _>>()?;
+    Ok(rows.into_iter().map(RawRun::check).collect::<Result<Vec<_>, _>>()?)
 }
 
-pub fn set_status(conn: &Connection, run_id: &str, status: &str, error: Option<&str>) -> ApiResult<()> {
+pub fn set_status(conn: &Connection, run_id: &str, status: RunStatus, error: Option<&str>) -> ApiResult<()> {
     let now = now_rfc3339();
     conn.execute(
         "UPDATE runs SET status = ?2, error = ?3,
@@ -187,7 +264,7 @@ pub fn set_status(conn: &Connection, run_id: &str, status: &str, error: Option<&
             finished_at = CASE WHEN ?2 IN ('completed', 'failed', 'cancelled') THEN ?4 ELSE NULL END,
             heartbeat_at = CASE WHEN ?2 = 'running' THEN ?4 ELSE heartbeat_at END
          WHERE run_id = ?1",
-        params![run_id, status, error, now],
+        params![run_id, status.as_str(), error, now],
     )?;
     Ok(())
 }
@@ -238,4 +315,44 @@ pub fn eta(elapsed_secs: f64, done: u64, total: u64) -> Option<f64> {
         return if done >= total { Some(0.0) } else { None };
     }
     Some(elapsed_secs / done as f64 * (total - done) as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stored_run_that_does_not_fit_is_an_error_naming_it() {
+        let store = crate::store::Store::open_in_memory().unwrap();
+        store
+            .with_conn(|c| {
+                insert_run(c, "eval-1", RunKind::Eval, None, &serde_json::json!({"model": "m"}))?;
+                set_status(c, "eval-1", RunStatus::Completed, None)?;
+                let run = get_run(c, "eval-1")?;
+                assert_eq!((run.kind, run.status, run.config["model"].as_str()), (RunKind::Eval, RunStatus::Completed, Some("m")));
+                c.execute("UPDATE runs SET status = 'paused' WHERE run_id = 'eval-1'", [])?;
+                let err = get_run(c, "eval-1").unwrap_err();
+                assert!(err.message.contains("Run eval-1") && err.message.contains("\"paused\" is not a run status"), "{}", err.message);
+                c.execute("UPDATE runs SET status = 'completed', config_json = '{not json' WHERE run_id = 'eval-1'", [])?;
+                let err = list_runs(c, Some(RunKind::Eval)).unwrap_err();
+                assert!(err.message.contains("Run eval-1") && err.message.contains("configuration"), "{}", err.message);
+                Ok::<_, ApiError>(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn a_running_run_without_a_fresh_heartbeat_reads_as_interrupted() {
+        let store = crate::store::Store::open_in_memory().unwrap();
+        store
+            .with_conn(|c| {
+                insert_run(c, "gen-1", RunKind::Generation, Some("x"), &serde_json::json!({}))?;
+                set_status(c, "gen-1", RunStatus::Running, None)?;
+                assert_eq!(get_run(c, "gen-1")?.status, RunStatus::Running);
+                c.execute("UPDATE runs SET heartbeat_at = '2020-01-01T00:00:00Z' WHERE run_id = 'gen-1'", [])?;
+                assert_eq!(get_run(c, "gen-1")?.status, RunStatus::Interrupted);
+                Ok::<_, ApiError>(())
+            })
+            .unwrap();
+    }
 }

@@ -10,6 +10,9 @@
 //! * Time spent is reported by the client as deltas of active time; one report counts for at most
 //!   `MAX_TIME_REPORT_SECS` (a longer gap means the reviewer stepped away).
 
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
 use super::{ReviewAnswerPatch, ReviewAnswerState, ReviewVerdict};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 
@@ -18,8 +21,11 @@ pub const MAX_TIME_REPORT_SECS: f64 = 900.0;
 /// The longest comment accepted.
 pub const MAX_COMMENT_CHARS: usize = 20_000;
 
-/// The stored answer: a value and a timestamp per part.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// An answer: a value and a timestamp per part. The one shape every form of an answer shares:
+/// the stored row holds it (`repo::AnswerRow`), the API view flattens it into its own JSON
+/// (`ReviewAnswerState`), and a pack file converts from and to it (`pack::PackAnswer`, which
+/// keeps its own versioned field list).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 pub struct AnswerRecord {
     pub realism: Option<u8>,
     pub realism_at: Option<String>,
@@ -73,23 +79,7 @@ impl AnswerRecord {
     }
 
     pub fn to_state(&self, item_no: u32) -> ReviewAnswerState {
-        ReviewAnswerState {
-            item_no,
-            realism: self.realism,
-            realism_at: self.realism_at.clone(),
-            plausibility: self.plausibility,
-            plausibility_at: self.plausibility_at.clone(),
-            blind_verdict: self.blind_verdict,
-            blind_verdict_at: self.blind_verdict_at.clone(),
-            revealed_at: self.revealed_at.clone(),
-            agree: self.agree,
-            agree_at: self.agree_at.clone(),
-            comment: self.comment.clone(),
-            comment_at: self.comment_at.clone(),
-            time_spent_secs: self.time_spent_secs,
-            time_spent_at: self.time_spent_at.clone(),
-            complete: self.complete(),
-        }
+        ReviewAnswerState { item_no, answer: self.clone(), complete: self.complete() }
     }
 }
 
@@ -454,6 +444,38 @@ mod tests {
         later.revealed_at = Some("2026-03-01T00:00:00.000Z".into());
         assert_eq!(merge(&given(), &later, 1).record.revealed_at, given().revealed_at);
         assert_eq!(merge(&later, &given(), 1).record.revealed_at, given().revealed_at);
+    }
+
+    #[test]
+    fn the_api_view_and_the_pack_keep_their_json_fields() {
+        let keys = |v: serde_json::Value| v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()).unwrap_or_default();
+        let parts = [
+            "realism",
+            "realism_at",
+            "plausibility",
+            "plausibility_at",
+            "blind_verdict",
+            "blind_verdict_at",
+            "revealed_at",
+            "agree",
+            "agree_at",
+            "comment",
+            "comment_at",
+        ];
+        let state = given().to_state(2);
+        let json = serde_json::to_value(&state).unwrap();
+        let mut want = vec!["item_no"];
+        want.extend(parts);
+        want.extend(["time_spent_secs", "time_spent_at", "complete"]);
+        assert_eq!(keys(json.clone()), want);
+        assert_eq!(json["time_spent_secs"], 40.0);
+        assert_eq!(serde_json::from_value::<ReviewAnswerState>(json).unwrap(), state);
+        let packed = crate::review::pack::PackAnswer::from_record(2, "c2", &given());
+        let mut want = vec!["item_no", "case_id"];
+        want.extend(parts);
+        want.extend(["time_spent_ms", "time_spent_at"]);
+        assert_eq!(keys(serde_json::to_value(&packed).unwrap()), want);
+        assert_eq!(packed.record(), given());
     }
 
     #[test]

@@ -408,25 +408,22 @@ pub struct ReviewMe {
     pub time_spent_secs: f64,
 }
 
-/// A reviewer's own answer to one item, with when each part was last given.
+/// A reviewer's own answer to one item, with when each part was last given. In JSON the
+/// answer's parts sit beside `item_no` and `complete`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct ReviewAnswerState {
     pub item_no: u32,
-    pub realism: Option<u8>,
-    pub realism_at: Option<String>,
-    pub plausibility: Option<u8>,
-    pub plausibility_at: Option<String>,
-    pub blind_verdict: Option<ReviewVerdict>,
-    pub blind_verdict_at: Option<String>,
-    pub revealed_at: Option<String>,
-    pub agree: Option<bool>,
-    pub agree_at: Option<String>,
-    pub comment: Option<String>,
-    pub comment_at: Option<String>,
-    pub time_spent_secs: f64,
-    pub time_spent_at: Option<String>,
+    #[serde(flatten)]
+    pub answer: answers::AnswerRecord,
     /// Realism, plausibility, blind verdict, reveal and the agree mark are all given.
     pub complete: bool,
+}
+
+impl std::ops::Deref for ReviewAnswerState {
+    type Target = answers::AnswerRecord;
+    fn deref(&self) -> &answers::AnswerRecord {
+        &self.answer
+    }
 }
 
 /// Part of an answer, saved as it is given. Absent fields are left as they are. An empty comment

@@ -44,8 +44,9 @@ pub struct PackItem {
     pub reveal: RevealMaterial,
 }
 
-/// One answer in a pack. Time is in whole milliseconds so the file has no floating-point numbers
-/// (the checksum must survive a read and re-write exactly).
+/// One answer in a pack: the versioned file form of `AnswerRecord`, converted from and to it
+/// (`from_record`, `record`). Time is in whole milliseconds so the file has no floating-point
+/// numbers (the checksum must survive a read and re-write exactly).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 pub struct PackAnswer {
     pub item_no: u32,

@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { api, useAction, useAllProgress, useApi, useProgress } from "../../api/client";
 import { saveDownload, toUpload } from "../../api/files";
-import type { EvalRunView, Progress } from "../../api/generated";
+import type { EvalRunView, Progress, RunStatus } from "../../api/generated";
 import { StatusBadge } from "../../components/Badges";
 import { DataTable } from "../../components/DataTable";
 import { Modal } from "../../components/Dialog";
@@ -13,7 +13,7 @@ import { KeyValues, Section } from "../../components/Layout";
 import { ProgressBar, RunProgress } from "../../components/Progress";
 import { num, pct, plural, usd, when } from "../../format";
 import { href, setQuery } from "../../router";
-import { accuracySoFar, canResume, describeSelection, isImported, parseSelection, runModel } from "./selection";
+import { accuracySoFar, canResume, describeSelection, isImported, parseSelection, RESUMABLE, runModel } from "./selection";
 
 const RESUME_NOTE = "Resuming runs only the unfinished cases; model replies already received are reused from the cache and cost nothing again.";
 
@@ -24,10 +24,6 @@ async function exportRun(runId: string) {
   } catch (e) {
     toast(`The export failed: ${(e as Error).message}`, "error");
   }
-}
-
-function config(r: EvalRunView): Record<string, unknown> {
-  return (r.config as Record<string, unknown> | null) ?? {};
 }
 
 /** The run picked in the URL: live progress while it works, then its outcome and next steps. */
@@ -47,7 +43,7 @@ export function RunPanel({ runId }: { runId: string }) {
       </Section>
     );
   if (!r) return <Loading />;
-  const cfg = config(r);
+  const cfg = r.config;
   const running = live?.status === "running" || (!live && r.status === "running");
   const status = live && live.status !== "running" && r.status === "running" ? live.status : running ? "running" : r.status;
   const progress: Progress = live ?? {
@@ -102,7 +98,7 @@ export function RunPanel({ runId }: { runId: string }) {
                 {isImported(r) ? "Imported from a trajectories file." : ""}
               </Notice>
             )}
-            {["cancelled", "failed", "interrupted"].includes(status) && (
+            {RESUMABLE.includes(status) && (
               <Notice kind="warn" title={status === "cancelled" ? "Stopped." : status === "interrupted" ? "Interrupted." : "Stopped by a problem."}>
                 {r.error ?? live?.message ?? (status === "interrupted" ? "The program working on this run closed before it finished." : "")} {canResume({ ...r, status }) ? RESUME_NOTE : ""}
               </Notice>
@@ -213,7 +209,7 @@ export function RunsList({ openRun }: { openRun: string | null }) {
   const resume = useAction("eval.resume");
   const [importing, setImporting] = useState(false);
   const list = runs.data ?? [];
-  const liveCounts = (r: EvalRunView) => {
+  const liveCounts = (r: EvalRunView): { done: number; total: number; correct: number; cost: number; status: RunStatus } => {
     const p = progress.get(r.run_id);
     if (p && p.status === "running") return { done: p.done, total: p.total, correct: p.counters.correct ?? 0, cost: p.counters.cost_usd ?? 0, status: "running" };
     return { done: r.counts.done, total: r.counts.total, correct: r.counts.correct, cost: r.counts.cost_usd, status: r.status };

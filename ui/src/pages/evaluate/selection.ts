@@ -1,7 +1,7 @@
 // Which cases a run uses, as the engine's selection string (`all`, or a filter such as
 // `type=missing,clause=ID,origin=demo,limit=20,seed=1`), and back.
 
-import type { EvalRunView, ItemCounts } from "../../api/generated";
+import type { EvalRunView, ItemCounts, RunStatus } from "../../api/generated";
 
 export type CaseChoice = {
   /** "" = every case type. */
@@ -62,18 +62,21 @@ export function describeSelection(c: CaseChoice, clauseLabel?: (id: string) => s
   return `All ${cases}${of}`;
 }
 
+/** Statuses of runs that stopped before every case was done. */
+export const RESUMABLE: readonly RunStatus[] = ["cancelled", "failed", "interrupted"];
+
 /** Runs that can be resumed (stopped, failed or interrupted, and not imported). */
 export function canResume(r: EvalRunView): boolean {
-  const imported = Boolean((r.config as Record<string, unknown> | null)?.imported);
-  return !imported && ["cancelled", "failed", "interrupted"].includes(r.status) && r.counts.done < r.counts.total;
+  return !isImported(r) && RESUMABLE.includes(r.status) && r.counts.done < r.counts.total;
 }
 
 export function isImported(r: EvalRunView): boolean {
-  return Boolean((r.config as Record<string, unknown> | null)?.imported);
+  return r.config.imported === true;
 }
 
+/** The model under test; imported runs without one show their label or id. */
 export function runModel(r: EvalRunView): string {
-  return String((r.config as Record<string, unknown> | null)?.model ?? r.label ?? r.run_id);
+  return r.config.model || (r.label ?? r.run_id);
 }
 
 /** Verdict accuracy so far (percent of finished cases), null when nothing is finished. */

@@ -1,7 +1,7 @@
 // Pure logic of the Generate page (unit-tested in logic.test.ts): the cards request, anchors
 // available per clause, stage and role words, the progress counters, attempt bars, facts.
 
-import type { AnchorBucket, CardSummary, GenPlan, GenRequest, ProvenanceAttempt } from "../../api/generated";
+import type { AnchorBucket, CardSummary, GenPlan, GenRequest, GenRunConfig, ProvenanceAttempt, RunStatus } from "../../api/generated";
 
 export type CardMode = "all" | "clause" | "chosen";
 
@@ -226,7 +226,7 @@ export function leakRows(verifier: unknown): LeakRow[] {
   });
 }
 
-/** The config of a run as stored by the engine, read defensively. */
+/** The config of a run as the Generate page shows it. */
 export type RunConfig = {
   cards: string;
   anchorsPerCard: number | null;
@@ -240,22 +240,23 @@ export type RunConfig = {
   promptVersions: Record<string, string>;
 };
 
-export function runConfig(config: unknown): RunConfig {
-  const c = (config && typeof config === "object" ? config : {}) as Record<string, unknown>;
-  const r = (c.request && typeof c.request === "object" ? c.request : {}) as Record<string, unknown>;
-  const num = (v: unknown) => (typeof v === "number" ? v : null);
-  const pv = c.prompt_versions && typeof c.prompt_versions === "object" ? (c.prompt_versions as Record<string, unknown>) : {};
+/** A generation run's config as the engine sends it, any part of it possibly absent. */
+export type StoredGenConfig = Partial<Omit<GenRunConfig, "request">> & { request?: Partial<GenRequest> };
+
+export function runConfig(config: StoredGenConfig | null): RunConfig {
+  const c = config ?? {};
+  const r = c.request ?? {};
   return {
-    cards: String(r.cards ?? ""),
-    anchorsPerCard: num(r.anchors_per_card),
-    anchorOrigin: typeof r.anchor_origin === "string" ? r.anchor_origin : null,
-    model: String(c.model ?? r.model ?? ""),
-    verifierModel: String(c.verifier_model ?? r.verifier_model ?? c.model ?? ""),
-    seed: num(r.seed),
-    includeMissing: typeof r.include_missing === "boolean" ? r.include_missing : null,
-    concurrency: num(c.concurrency ?? r.concurrency),
-    warnings: Array.isArray(c.warnings) ? c.warnings.map(String) : [],
-    promptVersions: Object.fromEntries(Object.entries(pv).map(([k, v]) => [k, String(v)])),
+    cards: r.cards ?? "",
+    anchorsPerCard: r.anchors_per_card ?? null,
+    anchorOrigin: r.anchor_origin ?? null,
+    model: c.model ?? r.model ?? "",
+    verifierModel: c.verifier_model ?? r.verifier_model ?? c.model ?? "",
+    seed: r.seed ?? null,
+    includeMissing: r.include_missing ?? null,
+    concurrency: c.concurrency ?? r.concurrency ?? null,
+    warnings: c.warnings ?? [],
+    promptVersions: Object.fromEntries(Object.entries(c.prompt_versions ?? {}).map(([k, v]) => [k, v ?? ""])),
   };
 }
 
@@ -271,7 +272,7 @@ export function cardsInWords(spec: string, clauseName: (id: string) => string | 
   return `${parts.length} chosen cards`;
 }
 
-export const RESUMABLE = new Set(["cancelled", "failed", "interrupted"]);
+export const RESUMABLE = new Set<RunStatus>(["cancelled", "failed", "interrupted"]);
 
 /** The engine's drop reason ("missing_narration failed 3 attempts; last problems: a | b") in parts. */
 export function dropReasonParts(reason: string | null | undefined): { lead: string; problems: string[] } {

@@ -1,0 +1,74 @@
+//! The configuration a generation run is stored with (`runs.config_json`): the request as given,
+//! what the planner settled on and the models and prompt versions used. Fields are written in
+//! this order; fields that older runs lack take their defaults when read, and keys this version
+//! does not know are kept in `extra`.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use super::GenRequest;
+use crate::jobs::RunModel;
+
+/// The models a generation run calls, by role.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct GenRunModels {
+    /// Instantiator and narrators.
+    pub producer: RunModel,
+    /// Extractor and verifiers.
+    pub verifier: RunModel,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct GenRunConfig {
+    /// The request the run was created from.
+    pub request: GenRequest,
+    /// Policy pack id.
+    #[serde(default)]
+    pub policy: String,
+    /// Registered name of the model that writes the cases.
+    #[serde(default)]
+    pub model: String,
+    /// Registered name of the model that checks them.
+    #[serde(default)]
+    pub verifier_model: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub models: Option<GenRunModels>,
+    /// (card, anchor) units worked on at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub concurrency: Option<u32>,
+    /// What the planner noted (unapproved cards used, cards without anchors, …).
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// Prompt name → version, as the run was created.
+    #[serde(default)]
+    pub prompt_versions: IndexMap<String, String>,
+    /// Keys written by other versions, kept as they are.
+    #[serde(flatten)]
+    #[ts(skip)]
+    pub extra: IndexMap<String, serde_json::Value>,
+}
+
+impl GenRunConfig {
+    /// Units worked on at once (4 when not recorded; at least 1).
+    pub fn concurrency(&self) -> usize {
+        self.concurrency.unwrap_or(4).max(1) as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stored_config_reads_and_writes_back_unchanged() {
+        let producer = r#"{"name":"w","kind":"openai-compatible","model":"x","base_url":"http://127.0.0.1:9/v1","temperature":0.7,"max_tokens":null,"local":true}"#;
+        let text = format!(
+            r#"{{"request":{{"policy":"mn29","cards":"all","anchors_per_card":2,"model":"w","verifier_model":null,"seed":7,"concurrency":4,"include_missing":true,"anchor_origin":null,"label":null}},"policy":"mn29","model":"w","verifier_model":"w","models":{{"producer":{producer},"verifier":{producer}}},"concurrency":4,"warnings":["card X is a draft"],"prompt_versions":{{"narrator":"v2"}}}}"#
+        );
+        let c: GenRunConfig = serde_json::from_str(&text).unwrap();
+        assert_eq!(serde_json::to_string(&c).unwrap(), text);
+        assert_eq!(c.concurrency(), 4);
+    }
+}
