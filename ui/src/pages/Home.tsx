@@ -6,7 +6,7 @@ import { StatusBadge } from "../components/Badges";
 import { ErrorBanner, Loading, Notice, toast } from "../components/Feedback";
 import { PageHeader, Section, Stat } from "../components/Layout";
 import { RunProgress } from "../components/Progress";
-import { num, when } from "../format";
+import { jsonText, num, when } from "../format";
 import { href } from "../router";
 
 type Step = { n: number; title: string; state: "done" | "todo" | "optional"; text: ReactNode; action?: ReactNode };
@@ -168,7 +168,7 @@ export function HomePage() {
               <li key={r.run_id} className="row gap">
                 <StatusBadge status={r.status} />
                 <a href={r.status === "completed" ? href("/results", { runs: r.run_id }) : href("/evaluate", { run: r.run_id })}>
-                  {String((r.config as Record<string, unknown>)?.model ?? r.run_id)}
+                  {jsonText((r.config as Record<string, unknown>)?.model ?? r.run_id)}
                 </a>
                 <span className="muted small">
                   {num(r.counts.done)}/{num(r.counts.total)} cases · {when(r.created_at)}

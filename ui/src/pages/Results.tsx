@@ -6,7 +6,7 @@ import { useAction, useApi } from "../api/client";
 import type { EvalRunView } from "../api/generated";
 import { EmptyState, ErrorBanner, Loading, Notice } from "../components/Feedback";
 import { PageHeader, Tabs } from "../components/Layout";
-import { num, plural, when } from "../format";
+import { jsonText, num, plural, when } from "../format";
 import { setQuery, useRoute } from "../router";
 import { CasesGrid } from "./results/CasesGrid";
 import { decodeGrid } from "./results/grid";
@@ -27,7 +27,7 @@ function isExample(r: EvalRunView | undefined): boolean {
 }
 
 function runModel(r: EvalRunView): string {
-  return String((r.config as Record<string, unknown> | null)?.model ?? r.label ?? r.run_id);
+  return jsonText((r.config as Record<string, unknown> | null)?.model ?? r.label ?? r.run_id);
 }
 
 function RunPicker({ finished, selected }: { finished: EvalRunView[]; selected: string[] }) {
@@ -108,7 +108,7 @@ export function ResultsPage() {
   const grid = useApi("results.grid", wanted.current.grid ? req : null);
   const decoded = useMemo(() => (grid.data ? decodeGrid(grid.data) : undefined), [grid.data]);
   const firstRun = (runs.data ?? []).find((r) => r.run_id === selected[0]);
-  const policyId = String((firstRun?.config as Record<string, unknown> | undefined)?.policy ?? "mn29");
+  const policyId = jsonText((firstRun?.config as Record<string, unknown> | undefined)?.policy ?? "mn29");
   const policy = useApi("policy.show", wanted.current.grid ? { id: policyId } : null);
   const clauseNames = useMemo(() => new Map((policy.data?.clauses ?? []).map((c) => [c.clause_id, c.label])), [policy.data]);
   const clauseName = useCallback((id: string) => clauseNames.get(id) ?? id, [clauseNames]);

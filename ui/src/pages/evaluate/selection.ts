@@ -2,6 +2,7 @@
 // `type=missing,clause=ID,origin=demo,limit=20,seed=1`), and back.
 
 import type { EvalRunView, ItemCounts } from "../../api/generated";
+import { jsonText } from "../../format";
 
 export type CaseChoice = {
   /** "" = every case type. */
@@ -73,7 +74,7 @@ export function isImported(r: EvalRunView): boolean {
 }
 
 export function runModel(r: EvalRunView): string {
-  return String((r.config as Record<string, unknown> | null)?.model ?? r.label ?? r.run_id);
+  return jsonText((r.config as Record<string, unknown> | null)?.model ?? r.label ?? r.run_id);
 }
 
 /** Verdict accuracy so far (percent of finished cases), null when nothing is finished. */

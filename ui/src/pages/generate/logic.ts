@@ -2,6 +2,7 @@
 // available per clause, stage and role words, the progress counters, attempt bars, facts.
 
 import type { AnchorBucket, CardSummary, GenPlan, GenRequest, ProvenanceAttempt } from "../../api/generated";
+import { jsonText } from "../../format";
 
 export type CardMode = "all" | "clause" | "chosen";
 
@@ -167,7 +168,7 @@ export function factsOf(
   const out = best?.output;
   if (!out || typeof out !== "object" || Array.isArray(out)) return { facts: [], fromCase: false };
   return {
-    facts: Object.entries(out as Record<string, unknown>).map(([name, v]) => ({ name, meaning: "", value: v === null || v === undefined ? null : String(v), withheld: false })),
+    facts: Object.entries(out as Record<string, unknown>).map(([name, v]) => ({ name, meaning: "", value: v === null || v === undefined ? null : jsonText(v), withheld: false })),
     fromCase: false,
   };
 }
@@ -204,7 +205,7 @@ export function requestMessages(request: unknown): { role: string; content: stri
   if (!Array.isArray(m)) return [];
   return m.map((x) => {
     const o = (x ?? {}) as { role?: unknown; content?: unknown };
-    return { role: String(o.role ?? ""), content: typeof o.content === "string" ? o.content : JSON.stringify(o.content, null, 2) };
+    return { role: jsonText(o.role ?? ""), content: typeof o.content === "string" ? o.content : JSON.stringify(o.content, null, 2) };
   });
 }
 
@@ -218,10 +219,10 @@ export function leakRows(verifier: unknown): LeakRow[] {
   return rows.map((r) => {
     const o = (r ?? {}) as Record<string, unknown>;
     return {
-      condition: String(o.boundary_condition ?? ""),
-      verdict: String(o.leak_verdict ?? ""),
+      condition: jsonText(o.boundary_condition ?? ""),
+      verdict: jsonText(o.leak_verdict ?? ""),
       evidence: typeof o.evidence_phrase === "string" ? o.evidence_phrase : null,
-      explanation: String(o.explanation ?? ""),
+      explanation: jsonText(o.explanation ?? ""),
     };
   });
 }
@@ -246,11 +247,11 @@ export function runConfig(config: unknown): RunConfig {
   const num = (v: unknown) => (typeof v === "number" ? v : null);
   const pv = c.prompt_versions && typeof c.prompt_versions === "object" ? (c.prompt_versions as Record<string, unknown>) : {};
   return {
-    cards: String(r.cards ?? ""),
+    cards: jsonText(r.cards ?? ""),
     anchorsPerCard: num(r.anchors_per_card),
     anchorOrigin: typeof r.anchor_origin === "string" ? r.anchor_origin : null,
-    model: String(c.model ?? r.model ?? ""),
-    verifierModel: String(c.verifier_model ?? r.verifier_model ?? c.model ?? ""),
+    model: jsonText(c.model ?? r.model ?? ""),
+    verifierModel: jsonText(c.verifier_model ?? r.verifier_model ?? c.model ?? ""),
     seed: num(r.seed),
     includeMissing: typeof r.include_missing === "boolean" ? r.include_missing : null,
     concurrency: num(c.concurrency ?? r.concurrency),
