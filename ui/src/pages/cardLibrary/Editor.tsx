@@ -122,7 +122,9 @@ export function CardEditor({
   const jumpNow = useEffectEvent(() => {
     if (jump) goToLine(lineOfPointer(draft, jump.pointer));
   });
-  useEffect(() => jumpNow(), [jump?.seq]);
+  useEffect(() => {
+    jumpNow();
+  }, [jump?.seq]);
 
   const blockReason = !dirty
     ? "No changes yet."
