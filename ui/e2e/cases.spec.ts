@@ -36,9 +36,9 @@ test("the empty state opens the demo cases; filters narrow the list and export f
   await page.getByRole("button", { name: "Export 30 shown" }).click();
   const file = await download;
   expect(file.suggestedFilename()).toBe("cases.jsonl");
-  const lines = readFileSync((await file.path())!, "utf8").trim().split("\n");
+  const lines = readFileSync(await file.path(), "utf8").trim().split("\n");
   expect(lines).toHaveLength(30);
-  expect(lines.every((l) => JSON.parse(l).case_type === "uncertain")).toBe(true);
+  expect(lines.every((l) => (JSON.parse(l) as { case_type: string }).case_type === "uncertain")).toBe(true);
   expect(errors).toEqual([]);
 });
 

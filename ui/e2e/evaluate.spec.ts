@@ -115,7 +115,7 @@ test("export a run's trajectories and import them back", async ({ page, studio }
   const file = await download;
   expect(file.suggestedFilename()).toMatch(/\.trajectories\.jsonl$/);
   const path = await file.path();
-  const text = (await import("node:fs")).readFileSync(path!, "utf8");
+  const text = (await import("node:fs")).readFileSync(path, "utf8");
   expect(text.trim().split("\n")).toHaveLength(4);
 
   await page.getByRole("button", { name: "Import trajectories" }).click();

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
+import type { ApiMethod, ApiMethods } from "../src/api/generated";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const BIN = process.env.PSEBENCH_BIN ?? join(ROOT, "target/debug/psebench");
@@ -18,8 +19,8 @@ function startAndRead(cmd: string, args: string[], env: Record<string, string>, 
   return new Promise((ok, fail) => {
     const proc = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
-    proc.stderr?.on("data", (d) => (stderr += d.toString()));
-    const rl = createInterface({ input: proc.stdout! });
+    proc.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
+    const rl = createInterface({ input: proc.stdout });
     const timer = setTimeout(() => fail(new Error(`${cmd} ${args.join(" ")} did not start: ${stderr}`)), 20_000);
     rl.on("line", (line) => {
       const m = line.match(pattern);
@@ -69,10 +70,20 @@ export type Studio = {
   dir: string;
   mockBase: string;
   /** Call the API directly (setup steps that are not under test). */
-  api: (method: string, params?: unknown) => Promise<any>;
+  api: <M extends ApiMethod>(method: M, params?: ApiMethods[M]["params"]) => Promise<ApiMethods[M]["result"]>;
 };
 
 type Running = { studio: Studio; stop: () => void };
+
+/** `Studio.api` for a server at `url`: the engine's answer, or an error with its message. */
+export function apiAt(url: string): Studio["api"] {
+  return async <M extends ApiMethod>(method: M, params: unknown = {}) => {
+    const r = await fetch(`${url}api/${method}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(params) });
+    const body: unknown = await r.json();
+    if (!r.ok) throw new Error(`${method}: ${(body as { message?: string }).message}`);
+    return body as ApiMethods[M]["result"];
+  };
+}
 
 async function startStudio(): Promise<Running> {
   const dir = mkdtempSync(join(tmpdir(), "psebench-e2e-"));
@@ -86,14 +97,8 @@ async function startStudio(): Promise<Running> {
     /"url":"(http:\/\/[^"]+)"/,
   );
   const url = serve.match[1];
-  const api = async (method: string, params: unknown = {}) => {
-    const r = await fetch(`${url}api/${method}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(params) });
-    const body = await r.json();
-    if (!r.ok) throw new Error(`${method}: ${body.message}`);
-    return body;
-  };
   return {
-    studio: { url, dir, mockBase: mock.match[1].replace(/\)$/, ""), api },
+    studio: { url, dir, mockBase: mock.match[1].replace(/\)$/, ""), api: apiAt(url) },
     stop: () => {
       serve.proc.kill();
       mock.proc.kill();
@@ -106,6 +111,7 @@ async function startStudio(): Promise<Running> {
 // another, and each file must start from an empty store.
 export const test = base.extend<{ studio: Studio }, { studios: Map<string, Running> }>({
   studios: [
+    // eslint-disable-next-line no-empty-pattern -- Playwright reads a fixture's first parameter as an object pattern; `{}` asks for no other fixture
     async ({}, use) => {
       const pool = new Map<string, Running>();
       await use(pool);

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { BIN, ROOT, Studio } from "./fixtures";
+import { apiAt, BIN, ROOT, Studio } from "./fixtures";
 
 export type MockLlm = { base: string; stop: () => void };
 
@@ -19,7 +19,7 @@ export function startMockLlm(script: unknown): Promise<MockLlm> {
   return new Promise((ok, fail) => {
     const proc: ChildProcess = spawn(BIN, ["mock-llm", "serve", "--port", "0", "--script", path], { stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
-    proc.stderr?.on("data", (d) => (stderr += d.toString()));
+    proc.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => fail(new Error(`mock-llm did not start: ${stderr}`)), 20_000);
     createInterface({ input: proc.stdout! }).on("line", (line) => {
       const m = line.match(/OpenAI base (http:\/\/\S+\/v1)/);
@@ -69,24 +69,18 @@ export function startStudio(): Promise<OwnStudio> {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stderr = "";
-    proc.stderr?.on("data", (d) => (stderr += d.toString()));
+    proc.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => fail(new Error(`psebench serve did not start: ${stderr}`)), 20_000);
-    createInterface({ input: proc.stdout! }).on("line", (line) => {
+    createInterface({ input: proc.stdout }).on("line", (line) => {
       const m = line.match(/"url":"(http:\/\/[^"]+)"/);
       if (!m) return;
       clearTimeout(timer);
       const url = m[1];
-      const api = async (method: string, params: unknown = {}) => {
-        const r = await fetch(`${url}api/${method}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(params) });
-        const body = await r.json();
-        if (!r.ok) throw new Error(`${method}: ${body.message}`);
-        return body;
-      };
       ok({
         url,
         dir,
         mockBase: "",
-        api,
+        api: apiAt(url),
         stop: () => {
           proc.kill();
           rmSync(dir, { recursive: true, force: true });

@@ -95,13 +95,13 @@ test("charts show with captions and download as PNG and SVG", async ({ page, stu
   await chart.getByRole("button", { name: /as PNG$/ }).click();
   const pngFile = await png;
   expect(pngFile.suggestedFilename()).toMatch(/@2x\.png$/);
-  const bytes = (await import("node:fs")).readFileSync((await pngFile.path())!);
+  const bytes = (await import("node:fs")).readFileSync(await pngFile.path());
   expect(bytes.subarray(1, 4).toString()).toBe("PNG");
   const svg = page.waitForEvent("download");
   await chart.getByRole("button", { name: /as SVG$/ }).click();
   const svgFile = await svg;
   expect(svgFile.suggestedFilename()).toMatch(/\.svg$/);
-  expect((await import("node:fs")).readFileSync((await svgFile.path())!, "utf8")).toContain("<svg");
+  expect((await import("node:fs")).readFileSync(await svgFile.path(), "utf8")).toContain("<svg");
   expect(errors).toEqual([]);
 });
 

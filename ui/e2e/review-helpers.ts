@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import type { ApiMethod, ApiMethods } from "../src/api/generated";
 import { BIN, ROOT } from "./fixtures";
 
 export const UI_DIR = join(ROOT, "ui/dist");
@@ -20,12 +21,12 @@ export function serve(args: string[], db: string, home: string): Promise<Served>
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stderr = "";
-    proc.stderr?.on("data", (d) => (stderr += d.toString()));
+    proc.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => fail(new Error(`psebench serve did not start: ${stderr}`)), 20_000);
-    createInterface({ input: proc.stdout! }).on("line", (line) => {
+    createInterface({ input: proc.stdout }).on("line", (line) => {
       if (!line.startsWith("{")) return;
       clearTimeout(timer);
-      ok({ proc, info: JSON.parse(line) });
+      ok({ proc, info: JSON.parse(line) as Served["info"] });
     });
     proc.on("exit", (code) => {
       clearTimeout(timer);
@@ -42,11 +43,11 @@ export async function otherApp(): Promise<Served & { dir: string }> {
 }
 
 /** Call an API method; returns the HTTP status and the body (never throws on HTTP errors). */
-export async function call(base: string, method: string, params: unknown = {}, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+export async function call(base: string, method: ApiMethod, params: unknown = {}, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
   const url = `${base.replace(/\/$/, "")}/api/${method}`;
   const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(params) });
   const text = await r.text();
-  let body: any = null;
+  let body: unknown = null;
   try {
     body = text ? JSON.parse(text) : null;
   } catch {
@@ -56,10 +57,10 @@ export async function call(base: string, method: string, params: unknown = {}, h
 }
 
 /** Like `call`, but throws unless the answer is 200. */
-export async function ok(base: string, method: string, params: unknown = {}, headers: Record<string, string> = {}): Promise<any> {
+export async function ok<M extends ApiMethod>(base: string, method: M, params: unknown = {}, headers: Record<string, string> = {}): Promise<ApiMethods[M]["result"]> {
   const r = await call(base, method, params, headers);
   if (r.status !== 200) throw new Error(`${method}: HTTP ${r.status} ${JSON.stringify(r.body)}`);
-  return r.body;
+  return r.body as ApiMethods[M]["result"];
 }
 
 /** The 64-hex token of a personal link. */
@@ -74,7 +75,12 @@ export function tokenOf(link: string): string {
  * as long as a worker, so a file that loads cases into it would change the store other files see;
  * these review tests use their own.
  */
-export type FileStudio = { url: string; dir: string; api: (method: string, params?: unknown) => Promise<any>; close: () => void };
+export type FileStudio = {
+  url: string;
+  dir: string;
+  api: <M extends ApiMethod>(method: M, params?: ApiMethods[M]["params"]) => Promise<ApiMethods[M]["result"]>;
+  close: () => void;
+};
 
 export async function fileStudio(): Promise<FileStudio> {
   const dir = mkdtempSync(join(tmpdir(), "psebench-e2e-review-"));

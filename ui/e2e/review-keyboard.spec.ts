@@ -140,17 +140,17 @@ test("a reviewer completes a whole review with the keyboard only, over a persona
 
   // The owner sees the answers and the time spent.
   const detail = await studio.api("review.show", { session: sid });
-  const anaProgress = detail.progress.find((p: any) => p.reviewer === "Ana");
-  expect(anaProgress.completed).toBe(N);
-  expect(anaProgress.revealed).toBe(N);
-  expect(anaProgress.time_spent_secs).toBeGreaterThan(0);
-  expect(detail.progress.find((p: any) => p.reviewer === "Ben").completed).toBe(0);
+  const anaProgress = detail.progress.find((p) => p.reviewer === "Ana");
+  expect(anaProgress?.completed).toBe(N);
+  expect(anaProgress?.revealed).toBe(N);
+  expect(anaProgress?.time_spent_secs).toBeGreaterThan(0);
+  expect(detail.progress.find((p) => p.reviewer === "Ben")?.completed).toBe(0);
   const all = await studio.api("review.queue", { session_id: sid, include_unflagged: true, include_decided: true });
-  const anaAnswers = all.items.map((it: any) => it.answers.find((a: any) => a.reviewer === "Ana")).sort((a: any, b: any) => a.item_no - b.item_no);
-  expect(anaAnswers.map((a: any) => [a.realism, a.plausibility, a.blind_verdict, a.agree])).toEqual(
+  const anaAnswers = all.items.map((it) => it.answers.find((a) => a.reviewer === "Ana")).sort((a, b) => (a?.item_no ?? 0) - (b?.item_no ?? 0));
+  expect(anaAnswers.map((a) => [a?.realism, a?.plausibility, a?.blind_verdict, a?.agree])).toEqual(
     PLAN.map((p) => [p.realism, p.plausibility, p.verdict, p.agree === "a"]),
   );
-  expect(anaAnswers.every((a: any) => a.time_spent_secs > 0)).toBe(true);
+  expect(anaAnswers.every((a) => (a?.time_spent_secs ?? 0) > 0)).toBe(true);
 
   // Another reviewer's link reaches only that reviewer's own items: Ben sees none of Ana's
   // answers, even when he puts Ana's token in the request body, and cannot reach past his items.

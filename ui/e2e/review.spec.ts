@@ -4,6 +4,7 @@
 
 import { readFileSync } from "node:fs";
 import { rmSync } from "node:fs";
+import type { ReviewVerdict } from "../src/api/generated";
 import { expect, test, watchErrors } from "./fixtures";
 import { call, fileStudio, FileStudio, ok, otherApp } from "./review-helpers";
 
@@ -58,7 +59,7 @@ test("set up a review from the demo cases and see its progress", async ({ page }
     seed: 42,
   });
   const ids = async (s: string) =>
-    (await studio.api("review.queue", { session_id: s, include_unflagged: true, include_decided: true })).items.map((i: any) => i.case_id).sort();
+    (await studio.api("review.queue", { session_id: s, include_unflagged: true, include_decided: true })).items.map((i) => i.case_id).sort();
   ctx.caseIds = await ids(ctx.sid);
   expect(await ids(again.summary.session_id)).toEqual(ctx.caseIds);
   await studio.api("review.delete", { session: again.summary.session_id });
@@ -101,7 +102,7 @@ test("a review pack is answered in another copy of the app and merged back", asy
   const [dl] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export pack for Ana" }).click()]);
   expect(dl.suggestedFilename()).toMatch(/^review-pack-rev-.*-Ana\.json$/);
   const packPath = await dl.path();
-  const pack = JSON.parse(readFileSync(packPath!, "utf8"));
+  const pack = JSON.parse(readFileSync(packPath, "utf8")) as { reviewer: string; items: { item_no: number; expected_verdict: ReviewVerdict }[] };
   expect(pack.reviewer).toBe("Ana");
   expect(pack.items).toHaveLength(6);
 
@@ -110,7 +111,7 @@ test("a review pack is answered in another copy of the app and merged back", asy
   try {
     const p2 = await page.context().newPage();
     await p2.goto(`${other.info.url}#/review`);
-    await p2.locator('input[type="file"]').setInputFiles(packPath!);
+    await p2.locator('input[type="file"]').setInputFiles(packPath);
     await expect(p2.getByText(/“E2E review” for Ana: 6 cases/)).toBeVisible();
     await p2.getByRole("link", { name: "Start answering" }).click();
     await expect(p2.getByText("reviewing as Ana")).toBeVisible();
@@ -119,7 +120,7 @@ test("a review pack is answered in another copy of the app and merged back", asy
     // Answer the first case with the mouse this time.
     await p2.locator('[data-question="realism"] [role="radio"]').nth(4).click();
     await p2.locator('[data-question="plausibility"] [role="radio"]').nth(3).click();
-    const expected = pack.items[0].expected_verdict as string;
+    const expected = pack.items[0].expected_verdict;
     await p2.getByRole("radio", { name: new RegExp(`^${expected} `) }).click();
     await p2.getByRole("button", { name: /Save my verdict and show the by-construction verdict/ }).click();
     await expect(p2.getByTestId("reveal")).toBeVisible();
@@ -140,14 +141,14 @@ test("a review pack is answered in another copy of the app and merged back", asy
     await p2.close();
 
     // Back in the owner's app: merge, then merge again (nothing changes).
-    await page.locator('input[type="file"]').setInputFiles(answersPath!);
+    await page.locator('input[type="file"]').setInputFiles(answersPath);
     await expect(page.getByTestId("merge-report")).toContainText("6 answered cases in the file; 6 cases changed");
-    await page.locator('input[type="file"]').setInputFiles(answersPath!);
+    await page.locator('input[type="file"]').setInputFiles(answersPath);
     await expect(page.getByText("Nothing new in this file.")).toBeVisible();
     await expect(page.getByTestId("merge-report")).toContainText("0 cases changed");
     // A pack of this store cannot be opened here as a visiting review: a clear refusal.
     await page.goto(`${studio.url}#/review`);
-    await page.locator('input[type="file"]').setInputFiles(packPath!);
+    await page.locator('input[type="file"]').setInputFiles(packPath);
     await expect(page.getByText(/was created in this store/)).toBeVisible();
     await page.goto(`${studio.url}#/review/${ctx.sid}?tab=progress`);
     await expect(page.getByRole("progressbar", { name: "Ana: 6 of 6 cases complete" })).toBeVisible();
@@ -167,7 +168,7 @@ test("results, adjudication with exclusion, and exports", async ({ page }) => {
   let disputed = "";
   for (const it of me.items) {
     const first = it.item_no === 1;
-    const verdicts = ["Reportable", "Non-reportable", "Missing information", "Uncertain"];
+    const verdicts: ReviewVerdict[] = ["Reportable", "Non-reportable", "Missing information", "Uncertain"];
     const view = await studio.api("review.item", { token: tok, item_no: it.item_no });
     await studio.api("review.answer", { token: tok, item_no: it.item_no, patch: { realism: first ? 1 : 4, plausibility: first ? 2 : 4, add_time_secs: 20 } });
     // Ben's blind verdict: for his first case, one that differs from what the case was built to have.
@@ -215,15 +216,15 @@ test("results, adjudication with exclusion, and exports", async ({ page }) => {
   await expect(decided.getByLabel("Adjudicator")).toHaveValue("Dr. Lead");
   // The case is flagged in the dataset, so runs leave it out.
   const cases = await studio.api("cases.list", { include_excluded: true });
-  expect(cases.find((c: any) => c.case_id === disputed).excluded).toBe(true);
+  expect(cases.find((c) => c.case_id === disputed)?.excluded).toBe(true);
   const available = await studio.api("cases.list", { include_excluded: false });
-  expect(available.some((c: any) => c.case_id === disputed)).toBe(false);
+  expect(available.some((c) => c.case_id === disputed)).toBe(false);
 
   // Exports: long CSV, and the summary table rendered with Markdown and LaTeX downloads.
   await page.getByRole("tab", { name: "Export" }).click();
   const [csv] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download CSV" }).click()]);
   expect(csv.suggestedFilename()).toBe(`review-${ctx.sid}.csv`);
-  const text = readFileSync((await csv.path())!, "utf8");
+  const text = readFileSync(await csv.path(), "utf8");
   const lines = text.trim().split("\n");
   expect(lines[0]).toContain("reviewer");
   expect(lines[0]).toContain("question");
@@ -232,9 +233,9 @@ test("results, adjudication with exclusion, and exports", async ({ page }) => {
   await expect(page.getByRole("columnheader", { name: "Case type" })).toBeVisible();
   await expect(page.getByRole("cell", { name: "Complete", exact: true })).toBeVisible();
   const [md] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download Markdown" }).click()]);
-  expect(readFileSync((await md.path())!, "utf8")).toContain("| Case type |");
+  expect(readFileSync(await md.path(), "utf8")).toContain("| Case type |");
   const [tex] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download LaTeX" }).click()]);
-  expect(readFileSync((await tex.path())!, "utf8")).toContain("\\toprule");
+  expect(readFileSync(await tex.path(), "utf8")).toContain("\\toprule");
   expect(errors).toEqual([]);
 });
 

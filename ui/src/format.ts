@@ -105,3 +105,12 @@ export function humanize(name: string): string {
 export function words(text: string): number {
   return text.split(/\s+/).filter(Boolean).length;
 }
+
+/**
+ * A value read from stored JSON, as text: strings as they are, numbers and flags as written, lists
+ * as `String()` writes them, and objects as JSON (where `String()` would print "[object Object]").
+ */
+export function jsonText(v: unknown): string {
+  if (v !== null && typeof v === "object" && !Array.isArray(v)) return JSON.stringify(v);
+  return String(v);
+}

@@ -29,7 +29,7 @@ function serve(db: string, home: string): Promise<{ proc: ChildProcess; url: str
       env: { ...process.env, PSEBENCH_DB: db, HOME: home },
       stdio: ["ignore", "pipe", "inherit"],
     });
-    createInterface({ input: proc.stdout! }).on("line", (line) => {
+    createInterface({ input: proc.stdout }).on("line", (line) => {
       const m = line.match(/"url":"(http:\/\/[^"]+)"/);
       if (m) ok({ proc, url: m[1] });
     });
@@ -44,7 +44,7 @@ const round = (x: number) => Math.round(x * 10) / 10;
 test("Results page at 5,074 cases × 15 models", async ({ page }) => {
   const dir = mkdtempSync(join(tmpdir(), "psebench-bench-"));
   const db = join(dir, "store.db");
-  const loaded = JSON.parse(execFileSync(BIN, ["--json", "bench", "load-results", "--cases", String(CASES), "--models", String(MODELS)], { env: { ...process.env, PSEBENCH_DB: db, HOME: dir } }).toString());
+  const loaded = JSON.parse(execFileSync(BIN, ["--json", "bench", "load-results", "--cases", String(CASES), "--models", String(MODELS)], { env: { ...process.env, PSEBENCH_DB: db, HOME: dir } }).toString()) as { run_ids: string[]; cases: number; trajectories: number };
   const runs: string = loaded.run_ids.join(",");
   const { proc, url } = await serve(db, dir);
   const out: Record<string, unknown> = { cases: loaded.cases, trajectories: loaded.trajectories, runs: loaded.run_ids.length, binary: BIN };

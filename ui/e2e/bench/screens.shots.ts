@@ -13,7 +13,7 @@ async function runToEnd(studio: Studio, model: string, cases: string) {
   const { run_id } = await studio.api("eval.start", { cases, model, info_model: "info", judge_model: "judge", turns: 4, concurrency: 8, repeat: 1 });
   for (;;) {
     const r = await studio.api("eval.show", { run_id });
-    if (r.status !== "running" && r.status !== "pending") return run_id as string;
+    if (r.status !== "running" && r.status !== "pending") return run_id;
     await new Promise((ok) => setTimeout(ok, 150));
   }
 }
@@ -82,7 +82,7 @@ test("screens", async ({ page, studio }) => {
     }
   }
   // Fifteen synthetic models on 400 cases, as at the paper's scale.
-  const loaded = JSON.parse(execFileSync(BIN, ["--json", "bench", "load-results", "--cases", "400", "--models", "15"], { env: { ...process.env, PSEBENCH_DB: join(studio.dir, "store.db"), HOME: studio.dir } }).toString());
+  const loaded = JSON.parse(execFileSync(BIN, ["--json", "bench", "load-results", "--cases", "400", "--models", "15"], { env: { ...process.env, PSEBENCH_DB: join(studio.dir, "store.db"), HOME: studio.dir } }).toString()) as { run_ids: string[] };
   const many = loaded.run_ids.join(",");
   for (const theme of ["light", "dark"]) {
     await page.setViewportSize({ width: 1280, height: 900 });

@@ -26,7 +26,7 @@ test("scroll trace", async ({ page, browser }) => {
       requestAnimationFrame(step);
     });
   });
-  const trace = JSON.parse((await browser.stopTracing()).toString());
+  const trace = JSON.parse((await browser.stopTracing()).toString()) as { traceEvents: { name: string; ph: string; dur?: number }[] };
   const by: Record<string, number> = {};
   for (const e of trace.traceEvents) if (e.ph === "X" && e.dur) by[e.name] = (by[e.name] ?? 0) + e.dur / 1000;
   const top = Object.entries(by).sort((a, b) => b[1] - a[1]).slice(0, 25);

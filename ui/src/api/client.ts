@@ -57,7 +57,7 @@ export function useApi<M extends ApiMethod>(method: M, params: Params<M> | null)
     }
     const mine = ++seq.current;
     setState((s) => ({ ...s, loading: true }));
-    api(method, JSON.parse(key))
+    api(method, JSON.parse(key) as Params<M>)
       .then((data) => {
         if (mine === seq.current) setState({ data, loading: false });
       })

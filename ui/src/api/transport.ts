@@ -96,15 +96,15 @@ function startEvents() {
   started = true;
   const deliver = (p: Progress) => listeners.forEach((l) => l(p));
   if (host() === "tauri") {
-    import("@tauri-apps/api/event").then(({ listen }) => listen<Progress>("job-progress", (ev) => deliver(ev.payload)));
+    void import("@tauri-apps/api/event").then(({ listen }) => listen<Progress>("job-progress", (ev) => deliver(ev.payload)));
     return;
   }
   if (reviewToken || typeof EventSource === "undefined") return;
   const connect = () => {
     const es = new EventSource("/api/events");
-    es.addEventListener("progress", (ev) => {
+    es.addEventListener("progress", (ev: MessageEvent<string>) => {
       try {
-        deliver(JSON.parse((ev as MessageEvent).data) as Progress);
+        deliver(JSON.parse(ev.data) as Progress);
       } catch {
         /* ignore a malformed event */
       }

@@ -94,13 +94,13 @@ export function DataTable<T>({
                 <th
                   key={c.key}
                   style={{ width: c.width, textAlign: c.align ?? "left" }}
-                  aria-sort={active ? (sort!.dir === "asc" ? "ascending" : "descending") : c.sort ? "none" : undefined}
+                  aria-sort={active ? (sort.dir === "asc" ? "ascending" : "descending") : c.sort ? "none" : undefined}
                 >
                   {c.sort ? (
                     <button className="th-sort" onClick={() => toggle(c.key)}>
                       {c.header}
                       <span aria-hidden className="sort-mark">
-                        {active ? (sort!.dir === "asc" ? "▲" : "▼") : "↕"}
+                        {active ? (sort.dir === "asc" ? "▲" : "▼") : "↕"}
                       </span>
                     </button>
                   ) : (

@@ -166,7 +166,7 @@ export function AnchorsPage() {
   const list = useApi("anchors.list", filter);
   const remove = useAction("anchors.remove");
 
-  const all = everything.data ?? [];
+  const all = useMemo(() => everything.data ?? [], [everything.data]);
   const rows = useMemo(() => (buckets.data && clauses ? bucketRows(buckets.data, clauses.list, target) : null), [buckets.data, clauses, target]);
   const languages = useMemo(() => languagesOf(all), [all]);
   const shown = list.data ?? [];

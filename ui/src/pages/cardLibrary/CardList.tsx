@@ -103,7 +103,7 @@ export function CardList() {
   const [exportError, setExportError] = useState<EngineError | undefined>();
   const [exporting, setExporting] = useState(false);
 
-  const clauses: Clause[] = policy.data?.clauses ?? [];
+  const clauses = useMemo<Clause[]>(() => policy.data?.clauses ?? [], [policy.data?.clauses]);
   const clauseById = useMemo(() => new Map(clauses.map((c) => [c.clause_id, c])), [clauses]);
   const rows = shown.data ?? [];
   const total = all.data?.length ?? 0;

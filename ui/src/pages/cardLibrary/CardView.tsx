@@ -313,7 +313,7 @@ export function CardView({ cardId }: { cardId: string }) {
           onConfirm={() => {
             const v = restoreAsk;
             setRestoreAsk(null);
-            restore(v);
+            void restore(v);
           }}
         >
           The editor holds changes that are not saved. Opening version {restoreAsk} replaces them.

@@ -1,7 +1,7 @@
 // The card editor: the card document as JSON with line numbers, checked as you type; errors block
 // saving, warnings do not. Saving makes a new version and sets the card back to draft.
 
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useEffectEvent, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { api, EngineError, useAction } from "../../api/client";
 import type { CardDetail, LintReport } from "../../api/generated";
 import { ConfirmDialog } from "../../components/Dialog";
@@ -117,9 +117,13 @@ export function CardEditor({
 
   const lineOf = (pointer: string, message: string, rule: string) => (rule === "parse" ? lineInMessage(message) ?? 1 : lineOfPointer(draft, pointer));
 
-  useEffect(() => {
+  // Only when a new jump is requested, not on every keystroke: the effect event reads the current
+  // text without making it a dependency.
+  const jumpNow = useEffectEvent(() => {
     if (jump) goToLine(lineOfPointer(draft, jump.pointer));
-    // Only when a new jump is requested, not on every keystroke.
+  });
+  useEffect(() => {
+    jumpNow();
   }, [jump?.seq]);
 
   const blockReason = !dirty

@@ -43,9 +43,9 @@ export function readCard(v: unknown): CardDoc {
     event_type: String(o.event_type ?? ""),
     fixed_fields: {
       governing_legal_basis: { value: Array.isArray(lb.value) ? lb.value.map(String) : [], meaning: String(lb.meaning ?? "") },
-      boundary_conditions: (ff.boundary_conditions && typeof ff.boundary_conditions === "object" ? ff.boundary_conditions : {}) as Record<string, BoundaryConditionDoc>,
+      boundary_conditions: ff.boundary_conditions && typeof ff.boundary_conditions === "object" ? ff.boundary_conditions : {},
     },
-    basic_event_elements: (o.basic_event_elements && typeof o.basic_event_elements === "object" ? o.basic_event_elements : {}) as Record<string, ElementDoc>,
+    basic_event_elements: o.basic_event_elements && typeof o.basic_event_elements === "object" ? o.basic_event_elements : {},
     constraints_on_basic_event_elements_instantiation: Array.isArray(o.constraints_on_basic_event_elements_instantiation)
       ? o.constraints_on_basic_event_elements_instantiation.map(String)
       : [],

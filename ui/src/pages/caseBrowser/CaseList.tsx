@@ -90,10 +90,10 @@ export function CaseList() {
   const [exporting, setExporting] = useState(false);
   const [exportError, setExportError] = useState<EngineError | undefined>();
 
-  const clauses: Clause[] = policy.data?.clauses ?? [];
+  const clauses = useMemo<Clause[]>(() => policy.data?.clauses ?? [], [policy.data?.clauses]);
   const clauseById = useMemo(() => new Map(clauses.map((c) => [c.clause_id, c])), [clauses]);
-  const everything = all.data ?? [];
-  const rows = shown.data ?? [];
+  const everything = useMemo(() => all.data ?? [], [all.data]);
+  const rows = useMemo(() => shown.data ?? [], [shown.data]);
   const active = activeCaseFilters(filter);
   const byType = useMemo(() => countBy(rows, (r) => r.case_type), [rows]);
   const excludedCount = useMemo(() => everything.filter((c) => c.excluded).length, [everything]);

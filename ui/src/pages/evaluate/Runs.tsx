@@ -11,7 +11,7 @@ import { ErrorBanner, Loading, Notice, toast } from "../../components/Feedback";
 import { FilePicker } from "../../components/Forms";
 import { KeyValues, Section } from "../../components/Layout";
 import { ProgressBar, RunProgress } from "../../components/Progress";
-import { num, pct, plural, usd, when } from "../../format";
+import { jsonText, num, pct, plural, usd, when } from "../../format";
 import { href, setQuery } from "../../router";
 import { accuracySoFar, canResume, describeSelection, isImported, parseSelection, RESUMABLE, runModel } from "./selection";
 
@@ -136,11 +136,11 @@ export function RunPanel({ runId }: { runId: string }) {
             items={[
               ["Run id", <code className="id">{r.run_id}</code>],
               ["Cases", typeof cfg.cases === "string" ? `${describeSelection(parseSelection(cfg.cases))} (${cfg.cases})` : "–"],
-              ["Model under test", String(cfg.model ?? "–")],
-              ["Information provider", String(cfg.info_model ?? "–")],
-              ["Judge", String(cfg.judge_model ?? "–")],
-              ["Turns per case", String(cfg.turns ?? "–")],
-              ["Repeats", String(cfg.repeat ?? 1)],
+              ["Model under test", jsonText(cfg.model ?? "–")],
+              ["Information provider", jsonText(cfg.info_model ?? "–")],
+              ["Judge", jsonText(cfg.judge_model ?? "–")],
+              ["Turns per case", jsonText(cfg.turns ?? "–")],
+              ["Repeats", jsonText(cfg.repeat ?? 1)],
               ["Created", when(r.created_at)],
             ]}
           />

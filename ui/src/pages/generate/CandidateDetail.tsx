@@ -8,7 +8,7 @@ import type { Provenance, ProvenanceAttempt, ProvenanceCall } from "../../api/ge
 import { CaseTypeBadge, EventTypeBadge, Id, VerdictBadge } from "../../components/Badges";
 import { ErrorBanner, Loading, Notice } from "../../components/Feedback";
 import { JsonBlock, Tabs } from "../../components/Layout";
-import { humanize, num, tokens, usd, when } from "../../format";
+import { humanize, jsonText, num, tokens, usd, when } from "../../format";
 import { href } from "../../router";
 import type { ClauseIndex } from "../anchors/clauses";
 import { clauseLabel, clauseShort } from "../anchors/clauses";
@@ -102,8 +102,8 @@ function ValuesTable({ value, compare, caption }: { value: unknown; compare?: un
         {entries.map(([k, v]) => (
           <tr key={k}>
             <td>{humanize(k)}</td>
-            <td>{v === null || v === undefined ? <span className="muted">not found (null)</span> : String(v)}</td>
-            {other && <td className="muted">{other[k] === null || other[k] === undefined ? "null" : String(other[k])}</td>}
+            <td>{v === null || v === undefined ? <span className="muted">not found (null)</span> : jsonText(v)}</td>
+            {other && <td className="muted">{other[k] === null || other[k] === undefined ? "null" : jsonText(other[k])}</td>}
           </tr>
         ))}
       </tbody>

@@ -20,7 +20,7 @@ export function CardPicker({
 }) {
   const [q, setQ] = useState("");
   const [approvedOnly, setApprovedOnly] = useState(true);
-  const set = new Set(chosen);
+  const set = useMemo(() => new Set(chosen), [chosen]);
   const shown = useMemo(() => {
     const words = q.trim().toLowerCase().split(/\s+/).filter(Boolean);
     return cards
@@ -31,7 +31,7 @@ export function CardPicker({
         return words.every((w) => hay.includes(w));
       })
       .sort((a, b) => (clauses?.byId.get(a.clause_id)?.global_no ?? 99) - (clauses?.byId.get(b.clause_id)?.global_no ?? 99) || a.card_id.localeCompare(b.card_id));
-  }, [cards, clauses, q, approvedOnly, chosen]);
+  }, [cards, clauses, q, approvedOnly, set]);
   const toggle = (id: string, on: boolean) => onChange(on ? [...chosen, id] : chosen.filter((x) => x !== id));
   return (
     <div className="card-picker">

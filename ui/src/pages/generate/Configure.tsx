@@ -335,9 +335,9 @@ export function Configure({ clauses }: { clauses: ClauseIndex | undefined }) {
     if (!form.model || !models.data.some((m) => m.name === form.model)) {
       setForm({ model: (models.data.find((m) => m.local) ?? models.data[0]).name });
     }
-  }, [models.data]);
+  }, [models.data, form.model]);
 
-  const allCards = cards.data ?? [];
+  const allCards = useMemo(() => cards.data ?? [], [cards.data]);
   const approved = allCards.filter((c) => c.status === "approved");
   const selected = useMemo(() => selectedCards(form, allCards), [form, allCards]);
   const problem = formProblem(form);

@@ -44,7 +44,7 @@ function CaseBrowser({ runId, clauses, tick }: { runId: string; clauses: ClauseI
   const cands = useApi("gen.candidates", { run_id: runId });
   const { reload } = cands;
   useThrottled(tick, reload);
-  const all = cands.data ?? [];
+  const all = useMemo(() => cands.data ?? [], [cands.data]);
   const rows = useMemo(
     () => all.filter((c) => (!status || c.status === status) && (!type || c.case_type === type) && (!clause || c.clause_id === clause) && (!card || c.clause_card_id === card)),
     [all, status, type, clause, card],

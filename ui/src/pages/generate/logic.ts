@@ -2,6 +2,7 @@
 // available per clause, stage and role words, the progress counters, attempt bars, facts.
 
 import type { AnchorBucket, CardSummary, GenPlan, GenRequest, GenRunConfig, ProvenanceAttempt, RunStatus } from "../../api/generated";
+import { jsonText } from "../../format";
 
 export type CardMode = "all" | "clause" | "chosen";
 
@@ -167,7 +168,7 @@ export function factsOf(
   const out = best?.output;
   if (!out || typeof out !== "object" || Array.isArray(out)) return { facts: [], fromCase: false };
   return {
-    facts: Object.entries(out as Record<string, unknown>).map(([name, v]) => ({ name, meaning: "", value: v === null || v === undefined ? null : String(v), withheld: false })),
+    facts: Object.entries(out as Record<string, unknown>).map(([name, v]) => ({ name, meaning: "", value: v === null || v === undefined ? null : jsonText(v), withheld: false })),
     fromCase: false,
   };
 }
@@ -204,7 +205,7 @@ export function requestMessages(request: unknown): { role: string; content: stri
   if (!Array.isArray(m)) return [];
   return m.map((x) => {
     const o = (x ?? {}) as { role?: unknown; content?: unknown };
-    return { role: String(o.role ?? ""), content: typeof o.content === "string" ? o.content : JSON.stringify(o.content, null, 2) };
+    return { role: jsonText(o.role ?? ""), content: typeof o.content === "string" ? o.content : JSON.stringify(o.content, null, 2) };
   });
 }
 
@@ -218,10 +219,10 @@ export function leakRows(verifier: unknown): LeakRow[] {
   return rows.map((r) => {
     const o = (r ?? {}) as Record<string, unknown>;
     return {
-      condition: String(o.boundary_condition ?? ""),
-      verdict: String(o.leak_verdict ?? ""),
+      condition: jsonText(o.boundary_condition ?? ""),
+      verdict: jsonText(o.leak_verdict ?? ""),
       evidence: typeof o.evidence_phrase === "string" ? o.evidence_phrase : null,
-      explanation: String(o.explanation ?? ""),
+      explanation: jsonText(o.explanation ?? ""),
     };
   });
 }

@@ -121,13 +121,13 @@ const GridRow = memo(function GridRow({ g, r, base, focus, order, clauseName }: 
 function HeaderCell({ label, k, sort, title, className = "" }: { label: string; k: GridSortKey; sort: GridSort; title?: string; className?: string }) {
   const shown = <Breakable text={label} />;
   const active = sort?.key === k;
-  const next: GridSort = active ? (sort!.dir === "asc" ? { key: k, dir: "desc" } : null) : { key: k, dir: k === "right" ? "asc" : "asc" };
+  const next: GridSort = active ? (sort.dir === "asc" ? { key: k, dir: "desc" } : null) : { key: k, dir: k === "right" ? "asc" : "asc" };
   return (
-    <div className={`g-c g-h ${className}`} role="columnheader" aria-sort={active ? (sort!.dir === "asc" ? "ascending" : "descending") : "none"}>
+    <div className={`g-c g-h ${className}`} role="columnheader" aria-sort={active ? (sort.dir === "asc" ? "ascending" : "descending") : "none"}>
       <button className="th-sort" title={title ?? `Sort by ${label}`} onClick={() => setQuery("sort", sortToQuery(next))}>
         <span className="g-h-label">{shown}</span>
         <span aria-hidden className="sort-mark">
-          {active ? (sort!.dir === "asc" ? "▲" : "▼") : "↕"}
+          {active ? (sort.dir === "asc" ? "▲" : "▼") : "↕"}
         </span>
       </button>
     </div>

@@ -4,11 +4,11 @@
 
 import { ReactNode, useEffect, useMemo } from "react";
 import { useApi } from "../../api/client";
-import type { EvalTurn, FinalAnswer, InfoTurn, JsonValue, TrajectoryView } from "../../api/generated";
+import type { FinalAnswer, InfoTurn, JsonValue, TrajectoryView } from "../../api/generated";
 import { CaseTypeBadge, Id, VerdictBadge } from "../../components/Badges";
 import { ErrorBanner, Loading } from "../../components/Feedback";
 import { JsonBlock, KeyValues, Section, Tabs } from "../../components/Layout";
-import { humanize, num, tokens, usd, verdictKey } from "../../format";
+import { humanize, jsonText, num, tokens, usd, verdictKey } from "../../format";
 import { href, navigate, Route, setQuery } from "../../router";
 import { trajectoryBase, trajectoryLink } from "./CasesGrid";
 import { cellWords, correctOf, filterFromQuery, filterRows, Grid, neighbours, present, sortFromQuery, sortRows, verdictOf } from "./grid";
@@ -38,14 +38,14 @@ function Message({ who, kind, tag, children, details }: { who: string; kind: str
 function TurnDetails({ turn, raw }: { turn: Extra; raw?: string }) {
   const pv = turn.prompt_versions as Record<string, JsonValue> | undefined;
   const items: [ReactNode, ReactNode][] = [];
-  if (turn.turn !== undefined) items.push(["Turn", `${turn.turn}${turn.forced ? " (final turn: an answer was required)" : ""}`]);
+  if (turn.turn !== undefined) items.push(["Turn", `${jsonText(turn.turn)}${turn.forced ? " (final turn: an answer was required)" : ""}`]);
   if (turn.prompt_tokens !== undefined) items.push(["Tokens", `${num(Number(turn.prompt_tokens))} in, ${num(Number(turn.completion_tokens ?? 0))} out`]);
   if (turn.latency_ms !== undefined) items.push(["Time", `${num(Number(turn.latency_ms))} ms`]);
   if (turn.cache_hit !== undefined) items.push(["From the cache", turn.cache_hit ? "yes (no new call was made)" : "no"]);
-  if (turn.attempts !== undefined && Number(turn.attempts) > 1) items.push(["Attempts", String(turn.attempts)]);
-  if (pv && typeof pv === "object") items.push(["Prompt versions", Object.entries(pv).map(([k, v]) => `${k} ${v}`).join(" · ")]);
+  if (turn.attempts !== undefined && Number(turn.attempts) > 1) items.push(["Attempts", jsonText(turn.attempts)]);
+  if (pv && typeof pv === "object") items.push(["Prompt versions", Object.entries(pv).map(([k, v]) => `${k} ${jsonText(v)}`).join(" · ")]);
   if (turn.parse_notes) items.push(["Reading notes", JSON.stringify(turn.parse_notes)]);
-  if (turn.provider_error) items.push(["Provider problem", String(turn.provider_error)]);
+  if (turn.provider_error) items.push(["Provider problem", jsonText(turn.provider_error)]);
   if (turn.dropped_fields) items.push(["Fields dropped", JSON.stringify(turn.dropped_fields)]);
   return (
     <details className="msg-details">
@@ -99,7 +99,7 @@ function AnswerFields({ a }: { a: FinalAnswer }) {
 
 function Transcript({ v }: { v: TrajectoryView }) {
   const t = v.trajectory;
-  const lastAnswer = t.turns.map((x, i) => (x.role === "eval" && (x as EvalTurn).action === "ANSWER" ? i : -1)).reduce((a, b) => Math.max(a, b), -1);
+  const lastAnswer = t.turns.map((x, i) => (x.role === "eval" && x.action === "ANSWER" ? i : -1)).reduce((a, b) => Math.max(a, b), -1);
   return (
     <ol className="transcript">
       <Message who="Case" kind="case" tag={<span className="small muted">what the model under test reads</span>}>
@@ -107,7 +107,7 @@ function Transcript({ v }: { v: TrajectoryView }) {
       </Message>
       {t.turns.map((turn, i) => {
         if (turn.role === "info") {
-          const it = turn as InfoTurn;
+          const it = turn;
           const s = INFO_STATUS[it.status] ?? { icon: "?", word: it.status, cls: "info-unknown" };
           return (
             <Message
@@ -137,7 +137,7 @@ function Transcript({ v }: { v: TrajectoryView }) {
             </Message>
           );
         }
-        const et = turn as EvalTurn;
+        const et = turn;
         const x = extra(et);
         if (et.action === "ASK")
           return (
@@ -156,7 +156,7 @@ function Transcript({ v }: { v: TrajectoryView }) {
         return (
           <Message key={i} who="Model under test" kind="problem" tag={<span className="problem-tag"><span aria-hidden>⚠</span> No readable answer</span>} details={<TurnDetails turn={x} />}>
             <p className="small">
-              This reply could not be read as a question or an answer{x.parse_error ? `: ${String(x.parse_error)}` : "."}
+              This reply could not be read as a question or an answer{x.parse_error ? `: ${jsonText(x.parse_error)}` : "."}
             </p>
             <div className="small muted raw-label">Raw reply</div>
             <pre className="raw">{et.raw || "(empty)"}</pre>
@@ -174,7 +174,7 @@ function Transcript({ v }: { v: TrajectoryView }) {
 
 function parseAnswer(raw: string): FinalAnswer | null {
   try {
-    const j = JSON.parse(raw);
+    const j: unknown = JSON.parse(raw);
     return j && typeof j === "object" && "final_verdict" in j ? (j as FinalAnswer) : null;
   } catch {
     return null;
@@ -199,8 +199,8 @@ function Scoring({ v }: { v: TrajectoryView }) {
   const union = Array.from(new Set([...c.gold_legal_basis, ...cited]));
   const hits = new Set(t.judge?.hits ?? []);
   const explanations = (t.judge ? (extra(t.judge).explanations as Record<string, JsonValue> | undefined) : undefined) ?? {};
-  const recovered = new Set(t.turns.filter((x): x is InfoTurn => x.role === "info" && (x as InfoTurn).status === "answered").flatMap((x) => x.fields_used));
-  const asks = t.turns.filter((x) => x.role === "eval" && (x as EvalTurn).action === "ASK").length;
+  const recovered = new Set(t.turns.filter((x): x is InfoTurn => x.role === "info" && x.status === "answered").flatMap((x) => x.fields_used));
+  const asks = t.turns.filter((x) => x.role === "eval" && x.action === "ASK").length;
   const extraRecovered = Array.from(recovered).filter((f) => !c.masked_elements.includes(f));
   const judgeError = t.judge ? extra(t.judge).judge_error : undefined;
   return (
@@ -267,7 +267,7 @@ function Scoring({ v }: { v: TrajectoryView }) {
           {t.judge
             ? `The judge found ${hits.size} of ${c.boundary_conditions.length} boundary conditions addressed correctly in the rationale.`
             : "Not judged: the judge only reads rationales of cases with a correct verdict."}
-          {judgeError ? ` The judge did not give a usable answer: ${String(judgeError)}` : ""}
+          {judgeError ? ` The judge did not give a usable answer: ${jsonText(judgeError)}` : ""}
         </p>
         <ul className="plain-list bc-list">
           {c.boundary_conditions.map((b) => (
@@ -278,7 +278,7 @@ function Scoring({ v }: { v: TrajectoryView }) {
                 <span className="small muted">{b.value ? "holds in this case" : "does not hold in this case"}</span>
               </div>
               <div className="small">{b.meaning}</div>
-              {explanations[b.name] !== undefined && <div className="small judge-note">Judge: {String(explanations[b.name])}</div>}
+              {explanations[b.name] !== undefined && <div className="small judge-note">Judge: {jsonText(explanations[b.name])}</div>}
             </li>
           ))}
         </ul>
@@ -330,7 +330,7 @@ function Metadata({ v, repeat }: { v: TrajectoryView; repeat: number }) {
           ["Information provider: tokens", usage(info)],
           ["Judge: tokens", usage(judge)],
           ["Cost", typeof x.cost_usd === "number" ? usd(x.cost_usd) : "–"],
-          ["Prompt versions", pv ? Object.entries(pv).map(([k, val]) => `${k} ${val}`).join(" · ") : "–"],
+          ["Prompt versions", pv ? Object.entries(pv).map(([k, val]) => `${k} ${jsonText(val)}`).join(" · ") : "–"],
           ...(t.error ? ([["Problem", t.error]] as [string, ReactNode][]) : []),
         ]}
       />

@@ -73,7 +73,7 @@ function DecisionForm({ sessionId, item }: { sessionId: string; item: QueueItem 
       className="rev-decide"
       onSubmit={(e) => {
         e.preventDefault();
-        submit();
+        void submit();
       }}
       aria-label={`Decision on ${item.case_id}`}
     >

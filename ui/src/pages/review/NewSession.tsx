@@ -28,7 +28,7 @@ function CasePicker({ picked, setPicked }: { picked: Set<string>; setPicked: (s:
   const [type, setType] = useState("");
   const [clause, setClause] = useState("");
   const [onlyPicked, setOnlyPicked] = useState(false);
-  const all = cases.data ?? [];
+  const all = useMemo(() => cases.data ?? [], [cases.data]);
   const clauses = useMemo(() => Array.from(new Set(all.map((c) => c.clause_id))).sort(), [all]);
   const f = text.trim().toLowerCase();
   const rows = all.filter(
@@ -243,7 +243,7 @@ export function NewSession() {
         noValidate
         onSubmit={(e) => {
           e.preventDefault();
-          submit();
+          void submit();
         }}
       >
         <Section title="Name">

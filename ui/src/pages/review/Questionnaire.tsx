@@ -288,7 +288,7 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
       return enqueue(run, quiet).then(
         (saved) => applySaved(n, saved),
         (e: EngineError) => {
-          setSave({ status: "error", error: e, retry: () => sendPatch(n, patch).catch(() => {}) });
+          setSave({ status: "error", error: e, retry: () => void sendPatch(n, patch).catch(() => {}) });
           throw e;
         },
       );

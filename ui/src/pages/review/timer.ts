@@ -129,8 +129,8 @@ export function useActiveTime(itemNo: number | null, report: (itemNo: number, se
     return () => {
       window.removeEventListener("keydown", active, true);
       window.removeEventListener("pointerdown", active, true);
-      window.removeEventListener("wheel", active, { capture: true } as EventListenerOptions);
-      window.removeEventListener("scroll", active, { capture: true } as EventListenerOptions);
+      window.removeEventListener("wheel", active, { capture: true });
+      window.removeEventListener("scroll", active, { capture: true });
       window.removeEventListener("pointermove", move);
       document.removeEventListener("visibilitychange", visibility);
       window.removeEventListener("pagehide", hide);

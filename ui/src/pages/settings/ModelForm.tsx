@@ -37,7 +37,7 @@ export function ModelFormDialog({ existing, takenNames, onClose }: { existing: M
 
   return (
     <Modal
-      title={editing ? `Edit ${existing!.name}` : "Add a model"}
+      title={editing ? `Edit ${existing.name}` : "Add a model"}
       onClose={onClose}
       wide
       footer={
@@ -56,7 +56,7 @@ export function ModelFormDialog({ existing, takenNames, onClose }: { existing: M
         className="model-form"
         onSubmit={(e) => {
           e.preventDefault();
-          save();
+          void save();
         }}
       >
         <fieldset>
