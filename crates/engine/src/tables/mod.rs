@@ -23,5 +23,4 @@ pub use paper::{
     table2_m1_by_case_type, table3_behavior, uncertain_routing,
 };
 pub use per_clause::{clause_rows, ClauseRow};
-pub use render::latex_escape;
 pub use write::write_report_files;
