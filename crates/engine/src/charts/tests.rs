@@ -280,8 +280,6 @@ fn png_export_decodes_with_its_size_dpi_and_colours() {
     assert_eq!(px(body.x1 - 10.0, body.y1 - 10.0), plot_bg, "plot background");
     // The headline "No data to plot" is dark text across the middle of the body.
     let mid_y = body.y0 + body.h() / 2.0 - 20.0;
-    let dark = (0..(body.w() as usize))
-        .filter(|dx| px(body.x0 + *dx as f64, mid_y).iter().all(|c| *c < 0x60))
-        .count();
+    let dark = (0..(body.w() as usize)).filter(|dx| px(body.x0 + *dx as f64, mid_y).iter().all(|c| *c < 0x60)).count();
     assert!(dark > 10, "only {dark} dark pixels on the headline row");
 }

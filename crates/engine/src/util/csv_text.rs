@@ -53,8 +53,7 @@ mod tests {
         let rows = [vec!["a|b", " edge ", "x\r\ny", "ü, é"], vec!["1", "2", "3", "4"]];
         let text = csv_string(rows.iter().map(|r| r.iter())).unwrap();
         let mut rd = csv::ReaderBuilder::new().has_headers(false).from_reader(text.as_bytes());
-        let back: Vec<Vec<String>> =
-            rd.records().map(|r| r.unwrap().iter().map(str::to_string).collect()).collect();
+        let back: Vec<Vec<String>> = rd.records().map(|r| r.unwrap().iter().map(str::to_string).collect()).collect();
         assert_eq!(back, rows.iter().map(|r| r.iter().map(|s| s.to_string()).collect::<Vec<_>>()).collect::<Vec<_>>());
     }
 
