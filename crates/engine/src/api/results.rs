@@ -344,7 +344,7 @@ impl Engine {
             ApiError::invalid(format!("There is no table \"{}\". Tables: {}.", req.table, known.join(", ")))
         })?;
         let (text, mime) = match req.format.as_str() {
-            "csv" => (t.to_csv(), "text/csv"),
+            "csv" => (t.to_csv()?, "text/csv"),
             "md" => (t.to_markdown(), "text/markdown"),
             "tex" => (t.to_latex(), "application/x-tex"),
             other => return Err(ApiError::invalid(format!("Tables can be saved as csv, md or tex, not \"{other}\"."))),

@@ -1,4 +1,6 @@
 //! Numeric axes: linear (0–100 %) and log (token counts), their ticks, gridlines and titles.
+//!
+//! Custom because plotters' mesh labels skip glyph bearings and its log axis cannot keep to 1–2–5 ticks.
 
 use plotters::prelude::DrawingBackend;
 use plotters::style::text_anchor::HPos;

@@ -1,5 +1,7 @@
 //! Per-clause difficulty: one horizontal bar per clause with the mean M1 across models, hardest
 //! clause at the top, each labelled with the clause's short title and its label.
+//!
+//! Custom because plotters' histograms cannot fit two-line clause labels or move value labels inside bars.
 
 use plotters::prelude::DrawingBackend;
 use plotters::style::text_anchor::HPos;

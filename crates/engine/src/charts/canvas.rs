@@ -1,5 +1,7 @@
 //! A thin drawing layer over a plotters drawing area. Every coordinate and size is given in logical
 //! pixels and multiplied by the scale factor, so a 2× PNG has exactly the layout of the 1× one.
+//!
+//! Custom because plotters' bitmap text drops glyph bearings and it has no hatch fills or 1×/2×-independent units.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;

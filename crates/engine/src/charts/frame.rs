@@ -1,5 +1,7 @@
 //! The frame every chart shares: a title that asks the chart's question, a subtitle naming what is
 //! plotted, and a caption (plus notes about anything left out) in the bottom margin.
+//!
+//! Custom because plotters' caption is a single unwrapped line; titles and captions here wrap to the width.
 
 use plotters::prelude::DrawingBackend;
 use plotters::style::text_anchor::HPos;

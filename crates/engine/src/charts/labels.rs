@@ -1,5 +1,7 @@
 //! Direct labels for scatter points: a greedy placer that tries positions around each point, then
 //! rings further out (drawn with a leader line), avoiding other labels, markers and fixed obstacles.
+//!
+//! Custom because plotters puts each label at a fixed offset and never moves it off other labels.
 
 use super::canvas::Rect;
 

@@ -109,7 +109,7 @@ pub enum ChartError {
     /// PNG scale outside 1..=4.
     InvalidScale(u32),
     /// The PNG could not be encoded.
-    Encode(String),
+    Encode(png::PngError),
     /// The PNG would be too large to draw in memory.
     TooLarge { width: u32, height: u32 },
 }

@@ -1,5 +1,7 @@
 //! One labelled point per model: the M5-vs-M6 information-seeking map (with quadrants) and
 //! completion tokens vs verdict accuracy (log x axis).
+//!
+//! Custom because plotters has no overlap-avoiding point labels and no diamond or down-triangle markers.
 
 use plotters::prelude::DrawingBackend;
 use plotters::style::text_anchor::HPos;

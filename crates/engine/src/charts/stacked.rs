@@ -1,6 +1,8 @@
 //! 100 % stacked horizontal bars, one per model: where uncertain cases are routed, and how many
 //! questions a model asks on missing cases. Segments carry colour, a hatch pattern where
 //! neighbours could be confused, their percentage when wide enough, and a legend in bar order.
+//!
+//! Custom because plotters has no 100 % stacked bars, hatch patterns or in-segment percentage labels.
 
 use indexmap::IndexMap;
 use plotters::prelude::DrawingBackend;

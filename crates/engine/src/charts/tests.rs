@@ -253,3 +253,33 @@ fn frame_text_wraps_and_shortens() {
     assert!(short.starts_with("…/") && font.width(&short) <= 150.0, "{short}");
     assert_eq!(frame::shorten_name("GPT-5", font, 150.0), "GPT-5");
 }
+
+#[test]
+fn png_export_decodes_with_its_size_dpi_and_colours() {
+    let pack = pack();
+    let kind = ChartKind::UncertainRouting;
+    let (w, h) = chart_size(kind, &empty(), &pack).unwrap();
+    let bytes = render_png(kind, &empty(), &pack, 2).unwrap();
+    let mut reader = ::png::Decoder::new(&bytes[..]).read_info().unwrap();
+    let dims = reader.info().pixel_dims.expect("a pHYs chunk");
+    // 192 dpi = 7559 pixels per metre: viewers show the 2× file at the 1× size.
+    assert_eq!((dims.xppu, dims.yppu, dims.unit), (7559, 7559, ::png::Unit::Meter));
+    let mut rgb = vec![0; reader.output_buffer_size()];
+    let frame = reader.next_frame(&mut rgb).unwrap();
+    assert_eq!((frame.width, frame.height), (2 * w, 2 * h));
+    assert_eq!(frame.color_type, ::png::ColorType::Rgb);
+    let px = |x: f64, y: f64| {
+        let at = ((2.0 * y) as usize * frame.width as usize + (2.0 * x) as usize) * 3;
+        [rgb[at], rgb[at + 1], rgb[at + 2]]
+    };
+    let Prepared::Empty(e) = Prepared::new(kind, &empty(), &pack) else { panic!("expected the no-data chart") };
+    let body = e.frame.body(e.height);
+    let plot_bg = [style::PLOT_BG.0, style::PLOT_BG.1, style::PLOT_BG.2];
+    assert_eq!(px(1.0, 1.0), [255, 255, 255], "page background");
+    assert_eq!(px(body.x0 + 10.0, body.y0 + 10.0), plot_bg, "plot background");
+    assert_eq!(px(body.x1 - 10.0, body.y1 - 10.0), plot_bg, "plot background");
+    // The headline "No data to plot" is dark text across the middle of the body.
+    let mid_y = body.y0 + body.h() / 2.0 - 20.0;
+    let dark = (0..(body.w() as usize)).filter(|dx| px(body.x0 + *dx as f64, mid_y).iter().all(|c| *c < 0x60)).count();
+    assert!(dark > 10, "only {dark} dark pixels on the headline row");
+}

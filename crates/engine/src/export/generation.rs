@@ -268,7 +268,7 @@ pub fn write_generation_files(gen: Option<&GenerationStats>, lib: Option<&Librar
     let section = |title: &str, tables: Vec<Table>, json_name: &str, json: Vec<u8>, index: &mut String, written: &mut Vec<PathBuf>| -> Result<(), ApiError> {
         index.push_str(&format!("## {title}\n\n| Table | Files |\n| :--- | :--- |\n"));
         for t in tables {
-            put(format!("tables/{}.csv", t.id), t.to_csv().as_bytes(), written)?;
+            put(format!("tables/{}.csv", t.id), t.to_csv()?.as_bytes(), written)?;
             put(format!("tables/{}.md", t.id), t.to_markdown().as_bytes(), written)?;
             put(format!("tables/{}.tex", t.id), t.to_latex().as_bytes(), written)?;
             index.push_str(&format!(

@@ -43,7 +43,7 @@ pub fn write_report_files(report: &MetricsReport, pack: &PolicyPack, out_dir: &P
 
     index.push_str("## Tables\n\n| Table | Files |\n| :--- | :--- |\n");
     for t in all_tables(report, pack) {
-        put(format!("tables/{}.csv", t.id), t.to_csv().as_bytes())?;
+        put(format!("tables/{}.csv", t.id), t.to_csv()?.as_bytes())?;
         put(format!("tables/{}.md", t.id), t.to_markdown().as_bytes())?;
         put(format!("tables/{}.tex", t.id), t.to_latex().as_bytes())?;
         index.push_str(&format!(

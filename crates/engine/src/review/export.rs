@@ -6,6 +6,8 @@ use std::collections::HashMap;
 use super::repo::{AnswerRow, ItemRow};
 use super::{Fraction, MeanSd, ReviewAnswerRow, ReviewExportFormat, ReviewStats, StatValue};
 use crate::error::{ApiError, ApiResult};
+use crate::util::csv_text::csv_string;
+use crate::util::latex::latex_escape;
 
 /// The questions of the long format, in the order rows are written.
 pub const QUESTIONS: [&str; 6] = ["realism", "plausibility", "blind_verdict", "agree", "comment", "time_spent_secs"];
@@ -58,26 +60,21 @@ pub fn to_text(rows: &[ReviewAnswerRow], format: ReviewExportFormat) -> ApiResul
             Ok(s)
         }
         ReviewExportFormat::Csv => {
-            let mut w = csv::Writer::from_writer(Vec::new());
-            let fail = |e: csv::Error| ApiError::internal(format!("could not write CSV: {e}"));
-            w.write_record(CSV_HEADER).map_err(fail)?;
-            for r in rows {
-                let item_no = r.item_no.to_string();
-                w.write_record([
-                    r.session_id.as_str(),
-                    &r.reviewer,
-                    &r.case_id,
-                    &r.case_type,
-                    &item_no,
-                    &r.question,
-                    &r.answer,
-                    &r.answered_at,
-                    &r.expected_verdict,
-                ])
-                .map_err(fail)?;
-            }
-            let bytes = w.into_inner().map_err(|e| ApiError::internal(format!("could not write CSV: {e}")))?;
-            String::from_utf8(bytes).map_err(|e| ApiError::internal(e.to_string()))
+            let records = rows.iter().map(|r| {
+                [
+                    r.session_id.clone(),
+                    r.reviewer.clone(),
+                    r.case_id.clone(),
+                    r.case_type.clone(),
+                    r.item_no.to_string(),
+                    r.question.clone(),
+                    r.answer.clone(),
+                    r.answered_at.clone(),
+                    r.expected_verdict.clone(),
+                ]
+            });
+            let header = CSV_HEADER.map(String::from);
+            Ok(csv_string(std::iter::once(header).chain(records))?)
         }
     }
 }
@@ -178,24 +175,6 @@ pub fn markdown(s: &ReviewStats) -> String {
     out
 }
 
-/// LaTeX special characters in free text (names).
-pub fn latex_escape(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\\' => o.push_str("\\textbackslash{}"),
-            '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
-                o.push('\\');
-                o.push(c);
-            }
-            '~' => o.push_str("\\textasciitilde{}"),
-            '^' => o.push_str("\\textasciicircum{}"),
-            _ => o.push(c),
-        }
-    }
-    o
-}
-
 /// The per-type table in LaTeX with booktabs rules.
 pub fn latex(s: &ReviewStats) -> String {
     let mut out = String::from("% Requires \\usepackage{booktabs}\n\\begin{table}[t]\n\\centering\n\\small\n");
@@ -281,7 +260,9 @@ mod tests {
     }
 
     #[test]
-    fn latex_escapes_names() {
-        assert_eq!(latex_escape("A&B_1 50% #2 {x} ~^\\"), "A\\&B\\_1 50\\% \\#2 \\{x\\} \\textasciitilde{}\\textasciicircum{}\\textbackslash{}");
+    fn latex_summary_escapes_the_session_name() {
+        let stats = crate::review::results::compute("s", "Pilot <A|B> 50% & co", 1, &[], &[item()], &[], "t");
+        let tex = latex(&stats);
+        assert!(tex.contains("Expert review (Pilot \\textless{}A\\textbar{}B\\textgreater{} 50\\% \\& co)"), "{tex}");
     }
 }

@@ -21,4 +21,3 @@ pub use paper::{
     table2_m1_by_case_type, table3_behavior, uncertain_routing,
 };
 pub use crate::metrics::per_clause::{clause_rows, ClauseRow};
-pub use render::latex_escape;

@@ -2,6 +2,8 @@
 //! padded columns, numbers right-aligned, best values in bold) and LaTeX (booktabs, like the paper).
 
 use super::model::{Align, Cell, Table};
+use crate::util::csv_text::{csv_string, CsvWriteError};
+use crate::util::latex::latex_escape;
 
 /// The dash shown for a missing value in Markdown.
 const NULL_MD: &str = "–";
@@ -10,17 +12,10 @@ const NULL_TEX: &str = "--";
 
 impl Table {
     /// CSV with a header row of the column names; null cells are empty fields.
-    pub fn to_csv(&self) -> String {
-        let mut out = String::new();
-        let header: Vec<String> = self.columns.iter().map(|c| csv_field(&c.name)).collect();
-        out.push_str(&header.join(","));
-        out.push('\n');
-        for row in &self.rows {
-            let fields: Vec<String> = row.iter().map(|c| csv_field(&c.plain().unwrap_or_default())).collect();
-            out.push_str(&fields.join(","));
-            out.push('\n');
-        }
-        out
+    pub fn to_csv(&self) -> Result<String, CsvWriteError> {
+        let header: Vec<String> = self.columns.iter().map(|c| c.name.clone()).collect();
+        let rows = self.rows.iter().map(|row| row.iter().map(|c| c.plain().unwrap_or_default()).collect::<Vec<_>>());
+        csv_string(std::iter::once(header).chain(rows))
     }
 
     /// GitHub-flavoured Markdown: the title in bold, the table, then the caption.
@@ -187,46 +182,9 @@ impl Table {
     }
 }
 
-/// Quote a CSV field when it holds a comma, quote, line break or edge whitespace.
-fn csv_field(s: &str) -> String {
-    let needs = s.contains([',', '"', '\n', '\r']) || s.starts_with(' ') || s.ends_with(' ');
-    if needs {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
 /// Escape what would break a Markdown table cell: pipes and line breaks.
 fn md_escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('|', "\\|").replace(['\n', '\r'], " ")
-}
-
-/// Escape LaTeX special characters in plain text (model names, clause titles, captions).
-pub fn latex_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 8);
-    for ch in s.chars() {
-        match ch {
-            '\\' => out.push_str("\\textbackslash{}"),
-            '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
-                out.push('\\');
-                out.push(ch);
-            }
-            '~' => out.push_str("\\textasciitilde{}"),
-            '^' => out.push_str("\\textasciicircum{}"),
-            '<' => out.push_str("\\textless{}"),
-            '>' => out.push_str("\\textgreater{}"),
-            '|' => out.push_str("\\textbar{}"),
-            '–' => out.push_str("--"),
-            '—' => out.push_str("---"),
-            '→' => out.push_str("$\\to$"),
-            '≥' => out.push_str("$\\geq$"),
-            '≤' => out.push_str("$\\leq$"),
-            '\n' | '\r' => out.push(' '),
-            _ => out.push(ch),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -250,7 +208,7 @@ mod tests {
     fn csv_quotes_and_nulls() {
         let mut t = sample();
         t.rows[0][0] = Cell::text("A, \"quoted\"");
-        assert_eq!(t.to_csv(), "Model,M1,M2\n\"A, \"\"quoted\"\"\",50.0,\nB|x,75.0,3.2\n");
+        assert_eq!(t.to_csv().unwrap(), "Model,M1,M2\n\"A, \"\"quoted\"\"\",50.0,\nB|x,75.0,3.2\n");
     }
 
     #[test]
@@ -274,14 +232,6 @@ mod tests {
         assert!(tex.contains("\\caption{Scores in \\%; -- means not defined.}"), "{tex}");
         assert!(tex.contains("\\label{tab:demo}"));
         assert!(tex.contains("\\bottomrule"));
-    }
-
-    #[test]
-    fn latex_escape_specials() {
-        assert_eq!(
-            latex_escape("a$b#c~d^e\\f{g}"),
-            "a\\$b\\#c\\textasciitilde{}d\\textasciicircum{}e\\textbackslash{}f\\{g\\}"
-        );
     }
 
     #[test]
@@ -310,6 +260,6 @@ mod tests {
         t.rows.clear();
         assert!(t.to_latex().contains("No results to show yet."));
         assert!(t.to_markdown().contains("No results to show yet."));
-        assert_eq!(t.to_csv(), "Model,M1,M2\n");
+        assert_eq!(t.to_csv().unwrap(), "Model,M1,M2\n");
     }
 }

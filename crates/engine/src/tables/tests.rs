@@ -57,7 +57,7 @@ fn small() -> MetricsReport {
 fn table1_csv_is_exact() {
     let t = table1_overall(&small());
     assert_eq!(
-        t.to_csv(),
+        t.to_csv().unwrap(),
         "Model,M1,M2,M3,M4,M5,M6,M7,M8\n\
          GPT-5.5,93.6,97.5,74.7,87.0,82.0,77.4,78.2,91.2\n\
          my_model #2 & 50%,89.0,,66.5,85.0,,,13.1,87.0\n"
@@ -109,7 +109,7 @@ fn table1_latex_escapes_names_and_bolds_the_best() {
 #[test]
 fn table2_has_case_counts_in_the_header() {
     let t = table2_m1_by_case_type(&small());
-    let csv = t.to_csv();
+    let csv = t.to_csv().unwrap();
     assert!(csv.starts_with("Model,\"Complete (n=3,455)\",\"Missing (n=1,362)\",Uncertain (n=257)\n"), "{csv}");
     assert!(csv.contains("GPT-5.5,96.8,90.9,65.5\n"), "{csv}");
     assert!(csv.contains("my_model #2 & 50%,96.0,,8.8\n"), "{csv}");
@@ -124,7 +124,7 @@ fn table2_has_case_counts_in_the_header() {
 fn table3_behavior_profile() {
     let t = table3_behavior(&small());
     assert_eq!(
-        t.to_csv(),
+        t.to_csv().unwrap(),
         "Model,Missing no-ask %,Uncertain →Unc %,Uncertain →Rep %\nGPT-5.5,15.0,65.5,33.3\nmy_model #2 & 50%,,,\n"
     );
     let tex = t.to_latex();
@@ -137,10 +137,11 @@ fn table3_behavior_profile() {
 fn prf_breakdown_has_p_r_f1_per_metric() {
     let t = prf_breakdown(&small());
     assert_eq!(t.columns.len(), 16);
-    let header = t.to_csv().lines().next().unwrap_or_default().to_string();
+    let header = t.to_csv().unwrap().lines().next().unwrap_or_default().to_string();
     assert_eq!(header, "Model,M3 P,M3 R,M3 F1,M5 P,M5 R,M5 F1,M6 P,M6 R,M6 F1,M7 P,M7 R,M7 F1,M8 P,M8 R,M8 F1");
     assert!(t
         .to_csv()
+        .unwrap()
         .contains("GPT-5.5,80.0,70.0,74.7,81.0,83.0,82.0,88.0,69.0,77.4,98.0,65.0,78.2,86.0,97.0,91.2\n"));
     let tex = t.to_latex();
     assert!(tex.contains("\\multicolumn{3}{c}{\\textbf{M3} Evidence}"), "{tex}");
@@ -152,7 +153,7 @@ fn prf_breakdown_has_p_r_f1_per_metric() {
 fn routing_shows_counts_with_row_percentages() {
     let t = uncertain_routing(&small());
     assert_eq!(
-        t.to_csv(),
+        t.to_csv().unwrap(),
         "Model,→Unc.,→Rep.,→Non-rep.,None\nGPT-5.5,170 (65.5),84 (33.3),2 (0.8),1 (0.4)\nmy_model #2 & 50%,,,,\n"
     );
     let tex = t.to_latex();
@@ -163,8 +164,8 @@ fn routing_shows_counts_with_row_percentages() {
 #[test]
 fn ask_distribution_with_average() {
     let t = ask_count_distribution(&small());
-    assert_eq!(t.to_csv().lines().next(), Some("Model,0,1,2,3,≥4,Avg."));
-    assert!(t.to_csv().contains("GPT-5.5,15.0,72.1,8.2,3.3,1.4,1.04\n"));
+    assert_eq!(t.to_csv().unwrap().lines().next(), Some("Model,0,1,2,3,≥4,Avg."));
+    assert!(t.to_csv().unwrap().contains("GPT-5.5,15.0,72.1,8.2,3.3,1.4,1.04\n"));
     assert!(t.to_latex().contains("\\textbf{$\\geq$4}"));
     let md = t.to_markdown();
     assert!(md.contains("| :---------------- | ---: | ---: | --: | --: | --: | ---: |"), "{md}");
@@ -174,7 +175,7 @@ fn ask_distribution_with_average() {
 fn case_type_tables_for_m3_and_m4() {
     let r = small();
     let m3 = m3_by_case_type(&r);
-    assert_eq!(m3.to_csv().lines().next(), Some("Model,Complete,Missing,Uncertain"));
+    assert_eq!(m3.to_csv().unwrap().lines().next(), Some("Model,Complete,Missing,Uncertain"));
     assert_eq!(m3.rows[0].len(), 4);
     assert!(m3.caption.contains("complete 3,455, missing 1,362, uncertain 257"), "{}", m3.caption);
     let m4 = m4_by_case_type(&r);
@@ -227,7 +228,7 @@ fn every_table_handles_1_3_15_and_no_models() {
             for row in &t.rows {
                 assert_eq!(row.len(), t.columns.len(), "{} row width", t.id);
             }
-            let csv = t.to_csv();
+            let csv = t.to_csv().unwrap();
             assert_eq!(csv.lines().count(), expected_rows + 1, "{}", t.id);
             let md = t.to_markdown();
             assert!(md.contains("| :--"), "{}", t.id);

@@ -1,7 +1,10 @@
-//! Small helpers shared by every module: careful file reading and text utilities.
+//! Small helpers shared by every module: careful file reading, text utilities, and the CSV and
+//! LaTeX escaping every export uses.
 
+pub mod csv_text;
 pub mod files;
 pub mod format;
+pub mod latex;
 pub mod memory;
 pub mod text;
 

@@ -1,4 +1,5 @@
-//! Text helpers: snake_case checks, word tokens, edit distance for "did you mean" hints.
+//! Text helpers: snake_case checks, word tokens, "did you mean" hints (Levenshtein distance from
+//! `strsim`).
 
 /// `true` when `s` is lower snake_case ASCII: starts with a letter, words joined by single `_`.
 pub fn is_snake_case(s: &str) -> bool {
@@ -41,29 +42,13 @@ pub fn word_tokens(s: &str) -> Vec<String> {
     out
 }
 
-/// Levenshtein distance (for suggestions; inputs are short identifiers).
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for i in 1..=a.len() {
-        cur[0] = i;
-        for j in 1..=b.len() {
-            let cost = if a[i - 1] == b[j - 1] { 0 } else { 1 };
-            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
-}
-
-/// The closest candidate to `wanted` when it is close enough to be a likely typo.
+/// The closest candidate to `wanted` (by Levenshtein distance over characters, ignoring case) when
+/// it is close enough to be a likely typo.
 pub fn closest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let w = wanted.to_lowercase();
     let mut best: Option<(&str, usize)> = None;
     for c in candidates {
-        let d = edit_distance(&w, &c.to_lowercase());
+        let d = strsim::levenshtein(&w, &c.to_lowercase());
         if best.map(|(_, bd)| d < bd).unwrap_or(true) {
             best = Some((c, d));
         }
@@ -106,5 +91,10 @@ mod tests {
         let c = ["General Recommendation 1", "Care Management Events clause 1"];
         assert_eq!(closest("General Recomendation 1", c), Some("General Recommendation 1"));
         assert_eq!(closest("Something else entirely", c), None);
+        // Distance counts characters, not bytes: one accented letter off is one edit.
+        assert_eq!(closest("café_latte", ["cafe_latte", "tea"]), Some("cafe_latte"));
+        assert_eq!(closest("ab", ["xyz"]), None);
+        assert_eq!(closest("abc", ["xyz"]), None);
+        assert_eq!(closest("ab", ["ab", "abc"]), Some("ab"));
     }
 }
