@@ -1845,3 +1845,6 @@ export interface ApiMethods {
 }
 
 export type ApiMethod = keyof ApiMethods;
+
+/** The policy pack used when none is named (the engine's `policy::DEFAULT_POLICY`). */
+export const DEFAULT_POLICY = "mn29";

@@ -8,6 +8,7 @@ import { PageHeader, Section, Stat } from "../components/Layout";
 import { RunProgress } from "../components/Progress";
 import { num, when } from "../format";
 import { href } from "../router";
+import { DEFAULT_POLICY } from "../api/generated";
 
 type Step = { n: number; title: string; state: "done" | "todo" | "optional"; text: ReactNode; action?: ReactNode };
 
@@ -18,7 +19,7 @@ function count(list: { key: string; count: number }[] | undefined, key?: string)
 
 export function HomePage() {
   const info = useApi("store.info", {});
-  const policy = useApi("policy.show", { id: "mn29" });
+  const policy = useApi("policy.show", { id: DEFAULT_POLICY });
   const runs = useApi("eval.list", {});
   const models = useApi("models.list", {});
   const demo = useAction("demo.load");

@@ -11,6 +11,7 @@ import { FilePicker } from "../components/Forms";
 import { KeyValues, PageHeader, Section, Tabs } from "../components/Layout";
 import { when } from "../format";
 import { setQuery, useRoute } from "../router";
+import { DEFAULT_POLICY } from "../api/generated";
 
 function appliesTo(g: GuidanceSection): string {
   return Array.isArray(g.applies_to) ? g.applies_to.join(", ") : String(g.applies_to);
@@ -198,7 +199,7 @@ function OfficialText({ policy }: { policy: PolicyView }) {
 
 export function PolicyPage() {
   const route = useRoute();
-  const id = route.query.get("policy") ?? "mn29";
+  const id = route.query.get("policy") ?? DEFAULT_POLICY;
   const tab = route.query.get("tab") ?? "clauses";
   const [filter, setFilter] = useState("");
   const focus = route.query.get("focus");

@@ -15,6 +15,7 @@ import { ChartsTab, TablesTab } from "./results/TablesCharts";
 import { isImported, runModel } from "./evaluate/selection";
 import { TrajectoryPage } from "./results/Trajectory";
 import "./results/results.css";
+import { DEFAULT_POLICY } from "../api/generated";
 
 const TABS = [
   { id: "leaderboard", label: "Leaderboard" },
@@ -105,7 +106,7 @@ export function ResultsPage() {
   const grid = useApi("results.grid", wanted.current.grid ? req : null);
   const decoded = useMemo(() => (grid.data ? decodeGrid(grid.data) : undefined), [grid.data]);
   const firstRun = (runs.data ?? []).find((r) => r.run_id === selected[0]);
-  const policyId = firstRun?.config.policy ?? "mn29";
+  const policyId = firstRun?.config.policy ?? DEFAULT_POLICY;
   const policy = useApi("policy.show", wanted.current.grid ? { id: policyId } : null);
   const clauseNames = useMemo(() => new Map((policy.data?.clauses ?? []).map((c) => [c.clause_id, c.label])), [policy.data]);
   const clauseName = useCallback((id: string) => clauseNames.get(id) ?? id, [clauseNames]);

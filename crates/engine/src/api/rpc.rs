@@ -875,6 +875,11 @@ pub mod bindings {
             out.push_str(&format!("  /** {doc} */\n  \"{name}\": {{ params: {p}; result: {r} }};\n"));
         }
         out.push_str("}\n\nexport type ApiMethod = keyof ApiMethods;\n");
+        out.push_str(&format!(
+            "\n/** The policy pack used when none is named (the engine's `policy::DEFAULT_POLICY`). */\n\
+             export const DEFAULT_POLICY = \"{}\";\n",
+            crate::policy::DEFAULT_POLICY
+        ));
         out
     }
 

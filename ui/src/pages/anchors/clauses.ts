@@ -4,6 +4,7 @@
 import { useMemo } from "react";
 import { useApi } from "../../api/client";
 import type { Clause } from "../../api/generated";
+import { DEFAULT_POLICY } from "../../api/generated";
 
 export type ClauseIndex = {
   list: Clause[];
@@ -16,7 +17,7 @@ export function indexClauses(clauses: Clause[]): ClauseIndex {
 }
 
 /** The clauses of a policy (default MN29), sorted by their global number. */
-export function useClauses(policy = "mn29"): ClauseIndex | undefined {
+export function useClauses(policy = DEFAULT_POLICY): ClauseIndex | undefined {
   const p = useApi("policy.show", { id: policy });
   return useMemo(() => (p.data ? indexClauses(p.data.clauses) : undefined), [p.data]);
 }

@@ -14,6 +14,7 @@ import { href, navigate, setQuery, useRoute } from "../../router";
 import { ImportDialog } from "./ImportDialog";
 import { day, LintCount } from "./parts";
 import { activeFilterCount, categories, clauseOptions, FILTER_KEYS, filterFromQuery, groupProblems, ORIGIN_LABEL } from "./logic";
+import { DEFAULT_POLICY } from "../../api/generated";
 
 function LibraryCheck({ report }: { report: LintReport | undefined }) {
   if (!report) return null;
@@ -92,13 +93,13 @@ function SearchBox({ value }: { value: string }) {
 export function CardList() {
   const route = useRoute();
   const filter = useMemo(() => filterFromQuery(route.query), [route.query]);
-  const policy = useApi("policy.show", { id: "mn29" });
+  const policy = useApi("policy.show", { id: DEFAULT_POLICY });
   const active = activeFilterCount(filter);
-  const all = useApi("cards.list", { policy: "mn29" });
+  const all = useApi("cards.list", { policy: DEFAULT_POLICY });
   // Without filters the whole library is what is shown: no second request.
   const filtered = useApi("cards.list", active > 0 ? filter : null);
   const shown = active > 0 ? filtered : all;
-  const check = useApi("cards.lint_library", { policy: "mn29" });
+  const check = useApi("cards.lint_library", { policy: DEFAULT_POLICY });
   const [importing, setImporting] = useState(false);
   const [exportError, setExportError] = useState<EngineError | undefined>();
   const [exporting, setExporting] = useState(false);

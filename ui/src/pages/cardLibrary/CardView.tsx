@@ -18,6 +18,7 @@ import { History } from "./History";
 import { CardTab } from "./logic";
 import { LintCount, OriginBadge } from "./parts";
 import { readCard } from "./types";
+import { DEFAULT_POLICY } from "../../api/generated";
 
 const TABS: CardTab[] = ["decision", "elements", "constraints", "variants", "lint", "history", "edit"];
 
@@ -35,8 +36,8 @@ export function CardView({ cardId }: { cardId: string }) {
   const shown = useApi("cards.show", version ? { card_id: cardId, version } : { card_id: cardId });
   const currentOnly = useApi("cards.show", version ? { card_id: cardId } : null);
   const current: CardDetail | undefined = version ? currentOnly.data : shown.data;
-  const policy = useApi("policy.show", { id: "mn29" });
-  const library = useApi("cards.list", { policy: "mn29" });
+  const policy = useApi("policy.show", { id: DEFAULT_POLICY });
+  const library = useApi("cards.list", { policy: DEFAULT_POLICY });
   const knownCards = useMemo(() => new Set((library.data ?? []).map((c) => c.card_id)), [library.data]);
 
   const [draft, setDraft] = useState<string | null>(null);

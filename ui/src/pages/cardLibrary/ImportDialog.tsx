@@ -11,6 +11,7 @@ import { plural } from "../../format";
 import { href } from "../../router";
 import { blocksImport, groupProblems, rememberName, rememberedName } from "./logic";
 import { LintCount, SeverityBadge } from "./parts";
+import { DEFAULT_POLICY } from "../../api/generated";
 
 function Findings({ report }: { report: LintReport }) {
   const groups = groupProblems(report.problems);
@@ -67,7 +68,7 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
     try {
       const uploads = await Promise.all(picked.map(toUpload));
       setFiles(uploads);
-      setReport(await api("cards.lint_files", { files: uploads, policy: "mn29" }));
+      setReport(await api("cards.lint_files", { files: uploads, policy: DEFAULT_POLICY }));
     } catch (e) {
       setCheckError(e as EngineError);
     } finally {
@@ -80,7 +81,7 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
 
   const doImport = async () => {
     rememberName("author", author);
-    const r = await imp.run({ files, policy: "mn29", author: author.trim() });
+    const r = await imp.run({ files, policy: DEFAULT_POLICY, author: author.trim() });
     if (r) {
       setResult(r);
       const n = r.added.length + r.updated.length;

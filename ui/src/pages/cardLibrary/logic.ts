@@ -2,6 +2,7 @@
 // card ids inside prose, diff display, remembered names. No engine rules live here.
 
 import type { CardFilter, Clause, DiffLine, LintProblem } from "../../api/generated";
+import { DEFAULT_POLICY } from "../../api/generated";
 
 // ---- Filters ------------------------------------------------------------------------------
 
@@ -10,7 +11,7 @@ export type FilterKey = (typeof FILTER_KEYS)[number];
 
 /** The library filter written in the address (`#/cards?clause=…&status=draft&q=allergy`). */
 export function filterFromQuery(q: URLSearchParams): CardFilter {
-  const f: CardFilter = { policy: "mn29" };
+  const f: CardFilter = { policy: DEFAULT_POLICY };
   const get = (k: FilterKey) => q.get(k)?.trim() || undefined;
   if (get("q")) f.search = get("q");
   if (get("category")) f.category = get("category");

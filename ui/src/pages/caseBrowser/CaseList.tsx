@@ -15,6 +15,7 @@ import { CASE_TYPE_LABEL, num, plural, VERDICT_LABEL, verdictKey } from "../../f
 import { href, navigate, setQuery, useRoute } from "../../router";
 import { clauseOptions } from "../cardLibrary/logic";
 import { activeCaseFilters, CASE_FILTER_KEYS, caseFilterFromQuery, countBy, filterQuery, ORIGIN_LABEL } from "./logic";
+import { DEFAULT_POLICY } from "../../api/generated";
 
 function ImportCases({ onClose }: { onClose: () => void }) {
   const [file, setFile] = useState<Upload | null>(null);
@@ -84,7 +85,7 @@ export function CaseList() {
   const carry = useMemo(() => filterQuery(route.query), [route.query]);
   const all = useApi("cases.list", { include_excluded: true });
   const shown = useApi("cases.list", filter);
-  const policy = useApi("policy.show", { id: "mn29" });
+  const policy = useApi("policy.show", { id: DEFAULT_POLICY });
   const demo = useAction("demo.load");
   const [importing, setImporting] = useState(false);
   const [exporting, setExporting] = useState(false);

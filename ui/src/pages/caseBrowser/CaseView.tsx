@@ -15,6 +15,7 @@ import { LegalBasisLinks } from "../cardLibrary/CardSections";
 import { nameTitle } from "../cardLibrary/logic";
 import { TruthValue } from "../cardLibrary/parts";
 import { caseFilterFromQuery, factRows, filterQuery, neighbours, ORIGIN_LABEL } from "./logic";
+import { DEFAULT_POLICY } from "../../api/generated";
 
 function ExcludeDialog({ detail, onClose }: { detail: CaseDetail; onClose: () => void }) {
   const [reason, setReason] = useState("");
@@ -140,7 +141,7 @@ export function CaseView({ caseId }: { caseId: string }) {
   const carry = useMemo(() => filterQuery(route.query), [route.query]);
   const detail = useApi("cases.detail", { case_id: caseId });
   const list = useApi("cases.list", caseFilterFromQuery(route.query));
-  const policy = useApi("policy.show", { id: "mn29" });
+  const policy = useApi("policy.show", { id: DEFAULT_POLICY });
   const include = useAction("cases.set_excluded");
   const [excluding, setExcluding] = useState(false);
 

@@ -17,6 +17,7 @@ import { clauseShort } from "../anchors/clauses";
 import { CardPicker } from "./CardPicker";
 import { availability, DEFAULT_FORM, destinationsKey, formProblem, GenForm, selectedCards, STAGE_LABEL, toRequest } from "./logic";
 import { useDebounced } from "../anchors/hooks";
+import { DEFAULT_POLICY } from "../../api/generated";
 
 // The form survives leaving the page (for this session of the app).
 let remembered: GenForm | null = null;
@@ -319,7 +320,7 @@ function PlanBox({
 
 export function Configure({ clauses }: { clauses: ClauseIndex | undefined }) {
   const models = useApi("models.list", {});
-  const cards = useApi("cards.list", { policy: "mn29" });
+  const cards = useApi("cards.list", { policy: DEFAULT_POLICY });
   const buckets = useApi("anchors.buckets", {});
   const [form, setFormState] = useState<GenForm>(remembered ?? DEFAULT_FORM);
   const setForm = (patch: Partial<GenForm>) =>

@@ -3,6 +3,7 @@
 
 import type { AnchorBucket, CardSummary, GenPlan, GenRequest, GenRunConfig, ProvenanceAttempt, RunStatus } from "../../api/generated";
 import { jsonText } from "../../format";
+import { DEFAULT_POLICY } from "../../api/generated";
 
 export type CardMode = "all" | "clause" | "chosen";
 
@@ -54,7 +55,7 @@ export function formProblem(f: GenForm): string | null {
 
 export function toRequest(f: GenForm): GenRequest {
   return {
-    policy: "mn29",
+    policy: DEFAULT_POLICY,
     cards: cardsSpec(f),
     anchors_per_card: f.anchorsPerCard,
     model: f.model,
