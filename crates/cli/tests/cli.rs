@@ -1,5 +1,8 @@
 //! Runs the real `psebench` binary.
 
+// Test helpers may unwrap: a failure is a failed test, with the message it carries.
+#![allow(clippy::unwrap_used)]
+
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -8,6 +8,8 @@ use super::{engine, runtime};
 use crate::output::{print_json, table};
 use crate::Cli;
 
+// Parsed once per process, so the size of the `Add` variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 pub enum ModelsCmd {
     /// Register (or update) a model.

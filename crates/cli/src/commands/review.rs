@@ -8,7 +8,7 @@ use psebench::api::Engine;
 use psebench::review::*;
 use psebench::ApiError;
 use std::io::{BufRead, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -233,7 +233,7 @@ fn parse_sample(s: &str) -> Result<[u32; 3], ApiError> {
     Ok(out)
 }
 
-fn read_file(p: &PathBuf) -> Result<String, ApiError> {
+fn read_file(p: &Path) -> Result<String, ApiError> {
     psebench::util::files::read_text(p, psebench::util::files::MAX_TEXT_FILE_BYTES).map_err(ApiError::from)
 }
 
@@ -338,7 +338,7 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
             } else {
                 ReviewSelection::Cases { case_ids: cases.clone() }
             };
-            let guidelines = guidelines.as_ref().map(read_file).transpose()?;
+            let guidelines = guidelines.as_deref().map(read_file).transpose()?;
             let d = e.review_create(&ReviewCreateRequest {
                 name: name.clone(),
                 selection,

@@ -225,7 +225,17 @@ impl Engine {
                             )));
                         }
                         let origin = if row.origin == "builtin" { "edited" } else { row.origin.as_str() };
-                        match repo::add_version(tx, &card, &json, author, Some(&format!("imported from {}", name(&d.origin))), AuditStatus::Draft, None, origin)? {
+                        let note = format!("imported from {}", name(&d.origin));
+                        let v = repo::NewVersion {
+                            card: &card,
+                            json: &json,
+                            author,
+                            note: Some(&note),
+                            status: AuditStatus::Draft,
+                            auditor: None,
+                            origin,
+                        };
+                        match repo::add_version(tx, &v)? {
                             Some(_) => result.updated.push(card.clause_card_id.clone()),
                             None => result.unchanged.push(card.clause_card_id.clone()),
                         }
@@ -363,7 +373,16 @@ impl Engine {
         }
         let json = to_pretty(&value);
         let origin = if row.origin == "builtin" { "edited".to_string() } else { row.origin.clone() };
-        self.store().with_tx(|tx| repo::add_version(tx, &card, &json, &req.author, req.note.as_deref(), AuditStatus::Draft, None, &origin))?;
+        let v = repo::NewVersion {
+            card: &card,
+            json: &json,
+            author: &req.author,
+            note: req.note.as_deref(),
+            status: AuditStatus::Draft,
+            auditor: None,
+            origin: &origin,
+        };
+        self.store().with_tx(|tx| repo::add_version(tx, &v))?;
         self.cards_show(&req.card_id, None)
     }
 

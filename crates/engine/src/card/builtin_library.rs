@@ -73,13 +73,15 @@ fn sync_builtin_library(conn: &rusqlite::Connection, pack: &PolicyPack) -> ApiRe
             Some(row) if row.origin == "builtin" => {
                 card_repo::add_version(
                     conn,
-                    &card,
-                    &json,
-                    BUILTIN_AUDITOR,
-                    Some("built-in library updated"),
-                    AuditStatus::Approved,
-                    Some(BUILTIN_AUDITOR),
-                    "builtin",
+                    &card_repo::NewVersion {
+                        card: &card,
+                        json: &json,
+                        author: BUILTIN_AUDITOR,
+                        note: Some("built-in library updated"),
+                        status: AuditStatus::Approved,
+                        auditor: Some(BUILTIN_AUDITOR),
+                        origin: "builtin",
+                    },
                 )?;
             }
             Some(_) => {} // the user's edited copy wins

@@ -169,18 +169,22 @@ pub fn insert_card(conn: &Connection, n: &NewCard<'_>) -> ApiResult<()> {
     Ok(())
 }
 
+/// New content for a stored card: who wrote it, why, and the audit status it returns to.
+#[derive(Clone, Copy)]
+pub struct NewVersion<'a> {
+    pub card: &'a ClauseCard,
+    pub json: &'a str,
+    pub author: &'a str,
+    pub note: Option<&'a str>,
+    pub status: AuditStatus,
+    pub auditor: Option<&'a str>,
+    pub origin: &'a str,
+}
+
 /// Store new content for an existing card as a new version. Returns the new version number, or
 /// None when the content is unchanged. The audit status goes back to `status`.
-pub fn add_version(
-    conn: &Connection,
-    card: &ClauseCard,
-    json: &str,
-    author: &str,
-    note: Option<&str>,
-    status: AuditStatus,
-    auditor: Option<&str>,
-    origin: &str,
-) -> ApiResult<Option<i64>> {
+pub fn add_version(conn: &Connection, v: &NewVersion<'_>) -> ApiResult<Option<i64>> {
+    let NewVersion { card, json, author, note, status, auditor, origin } = *v;
     let current = require_row(conn, &card.clause_card_id)?;
     let sha = content_sha(json);
     let cur_sha: String = conn.query_row(

@@ -187,7 +187,7 @@ impl Engine {
     }
 
     pub fn cache_stats(&self) -> ApiResult<CacheStats> {
-        cache::stats(&self.store())
+        cache::stats(self.store())
     }
 
     pub fn cache_clear(&self, model: Option<&str>) -> ApiResult<u64> {
@@ -201,6 +201,6 @@ impl Engine {
 
     /// Token and cost totals per stage and model over every recorded call.
     pub fn usage_all_by_stage(&self) -> ApiResult<Vec<UsageTotals>> {
-        accounting::totals_by_stage_all(&self.store())
+        accounting::totals_by_stage_all(self.store())
     }
 }

@@ -272,7 +272,7 @@ impl Engine {
         let heartbeat = jobs::Heartbeat::start(self.store(), run_id);
         self.publish_eval(run_id, RunStatus::Running, &base, base.done, started, None);
         let done_here = Arc::new(AtomicU32::new(0));
-        futures::stream::iter(pending.into_iter())
+        futures::stream::iter(pending)
             .for_each_concurrent(concurrency, |(case_id, repeat)| {
                 let (roles, prompts, system, cancel) = (roles.clone(), prompts.clone(), system.clone(), cancel.clone());
                 let case = case_map.get(&case_id).cloned();

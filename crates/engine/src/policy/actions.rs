@@ -69,7 +69,7 @@ pub struct PolicyImportResult {
 
 impl Engine {
     pub fn policy_list(&self) -> ApiResult<Vec<PolicySummary>> {
-        let ids = self.store().with_conn(|c| repo::list_pack_ids(c))?;
+        let ids = self.store().with_conn(repo::list_pack_ids)?;
         ids.iter()
             .map(|id| {
                 let v = self.policy_show(id)?;

@@ -26,7 +26,7 @@ fn packs() -> &'static Result<Vec<PolicyPack>, String> {
 
 /// The built-in packs (empty if the embedded data is broken; `builtin_errors` says why).
 pub fn policy_packs() -> Vec<PolicyPack> {
-    packs().as_ref().map(|p| p.clone()).unwrap_or_default()
+    packs().clone().unwrap_or_default()
 }
 
 /// Problems with the embedded data, for tests and diagnostics.

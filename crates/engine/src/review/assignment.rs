@@ -219,7 +219,7 @@ fn choose(forced: &[usize], pool: &[usize], need: usize, co: &[Vec<usize>]) -> V
             let mut set = chosen.clone();
             set.extend(idx.iter().map(|i| pool[*i]));
             let cost = pair_cost(&set, co);
-            if best.as_ref().map_or(true, |(b, _)| cost < *b) {
+            if best.as_ref().is_none_or(|(b, _)| cost < *b) {
                 best = Some((cost, set));
             }
             // next combination of `need` positions out of pool.len(), in lexicographic order

@@ -393,17 +393,22 @@ pub fn token(conn: &Connection, token_hash: &str) -> ApiResult<Option<TokenRow>>
         .optional()?)
 }
 
-pub fn insert_adjudication(
-    conn: &Connection,
-    session_id: &str,
-    case_id: &str,
-    decision: &AdjudicationDecision,
-    adjudicator: &str,
-    note: Option<&str>,
-    now: &str,
-    excluded_case: bool,
-    restored_case: bool,
-) -> ApiResult<i64> {
+/// One adjudication decision to record.
+#[derive(Clone, Copy)]
+pub struct NewAdjudication<'a> {
+    pub session_id: &'a str,
+    pub case_id: &'a str,
+    pub decision: &'a AdjudicationDecision,
+    pub adjudicator: &'a str,
+    pub note: Option<&'a str>,
+    pub now: &'a str,
+    /// The decision took the case out of runs, or brought it back.
+    pub excluded_case: bool,
+    pub restored_case: bool,
+}
+
+pub fn insert_adjudication(conn: &Connection, a: &NewAdjudication<'_>) -> ApiResult<i64> {
+    let NewAdjudication { session_id, case_id, decision, adjudicator, note, now, excluded_case, restored_case } = *a;
     let verdict = match decision {
         AdjudicationDecision::Relabel { verdict } => Some(verdict.as_str()),
         _ => None,

@@ -139,13 +139,16 @@ pub fn compute(
     }
 }
 
+/// Per pair of reviewers (first, second): the values both gave, case by case.
+type PairedValues<T> = Vec<(String, String, Vec<(T, T)>)>;
+
 /// For each pair of reviewers who share at least one case: the pairs of values both gave.
 fn pairwise<T: Copy>(
     reviewers: &[String],
     items: &[ItemRow],
     by_case: &HashMap<&str, Vec<&AnswerRow>>,
     value: impl Fn(&AnswerRow) -> Option<T>,
-) -> Vec<(String, String, Vec<(T, T)>)> {
+) -> PairedValues<T> {
     let mut out = Vec::new();
     for (x, a) in reviewers.iter().enumerate() {
         for b in &reviewers[x + 1..] {

@@ -195,7 +195,7 @@ mod tests {
         let mut out = Vec::new();
         for (i, row) in table.iter().enumerate() {
             for (j, n) in row.iter().enumerate() {
-                out.extend(std::iter::repeat((i, j)).take(*n));
+                out.extend(std::iter::repeat_n((i, j), *n));
             }
         }
         out

@@ -32,6 +32,9 @@ const MAX_REVIEWER_CHARS: usize = 80;
 const MAX_GUIDELINES_CHARS: usize = 200_000;
 const MAX_NOTE_CHARS: usize = 20_000;
 
+/// A session as its owner reads it: the session, its reviewers, its items and every answer.
+type OwnerRows = (SessionRow, Vec<String>, Vec<ItemRow>, Vec<AnswerRow>);
+
 /// The session and reviewer a token opens.
 struct ReviewerCtx {
     session: SessionRow,
@@ -468,7 +471,7 @@ impl Engine {
 
     // ------------------------------------------------------------------ owner: results
 
-    fn owner_rows(&self, session: &str, what: &str) -> ApiResult<(SessionRow, Vec<String>, Vec<ItemRow>, Vec<AnswerRow>)> {
+    fn owner_rows(&self, session: &str, what: &str) -> ApiResult<OwnerRows> {
         self.store().with_conn(|c| {
             let s = owner_session(c, session, what)?;
             let reviewers = repo::reviewers(c, &s.session_id)?;
@@ -577,7 +580,19 @@ impl Engine {
                 }
                 _ => {}
             }
-            let id = repo::insert_adjudication(tx, &s.session_id, case_id, &req.decision, &adjudicator, note, &now, excluded_case, restored_case)?;
+            let id = repo::insert_adjudication(
+                tx,
+                &repo::NewAdjudication {
+                    session_id: &s.session_id,
+                    case_id,
+                    decision: &req.decision,
+                    adjudicator: &adjudicator,
+                    note,
+                    now: &now,
+                    excluded_case,
+                    restored_case,
+                },
+            )?;
             repo::adjudications(tx, &s.session_id, Some(case_id))?
                 .into_iter()
                 .find(|d| d.id as i64 == id)

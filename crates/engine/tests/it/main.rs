@@ -1,5 +1,8 @@
 //! Engine integration tests (one binary, one module per area).
 
+// Test helpers may unwrap: a failure is a failed test, with the message it carries.
+#![allow(clippy::unwrap_used)]
+
 mod anchors;
 mod builtin;
 mod cards;
