@@ -246,6 +246,12 @@ fn chart_kind(id: &str) -> ApiResult<ChartKind> {
 }
 
 impl Engine {
+    /// Forget the loaded Results data, so the next call loads the runs again (benchmarks).
+    #[doc(hidden)]
+    pub fn results_forget(&self) {
+        *self.results_cache.slot.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
     pub(crate) fn results_data(&self, run_ids: &[String]) -> ApiResult<Arc<ResultsData>> {
         if run_ids.is_empty() {
             return Err(ApiError::invalid("Choose at least one evaluation run to show results for."));
