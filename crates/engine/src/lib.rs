@@ -15,6 +15,7 @@ pub mod evaluation;
 pub mod generation;
 pub mod jobs;
 pub mod llm;
+pub mod logging;
 pub mod metrics;
 pub mod mock;
 pub mod policy;
