@@ -103,15 +103,15 @@ impl Engine {
     }
 
     pub fn cases_list(&self, filter: &CaseFilter) -> ApiResult<Vec<CaseSummary>> {
-        self.store.with_conn(|c| repo::list_summaries(c, filter))
+        self.store.with_read(|c| repo::list_summaries(c, filter))
     }
 
     pub fn cases_all(&self, filter: &CaseFilter) -> ApiResult<Vec<Case>> {
-        self.store.with_conn(|c| repo::list_cases(c, filter))
+        self.store.with_read(|c| repo::list_cases(c, filter))
     }
 
     pub fn cases_show(&self, case_id: &str) -> ApiResult<Case> {
-        self.store.with_conn(|c| repo::get_case(c, case_id))
+        self.store.with_read(|c| repo::get_case(c, case_id))
     }
 
     /// A case with its store metadata and the names of its clause and card.

@@ -589,7 +589,7 @@ impl Engine {
     }
 
     pub fn gen_list(&self) -> ApiResult<Vec<GenRunView>> {
-        let runs = self.store().with_conn(|c| jobs::list_runs(c, Some("generation")))?;
+        let runs = self.store().with_read(|c| jobs::list_runs(c, Some("generation")))?;
         runs.into_iter().map(|r| self.run_view(r)).collect()
     }
 
@@ -622,7 +622,10 @@ impl Engine {
             let card_version = repo::run_cards(c, &cand.run_id)?.into_iter().find(|x| x.0 == cand.clause_card_id).map(|x| x.1);
             let anchor_text = repo::run_anchor(c, &cand.run_id, &cand.anchor_id)?;
             let case = match &cand.case_id {
-                Some(id) => crate::case::repo::stored_json(c, id)?.and_then(|j| serde_json::from_str(&j).ok()),
+                Some(id) => match crate::case::repo::stored_json(c, id)? {
+                    Some(j) => Some(crate::case::repo::CASE_JSON.parse(&j, id)?),
+                    None => None,
+                },
                 None => None,
             };
             let run = jobs::get_run(c, &cand.run_id)?;

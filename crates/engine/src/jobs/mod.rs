@@ -62,6 +62,7 @@ impl JobHub {
     }
     pub fn publish(&self, p: Progress) {
         self.last.lock().unwrap_or_else(|e| e.into_inner()).insert(p.run_id.clone(), p.clone());
+        // An error only means nobody is listening right now; the latest progress is kept above.
         let _ = self.tx.send(p);
     }
     /// The latest progress of a run, if it reported any in this process.
@@ -137,14 +138,19 @@ fn effective_status(status: String, heartbeat: Option<String>) -> String {
 
 const COLS: &str = "run_id, kind, status, label, config_json, created_at, started_at, finished_at, error, app_version, heartbeat_at";
 
+/// Where a run's configuration is stored.
+const RUN_CONFIG: crate::store::StoredColumn =
+    crate::store::StoredColumn { table: "runs", column: "config_json", what: "configuration", row_kind: "run" };
+
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRow> {
+    let run_id: String = r.get(0)?;
     let config: String = r.get(4)?;
     Ok(RunRow {
-        run_id: r.get(0)?,
+        config: RUN_CONFIG.parse_in_row(&config, &run_id, 4)?,
+        run_id,
         kind: r.get(1)?,
         status: effective_status(r.get(2)?, r.get(10)?),
         label: r.get(3)?,
-        config: serde_json::from_str(&config).unwrap_or(serde_json::Value::Null),
         created_at: r.get(5)?,
         started_at: r.get(6)?,
         finished_at: r.get(7)?,
@@ -216,7 +222,11 @@ impl Heartbeat {
             loop {
                 tokio::select! {
                     _ = tokio::time::sleep(HEARTBEAT_EVERY) => {
-                        let _ = store.with_conn(|c| heartbeat(c, &run));
+                        let id = run.clone();
+                        if let Err(e) = store.call(move |c| heartbeat(c, &id)).await {
+                            // The work goes on; if beats keep failing the run will look interrupted.
+                            tracing::warn!(run = %run, error = %e, "could not refresh the run's heartbeat");
+                        }
                     }
                     _ = stopped.cancelled() => break,
                 }
