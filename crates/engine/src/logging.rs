@@ -116,7 +116,8 @@ pub fn init(opts: &LogOptions) -> Result<LogGuard, LogError> {
         None => None,
     };
     let stderr_layer = opts.stderr_level.map(|level| {
-        tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_target(false).compact().with_filter(filter(level))
+        let colour = std::io::IsTerminal::is_terminal(&std::io::stderr());
+        tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(colour).with_target(false).compact().with_filter(filter(level))
     });
     if tracing_subscriber::registry().with(file_layer).with(stderr_layer).try_init().is_err() {
         // Someone installed a subscriber first; theirs stays.

@@ -140,7 +140,7 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
                     b.options.every_ms, b.options.seconds, b.options.concurrency, b.options.latency_ms, b.trajectories, b.results_loads
                 );
                 table(
-                    &["CALLS", "FAILED", "p50 ms", "p95 ms", "p99 ms", "MAX ms", "EVAL CASES DONE"],
+                    &["CALLS", "FAILED", "p50 ms", "p95 ms", "p99 ms", "MAX ms", "EVAL CASES DONE", "IDLE p50 ms", "IDLE MAX ms"],
                     &[vec![
                         b.calls.to_string(),
                         b.failures.to_string(),
@@ -149,6 +149,8 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
                         format!("{:.1}", b.p99_ms),
                         format!("{:.1}", b.max_ms),
                         b.eval_cases_done.to_string(),
+                        format!("{:.1}", b.idle_p50_ms),
+                        format!("{:.1}", b.idle_max_ms),
                     ]],
                 );
             }

@@ -49,6 +49,9 @@ pub struct StoreBench {
     pub trajectories: usize,
     /// Time to store the synthetic set before measuring.
     pub setup_ms: f64,
+    /// `store.info` on the same store with nothing else running (50 calls), for comparison.
+    pub idle_p50_ms: f64,
+    pub idle_max_ms: f64,
     pub calls: usize,
     pub failures: usize,
     pub p50_ms: f64,
@@ -83,6 +86,45 @@ fn mock_script(latency_ms: u64) -> Script {
     Script { latency_ms, rules: vec![judge], default_reply: Some(Reply::Json { json: answer }), ..Default::default() }
 }
 
+type ServerTask = tokio::task::JoinHandle<ApiResult<()>>;
+
+/// `psebench serve` in this process, on a free loopback port: the task, its stop switch (drop it
+/// to stop) and the URL of `store.info`.
+async fn start_server(engine: &Engine) -> ApiResult<(ServerTask, tokio::sync::oneshot::Sender<()>, String)> {
+    let (addr_tx, addr_rx) = tokio::sync::oneshot::channel();
+    let (quit_tx, quit_rx) = tokio::sync::oneshot::channel::<()>();
+    let e = engine.clone();
+    let so = ServeOptions { addr: "127.0.0.1:0".parse().map_err(|e| io_error("bad address", e))?, lan: false, review_session: None, assets: Arc::new(NoAssets) };
+    let server = tokio::spawn(async move {
+        crate::server::serve(
+            e,
+            so,
+            move |a| {
+                // The benchmark waits for this address; if it stopped waiting there is nobody to tell.
+                let _ = addr_tx.send(a);
+            },
+            async move {
+                // A dropped sender also means "stop".
+                let _ = quit_rx.await;
+            },
+        )
+        .await
+    });
+    let addr = addr_rx.await.map_err(|_| ApiError::internal("the in-process server did not start"))?;
+    Ok((server, quit_tx, format!("http://{addr}/api/store.info")))
+}
+
+/// One `store.info` call over HTTP: its latency in ms, or None when it failed.
+async fn store_info_ms(http: &reqwest::Client, url: &str) -> Option<f64> {
+    let t = Instant::now();
+    let r = http.post(url).header("content-type", "application/json").body("{}").send().await.ok()?;
+    if !r.status().is_success() {
+        return None;
+    }
+    r.bytes().await.ok()?;
+    Some(t.elapsed().as_secs_f64() * 1000.0)
+}
+
 /// Run the benchmark in a scratch store under `dir`. Needs a multi-threaded tokio runtime.
 pub async fn run(dir: &Path, opts: &StoreBenchOptions) -> ApiResult<StoreBench> {
     let engine = Engine::open_with(
@@ -95,6 +137,16 @@ pub async fn run(dir: &Path, opts: &StoreBenchOptions) -> ApiResult<StoreBench> 
         .await
         .map_err(|e| ApiError::internal(format!("loading the synthetic set failed: {e}")))??;
     let setup_ms = setup.elapsed().as_secs_f64() * 1000.0;
+
+    let (server, quit_tx, url) = start_server(&engine).await?;
+    let http = reqwest::Client::new();
+    let mut idle = Vec::new();
+    for _ in 0..50 {
+        if let Some(ms) = store_info_ms(&http, &url).await {
+            idle.push(ms);
+        }
+    }
+    idle.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
 
     let mock = MockServer::start_with(mock_script(opts.latency_ms), 0, false).await.map_err(|e| io_error("could not start the mock", e))?;
     engine.models_add(&ModelAddRequest {
@@ -135,44 +187,13 @@ pub async fn run(dir: &Path, opts: &StoreBenchOptions) -> ApiResult<StoreBench> 
         })
     };
 
-    // `psebench serve` in this process; store.info over HTTP as the app would ask it.
-    let (addr_tx, addr_rx) = tokio::sync::oneshot::channel();
-    let (quit_tx, quit_rx) = tokio::sync::oneshot::channel::<()>();
-    let server = {
-        let e = engine.clone();
-        let so = ServeOptions { addr: "127.0.0.1:0".parse().map_err(|e| io_error("bad address", e))?, lan: false, review_session: None, assets: Arc::new(NoAssets) };
-        tokio::spawn(async move {
-            crate::server::serve(
-                e,
-                so,
-                move |a| {
-                    // The benchmark waits for this address; if it stopped waiting there is nobody to tell.
-                    let _ = addr_tx.send(a);
-                },
-                async move {
-                    // A dropped sender also means "stop".
-                    let _ = quit_rx.await;
-                },
-            )
-            .await
-        })
-    };
-    let addr = addr_rx.await.map_err(|_| ApiError::internal("the in-process server did not start"))?;
-    let url = format!("http://{addr}/api/store.info");
-    let http = reqwest::Client::new();
     let mut latencies = Vec::new();
     let mut failures = 0usize;
     let measured = Instant::now();
     while measured.elapsed().as_secs_f64() < opts.seconds {
-        let t = Instant::now();
-        let ok = match http.post(&url).header("content-type", "application/json").body("{}").send().await {
-            Ok(r) => r.status().is_success() && r.bytes().await.is_ok(),
-            Err(_) => false,
-        };
-        if ok {
-            latencies.push(t.elapsed().as_secs_f64() * 1000.0);
-        } else {
-            failures += 1;
+        match store_info_ms(&http, &url).await {
+            Some(ms) => latencies.push(ms),
+            None => failures += 1,
         }
         tokio::time::sleep(Duration::from_millis(opts.every_ms)).await;
     }
@@ -201,6 +222,8 @@ pub async fn run(dir: &Path, opts: &StoreBenchOptions) -> ApiResult<StoreBench> 
         p95_ms: quantile(&latencies, 0.95),
         p99_ms: quantile(&latencies, 0.99),
         max_ms: latencies.last().copied().unwrap_or(0.0),
+        idle_p50_ms: quantile(&idle, 0.5),
+        idle_max_ms: idle.last().copied().unwrap_or(0.0),
         results_loads: loads.load(Ordering::SeqCst),
         eval_cases_done: done_now,
     })

@@ -143,7 +143,7 @@ impl Store {
         let mut conn = open_connection(path)?;
         let report = migrations::migrate(&mut conn, path, existed, upto)?;
         if !report.applied.is_empty() {
-            tracing::info!(path = %path.display(), applied = ?report.applied, backup = ?report.backup, "store schema upgraded");
+            tracing::info!(path = %path.display(), applied = ?report.applied, backup = ?report.backup, "store schema brought up to date");
         }
         let readers = Some(Arc::new(ReadPool::new(path.to_path_buf(), READERS)));
         Ok(Store { path: path.to_path_buf(), conn: Arc::new(Mutex::new(conn)), readers, report: Arc::new(report) })
