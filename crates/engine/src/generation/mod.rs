@@ -469,6 +469,7 @@ impl Engine {
         abort: crate::llm::CancellationToken,
     ) -> ApiResult<GenSummary> {
         self.store().with_conn(|c| jobs::set_status(c, run_id, "running", None))?;
+        tracing::info!(run = %run_id, "generation started");
         let started = Instant::now();
         let base = self.store().with_conn(|c| repo::counts(c, run_id))?;
         let publish = |status: &str, message: Option<String>| {
@@ -517,6 +518,7 @@ impl Engine {
             ("completed", None)
         };
         self.store().with_conn(|c| jobs::set_status(c, run_id, status, message.as_deref()))?;
+        tracing::info!(run = %run_id, status, reason = ?message, "generation stopped");
         publish(status, message.clone());
         self.gen_summary(run_id, message)
     }
