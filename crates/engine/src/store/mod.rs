@@ -44,15 +44,13 @@ pub enum StoreError {
     Migration { migration: String, message: String },
     #[error("Database error: {0}")]
     Sql(#[from] rusqlite::Error),
-    #[error(transparent)]
-    CorruptJson(#[from] CorruptJson),
 }
 
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         let code = match e {
             StoreError::NewerSchema { .. } | StoreError::Open { .. } | StoreError::Backup { .. } => ErrorCode::StoreUnavailable,
-            StoreError::Migration { .. } | StoreError::Sql(_) | StoreError::CorruptJson(_) => ErrorCode::StoreFailed,
+            StoreError::Migration { .. } | StoreError::Sql(_) => ErrorCode::StoreFailed,
         };
         ApiError::new(code, e.to_string())
     }
