@@ -58,7 +58,7 @@ impl From<StoreError> for ApiError {
 
 impl From<CorruptJson> for ApiError {
     fn from(e: CorruptJson) -> Self {
-        tracing::error!(table = e.table, column = e.column, row = %e.row, "{e}");
+        tracing::error!(table = e.column.table, column = e.column.column, row = %e.row, "{e}");
         ApiError::new(ErrorCode::StoreFailed, e.to_string())
     }
 }
@@ -100,7 +100,7 @@ pub fn default_db_path() -> PathBuf {
         }
     }
     dirs::data_dir()
-        .unwrap_or_else(|| std::env::temp_dir())
+        .unwrap_or_else(std::env::temp_dir)
         .join("psebench")
         .join("psebench.db")
 }
@@ -216,7 +216,7 @@ impl Store {
 
     /// Applied schema changes, oldest first.
     pub fn applied_migrations(&self) -> Result<Vec<String>, rusqlite::Error> {
-        self.with_read(|c| migrations::applied(c))
+        self.with_read(migrations::applied)
     }
 }
 

@@ -16,12 +16,12 @@ pub struct StoredColumn {
 
 /// A stored JSON value that cannot be read back.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("The stored {what} of {row_kind} {row} (table {table}, column {column}) {problem}: {message}. Restore the database from a backup, or delete that {row_kind}.")]
+#[error(
+    "The stored {} of {} {row} (table {}, column {}) {problem}: {message}. Restore the database from a backup, or delete that {}.",
+    .column.what, .column.row_kind, .column.table, .column.column, .column.row_kind
+)]
 pub struct CorruptJson {
-    pub table: &'static str,
-    pub column: &'static str,
-    pub what: &'static str,
-    pub row_kind: &'static str,
+    pub column: &'static StoredColumn,
     pub row: String,
     /// "is not valid JSON" or "does not have the expected shape".
     pub problem: &'static str,
@@ -30,33 +30,25 @@ pub struct CorruptJson {
 
 impl StoredColumn {
     /// Parse the value stored in row `row`.
-    pub fn parse<T: DeserializeOwned>(&self, text: &str, row: &str) -> Result<T, CorruptJson> {
+    pub fn parse<T: DeserializeOwned>(&'static self, text: &str, row: &str) -> Result<T, CorruptJson> {
         serde_json::from_str(text).map_err(|e| {
             let problem = match e.classify() {
                 serde_json::error::Category::Data => "does not have the expected shape",
                 _ => "is not valid JSON",
             };
-            CorruptJson {
-                table: self.table,
-                column: self.column,
-                what: self.what,
-                row_kind: self.row_kind,
-                row: row.to_string(),
-                problem,
-                message: e.to_string(),
-            }
+            CorruptJson { column: self, row: row.to_string(), problem, message: e.to_string() }
         })
     }
 
     /// [`StoredColumn::parse`] inside a rusqlite row mapper: the error travels as a conversion
     /// failure of column `index` and becomes the same message when it reaches the API.
-    pub fn parse_in_row<T: DeserializeOwned>(&self, text: &str, row: &str, index: usize) -> rusqlite::Result<T> {
+    pub fn parse_in_row<T: DeserializeOwned>(&'static self, text: &str, row: &str, index: usize) -> rusqlite::Result<T> {
         self.parse(text, row)
             .map_err(|e| rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, Box::new(e)))
     }
 
     /// Like [`StoredColumn::parse_in_row`] for a column that may be NULL.
-    pub fn parse_opt_in_row<T: DeserializeOwned>(&self, text: Option<String>, row: &str, index: usize) -> rusqlite::Result<Option<T>> {
+    pub fn parse_opt_in_row<T: DeserializeOwned>(&'static self, text: Option<String>, row: &str, index: usize) -> rusqlite::Result<Option<T>> {
         text.map(|t| self.parse_in_row(&t, row, index)).transpose()
     }
 }
