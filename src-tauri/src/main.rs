@@ -45,7 +45,23 @@ fn prefer_simple_rendering() {
 fn main() {
     prefer_simple_rendering();
     let db = psebench::store::default_db_path();
+    let log_options = psebench::logging::LogOptions {
+        file_dir: Some(psebench::logging::log_dir_for(&db)),
+        file_level: psebench::logging::LogLevel::Info,
+        stderr_level: None,
+    };
+    // Kept until the app exits, so the last lines reach the file.
+    let _log = match psebench::logging::init(&log_options) {
+        Ok(guard) => Some(guard),
+        Err(e) => {
+            eprintln!("PSEBench Studio will run without a log file: {e}");
+            None
+        }
+    };
     let engine = Engine::open(&db);
+    if let Err(e) = &engine {
+        tracing::error!(error = %e, path = %db.display(), "the store could not be opened");
+    }
     tauri::Builder::default()
         .setup(|app| {
             let studio = Studio(engine);

@@ -20,6 +20,10 @@ pub struct Cli {
     /// Do not read or write the LLM response cache.
     #[arg(long, global = true)]
     pub no_cache: bool,
+    /// Log to standard error: -v what happens, -vv details, -vvv everything. (`serve` also keeps
+    /// a log file in the logs folder next to the database.)
+    #[arg(short = 'v', long = "verbose", global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -74,6 +78,17 @@ pub enum Command {
     Review(commands::review::ReviewCmd),
 }
 
+/// Standard error gets what -v asks for; `serve` also writes the rotating file log.
+fn start_logging(cli: &Cli) -> Result<psebench::logging::LogGuard, psebench::logging::LogError> {
+    use psebench::logging::{init, log_dir_for, LogLevel, LogOptions};
+    let file_dir = match cli.command {
+        Command::Serve(_) => Some(log_dir_for(&cli.db.clone().unwrap_or_else(psebench::store::default_db_path))),
+        _ => None,
+    };
+    let stderr_level = (cli.verbose > 0).then(|| LogLevel::from_verbosity(cli.verbose));
+    init(&LogOptions { file_dir, file_level: LogLevel::Info.max(stderr_level.unwrap_or(LogLevel::Info)), stderr_level })
+}
+
 fn main() -> ExitCode {
     // Behave like other command-line tools when output is piped into `head` and closed early.
     #[cfg(unix)]
@@ -81,6 +96,14 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
+    let _log = match start_logging(&cli) {
+        Ok(guard) => Some(guard),
+        Err(e) => {
+            // Not fatal: the command works without a log file.
+            eprintln!("warning: {e}");
+            None
+        }
+    };
     match commands::run(&cli) {
         Ok(code) => code,
         Err(e) => {

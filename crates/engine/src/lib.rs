@@ -19,7 +19,7 @@
 //! llm                                   providers, retries, limits, cache, accounting
 //! store · secrets · prompt · builtin    SQLite; API keys; prompt templates; embedded files
 //! util                                  files, text and number helpers
-//! error                                 the error type every layer returns
+//! error · logging                       the error type every layer returns; the log setup
 //! ```
 //!
 //! Outside the stack, behind cargo features: `server` (`psebench serve`), `mock` (the loopback
@@ -40,6 +40,7 @@ pub mod export;
 pub mod generation;
 pub mod jobs;
 pub mod llm;
+pub mod logging;
 pub mod metrics;
 #[cfg(feature = "mock")]
 pub mod mock;

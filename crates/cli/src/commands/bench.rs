@@ -32,6 +32,24 @@ pub enum BenchCmd {
         #[arg(long, default_value_t = 15)]
         models: usize,
     },
+    /// How fast `store.info` answers (over HTTP, from an in-process `psebench serve`) while an
+    /// evaluation runs against the mock provider and the Results data of every stored run is
+    /// loaded again and again. Uses a scratch store.
+    Store {
+        #[arg(long, default_value_t = 5074)]
+        cases: usize,
+        #[arg(long, default_value_t = 15)]
+        models: usize,
+        /// Evaluation concurrency.
+        #[arg(long, default_value_t = 64)]
+        concurrency: u32,
+        /// Delay of every mock reply, in ms.
+        #[arg(long, default_value_t = 20)]
+        latency_ms: u64,
+        /// Seconds of measurement.
+        #[arg(long, default_value_t = 20.0)]
+        seconds: f64,
+    },
 }
 
 /// A mock provider in a child process, so the measured CPU is the client's alone.
@@ -98,6 +116,43 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
             } else {
                 println!("Stored {} cases and {} trajectories as {} runs in {:.0} ms.", r.cases, r.trajectories, r.run_ids.len(), r.load_ms);
                 println!("Results: #/results?runs={}", r.run_ids.join(","));
+            }
+        }
+        BenchCmd::Store { cases, models, concurrency, latency_ms, seconds } => {
+            let dir = tempfile::tempdir().map_err(|e| ApiError::internal(e.to_string()))?;
+            let opts = psebench::bench::store::StoreBenchOptions {
+                cases: *cases,
+                models: *models,
+                concurrency: *concurrency,
+                latency_ms: *latency_ms,
+                seconds: *seconds,
+                ..Default::default()
+            };
+            if !cli.json {
+                eprintln!("Storing {cases} synthetic cases × {models} models in a scratch store, then measuring for {seconds} s…");
+            }
+            let b = runtime()?.block_on(psebench::bench::store::run(dir.path(), &opts))?;
+            if cli.json {
+                print_json(&b);
+            } else {
+                println!(
+                    "store.info over HTTP every {} ms for {:.0} s, while an evaluation ran at C={} (mock {} ms) and the Results data of {} trajectories was loaded {} time(s):",
+                    b.options.every_ms, b.options.seconds, b.options.concurrency, b.options.latency_ms, b.trajectories, b.results_loads
+                );
+                table(
+                    &["CALLS", "FAILED", "p50 ms", "p95 ms", "p99 ms", "MAX ms", "EVAL CASES DONE", "IDLE p50 ms", "IDLE MAX ms"],
+                    &[vec![
+                        b.calls.to_string(),
+                        b.failures.to_string(),
+                        format!("{:.1}", b.p50_ms),
+                        format!("{:.1}", b.p95_ms),
+                        format!("{:.1}", b.p99_ms),
+                        format!("{:.1}", b.max_ms),
+                        b.eval_cases_done.to_string(),
+                        format!("{:.1}", b.idle_p50_ms),
+                        format!("{:.1}", b.idle_max_ms),
+                    ]],
+                );
             }
         }
         BenchCmd::Llm { seconds } => {

@@ -309,12 +309,12 @@ impl Engine {
     }
 
     pub fn anchors_list(&self, filter: &AnchorFilter) -> ApiResult<Vec<AnchorSummary>> {
-        Ok(self.store().with_conn(|c| repo::list(c, filter))?.iter().map(repo::summary).collect())
+        Ok(self.store().with_read(|c| repo::list(c, filter))?.iter().map(repo::summary).collect())
     }
 
     /// Full anchors (text included) matching a filter.
     pub fn anchors_all(&self, filter: &AnchorFilter) -> ApiResult<Vec<Anchor>> {
-        self.store().with_conn(|c| repo::list(c, filter))
+        self.store().with_read(|c| repo::list(c, filter))
     }
 
     pub fn anchors_show(&self, anchor_id: &str) -> ApiResult<Anchor> {

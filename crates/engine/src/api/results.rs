@@ -246,6 +246,12 @@ fn chart_kind(id: &str) -> ApiResult<ChartKind> {
 }
 
 impl Engine {
+    /// Forget the loaded Results data, so the next call loads the runs again (benchmarks).
+    #[doc(hidden)]
+    pub fn results_forget(&self) {
+        *self.extension::<ResultsCache>().slot.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
     pub(crate) fn results_data(&self, run_ids: &[String]) -> ApiResult<Arc<ResultsData>> {
         if run_ids.is_empty() {
             return Err(ApiError::invalid("Choose at least one evaluation run to show results for."));
@@ -263,7 +269,7 @@ impl Engine {
         }
         let (cases, trajectories) = self.runs_for_scoring(run_ids)?;
         let policy = cases.first().map(|c| c.policy.clone()).unwrap_or_else(|| crate::policy::DEFAULT_POLICY.into());
-        let pack = self.store().with_conn(|c| policy_repo::load_pack(c, &policy))?;
+        let pack = self.store().with_read(|c| policy_repo::load_pack(c, &policy))?;
         let report = crate::metrics::compute(&cases, &trajectories, &MetricsOptions::default());
         // Build the grid, then free the loaded runs and hand the heap back, without making this
         // request wait.
@@ -296,10 +302,10 @@ impl Engine {
         let run = self.eval_show(&req.run_id)?;
         let trajectory = self
             .store()
-            .with_conn(|c| crate::evaluation::repo::trajectory(c, &req.run_id, &req.case_id, req.repeat.unwrap_or(0)))?
+            .with_read(|c| crate::evaluation::repo::trajectory(c, &req.run_id, &req.case_id, req.repeat.unwrap_or(0)))?
             .ok_or_else(|| ApiError::not_found(format!("Run {} has no result for case \"{}\".", req.run_id, req.case_id)))?;
         let case = self.cases_show(&req.case_id)?;
-        let pack = self.store().with_conn(|c| policy_repo::load_pack(c, &case.policy))?;
+        let pack = self.store().with_read(|c| policy_repo::load_pack(c, &case.policy))?;
         let gold_clause_title = case
             .gold_clause
             .as_deref()

@@ -34,7 +34,7 @@ impl Engine {
     pub fn store_info(&self) -> ApiResult<StoreInfo> {
         let report = self.store().open_report().clone();
         let schema = self.store().applied_migrations()?;
-        let (policies, by_status, by_type, cases) = self.store().with_conn(|c| {
+        let (policies, by_status, by_type, cases) = self.store().with_read(|c| {
             Ok::<_, rusqlite::Error>((
                 {
                     let mut s = c.prepare("SELECT id FROM policies ORDER BY id")?;

@@ -50,12 +50,16 @@ pub async fn run_point(engine: &Engine, base_url: &str, latency_ms: u64, concurr
             let (c, h) = (client.clone(), handle.clone());
             tokio::spawn(async move {
                 let req = ChatRequest::new(vec![Message::user(format!("warm {i}"))]);
-                let _ = c.chat(&h, &req, &CallContext::new(None, "bench-warmup"), &CancellationToken::new()).await;
+                if let Err(e) = c.chat(&h, &req, &CallContext::new(None, "bench-warmup"), &CancellationToken::new()).await {
+                    tracing::warn!(error = %e, "a warm-up call failed; the measured calls will show whether the endpoint works");
+                }
             })
         })
         .collect();
     for w in warm {
-        let _ = w.await;
+        if let Err(e) = w.await {
+            tracing::warn!(error = %e, "a warm-up task stopped unexpectedly");
+        }
     }
     let next = Arc::new(std::sync::atomic::AtomicU32::new(0));
     let cpu0 = process_cpu_seconds();

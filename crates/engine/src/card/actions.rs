@@ -14,6 +14,10 @@ use crate::card::{schema, to_pretty, AuditStatus, ClauseCard};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::util::files::parse_json;
 
+/// The current version of a card as stored.
+const CARD_JSON: crate::store::StoredColumn =
+    crate::store::StoredColumn { table: "card_versions", column: "card_json", what: "current version", row_kind: "card" };
+
 /// Filters for the card library list.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(optional_fields)]
@@ -145,17 +149,17 @@ impl Engine {
         Ok(LintReport::from_problems(problems))
     }
 
-    /// Lint everything stored for a policy (current versions).
+    /// Lint everything stored for a policy (current versions). A stored card that is not JSON
+    /// any more is an error naming it, not a lint finding.
     pub fn cards_lint_library(&self, policy: &str) -> ApiResult<LintReport> {
         let (_, vocab) = self.pack_and_vocab(policy)?;
         let rows = self.store().with_conn(|c| repo::current_cards(c, policy))?;
         let inputs: Vec<LintInput> = rows
             .into_iter()
-            .map(|(row, json)| LintInput {
-                path: format!("library:{}@v{}", row.card_id, row.current_version),
-                value: serde_json::from_str(&json).unwrap_or(Value::Null),
+            .map(|(row, json)| {
+                Ok(LintInput { path: format!("library:{}@v{}", row.card_id, row.current_version), value: CARD_JSON.parse(&json, &row.card_id)? })
             })
-            .collect();
+            .collect::<ApiResult<_>>()?;
         Ok(lint_documents(&inputs, &vocab))
     }
 
@@ -276,7 +280,7 @@ impl Engine {
         let policy = filter.policy.clone().unwrap_or_else(|| crate::policy::DEFAULT_POLICY.to_string());
         let (pack, _) = self.pack_and_vocab(&policy)?;
         let report = self.cards_lint_library(&policy)?;
-        let rows = self.store().with_conn(|c| repo::current_cards(c, &policy))?;
+        let rows = self.store().with_read(|c| repo::current_cards(c, &policy))?;
         let out = rows
             .iter()
             .filter(|(r, _)| filter.clause.as_deref().map(|c| c == r.clause_id).unwrap_or(true))

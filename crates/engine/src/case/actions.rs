@@ -90,15 +90,15 @@ impl Engine {
     }
 
     pub fn cases_list(&self, filter: &CaseFilter) -> ApiResult<Vec<CaseSummary>> {
-        self.store().with_conn(|c| repo::list_summaries(c, filter))
+        self.store().with_read(|c| repo::list_summaries(c, filter))
     }
 
     pub fn cases_all(&self, filter: &CaseFilter) -> ApiResult<Vec<Case>> {
-        self.store().with_conn(|c| repo::list_cases(c, filter))
+        self.store().with_read(|c| repo::list_cases(c, filter))
     }
 
     pub fn cases_show(&self, case_id: &str) -> ApiResult<Case> {
-        self.store().with_conn(|c| repo::get_case(c, case_id))
+        self.store().with_read(|c| repo::get_case(c, case_id))
     }
 
     /// Flag a case so runs leave it out (or bring it back).

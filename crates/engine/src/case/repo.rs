@@ -36,6 +36,10 @@ pub fn case_json(case: &Case) -> ApiResult<String> {
 }
 
 /// Stored JSON of a case, if present.
+/// Where a case is stored as JSON.
+pub const CASE_JSON: crate::store::StoredColumn =
+    crate::store::StoredColumn { table: "cases", column: "case_json", what: "JSON", row_kind: "case" };
+
 pub fn stored_json(conn: &Connection, case_id: &str) -> ApiResult<Option<String>> {
     Ok(conn.query_row("SELECT case_json FROM cases WHERE case_id = ?1", [case_id], |r| r.get(0)).optional()?)
 }

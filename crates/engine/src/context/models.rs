@@ -136,7 +136,9 @@ impl Engine {
         let cfg = self.store().with_conn(|c| registry::require(c, name))?;
         if cfg.key_in_keyring {
             // Best effort: a keyring that is unavailable now should not block removal.
-            let _ = self.llm().secrets().delete(&model_account(name));
+            if let Err(e) = self.llm().secrets().delete(&model_account(name)) {
+                tracing::warn!(model = %name, error = %e, "could not delete the model's key from the keyring; remove it there by hand");
+            }
         }
         self.store().with_conn(|c| registry::remove(c, name))?;
         Ok(())

@@ -258,6 +258,7 @@ impl Engine {
         cancel: crate::llm::CancellationToken,
     ) -> ApiResult<EvalSummary> {
         self.store().with_conn(|c| jobs::set_status(c, run_id, RunStatus::Running, None))?;
+        tracing::info!(run = %run_id, concurrency, "evaluation started");
         let pending = self.store().with_conn(|c| repo::pending(c, run_id))?;
         let mut case_map: HashMap<String, Arc<Case>> = HashMap::new();
         for (id, _) in &pending {
@@ -287,14 +288,14 @@ impl Engine {
                         Ok(o) => {
                             stopper.succeeded();
                             let correct = o.trajectory.predicted_verdict() == Some(case.gold_verdict);
-                            let saved = self.store().with_conn(|c| {
-                                repo::save_done(
-                                    c,
-                                    run_id,
-                                    repeat,
-                                    &repo::ItemResult { trajectory: &o.trajectory, correct, asks: o.asks, parse_failure: o.parse_failure, cost_usd: o.cost_usd },
-                                )
-                            });
+                            let usage = o.trajectory.usage.clone();
+                            let (id, traj, asks, parse_failure, cost_usd) = (run_id.to_string(), o.trajectory, o.asks, o.parse_failure, o.cost_usd);
+                            let saved = self
+                                .store()
+                                .call(move |c| {
+                                    repo::save_done(c, &id, repeat, &repo::ItemResult { trajectory: &traj, correct, asks, parse_failure, cost_usd })
+                                })
+                                .await;
                             if let Err(e) = saved {
                                 stopper.stop(e.message);
                                 return;
@@ -305,8 +306,8 @@ impl Engine {
                                 l.correct += correct as u64;
                                 l.asks += o.asks as u64;
                                 l.parse_failures += o.parse_failure as u64;
-                                l.prompt_tokens += o.trajectory.usage.prompt_tokens;
-                                l.completion_tokens += o.trajectory.usage.completion_tokens;
+                                l.prompt_tokens += usage.prompt_tokens;
+                                l.completion_tokens += usage.completion_tokens;
                                 l.cost_usd += o.cost_usd;
                                 l.clone()
                             };
@@ -316,7 +317,11 @@ impl Engine {
                         Err(LlmError::Cancelled) => {}
                         Err(e) => {
                             let msg = e.to_string();
-                            let _ = self.store().with_conn(|c| repo::save_error(c, run_id, &case.case_id, repeat, &msg));
+                            let (id, case_id) = (run_id.to_string(), case.case_id.clone());
+                            if let Err(err) = self.store().call(move |c| repo::save_error(c, &id, &case_id, repeat, &msg)).await {
+                                // The item stays pending and is retried on resume; only the note of why is lost.
+                                tracing::warn!(run = %run_id, case = %case.case_id, error = %err, "could not record a case's error");
+                            }
                             {
                                 let mut l = live.lock().unwrap_or_else(|p| p.into_inner());
                                 l.with_errors += 1;
@@ -339,6 +344,7 @@ impl Engine {
             (RunStatus::Completed, None)
         };
         self.store().with_conn(|c| jobs::set_status(c, run_id, status, message.as_deref()))?;
+        tracing::info!(run = %run_id, status = %status, done = counts.done, total = counts.total, reason = ?message, "evaluation stopped");
         self.publish_eval(run_id, status, &counts, base.done, started, message.clone());
         self.eval_summary(run_id, message)
     }
@@ -386,10 +392,10 @@ impl Engine {
     }
 
     pub fn eval_list(&self) -> ApiResult<Vec<EvalRunView>> {
-        let runs = self.store().with_conn(|c| jobs::list_runs(c, Some(RunKind::Eval)))?;
+        let runs = self.store().with_read(|c| jobs::list_runs(c, Some(RunKind::Eval)))?;
         runs.into_iter()
             .map(|r| {
-                let counts = self.store().with_conn(|c| repo::counts(c, &r.run_id))?;
+                let counts = self.store().with_read(|c| repo::counts(c, &r.run_id))?;
                 Ok(EvalRunView { run: r.typed()?, counts })
             })
             .collect()
@@ -397,7 +403,7 @@ impl Engine {
 
     /// A stored evaluation run with its typed configuration.
     fn eval_run(&self, run_id: &str) -> ApiResult<RunRow<EvalRunConfig>> {
-        let run = self.store().with_conn(|c| jobs::get_run(c, run_id))?;
+        let run = self.store().with_read(|c| jobs::get_run(c, run_id))?;
         if run.kind != RunKind::Eval {
             return Err(ApiError::invalid(format!("{run_id} is a {} run, not an evaluation.", run.kind)));
         }
@@ -406,12 +412,12 @@ impl Engine {
 
     pub fn eval_show(&self, run_id: &str) -> ApiResult<EvalRunView> {
         let run = self.eval_run(run_id)?;
-        let counts = self.store().with_conn(|c| repo::counts(c, run_id))?;
+        let counts = self.store().with_read(|c| repo::counts(c, run_id))?;
         Ok(EvalRunView { run, counts })
     }
 
     pub fn eval_trajectories(&self, run_id: &str) -> ApiResult<Vec<Trajectory>> {
-        self.store().with_conn(|c| {
+        self.store().with_read(|c| {
             jobs::get_run(c, run_id)?;
             repo::trajectories(c, run_id)
         })
@@ -495,7 +501,7 @@ impl Engine {
     /// fast path of the Results screen.
     pub fn runs_for_scoring(&self, run_ids: &[String]) -> ApiResult<(Vec<Case>, Vec<Trajectory>)> {
         self.runs_with(run_ids, |r| {
-            let texts = self.store().with_conn(|c| {
+            let texts = self.store().with_read(|c| {
                 jobs::get_run(c, r)?;
                 repo::trajectory_texts(c, r)
             })?;
@@ -510,7 +516,7 @@ impl Engine {
         let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
         for r in run_ids {
             let t = load(r)?;
-            for id in self.store().with_conn(|c| repo::case_ids(c, r))? {
+            for id in self.store().with_read(|c| repo::case_ids(c, r))? {
                 if seen.insert(id.clone()) {
                     case_ids.push(id);
                 }

@@ -470,6 +470,7 @@ impl Engine {
         abort: crate::llm::CancellationToken,
     ) -> ApiResult<GenSummary> {
         self.store().with_conn(|c| jobs::set_status(c, run_id, RunStatus::Running, None))?;
+        tracing::info!(run = %run_id, "generation started");
         let started = Instant::now();
         let base = self.store().with_conn(|c| repo::counts(c, run_id))?;
         let publish = |status: RunStatus, message: Option<String>| {
@@ -518,6 +519,7 @@ impl Engine {
             (RunStatus::Completed, None)
         };
         self.store().with_conn(|c| jobs::set_status(c, run_id, status, message.as_deref()))?;
+        tracing::info!(run = %run_id, status = %status, reason = ?message, "generation stopped");
         publish(status, message.clone());
         self.gen_summary(run_id, message)
     }
@@ -590,7 +592,7 @@ impl Engine {
     }
 
     pub fn gen_list(&self) -> ApiResult<Vec<GenRunView>> {
-        let runs = self.store().with_conn(|c| jobs::list_runs(c, Some(RunKind::Generation)))?;
+        let runs = self.store().with_read(|c| jobs::list_runs(c, Some(RunKind::Generation)))?;
         runs.into_iter().map(|r| self.run_view(r.typed()?)).collect()
     }
 
@@ -623,7 +625,10 @@ impl Engine {
             let card_version = repo::run_cards(c, &cand.run_id)?.into_iter().find(|x| x.0 == cand.clause_card_id).map(|x| x.1);
             let anchor_text = repo::run_anchor(c, &cand.run_id, &cand.anchor_id)?;
             let case = match &cand.case_id {
-                Some(id) => crate::case::repo::stored_json(c, id)?.and_then(|j| serde_json::from_str(&j).ok()),
+                Some(id) => match crate::case::repo::stored_json(c, id)? {
+                    Some(j) => Some(crate::case::repo::CASE_JSON.parse(&j, id)?),
+                    None => None,
+                },
                 None => None,
             };
             let prompt_versions = jobs::get_run(c, &cand.run_id)?.typed::<GenRunConfig>()?.config.prompt_versions;

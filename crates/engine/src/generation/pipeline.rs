@@ -765,7 +765,10 @@ pub async fn run_unit(sh: &RunShared<'_>, b: &CardBundle, anchor: &str, parent: 
             values
         }
         "accepted" => {
-            let obj: serde_json::Map<String, Value> = parent.slot_values_json.as_deref().and_then(|s| serde_json::from_str(s).ok()).unwrap_or_default();
+            let obj: serde_json::Map<String, Value> = match parent.slot_values_json.as_deref() {
+                Some(s) => repo::CANDIDATE_SLOT_VALUES.parse(s, &parent.candidate_id).map_err(ApiError::from)?,
+                None => Default::default(),
+            };
             views::read_slot_values(&obj).0
         }
         _ => return skip_variants(sh, variants, "its complete case was dropped"),

@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::plan::{PlannedCandidate, PlannedCard};
 use super::{GenCandidateFilter, GenCandidateView, GenCounts, GenTypeCounts, ProvenanceAttempt, ProvenanceCall};
 use crate::error::{ApiError, ApiResult};
+use crate::store::StoredColumn;
 use crate::llm::Usage;
 use crate::util::now_rfc3339;
 
@@ -270,13 +271,21 @@ pub fn insert_attempt(conn: &Connection, run_id: &str, candidate_id: &str, a: &A
     Ok(())
 }
 
-fn parse_list(s: &str) -> Vec<String> {
-    serde_json::from_str(s).unwrap_or_default()
+/// A JSON column of generation attempts (`gen_attempts`) or calls (`gen_calls`).
+const fn col(table: &'static str, column: &'static str, what: &'static str, row_kind: &'static str) -> StoredColumn {
+    StoredColumn { table, column, what, row_kind }
 }
-
-fn parse_value(s: Option<String>) -> Option<Value> {
-    s.and_then(|s| serde_json::from_str(&s).ok())
-}
+const ATTEMPT_ISSUES: StoredColumn = col("gen_attempts", "issues_json", "issues", "attempt");
+const ATTEMPT_FINDINGS: StoredColumn = col("gen_attempts", "guard_findings_json", "guard findings", "attempt");
+const ATTEMPT_OUTPUT: StoredColumn = col("gen_attempts", "output_json", "output", "attempt");
+const ATTEMPT_EXTRACTED: StoredColumn = col("gen_attempts", "extracted_json", "extracted values", "attempt");
+const ATTEMPT_VERIFIER: StoredColumn = col("gen_attempts", "verifier_json", "verifier verdict", "attempt");
+const CALL_VERSIONS: StoredColumn = col("gen_calls", "prompt_versions", "prompt versions", "call");
+const CALL_REQUEST: StoredColumn = col("gen_calls", "request_json", "request", "call");
+const CALL_PARSED: StoredColumn = col("gen_calls", "parsed_json", "parsed reply", "call");
+const CALL_NOTES: StoredColumn = col("gen_calls", "parse_notes", "parse notes", "call");
+/// Slot values of a candidate (`gen_candidates.slot_values_json`).
+pub const CANDIDATE_SLOT_VALUES: StoredColumn = col("gen_candidates", "slot_values_json", "slot values", "candidate");
 
 /// Stored attempts of a candidate (without calls), in order: what a resumed candidate replays.
 pub fn attempts(conn: &Connection, candidate_id: &str) -> ApiResult<Vec<(i64, AttemptRecord, String)>> {
@@ -286,18 +295,19 @@ pub fn attempts(conn: &Connection, candidate_id: &str) -> ApiResult<Vec<(i64, At
     )?;
     let rows = stmt
         .query_map([candidate_id], |r| {
-            let out: String = r.get(6)?;
+            let id = r.get::<_, i64>(0)?;
+            let row = format!("{id} of candidate {candidate_id}");
             Ok((
-                r.get::<_, i64>(0)?,
+                id,
                 AttemptRecord {
                     stage: r.get(1)?,
                     attempt: r.get::<_, i64>(2)? as u32,
                     passed: r.get::<_, i64>(3)? != 0,
-                    issues: parse_list(&r.get::<_, String>(4)?),
-                    guard_findings: parse_list(&r.get::<_, String>(5)?),
-                    output: serde_json::from_str(&out).unwrap_or(Value::Null),
-                    extracted: parse_value(r.get(7)?),
-                    verifier: parse_value(r.get(8)?),
+                    issues: ATTEMPT_ISSUES.parse_in_row(&r.get::<_, String>(4)?, &row, 4)?,
+                    guard_findings: ATTEMPT_FINDINGS.parse_in_row(&r.get::<_, String>(5)?, &row, 5)?,
+                    output: ATTEMPT_OUTPUT.parse_in_row(&r.get::<_, String>(6)?, &row, 6)?,
+                    extracted: ATTEMPT_EXTRACTED.parse_opt_in_row(r.get(7)?, &row, 7)?,
+                    verifier: ATTEMPT_VERIFIER.parse_opt_in_row(r.get(8)?, &row, 8)?,
                     calls: Vec::new(),
                 },
                 r.get::<_, String>(9)?,
@@ -310,22 +320,21 @@ pub fn attempts(conn: &Connection, candidate_id: &str) -> ApiResult<Vec<(i64, At
 pub fn calls(conn: &Connection, attempt_id: i64) -> ApiResult<Vec<ProvenanceCall>> {
     let mut stmt = conn.prepare(
         "SELECT role, prompt_name, prompt_versions, model, request_json, response_text, parsed_json, parse_notes, input_tokens,
-                output_tokens, cached_input_tokens, cost_usd, latency_ms, cache_hit
+                output_tokens, cached_input_tokens, cost_usd, latency_ms, cache_hit, seq
          FROM gen_calls WHERE attempt_id = ?1 ORDER BY seq",
     )?;
     let rows = stmt
         .query_map([attempt_id], |r| {
-            let versions: String = r.get(2)?;
-            let request: String = r.get(4)?;
+            let row = format!("{} of attempt {attempt_id}", r.get::<_, i64>(14)?);
             Ok(ProvenanceCall {
                 role: r.get(0)?,
                 prompt_name: r.get(1)?,
-                prompt_versions: serde_json::from_str(&versions).unwrap_or_default(),
+                prompt_versions: CALL_VERSIONS.parse_in_row(&r.get::<_, String>(2)?, &row, 2)?,
                 model: r.get(3)?,
-                request: serde_json::from_str(&request).unwrap_or(Value::Null),
+                request: CALL_REQUEST.parse_in_row(&r.get::<_, String>(4)?, &row, 4)?,
                 response_text: r.get(5)?,
-                parsed: parse_value(r.get(6)?),
-                parse_notes: parse_list(&r.get::<_, String>(7)?),
+                parsed: CALL_PARSED.parse_opt_in_row(r.get(6)?, &row, 6)?,
+                parse_notes: CALL_NOTES.parse_in_row(&r.get::<_, String>(7)?, &row, 7)?,
                 input_tokens: r.get::<_, i64>(8)? as u64,
                 output_tokens: r.get::<_, i64>(9)? as u64,
                 cached_input_tokens: r.get::<_, i64>(10)? as u64,

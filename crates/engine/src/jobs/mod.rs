@@ -66,6 +66,7 @@ impl JobHub {
     }
     pub fn publish(&self, p: Progress) {
         self.last.lock().unwrap_or_else(|e| e.into_inner()).insert(p.run_id.clone(), p.clone());
+        // An error only means nobody is listening right now; the latest progress is kept above.
         let _ = self.tx.send(p);
     }
     /// The latest progress of a run, if it reported any in this process.
@@ -135,7 +136,7 @@ impl StoredRun {
     pub fn typed<C: serde::de::DeserializeOwned>(self) -> Result<RunRow<C>, StoredRunError> {
         match C::deserialize(&self.config) {
             Ok(config) => Ok(self.with_config(config)),
-            Err(e) => Err(StoredRunError::Config { run_id: self.run_id, reason: e.to_string() }),
+            Err(e) => Err(StoredRunError::ConfigShape { run_id: self.run_id, reason: e.to_string() }),
         }
     }
 }
@@ -293,7 +294,11 @@ impl Heartbeat {
             loop {
                 tokio::select! {
                     _ = tokio::time::sleep(HEARTBEAT_EVERY) => {
-                        let _ = store.with_conn(|c| heartbeat(c, &run));
+                        let id = run.clone();
+                        if let Err(e) = store.call(move |c| heartbeat(c, &id)).await {
+                            // The work goes on; if beats keep failing the run will look interrupted.
+                            tracing::warn!(run = %run, error = %e, "could not refresh the run's heartbeat");
+                        }
                     }
                     _ = stopped.cancelled() => break,
                 }
@@ -335,7 +340,7 @@ mod tests {
                 assert!(err.message.contains("Run eval-1") && err.message.contains("\"paused\" is not a run status"), "{}", err.message);
                 c.execute("UPDATE runs SET status = 'completed', config_json = '{not json' WHERE run_id = 'eval-1'", [])?;
                 let err = list_runs(c, Some(RunKind::Eval)).unwrap_err();
-                assert!(err.message.contains("Run eval-1") && err.message.contains("configuration"), "{}", err.message);
+                assert!(err.message.contains("run eval-1 (table runs, column config_json)"), "{}", err.message);
                 Ok::<_, ApiError>(())
             })
             .unwrap();

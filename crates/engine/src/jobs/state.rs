@@ -130,16 +130,21 @@ as_text!(RunStatus);
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum StoredRunError {
     #[error(
-        "Run {run_id} in the store has an unknown {}: {source}. The database may come from a newer version of the app \
-         or have been edited by hand.",
+        "Run {run_id} in the store (table runs) has an unknown {}: {source}. The database may come from a newer \
+         version of the app or have been edited by hand.",
         source.what
     )]
     Unknown { run_id: String, source: UnknownValue },
     #[error(
-        "Run {run_id} in the store has a configuration that cannot be read ({reason}). The database may have been \
-         edited by hand."
+        "The stored configuration of run {run_id} (table runs, column config_json) is not valid JSON: {reason}. \
+         The database may have been edited by hand."
     )]
     Config { run_id: String, reason: String },
+    #[error(
+        "The stored configuration of run {run_id} (table runs, column config_json) does not have the expected shape: \
+         {reason}. The database may have been edited by hand."
+    )]
+    ConfigShape { run_id: String, reason: String },
 }
 
 impl From<StoredRunError> for ApiError {

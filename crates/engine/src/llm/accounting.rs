@@ -33,33 +33,50 @@ pub struct CallRecord<'a> {
     pub error: Option<String>,
 }
 
-pub fn record(store: &Store, r: &CallRecord<'_>) -> ApiResult<()> {
-    store.with_conn(|c| {
-        c.execute(
-            "INSERT INTO llm_calls (run_id, stage, model_name, endpoint, remote, cache_hit, attempts, input_tokens, output_tokens,
-                                    cached_input_tokens, reasoning_tokens, cost_usd, latency_ms, ok, error, at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-            params![
-                r.ctx.run_id,
-                r.ctx.stage,
-                r.cfg.name,
-                r.cfg.base_url,
-                !r.cfg.is_local() as i64,
-                r.cache_hit as i64,
-                r.attempts,
-                r.usage.input_tokens as i64,
-                r.usage.output_tokens as i64,
-                r.usage.cached_input_tokens as i64,
-                r.usage.reasoning_tokens as i64,
-                r.cost_usd,
-                r.latency_ms as i64,
-                r.error.is_none() as i64,
-                r.error,
-                now_rfc3339()
-            ],
-        )
-    })?;
-    Ok(())
+/// Add one row to the call log. Runs on a blocking thread.
+pub async fn record(store: &Store, r: &CallRecord<'_>) -> ApiResult<()> {
+    let row = (
+        r.ctx.run_id.clone(),
+        r.ctx.stage.clone(),
+        r.cfg.name.clone(),
+        r.cfg.base_url.clone(),
+        !r.cfg.is_local() as i64,
+        r.cache_hit as i64,
+        r.attempts,
+        [r.usage.input_tokens as i64, r.usage.output_tokens as i64, r.usage.cached_input_tokens as i64, r.usage.reasoning_tokens as i64],
+        r.cost_usd,
+        r.latency_ms as i64,
+        r.error.clone(),
+    );
+    store
+        .call(move |c| {
+            let (run_id, stage, name, base_url, remote, cache_hit, attempts, tokens, cost, latency, error) = row;
+            c.execute(
+                "INSERT INTO llm_calls (run_id, stage, model_name, endpoint, remote, cache_hit, attempts, input_tokens, output_tokens,
+                                        cached_input_tokens, reasoning_tokens, cost_usd, latency_ms, ok, error, at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                params![
+                    run_id,
+                    stage,
+                    name,
+                    base_url,
+                    remote,
+                    cache_hit,
+                    attempts,
+                    tokens[0],
+                    tokens[1],
+                    tokens[2],
+                    tokens[3],
+                    cost,
+                    latency,
+                    error.is_none() as i64,
+                    error,
+                    now_rfc3339()
+                ],
+            )?;
+            Ok(())
+        })
+        .await
 }
 
 /// Totals for a run, a stage, or both.
@@ -89,7 +106,7 @@ pub fn totals_by_stage_all(store: &Store) -> ApiResult<Vec<UsageTotals>> {
 }
 
 fn totals_where(store: &Store, condition: &str, run_id: Option<&str>) -> ApiResult<Vec<UsageTotals>> {
-    Ok(store.with_conn(|c| {
+    Ok(store.with_read(|c| {
         let mut stmt = c.prepare(&format!(
             "SELECT stage, model_name, count(*), sum(cache_hit), sum(1 - ok), sum(remote * (1 - cache_hit)), sum(input_tokens), sum(output_tokens),
                     sum(cached_input_tokens), sum(reasoning_tokens), sum(cost_usd)

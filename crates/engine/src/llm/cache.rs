@@ -7,8 +7,8 @@ use sha2::{Digest, Sha256};
 
 use super::config::ModelConfig;
 use super::types::{ChatRequest, ChatResponse};
-use crate::error::ApiResult;
-use crate::store::Store;
+use crate::error::{ApiError, ApiResult};
+use crate::store::{Store, StoredColumn};
 use crate::util::now_rfc3339;
 
 /// The cache key of a request to a model.
@@ -28,26 +28,41 @@ pub fn key(cfg: &ModelConfig, req: &ChatRequest) -> String {
     hex::encode(Sha256::digest(material.to_string().as_bytes()))
 }
 
-pub fn get(store: &Store, key: &str) -> ApiResult<Option<ChatResponse>> {
-    let hit: Option<String> = store.with_conn(|c| {
-        let v: Option<String> = c.query_row("SELECT response_json FROM llm_cache WHERE key = ?1", [key], |r| r.get(0)).optional()?;
-        if v.is_some() {
-            c.execute("UPDATE llm_cache SET hits = hits + 1 WHERE key = ?1", [key])?;
-        }
-        Ok::<_, rusqlite::Error>(v)
-    })?;
-    Ok(hit.and_then(|j| serde_json::from_str(&j).ok()))
+/// Where cached replies live (for messages about a broken entry).
+const CACHED_REPLY: StoredColumn = StoredColumn { table: "llm_cache", column: "response_json", what: "cached reply", row_kind: "cache entry" };
+
+/// A cached reply for `key` (and one more hit counted), or None. A cached reply that can no
+/// longer be read is an error naming its entry. Runs on a blocking thread.
+pub async fn get(store: &Store, key: &str) -> ApiResult<Option<ChatResponse>> {
+    let k = key.to_string();
+    let hit: Option<String> = store
+        .call(move |c| {
+            let v: Option<String> = c.query_row("SELECT response_json FROM llm_cache WHERE key = ?1", [&k], |r| r.get(0)).optional()?;
+            if v.is_some() {
+                c.execute("UPDATE llm_cache SET hits = hits + 1 WHERE key = ?1", [&k])?;
+            }
+            Ok(v)
+        })
+        .await?;
+    match hit {
+        Some(j) => Ok(Some(CACHED_REPLY.parse(&j, key)?)),
+        None => Ok(None),
+    }
 }
 
-pub fn put(store: &Store, key: &str, cfg: &ModelConfig, resp: &ChatResponse) -> ApiResult<()> {
-    let json = serde_json::to_string(resp).unwrap_or_default();
-    store.with_conn(|c| {
-        c.execute(
-            "INSERT OR REPLACE INTO llm_cache (key, endpoint, model, response_json, created_at, hits) VALUES (?1, ?2, ?3, ?4, ?5, 0)",
-            params![key, cfg.base_url, cfg.model, json, now_rfc3339()],
-        )
-    })?;
-    Ok(())
+/// Store a successful reply under `key`. Runs on a blocking thread.
+pub async fn put(store: &Store, key: &str, cfg: &ModelConfig, resp: &ChatResponse) -> ApiResult<()> {
+    let json = serde_json::to_string(resp).map_err(|e| ApiError::internal(format!("a reply could not be encoded for the cache: {e}")))?;
+    let (key, base_url, model) = (key.to_string(), cfg.base_url.clone(), cfg.model.clone());
+    store
+        .call(move |c| {
+            c.execute(
+                "INSERT OR REPLACE INTO llm_cache (key, endpoint, model, response_json, created_at, hits) VALUES (?1, ?2, ?3, ?4, ?5, 0)",
+                params![key, base_url, model, json, now_rfc3339()],
+            )?;
+            Ok(())
+        })
+        .await
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
@@ -58,7 +73,7 @@ pub struct CacheStats {
 }
 
 pub fn stats(store: &Store) -> ApiResult<CacheStats> {
-    Ok(store.with_conn(|c| {
+    Ok(store.with_read(|c| {
         c.query_row("SELECT count(*), coalesce(sum(hits), 0), coalesce(sum(length(response_json)), 0) FROM llm_cache", [], |r| {
             Ok(CacheStats { entries: r.get::<_, i64>(0)? as u64, hits: r.get::<_, i64>(1)? as u64, bytes: r.get::<_, i64>(2)? as u64 })
         })

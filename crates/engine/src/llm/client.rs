@@ -149,16 +149,19 @@ impl LlmClient {
         let req = Self::with_defaults(&m.cfg, req);
         let key = cache::key(&m.cfg, &req);
         if self.opts.use_cache {
-            if let Ok(Some(mut hit)) = cache::get(&self.store, &key) {
-                hit.cache_hit = true;
-                hit.attempts = 0;
-                hit.cost_usd = 0.0;
-                hit.latency_ms = started.elapsed().as_millis() as u64;
-                let _ = accounting::record(
-                    &self.store,
-                    &CallRecord { ctx, cfg: &m.cfg, cache_hit: true, attempts: 0, usage: hit.usage, cost_usd: 0.0, latency_ms: hit.latency_ms, error: None },
-                );
-                return Ok(hit);
+            match cache::get(&self.store, &key).await {
+                Ok(Some(mut hit)) => {
+                    hit.cache_hit = true;
+                    hit.attempts = 0;
+                    hit.cost_usd = 0.0;
+                    hit.latency_ms = started.elapsed().as_millis() as u64;
+                    let rec = CallRecord { ctx, cfg: &m.cfg, cache_hit: true, attempts: 0, usage: hit.usage, cost_usd: 0.0, latency_ms: hit.latency_ms, error: None };
+                    self.record(&rec).await;
+                    return Ok(hit);
+                }
+                Ok(None) => {}
+                // The model is asked instead; a good reply overwrites the broken entry.
+                Err(e) => tracing::warn!(model = %m.cfg.name, error = %e, "could not read the response cache; calling the model"),
             }
         }
         let call = wire::build(&m.cfg, m.key.as_ref().map(Secret::expose), &req);
@@ -189,6 +192,7 @@ impl LlmClient {
                         limiter.on_rate_limited();
                     }
                     let wait = self.opts.retry.delay(attempts, e.retry_after());
+                    tracing::debug!(model = %m.cfg.name, attempt = attempts, wait_ms = wait.as_millis() as u64, error = %m.scrub(&e.to_string()), "retrying a model call");
                     tokio::select! {
                         _ = tokio::time::sleep(wait) => {},
                         _ = cancel.cancelled() => break Err(LlmError::Cancelled),
@@ -215,30 +219,41 @@ impl LlmClient {
                     cost_usd: cost,
                 };
                 if self.opts.use_cache {
-                    let _ = cache::put(&self.store, &key, &m.cfg, &resp);
+                    if let Err(err) = cache::put(&self.store, &key, &m.cfg, &resp).await {
+                        // The reply is still good; only its reuse is lost.
+                        tracing::warn!(model = %m.cfg.name, error = %err, "could not store a reply in the response cache");
+                    }
                 }
-                let _ = accounting::record(
-                    &self.store,
-                    &CallRecord { ctx, cfg: &m.cfg, cache_hit: false, attempts, usage: resp.usage, cost_usd: cost, latency_ms, error: None },
-                );
+                let rec = CallRecord { ctx, cfg: &m.cfg, cache_hit: false, attempts, usage: resp.usage, cost_usd: cost, latency_ms, error: None };
+                self.record(&rec).await;
                 Ok(resp)
             }
             Err(e) => {
-                let _ = accounting::record(
-                    &self.store,
-                    &CallRecord {
-                        ctx,
-                        cfg: &m.cfg,
-                        cache_hit: false,
-                        attempts,
-                        usage: Default::default(),
-                        cost_usd: 0.0,
-                        latency_ms,
-                        error: Some(m.scrub(&e.to_string())),
-                    },
-                );
+                let message = m.scrub(&e.to_string());
+                if !matches!(e, LlmError::Cancelled) {
+                    tracing::warn!(model = %m.cfg.name, stage = %ctx.stage, run = ?ctx.run_id, attempts, error = %message, "a model call failed");
+                }
+                let rec = CallRecord {
+                    ctx,
+                    cfg: &m.cfg,
+                    cache_hit: false,
+                    attempts,
+                    usage: Default::default(),
+                    cost_usd: 0.0,
+                    latency_ms,
+                    error: Some(message),
+                };
+                self.record(&rec).await;
                 Err(e)
             }
+        }
+    }
+
+    /// Log the call for token and cost accounting. A failed write does not fail the call (its
+    /// reply is already here), but it is logged: the totals will be short by this call.
+    async fn record(&self, rec: &CallRecord<'_>) {
+        if let Err(e) = accounting::record(&self.store, rec).await {
+            tracing::warn!(model = %rec.cfg.name, stage = %rec.ctx.stage, run = ?rec.ctx.run_id, error = %e, "could not record a model call for accounting; usage totals will miss it");
         }
     }
 

@@ -75,6 +75,7 @@ pub struct MockServer {
 impl Drop for MockServer {
     fn drop(&mut self) {
         if let Some(tx) = self.shutdown.take() {
+            // Fails only when the server task has already ended.
             let _ = tx.send(());
         }
         if let Some(t) = self.task.take() {
@@ -115,11 +116,15 @@ impl MockServer {
         let addr = listener.local_addr()?;
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(async move {
-            let _ = axum::serve(listener, app)
+            let served = axum::serve(listener, app)
                 .with_graceful_shutdown(async {
+                    // A dropped sender means "stop" as well.
                     let _ = rx.await;
                 })
                 .await;
+            if let Err(e) = served {
+                tracing::warn!(%addr, error = %e, "the mock provider stopped with an error");
+            }
         });
         Ok(MockServer { addr, state, shutdown: Some(tx), task: Some(task) })
     }
@@ -152,8 +157,11 @@ impl MockServer {
 
     /// Wait until the server is stopped from outside (CLI `serve`).
     pub async fn run_until_ctrl_c(mut self) {
-        let _ = tokio::signal::ctrl_c().await;
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            tracing::warn!(error = %e, "could not wait for Ctrl-C; stopping the mock provider now");
+        }
         if let Some(tx) = self.shutdown.take() {
+            // Fails only when the server task has already ended.
             let _ = tx.send(());
         }
     }

@@ -131,7 +131,7 @@ mod tests {
         for n in names {
             let p = load(&n).unwrap();
             assert_eq!(p.version.len(), 12);
-            let _ = slots(&p.text);
+            assert!(slots(&p.text).iter().all(|s| !s.is_empty()), "{n}");
         }
     }
 

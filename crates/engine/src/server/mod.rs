@@ -248,11 +248,17 @@ pub async fn serve(
         ApiError::new(ErrorCode::Io, format!("Could not listen on {}: {e}. Is another program using that port? Try --port 0.", opts.addr))
     })?;
     let addr = listener.local_addr().map_err(|e| ApiError::new(ErrorCode::Io, e.to_string()))?;
+    tracing::info!(%addr, lan = opts.lan, review_session = ?opts.review_session, store = %engine.store().path().display(), "server started");
     ready(addr);
     axum::serve(listener, router(engine, opts))
         .with_graceful_shutdown(shutdown)
         .await
-        .map_err(|e| ApiError::new(ErrorCode::Io, format!("The server stopped: {e}")))
+        .map_err(|e| {
+            tracing::error!(error = %e, "the server stopped with an error");
+            ApiError::new(ErrorCode::Io, format!("The server stopped: {e}"))
+        })?;
+    tracing::info!(%addr, "server stopped");
+    Ok(())
 }
 
 #[cfg(test)]

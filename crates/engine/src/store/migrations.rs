@@ -26,6 +26,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!("20261122100000_runs_and_trajectories"),
     migration!("20261124090000_anchors_and_generation"),
     migration!("20261124120000_review"),
+    migration!("20261125150000_case_counts_index"),
 ];
 
 const BOOKKEEPING: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -73,14 +74,21 @@ pub(super) fn migrate(conn: &mut Connection, path: &Path, existed: bool, upto: u
     if existed && !done.is_empty() {
         let target = backup_path(path, done.last().map(String::as_str).unwrap_or("0"));
         conn.backup(rusqlite::MAIN_DB, &target, None)
-            .map_err(|e| StoreError::Backup { message: e.to_string() })?;
+            .map_err(|e| {
+                tracing::error!(path = %path.display(), error = %e, "could not back up the store before upgrading it");
+                StoreError::Backup { message: e.to_string() }
+            })?;
+        tracing::info!(backup = %target.display(), "store backed up before upgrading it");
         report.backup = Some(target);
     }
     conn.execute_batch(BOOKKEEPING)?;
     for m in pending {
         let tx = conn.transaction()?;
-        tx.execute_batch(m.sql)
-            .map_err(|e| StoreError::Migration { migration: m.id.to_string(), message: e.to_string() })?;
+        tracing::debug!(migration = m.id, "applying a schema change");
+        tx.execute_batch(m.sql).map_err(|e| {
+            tracing::error!(migration = m.id, error = %e, "a schema change failed; it was rolled back");
+            StoreError::Migration { migration: m.id.to_string(), message: e.to_string() }
+        })?;
         tx.execute(
             "INSERT INTO schema_migrations (id, applied_at, app_version) VALUES (?1, ?2, ?3)",
             params![m.id, crate::util::now_rfc3339(), crate::version()],

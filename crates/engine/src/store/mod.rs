@@ -1,16 +1,29 @@
 //! SQLite store: one place that opens the database, sets its pragmas, guards its schema version,
 //! backs it up before migrating, and applies the embedded migrations.
+//!
+//! A file store has one writer connection (behind a mutex) and a small pool of read-only
+//! connections: in WAL mode readers see the last committed state and never wait for the writer,
+//! so a long Results load does not hold up a heartbeat or an accounting row. An in-memory store
+//! has a single connection for both. Async code reaches the store through [`Store::call`] and
+//! [`Store::call_read`], which run the work on tokio's blocking threads.
 
 mod migrations;
+mod read_pool;
+mod stored_json;
 
 pub use migrations::{Migration, MIGRATIONS};
+pub use stored_json::{corrupt_json_in, CorruptJson, StoredColumn};
 
 use rusqlite::{Connection, OpenFlags, Transaction};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use crate::error::{ApiError, ErrorCode};
+use crate::error::{ApiError, ApiResult, ErrorCode};
+use read_pool::ReadPool;
+
+/// Read-only connections of a file store.
+const READERS: usize = 4;
 
 /// How long a writer waits for another writer before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -43,8 +56,19 @@ impl From<StoreError> for ApiError {
     }
 }
 
+impl From<CorruptJson> for ApiError {
+    fn from(e: CorruptJson) -> Self {
+        tracing::error!(table = e.column.table, column = e.column.column, row = %e.row, "{e}");
+        ApiError::new(ErrorCode::StoreFailed, e.to_string())
+    }
+}
+
 impl From<rusqlite::Error> for ApiError {
     fn from(e: rusqlite::Error) -> Self {
+        if let Some(c) = corrupt_json_in(&e) {
+            return c.clone().into();
+        }
+        tracing::warn!(error = %e, "a store operation failed");
         ApiError::new(ErrorCode::StoreFailed, "The database could not complete the operation; nothing was changed.")
             .with_detail(e.to_string())
     }
@@ -58,11 +82,13 @@ pub struct OpenReport {
     pub backup: Option<PathBuf>,
 }
 
-/// The application store. Cheap to clone; all clones share one connection.
+/// The application store. Cheap to clone; all clones share the same connections.
 #[derive(Clone)]
 pub struct Store {
     path: PathBuf,
     conn: Arc<Mutex<Connection>>,
+    /// Read-only connections (file stores only; an in-memory store reads through `conn`).
+    readers: Option<Arc<ReadPool>>,
     report: Arc<OpenReport>,
 }
 
@@ -74,7 +100,7 @@ pub fn default_db_path() -> PathBuf {
         }
     }
     dirs::data_dir()
-        .unwrap_or_else(|| std::env::temp_dir())
+        .unwrap_or_else(std::env::temp_dir)
         .join("psebench")
         .join("psebench.db")
 }
@@ -114,7 +140,11 @@ impl Store {
         let existed = path.exists() && std::fs::metadata(path).map(|m| m.len() > 0).unwrap_or(false);
         let mut conn = open_connection(path)?;
         let report = migrations::migrate(&mut conn, path, existed, upto)?;
-        Ok(Store { path: path.to_path_buf(), conn: Arc::new(Mutex::new(conn)), report: Arc::new(report) })
+        if !report.applied.is_empty() {
+            tracing::info!(path = %path.display(), applied = ?report.applied, backup = ?report.backup, "store schema brought up to date");
+        }
+        let readers = Some(Arc::new(ReadPool::new(path.to_path_buf(), READERS)));
+        Ok(Store { path: path.to_path_buf(), conn: Arc::new(Mutex::new(conn)), readers, report: Arc::new(report) })
     }
 
     /// An in-memory store (tests and one-off computations).
@@ -122,7 +152,7 @@ impl Store {
         let mut conn = Connection::open_in_memory()?;
         configure(&conn)?;
         let report = migrations::migrate(&mut conn, Path::new(":memory:"), false, MIGRATIONS.len())?;
-        Ok(Store { path: PathBuf::from(":memory:"), conn: Arc::new(Mutex::new(conn)), report: Arc::new(report) })
+        Ok(Store { path: PathBuf::from(":memory:"), conn: Arc::new(Mutex::new(conn)), readers: None, report: Arc::new(report) })
     }
 
     pub fn path(&self) -> &Path {
@@ -139,10 +169,40 @@ impl Store {
         self.conn.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Run `f` with the connection (reads, single statements).
+    /// Run `f` with the writer connection (single statements, and reads that must see this
+    /// connection's own writes).
     pub fn with_conn<T, E: From<rusqlite::Error>>(&self, f: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
         let conn = self.lock();
         f(&conn)
+    }
+
+    /// Run `f` with a read-only connection from the pool (a file store), or with the one
+    /// connection (an in-memory store). Never waits for the writer. Writing fails here.
+    pub fn with_read<T, E: From<rusqlite::Error>>(&self, f: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
+        match &self.readers {
+            Some(pool) => pool.with(f),
+            None => self.with_conn(f),
+        }
+    }
+
+    /// [`Store::with_conn`] for async code: the work runs on a blocking thread.
+    pub async fn call<T, F>(&self, f: F) -> ApiResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> ApiResult<T> + Send + 'static,
+    {
+        let store = self.clone();
+        blocking(move || store.with_conn(f)).await
+    }
+
+    /// [`Store::with_read`] for async code: the work runs on a blocking thread.
+    pub async fn call_read<T, F>(&self, f: F) -> ApiResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> ApiResult<T> + Send + 'static,
+    {
+        let store = self.clone();
+        blocking(move || store.with_read(f)).await
     }
 
     /// Run `f` in one transaction: committed if `f` returns Ok, rolled back otherwise.
@@ -156,6 +216,10 @@ impl Store {
 
     /// Applied schema changes, oldest first.
     pub fn applied_migrations(&self) -> Result<Vec<String>, rusqlite::Error> {
-        self.with_conn(|c| migrations::applied(c))
+        self.with_read(migrations::applied)
     }
+}
+
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> ApiResult<T> + Send + 'static) -> ApiResult<T> {
+    tokio::task::spawn_blocking(f).await.map_err(|e| ApiError::internal(format!("a store task stopped unexpectedly: {e}")))?
 }

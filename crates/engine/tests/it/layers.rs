@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// Bottom first. Modules in one layer may not use each other.
 const LAYERS: &[&[&str]] = &[
-    &["error"],
+    &["error", "logging"],
     &["util"],
     &["store", "secrets", "prompt", "builtin"],
     &["llm"],

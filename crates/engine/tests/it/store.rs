@@ -100,3 +100,77 @@ fn a_failing_migration_rolls_back_only_itself() {
     let n: i64 = c.query_row("SELECT count(*) FROM schema_migrations", [], |r| r.get(0)).unwrap();
     assert_eq!(n, 1, "the first migration stays applied, the failed one is not recorded");
 }
+
+fn engine_with_runs(dir: &std::path::Path) -> (Engine, Vec<String>) {
+    let e = Engine::open_with(
+        &dir.join("s.db"),
+        psebench::api::EngineOptions { secrets: std::sync::Arc::new(psebench::secrets::MemoryStore::default()), client: Default::default() },
+    )
+    .unwrap();
+    e.demo_load().unwrap();
+    let runs = e.demo_example_results().unwrap().run_ids;
+    (e, runs)
+}
+
+#[test]
+fn a_corrupt_stored_configuration_is_an_error_naming_table_column_and_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let (e, runs) = engine_with_runs(dir.path());
+    let run = &runs[0];
+    e.store().with_conn(|c| c.execute("UPDATE runs SET config_json = '{\"model\": ' WHERE run_id = ?1", [run])).unwrap();
+    let err = e.eval_show(run).unwrap_err();
+    let want = format!("The stored configuration of run {run} (table runs, column config_json) is not valid JSON");
+    assert!(err.message.starts_with(&want), "{}", err.message);
+    assert_eq!(err.code, psebench::ErrorCode::StoreFailed);
+    // Lists that include the row fail the same way instead of showing a run without its settings.
+    assert!(e.eval_list().unwrap_err().message.starts_with(&want));
+    // The other runs are untouched.
+    assert!(e.eval_show(&runs[1]).is_ok());
+}
+
+#[test]
+fn readers_do_not_wait_for_the_writer_and_cannot_write() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{mpsc, Arc};
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("r.db")).unwrap();
+    store.with_conn(|c| c.execute("INSERT INTO settings (key, value) VALUES ('k', 'v1')", [])).unwrap();
+    let (holding_tx, holding_rx) = mpsc::channel();
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    let released = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (store, released) = (store.clone(), released.clone());
+        std::thread::spawn(move || {
+            store
+                .with_tx(|tx| {
+                    tx.execute("UPDATE settings SET value = 'v2' WHERE key = 'k'", [])?;
+                    holding_tx.send(()).unwrap();
+                    // Hold the writer (and its open transaction) until the reader is done, or give up.
+                    let _ = release_rx.recv_timeout(std::time::Duration::from_secs(20));
+                    released.store(true, Ordering::SeqCst);
+                    Ok::<_, rusqlite::Error>(())
+                })
+                .unwrap();
+        })
+    };
+    holding_rx.recv().unwrap();
+    let seen: String = store.with_read(|c| c.query_row("SELECT value FROM settings WHERE key = 'k'", [], |r| r.get(0))).unwrap();
+    assert!(!released.load(Ordering::SeqCst), "the read waited for the writer");
+    assert_eq!(seen, "v1", "a reader sees the last committed state");
+    release_tx.send(()).unwrap();
+    writer.join().unwrap();
+    let now: String = store.with_read(|c| c.query_row("SELECT value FROM settings WHERE key = 'k'", [], |r| r.get(0))).unwrap();
+    assert_eq!(now, "v2", "a committed write is visible to readers");
+    let refused = store.with_read(|c| c.execute("DELETE FROM settings", []));
+    assert!(refused.is_err(), "read connections are read-only");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn async_calls_run_on_blocking_threads_with_the_same_data() {
+    let dir = tempfile::tempdir().unwrap();
+    for store in [Store::open(&dir.path().join("a.db")).unwrap(), Store::open_in_memory().unwrap()] {
+        store.call(|c| Ok(c.execute("INSERT INTO settings (key, value) VALUES ('a', 'b')", [])?)).await.unwrap();
+        let v: String = store.call_read(|c| Ok(c.query_row("SELECT value FROM settings WHERE key = 'a'", [], |r| r.get(0))?)).await.unwrap();
+        assert_eq!(v, "b");
+    }
+}

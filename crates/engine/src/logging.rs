@@ -1,0 +1,143 @@
+//! Logs for every shell: the engine emits `tracing` events; the shells call [`init`] once to
+//! decide where they go (a rotating file in the data folder, and/or standard error).
+//!
+//! Events never carry secrets: provider errors are scrubbed of keys before they are logged, and
+//! request bodies are not logged at all.
+
+use std::path::{Path, PathBuf};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{EnvFilter, Layer};
+
+/// Environment variable that overrides the levels (`tracing` filter syntax, e.g. `psebench=debug`).
+pub const LOG_ENV: &str = "PSEBENCH_LOG";
+
+/// How many daily log files are kept; older ones are deleted.
+pub const KEEP_FILES: usize = 7;
+
+/// How verbose a log is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LogLevel {
+    Error,
+    Warn,
+    Info,
+    Debug,
+    Trace,
+}
+
+impl LogLevel {
+    /// The level for a count of `-v` flags: none → warnings and errors only, 1 → info, 2 → debug, 3+ → trace.
+    pub fn from_verbosity(count: u8) -> LogLevel {
+        match count {
+            0 => LogLevel::Warn,
+            1 => LogLevel::Info,
+            2 => LogLevel::Debug,
+            _ => LogLevel::Trace,
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Error => "error",
+            LogLevel::Warn => "warn",
+            LogLevel::Info => "info",
+            LogLevel::Debug => "debug",
+            LogLevel::Trace => "trace",
+        }
+    }
+}
+
+/// Where logs go.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogOptions {
+    /// Folder of the rotating file log (`None`: no file).
+    pub file_dir: Option<PathBuf>,
+    /// Level of the file log.
+    pub file_level: LogLevel,
+    /// Level printed on standard error (`None`: nothing).
+    pub stderr_level: Option<LogLevel>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    #[error("Could not create the log folder {path}: {message}")]
+    Folder { path: String, message: String },
+    #[error("Could not open the log file in {path}: {message}")]
+    File { path: String, message: String },
+}
+
+/// Keeps the file log writing; dropping it flushes what is still buffered. Hold it until the
+/// process ends.
+#[must_use = "the file log stops when this guard is dropped"]
+pub struct LogGuard {
+    _file: Option<tracing_appender::non_blocking::WorkerGuard>,
+}
+
+/// The log folder that goes with a store: `logs/` next to the database file.
+pub fn log_dir_for(db_path: &Path) -> PathBuf {
+    match db_path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.join("logs"),
+        _ => PathBuf::from("logs"),
+    }
+}
+
+/// Log file names start with this (then the date, then `.log`).
+pub const FILE_PREFIX: &str = "psebench";
+
+fn filter(level: LogLevel) -> EnvFilter {
+    if let Ok(spec) = std::env::var(LOG_ENV) {
+        if let Ok(f) = EnvFilter::try_new(spec.trim()) {
+            return f;
+        }
+    }
+    // This program's crates at the chosen level; libraries (HTTP, TLS) only when they warn.
+    let l = level.as_str();
+    EnvFilter::new(format!("warn,psebench={l},psebench_cli={l},psebench_studio={l}"))
+}
+
+/// Install the process-wide subscriber. Calling it again (tests, a second shell in one process)
+/// leaves the first one in place and returns a guard that does nothing.
+pub fn init(opts: &LogOptions) -> Result<LogGuard, LogError> {
+    let mut guard = LogGuard { _file: None };
+    let file_layer = match &opts.file_dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| LogError::Folder { path: dir.display().to_string(), message: e.to_string() })?;
+            let appender = tracing_appender::rolling::Builder::new()
+                .rotation(tracing_appender::rolling::Rotation::DAILY)
+                .filename_prefix(FILE_PREFIX)
+                .filename_suffix("log")
+                .max_log_files(KEEP_FILES)
+                .build(dir)
+                .map_err(|e| LogError::File { path: dir.display().to_string(), message: e.to_string() })?;
+            let (writer, g) = tracing_appender::non_blocking(appender);
+            guard._file = Some(g);
+            Some(tracing_subscriber::fmt::layer().with_writer(writer).with_ansi(false).with_filter(filter(opts.file_level)))
+        }
+        None => None,
+    };
+    let stderr_layer = opts.stderr_level.map(|level| {
+        let colour = std::io::IsTerminal::is_terminal(&std::io::stderr());
+        tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(colour).with_target(false).compact().with_filter(filter(level))
+    });
+    if tracing_subscriber::registry().with(file_layer).with(stderr_layer).try_init().is_err() {
+        // Someone installed a subscriber first; theirs stays.
+        return Ok(LogGuard { _file: None });
+    }
+    tracing::info!(version = crate::version(), file = ?opts.file_dir, "logging started");
+    Ok(guard)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verbosity_levels_and_the_log_folder() {
+        assert_eq!(LogLevel::from_verbosity(0), LogLevel::Warn);
+        assert_eq!(LogLevel::from_verbosity(1), LogLevel::Info);
+        assert_eq!(LogLevel::from_verbosity(2), LogLevel::Debug);
+        assert_eq!(LogLevel::from_verbosity(9), LogLevel::Trace);
+        assert_eq!(log_dir_for(Path::new("/data/psebench/psebench.db")), PathBuf::from("/data/psebench/logs"));
+        assert_eq!(log_dir_for(Path::new("s.db")), PathBuf::from("logs"));
+    }
+}
