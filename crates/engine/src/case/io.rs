@@ -31,17 +31,22 @@ pub fn read_cases(path: &Path, vocab_for: &dyn Fn(&str) -> Option<PolicyVocab>) 
     let shown = path.display().to_string();
     let mut out: Vec<Case> = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
+    // Looked up once per policy: building a vocabulary copies the policy pack.
+    let mut vocabs: HashMap<String, Option<PolicyVocab>> = HashMap::new();
     for_each_jsonl::<ApiError>(path, |rec| {
         let case = case_from_value(rec.value)
             .map_err(|m| ApiError::new(ErrorCode::ValidationFailed, format!("{shown}:{}: {m}", rec.line)))?;
-        let vocab = vocab_for(&case.policy);
+        if !vocabs.contains_key(&case.policy) {
+            vocabs.insert(case.policy.clone(), vocab_for(&case.policy));
+        }
+        let vocab = vocabs.get(&case.policy).and_then(Option::as_ref);
         if vocab.is_none() {
             return Err(ApiError::new(
                 ErrorCode::ValidationFailed,
                 format!("{shown}:{}: case \"{}\" belongs to policy \"{}\", which is not installed", rec.line, case.case_id, case.policy),
             ));
         }
-        let problems = check_case(&case, vocab.as_ref());
+        let problems = check_case(&case, vocab);
         if let Some(first) = problems.first() {
             let more = if problems.len() > 1 { format!(" (and {} more problem(s))", problems.len() - 1) } else { String::new() };
             return Err(ApiError::new(
