@@ -101,10 +101,116 @@ pub trait FactsSink: Send {
 /// [`read_trajectories`] checks it (the first bad line stops the read with the same message),
 /// but only the [`TrajectoryFacts`] of each line are handed on, to one sink per part of the
 /// file. Parts are read on parallel threads; the sinks come back in file order.
+///
+/// Each thread reads its own byte range of the file in blocks into one reused buffer, so the
+/// copying is shared out and the file is never held whole. Anything unexpected (a bad line,
+/// bytes that are not UTF-8, an I/O error) makes the whole file be read again the plain way,
+/// which finds and words the first problem exactly as `read_trajectories` does.
 pub fn read_trajectory_facts<S: FactsSink>(path: &Path, new_sink: impl Fn() -> S + Sync) -> ApiResult<Vec<S>> {
+    match read_facts_in_ranges(path, &new_sink) {
+        Some(sinks) => Ok(sinks),
+        None => read_facts_whole(path, &new_sink),
+    }
+}
+
+/// The block-wise parallel read; None when the plain read must decide.
+fn read_facts_in_ranges<S: FactsSink>(path: &Path, new_sink: &(impl Fn() -> S + Sync)) -> Option<Vec<S>> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_TRAJECTORY_FILE_BYTES {
+        return None;
+    }
+    let len = meta.len();
+    let threads = reading_threads(usize::try_from(len).ok()?) as u64;
+    let bounds: Vec<(u64, u64)> = (0..threads).map(|k| (len * k / threads, len * (k + 1) / threads)).collect();
+    let results: Vec<Option<S>> = if bounds.len() == 1 {
+        vec![read_range(path, 0, len, new_sink())]
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> =
+                bounds.iter().map(|&(start, end)| s.spawn(move || read_range(path, start, end, new_sink()))).collect();
+            handles.into_iter().map(|h| h.join().ok().flatten()).collect()
+        })
+    };
+    results.into_iter().collect()
+}
+
+/// Read the lines that start within `start..end` (a line belongs to the range holding its first
+/// byte; the last one is read to its end even past `end`). None on anything unexpected.
+fn read_range<S: FactsSink>(path: &Path, start: u64, end: u64, mut sink: S) -> Option<S> {
+    use std::io::{Read, Seek, SeekFrom};
+    // Tests use small blocks, so that lines span blocks.
+    const BLOCK: usize = if cfg!(test) { 61 } else { 1 << 20 };
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut buf: Vec<u8> = Vec::with_capacity(2 * BLOCK);
+    // File offset of buf[0].
+    let mut buf_at = start;
+    // A line that began before `start` belongs to the previous range: skip to its end.
+    let mut skipping = false;
+    if start > 0 {
+        let mut before = [0u8];
+        file.seek(SeekFrom::Start(start - 1)).ok()?;
+        file.read_exact(&mut before).ok()?;
+        skipping = before[0] != b'\n';
+    }
+    loop {
+        let filled = buf.len();
+        buf.resize(filled + BLOCK, 0);
+        let n = file.read(&mut buf[filled..]).ok()?;
+        buf.truncate(filled + n);
+        let at_end = n == 0;
+        if skipping {
+            match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => {
+                    buf.drain(..=i);
+                    buf_at += i as u64 + 1;
+                    skipping = false;
+                }
+                None if at_end => return Some(sink),
+                None => {
+                    buf_at += buf.len() as u64;
+                    buf.clear();
+                    continue;
+                }
+            }
+        }
+        // Whole lines only, unless the file has ended.
+        let whole = if at_end { buf.len() } else { buf.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) };
+        if whole > 0 {
+            let text = std::str::from_utf8(&buf[..whole]).ok()?;
+            // Borrows this block's text, so it lives for one block.
+            let mut facts = TrajectoryFacts::default();
+            let mut line_at = buf_at;
+            for line in text.split_inclusive('\n') {
+                if line_at >= end {
+                    return Some(sink);
+                }
+                // The plain read drops a byte-order mark at the start of the file.
+                let line_text = if line_at == 0 { line.strip_prefix('\u{feff}').unwrap_or(line) } else { line };
+                line_at += line.len() as u64;
+                if line_text.trim().is_empty() {
+                    continue;
+                }
+                if lean_read::read_line(line_text, &mut facts).is_ok() {
+                    sink.add(&facts);
+                } else {
+                    let t = serde_json::from_str::<Trajectory>(line_text).ok()?;
+                    sink.add(&TrajectoryFacts::of(&t));
+                }
+            }
+            buf.drain(..whole);
+            buf_at += whole as u64;
+        }
+        if at_end || buf_at >= end {
+            return Some(sink);
+        }
+    }
+}
+
+/// Read the whole text, then its parts on parallel threads (the plain way: the lean reader is
+/// backed by the full decoder, and errors carry their line).
+fn read_facts_whole<S: FactsSink>(path: &Path, new_sink: &(impl Fn() -> S + Sync)) -> ApiResult<Vec<S>> {
     let text = read_text(path)?;
     let parts = split_lines(&text, reading_threads(text.len()));
-    let new_sink = &new_sink;
     let results: Vec<Result<(S, usize), (usize, String)>> = if parts.len() == 1 {
         parts.iter().map(|part| read_part(part, new_sink())).collect()
     } else {
@@ -259,6 +365,27 @@ mod tests {
             read_trajectory_facts(&missing, Collect::default).err().expect("an error").to_string(),
             read_trajectories(&missing).unwrap_err().to_string()
         );
+    }
+
+    #[test]
+    fn ranges_cut_anywhere_read_every_line_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let ls = lines();
+        let text = format!("\u{feff}{}\r\n\n  \n{}\n{}", ls[0], ls[1], ls[2]);
+        std::fs::write(&path, &text).unwrap();
+        let expected: Vec<_> = read_facts_whole(&path, &Collect::default).unwrap().into_iter().flat_map(|c| c.0).collect();
+        assert_eq!(expected.len(), 3);
+        let len = text.len() as u64;
+        for cut in 0..=len {
+            for cut2 in [cut, (cut + 7).min(len), len] {
+                let got: Vec<_> = [(0, cut), (cut, cut2), (cut2, len)]
+                    .into_iter()
+                    .flat_map(|(a, b)| read_range(&path, a, b, Collect::default()).expect("read").0)
+                    .collect();
+                assert_eq!(got, expected, "cut at {cut} and {cut2}");
+            }
+        }
     }
 
     #[test]
