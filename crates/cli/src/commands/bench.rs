@@ -100,9 +100,18 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
             } else {
                 println!("{} cases, {} models, {} trajectories, {} bootstrap resamples per model", b.cases, b.models, b.trajectories, b.bootstrap_resamples);
                 let row = |name: &str, t: &psebench::bench::metrics::Timing| {
-                    vec![name.to_string(), format!("{:.0}", t.load_ms), format!("{:.0}", t.compute_ms), format!("{:.0}", t.tables_ms), format!("{:.0}", t.total_ms)]
+                    vec![
+                        name.to_string(),
+                        format!("{:.0}", t.load_ms),
+                        format!("{:.0}", t.compute_ms),
+                        format!("{:.0}", t.tables_ms),
+                        format!("{:.0}", t.total_ms),
+                        format!("{:.0}", t.parse_ms),
+                        format!("{:.0}", t.score_ms),
+                    ]
                 };
-                table(&["SOURCE", "LOAD ms", "METRICS ms", "TABLES ms", "TOTAL ms"], &[row("JSONL files", &b.from_jsonl), row("database", &b.from_database), row("database, for scoring", &b.from_database_for_scoring)]);
+                table(&["SOURCE", "LOAD ms", "METRICS ms", "TABLES ms", "TOTAL ms", "PARSE ms", "SCORE ms"], &[row("JSONL files", &b.from_jsonl), row("database", &b.from_database), row("database, for scoring", &b.from_database_for_scoring)]);
+                println!("PARSE = reading and decoding the inputs; SCORE = the report without bootstrap intervals (METRICS includes them).");
             }
         }
         BenchCmd::LoadResults { cases, models } => {
