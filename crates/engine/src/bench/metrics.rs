@@ -98,8 +98,14 @@ pub fn run(dir: &Path, cases: usize, models: usize) -> ApiResult<MetricsBench> {
     let t3 = Instant::now();
     let _ = tables_all(&report, &pack);
     let tables_ms = ms(t3);
-    let from_jsonl =
-        Timing { load_ms, compute_ms, tables_ms, total_ms: load_ms + compute_ms + tables_ms, parse_ms: load_ms, score_ms };
+    let from_jsonl = Timing {
+        load_ms,
+        compute_ms,
+        tables_ms,
+        total_ms: load_ms + compute_ms + tables_ms,
+        parse_ms: load_ms,
+        score_ms,
+    };
 
     // From the store.
     let engine = Engine::open_with(&dir.join("bench.db"), crate::api::EngineOptions {

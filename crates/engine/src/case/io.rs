@@ -75,14 +75,16 @@ fn read_cases_quickly(path: &Path, vocab_for: &dyn Fn(&str) -> Option<PolicyVoca
 
 /// Decode each line as a case, on parallel threads for large files; None if any line fails.
 fn decode_in_parallel(lines: &[&str]) -> Option<Vec<Case>> {
-    let decode = |part: &[&str]| part.iter().map(|l| serde_json::from_str::<Case>(l).ok()).collect::<Option<Vec<Case>>>();
+    let decode =
+        |part: &[&str]| part.iter().map(|l| serde_json::from_str::<Case>(l).ok()).collect::<Option<Vec<Case>>>();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
     if lines.len() < 256 || threads == 1 {
         return decode(lines);
     }
     let decode = &decode;
     let parts: Vec<Option<Vec<Case>>> = std::thread::scope(|s| {
-        let handles: Vec<_> = lines.chunks(lines.len().div_ceil(threads)).map(|part| s.spawn(move || decode(part))).collect();
+        let handles: Vec<_> =
+            lines.chunks(lines.len().div_ceil(threads)).map(|part| s.spawn(move || decode(part))).collect();
         handles.into_iter().map(|h| h.join().ok().flatten()).collect()
     });
     let mut cases = Vec::with_capacity(lines.len());

@@ -121,11 +121,7 @@ pub fn ignored_trajectories(cases: &[Case], trajectories: &[Trajectory]) -> Vec<
 fn ignored_of(runs: &[ModelRuns]) -> Vec<IgnoredTrajectories> {
     runs.iter()
         .filter(|r| r.unknown_case + r.duplicates > 0)
-        .map(|r| IgnoredTrajectories {
-            model: r.model.clone(),
-            unknown_case: r.unknown_case,
-            duplicates: r.duplicates,
-        })
+        .map(|r| IgnoredTrajectories { model: r.model.clone(), unknown_case: r.unknown_case, duplicates: r.duplicates })
         .collect()
 }
 

@@ -75,8 +75,15 @@ impl<'a> Golds<'a> {
             g.clause_slot = clause_ids.binary_search(&g.clause_id).unwrap_or(0);
         }
         let mut index = HashMap::with_capacity(cases.len());
-        let first_with_id = cases.iter().enumerate().map(|(i, c)| *index.entry(c.case_id.as_str()).or_insert(i) == i).collect();
-        Golds { cases: golds, clause_ids, ids: cases.iter().map(|c| c.case_id.as_str()).collect(), index, first_with_id }
+        let first_with_id =
+            cases.iter().enumerate().map(|(i, c)| *index.entry(c.case_id.as_str()).or_insert(i) == i).collect();
+        Golds {
+            cases: golds,
+            clause_ids,
+            ids: cases.iter().map(|c| c.case_id.as_str()).collect(),
+            index,
+            first_with_id,
+        }
     }
 
     /// The case with this id. `hint` is where the previous lookup of the same reader ended:

@@ -216,7 +216,10 @@ fn read_facts_whole<S: FactsSink>(path: &Path, new_sink: &(impl Fn() -> S + Sync
     } else {
         std::thread::scope(|s| {
             let handles: Vec<_> = parts.iter().map(|part| s.spawn(move || read_part(part, new_sink()))).collect();
-            handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err((0, "a reading thread failed".into())))).collect()
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err((0, "a reading thread failed".into()))))
+                .collect()
         })
     };
     let mut sinks = Vec::with_capacity(results.len());
@@ -228,7 +231,10 @@ fn read_facts_whole<S: FactsSink>(path: &Path, new_sink: &(impl Fn() -> S + Sync
                 lines_before += lines;
             }
             Err((line, msg)) => {
-                return Err(ApiError::new(ErrorCode::ValidationFailed, format!("{}:{}: {msg}", path.display(), lines_before + line)));
+                return Err(ApiError::new(
+                    ErrorCode::ValidationFailed,
+                    format!("{}:{}: {msg}", path.display(), lines_before + line),
+                ));
             }
         }
     }
@@ -249,7 +255,9 @@ fn split_lines(text: &str, parts: usize) -> Vec<&str> {
     let mut rest = text;
     for k in (1..parts).rev() {
         let target = rest.len() / (k + 1);
-        let Some(cut) = rest.as_bytes()[target..].iter().position(|&b| b == b'\n').map(|i| target + i + 1) else { break };
+        let Some(cut) = rest.as_bytes()[target..].iter().position(|&b| b == b'\n').map(|i| target + i + 1) else {
+            break;
+        };
         let (head, tail) = rest.split_at(cut);
         out.push(head);
         rest = tail;
@@ -328,7 +336,10 @@ mod tests {
         let lean: Vec<_> = lean.unwrap().into_iter().flat_map(|c| c.0).collect();
         assert_eq!(lean.len(), full.len());
         for (l, t) in lean.iter().zip(&full) {
-            assert_eq!(l, &(t.model.clone(), t.case_id.clone(), t.repeat_index(), t.predicted_verdict(), t.ask_count() as u64));
+            assert_eq!(
+                l,
+                &(t.model.clone(), t.case_id.clone(), t.repeat_index(), t.predicted_verdict(), t.ask_count() as u64)
+            );
         }
     }
 
@@ -374,7 +385,8 @@ mod tests {
         let ls = lines();
         let text = format!("\u{feff}{}\r\n\n  \n{}\n{}", ls[0], ls[1], ls[2]);
         std::fs::write(&path, &text).unwrap();
-        let expected: Vec<_> = read_facts_whole(&path, &Collect::default).unwrap().into_iter().flat_map(|c| c.0).collect();
+        let expected: Vec<_> =
+            read_facts_whole(&path, &Collect::default).unwrap().into_iter().flat_map(|c| c.0).collect();
         assert_eq!(expected.len(), 3);
         let len = text.len() as u64;
         for cut in 0..=len {

@@ -481,8 +481,7 @@ impl<'de> Visitor<'de> for FinalSeed<'_, 'de> {
                 }
                 "rationale" => {
                     seen.first(RATIONALE)?;
-                    facts.has_rationale =
-                        map.next_value::<Option<Text>>()?.is_some_and(|Text(r)| !r.trim().is_empty());
+                    facts.has_rationale = map.next_value::<Option<Text>>()?.is_some_and(|Text(r)| !r.trim().is_empty());
                 }
                 _ => {
                     map.next_value::<AnyJson>()?;
@@ -652,10 +651,37 @@ mod tests {
 
     /// Raw JSON texts to put in place of a field's value.
     const VALUES: &[&str] = &[
-        "null", "true", "0", "7", "-1", "1.5", "1e400", "-0", "18446744073709551616", "\"\"", "\"x\"", "\"ASK\"",
-        "\"ANSWER\"", "\"answered\"", "\"unknown\"", "\"eval\"", "\"info\"", "\"Reportable\"", "\"\\ud800\"",
-        "\"\\u0041SK\"", "[]", "[\"a\"]", "[\"a\",\"a\"]", "[1]", "[null]", "{}", "{\"eval\":null}", "{\"ASK\":null}",
-        "{\"hits\":[\"x\"]}", "[[[[1e999]]]]", "{\"a\":{\"b\":\"\\ud800\"}}",
+        "null",
+        "true",
+        "0",
+        "7",
+        "-1",
+        "1.5",
+        "1e400",
+        "-0",
+        "18446744073709551616",
+        "\"\"",
+        "\"x\"",
+        "\"ASK\"",
+        "\"ANSWER\"",
+        "\"answered\"",
+        "\"unknown\"",
+        "\"eval\"",
+        "\"info\"",
+        "\"Reportable\"",
+        "\"\\ud800\"",
+        "\"\\u0041SK\"",
+        "[]",
+        "[\"a\"]",
+        "[\"a\",\"a\"]",
+        "[1]",
+        "[null]",
+        "{}",
+        "{\"eval\":null}",
+        "{\"ASK\":null}",
+        "{\"hits\":[\"x\"]}",
+        "[[[[1e999]]]]",
+        "{\"a\":{\"b\":\"\\ud800\"}}",
     ];
 
     fn with_placeholder(mut v: Value, path: &[&str], key: &str) -> Option<Value> {
