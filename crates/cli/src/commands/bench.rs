@@ -23,6 +23,9 @@ pub enum BenchCmd {
         cases: usize,
         #[arg(long, default_value_t = 15)]
         models: usize,
+        /// Also save the generated cases.jsonl and trajectories.jsonl in DIR (for timing other tools on them).
+        #[arg(long, value_name = "DIR")]
+        keep: Option<std::path::PathBuf>,
     },
     /// Store a synthetic result set (5,074 cases and one completed run per model, 15 models by
     /// default) in the database, to measure the Results screen at the paper's scale.
@@ -89,22 +92,44 @@ fn start_mock(latency_ms: u64, dir: &std::path::Path) -> Result<MockProcess, Api
     Ok(MockProcess { child, base })
 }
 
+/// Copy the bench's two JSONL inputs from its scratch folder to `keep`.
+fn keep_inputs(scratch: &std::path::Path, keep: &std::path::Path) -> Result<(), ApiError> {
+    std::fs::create_dir_all(keep).map_err(|e| ApiError::internal(format!("could not create {}: {e}", keep.display())))?;
+    for name in ["cases.jsonl", "trajectories.jsonl"] {
+        let to = keep.join(name);
+        std::fs::copy(scratch.join(name), &to).map_err(|e| ApiError::internal(format!("could not write {}: {e}", to.display())))?;
+    }
+    Ok(())
+}
+
 pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
     match cmd {
-        BenchCmd::Metrics { cases, models } => {
+        BenchCmd::Metrics { cases, models, keep } => {
             let dir = tempfile::tempdir().map_err(|e| ApiError::internal(e.to_string()))?;
             if !cli.json {
                 eprintln!("Building {cases} synthetic cases × {models} models and loading them into a scratch store…");
             }
             let b = psebench::bench::metrics::run(dir.path(), *cases, *models)?;
+            if let Some(keep) = keep {
+                keep_inputs(dir.path(), keep)?;
+            }
             if cli.json {
                 print_json(&b);
             } else {
                 println!("{} cases, {} models, {} trajectories, {} bootstrap resamples per model", b.cases, b.models, b.trajectories, b.bootstrap_resamples);
                 let row = |name: &str, t: &psebench::bench::metrics::Timing| {
-                    vec![name.to_string(), format!("{:.0}", t.load_ms), format!("{:.0}", t.compute_ms), format!("{:.0}", t.tables_ms), format!("{:.0}", t.total_ms)]
+                    vec![
+                        name.to_string(),
+                        format!("{:.0}", t.load_ms),
+                        format!("{:.0}", t.compute_ms),
+                        format!("{:.0}", t.tables_ms),
+                        format!("{:.0}", t.total_ms),
+                        format!("{:.0}", t.parse_ms),
+                        format!("{:.0}", t.score_ms),
+                    ]
                 };
-                table(&["SOURCE", "LOAD ms", "METRICS ms", "TABLES ms", "TOTAL ms"], &[row("JSONL files", &b.from_jsonl), row("database", &b.from_database), row("database, for scoring", &b.from_database_for_scoring)]);
+                table(&["SOURCE", "LOAD ms", "METRICS ms", "TABLES ms", "TOTAL ms", "PARSE ms", "SCORE ms"], &[row("JSONL files", &b.from_jsonl), row("database", &b.from_database), row("database, for scoring", &b.from_database_for_scoring)]);
+                println!("PARSE = reading and decoding the inputs; SCORE = the report without bootstrap intervals (METRICS includes them).");
             }
         }
         BenchCmd::LoadResults { cases, models } => {

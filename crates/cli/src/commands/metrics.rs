@@ -1,5 +1,5 @@
 use clap::Args;
-use psebench::metrics::{compute, ignored_trajectories, MetricsOptions, MetricsReport, ModelMetrics, Prf};
+use psebench::metrics::{compute_from_jsonl, FileMetrics, MetricsOptions, MetricsReport, ModelMetrics, Prf};
 use psebench::ApiError;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -256,8 +256,8 @@ pub fn run(cli: &Cli, args: &MetricsArgs) -> Result<ExitCode, ApiError> {
     };
     let cases =
         psebench::case::io::read_cases(cases, &|p: &str| psebench::policy::builtin_pack(p).map(|pk| pk.vocab(&[])))?;
-    let trajectories = psebench::trajectory::io::read_trajectories(trajs)?;
-    for skipped in ignored_trajectories(&cases, &trajectories) {
+    let FileMetrics { report, ignored } = compute_from_jsonl(&cases, trajs, &opts)?;
+    for skipped in ignored {
         if skipped.unknown_case > 0 {
             eprintln!(
                 "note: {}: {} trajectory(ies) name a case_id that is not in the cases file; ignored",
@@ -271,7 +271,6 @@ pub fn run(cli: &Cli, args: &MetricsArgs) -> Result<ExitCode, ApiError> {
             );
         }
     }
-    let report = compute(&cases, &trajectories, &opts);
     if cli.json {
         print_json(&report);
     } else {

@@ -1,13 +1,13 @@
 //! Agreement of a model with itself when the same cases were run several times.
 
-use super::prepare::{GoldCase, ModelRuns};
+use super::prepare::{GoldCase, ModelRuns, Repeats};
 use super::prf::share;
 use super::report::Consistency;
 
 /// Consistency over the cases that have all K repeats, K being the largest number of distinct
 /// repeats any case has; null unless some case was run more than once.
 pub(crate) fn consistency(golds: &[GoldCase], runs: &ModelRuns) -> Option<Consistency> {
-    let k = runs.by_case.iter().map(Vec::len).max().filter(|&k| k > 1)?;
+    let k = runs.by_case.iter().map(Repeats::len).max().filter(|&k| k > 1)?;
     let mut cases = 0;
     let mut same = 0;
     let mut pass_all = 0;
@@ -15,10 +15,10 @@ pub(crate) fn consistency(golds: &[GoldCase], runs: &ModelRuns) -> Option<Consis
         if repeats.len() != k {
             continue;
         }
-        let verdicts: Vec<_> = repeats.iter().map(|(_, t)| t.predicted_verdict()).collect();
+        let first = repeats.primary().verdict;
         cases += 1;
-        same += u64::from(verdicts.iter().all(|v| *v == verdicts[0]));
-        pass_all += u64::from(verdicts.iter().all(|v| *v == Some(gold.verdict)));
+        same += u64::from(repeats.outcomes().all(|o| o.verdict == first));
+        pass_all += u64::from(repeats.outcomes().all(|o| o.verdict == Some(gold.verdict)));
     }
     Some(Consistency {
         repeats: u32::try_from(k).unwrap_or(u32::MAX),

@@ -2,9 +2,10 @@
 //! profiles, token use, bootstrap confidence intervals, paired McNemar tests and repeat
 //! consistency. Pure computation over cases and trajectories: works on files with no database.
 //!
-//! The inputs are read once: every case becomes a [`prepare::GoldCase`] and every (model, case)
-//! pair an [`prepare::Outcome`]; all metrics, the bootstrap and the paired tests then work on
-//! those small per-case arrays. Models are scored on parallel threads.
+//! The inputs are read once: every case becomes a [`prepare::GoldCase`] and every trajectory an
+//! [`prepare::Outcome`] as soon as it is read (trajectories from a JSONL file are never kept
+//! whole); all metrics, the bootstrap and the paired tests then work on those small per-case
+//! arrays. Files are read and models scored on parallel threads.
 
 pub mod per_clause;
 mod bootstrap;
@@ -19,14 +20,20 @@ mod tally;
 #[cfg(test)]
 mod tests;
 
+use std::path::Path;
+
 use crate::case::{Case, CaseType};
+use crate::error::ApiResult;
+use crate::trajectory::facts::TrajectoryFacts;
+use crate::trajectory::io::FactsSink;
 use crate::trajectory::Trajectory;
 pub use paired::{chi_square_corrected, exact_p_value};
 pub use report::*;
 pub use synthetic::synthetic_benchmark;
 
 use paired::Correctness;
-use prepare::{GoldCase, ModelRuns, Outcome};
+pub(crate) use prepare::Golds;
+use prepare::{ModelRuns, Outcome, OutcomeSink, Repeats};
 use tally::{BehaviorTally, ClauseTally, Tally, TokenTally};
 
 /// Settings for the statistics that need them.
@@ -46,11 +53,53 @@ impl Default for MetricsOptions {
 /// Compute the report: one entry per model found in `trajectories` (grouped by `model`, sorted by
 /// name), scored against `cases`.
 pub fn compute(cases: &[Case], trajectories: &[Trajectory], opts: &MetricsOptions) -> MetricsReport {
-    let golds: Vec<GoldCase> = cases.iter().map(GoldCase::from_case).collect();
-    let index = prepare::case_index(cases);
-    let runs = prepare::group_by_model(cases.len(), &index, trajectories);
+    let golds = Golds::new(cases);
+    report_from_runs(&golds, &runs_of(&golds, trajectories), opts)
+}
+
+/// The report of [`compute`] for a trajectories JSONL file, and the trajectories it leaves out,
+/// without keeping the trajectories in memory: each line is checked exactly as
+/// [`crate::trajectory::io::read_trajectories`] checks it (the first bad line is an error with
+/// the same message), then reduced at once to what the metrics read.
+pub fn compute_from_jsonl(cases: &[Case], trajectories: &Path, opts: &MetricsOptions) -> ApiResult<FileMetrics> {
+    let golds = Golds::new(cases);
+    let runs = read_runs(&golds, trajectories)?;
+    Ok(FileMetrics { report: report_from_runs(&golds, &runs, opts), ignored: ignored_of(&runs) })
+}
+
+/// What [`compute_from_jsonl`] gives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileMetrics {
+    pub report: MetricsReport,
+    /// As [`ignored_trajectories`] would list them.
+    pub ignored: Vec<IgnoredTrajectories>,
+}
+
+/// Reduce decoded trajectories to per-case outcomes, model by model, on parallel threads.
+fn runs_of(golds: &Golds, trajectories: &[Trajectory]) -> Vec<ModelRuns> {
+    let parts: Vec<&[Trajectory]> = trajectories.chunks(trajectories.len().div_ceil(worker_count()).max(1)).collect();
+    let sinks = parallel_map(&parts, |part| {
+        let mut sink = OutcomeSink::new(golds);
+        let mut facts = TrajectoryFacts::default();
+        for t in *part {
+            facts.fill_from(t);
+            sink.add(&facts);
+        }
+        sink
+    });
+    prepare::group_by_model(golds.cases.len(), sinks)
+}
+
+/// Read a trajectories JSONL file straight into per-case outcomes, model by model.
+pub(crate) fn read_runs(golds: &Golds, path: &Path) -> ApiResult<Vec<ModelRuns>> {
+    let sinks = crate::trajectory::io::read_trajectory_facts(path, || OutcomeSink::new(golds))?;
+    Ok(prepare::group_by_model(golds.cases.len(), sinks))
+}
+
+/// The report from per-case outcomes.
+pub(crate) fn report_from_runs(golds: &Golds, runs: &[ModelRuns], opts: &MetricsOptions) -> MetricsReport {
     let (models, correctness): (Vec<ModelMetrics>, Vec<Correctness>) =
-        parallel_map(&runs, |r| score_model(&golds, r, opts)).into_iter().unzip();
+        parallel_map(runs, |r| score_model(golds, r, opts)).into_iter().unzip();
     MetricsReport { models, paired_tests: paired::all_pairs(&correctness) }
 }
 
@@ -67,25 +116,23 @@ pub struct IgnoredTrajectories {
 
 /// Per model (sorted by name), the trajectories `compute` ignores; models with none are omitted.
 pub fn ignored_trajectories(cases: &[Case], trajectories: &[Trajectory]) -> Vec<IgnoredTrajectories> {
-    let index = prepare::case_index(cases);
-    prepare::group_by_model(cases.len(), &index, trajectories)
-        .into_iter()
+    ignored_of(&runs_of(&Golds::new(cases), trajectories))
+}
+
+fn ignored_of(runs: &[ModelRuns]) -> Vec<IgnoredTrajectories> {
+    runs.iter()
         .filter(|r| r.unknown_case + r.duplicates > 0)
-        .map(|r| IgnoredTrajectories {
-            model: r.model.to_string(),
-            unknown_case: r.unknown_case,
-            duplicates: r.duplicates,
-        })
+        .map(|r| IgnoredTrajectories { model: r.model.clone(), unknown_case: r.unknown_case, duplicates: r.duplicates })
         .collect()
 }
 
 /// Everything about one model: its report entry and its per-case correctness for the paired tests.
-fn score_model<'a>(golds: &[GoldCase], runs: &ModelRuns<'a>, opts: &MetricsOptions) -> (ModelMetrics, Correctness<'a>) {
-    let outcomes = prepare::primary_outcomes(golds, runs);
+fn score_model<'r>(golds: &Golds, runs: &'r ModelRuns, opts: &MetricsOptions) -> (ModelMetrics, Correctness<'r>) {
+    let outcomes: Vec<Outcome> = runs.by_case.iter().map(Repeats::primary).collect();
     let sums = Sums::over(golds, &outcomes);
-    let codes: Vec<u8> = golds.iter().zip(&outcomes).map(|(g, o)| bootstrap::case_code(g, o)).collect();
+    let codes: Vec<u8> = golds.cases.iter().zip(&outcomes).map(|(g, o)| bootstrap::case_code(g, o)).collect();
     let metrics = ModelMetrics {
-        model: runs.model.to_string(),
+        model: runs.model.clone(),
         cases: sums.all.cases,
         m1: sums.all.m1(),
         m2: sums.all.m2(),
@@ -104,30 +151,35 @@ fn score_model<'a>(golds: &[GoldCase], runs: &ModelRuns<'a>, opts: &MetricsOptio
         tokens: sums.tokens.tokens(),
         trajectories: sums.tokens.with_trajectory,
         no_verdict: sums.tokens.no_verdict,
-        confidence_intervals: bootstrap::confidence_intervals(&codes, runs.model, opts.bootstrap_resamples, opts.seed),
-        consistency: consistency::consistency(golds, runs),
-        by_clause: sums.clauses.rows(),
+        confidence_intervals: bootstrap::confidence_intervals(&codes, &runs.model, opts.bootstrap_resamples, opts.seed),
+        consistency: consistency::consistency(&golds.cases, runs),
+        by_clause: sums.clauses.rows(&golds.clause_ids),
         uncertain_routing_counts: sums.behavior.routing_counts(),
     };
-    let per_case = golds.iter().zip(&outcomes).map(|(g, o)| o.present.then(|| o.correct(g))).collect();
-    (metrics, Correctness { model: runs.model, per_case })
+    let per_case = golds.cases.iter().zip(&outcomes).map(|(g, o)| o.present.then(|| o.correct(g))).collect();
+    (metrics, Correctness { model: &runs.model, per_case })
 }
 
 /// All accumulators of one model, filled in a single pass over the cases.
-#[derive(Default)]
-struct Sums<'a> {
+struct Sums {
     all: Tally,
     /// Complete, missing, uncertain (the order of `CaseType::ALL`).
     strata: [Tally; 3],
     behavior: BehaviorTally,
     tokens: TokenTally,
-    clauses: ClauseTally<'a>,
+    clauses: ClauseTally,
 }
 
-impl<'a> Sums<'a> {
-    fn over(golds: &[GoldCase<'a>], outcomes: &[Outcome]) -> Self {
-        let mut s = Sums::default();
-        for (g, o) in golds.iter().zip(outcomes) {
+impl Sums {
+    fn over(golds: &Golds, outcomes: &[Outcome]) -> Self {
+        let mut s = Sums {
+            all: Tally::default(),
+            strata: Default::default(),
+            behavior: BehaviorTally::default(),
+            tokens: TokenTally::default(),
+            clauses: ClauseTally::new(golds.clause_ids.len()),
+        };
+        for (g, o) in golds.cases.iter().zip(outcomes) {
             s.all.add(g, o);
             s.strata[stratum_slot(g.case_type)].add(g, o);
             s.behavior.add(g, o);
@@ -146,10 +198,14 @@ fn stratum_slot(t: CaseType) -> usize {
     }
 }
 
+fn worker_count() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// Map `f` over `items` on up to `available_parallelism` scoped threads, keeping the order.
 /// Results do not depend on the number of threads.
-fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len());
+fn parallel_map<'t, T: Sync, R: Send>(items: &'t [T], f: impl Fn(&'t T) -> R + Sync) -> Vec<R> {
+    let workers = worker_count().min(items.len());
     if workers <= 1 {
         return items.iter().map(f).collect();
     }

@@ -1,8 +1,6 @@
 //! Accumulators that turn per-case outcomes into M1–M8, the case-type strata, the behaviour
 //! profile, token use and per-clause accuracy. One `add` per case; no re-scanning.
 
-use std::collections::BTreeMap;
-
 use indexmap::IndexMap;
 
 use super::prepare::{GoldCase, Outcome};
@@ -186,22 +184,31 @@ impl TokenTally {
     }
 }
 
-/// M1 per clause_id, listed in clause_id order.
+/// M1 per clause_id, listed in clause_id order: (cases, correct) per position in the sorted
+/// list of distinct clause ids.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct ClauseTally<'a> {
-    by_clause: BTreeMap<&'a str, (u64, u64)>,
+pub(crate) struct ClauseTally {
+    by_clause: Vec<(u64, u64)>,
 }
 
-impl<'a> ClauseTally<'a> {
-    pub fn add(&mut self, gold: &GoldCase<'a>, o: &Outcome) {
-        let entry = self.by_clause.entry(gold.clause_id).or_default();
-        entry.0 += 1;
-        entry.1 += u64::from(o.correct(gold));
+impl ClauseTally {
+    pub fn new(clauses: usize) -> Self {
+        ClauseTally { by_clause: vec![(0, 0); clauses] }
     }
 
-    pub fn rows(&self) -> Vec<ClauseAccuracy> {
-        self.by_clause
+    pub fn add(&mut self, gold: &GoldCase, o: &Outcome) {
+        if let Some(entry) = self.by_clause.get_mut(gold.clause_slot) {
+            entry.0 += 1;
+            entry.1 += u64::from(o.correct(gold));
+        }
+    }
+
+    /// One row per clause id that has cases; `clause_ids` is the sorted list the slots refer to.
+    pub fn rows(&self, clause_ids: &[&str]) -> Vec<ClauseAccuracy> {
+        clause_ids
             .iter()
+            .zip(&self.by_clause)
+            .filter(|(_, &(cases, _))| cases > 0)
             .map(|(id, &(cases, correct))| ClauseAccuracy {
                 clause_id: id.to_string(),
                 cases,

@@ -703,3 +703,47 @@ fn index_draws_cover_the_range_evenly() {
     // Each bin expects 10 000 (sd ≈ 93); 600 is more than 6 sd.
     assert!(counts.iter().all(|&c| (9_400..=10_600).contains(&c)), "{counts:?}");
 }
+
+// ---------- scoring straight from a JSONL file ----------
+
+#[test]
+fn scoring_a_file_equals_scoring_its_decoded_trajectories() {
+    let (mut cases, trajs) = synthetic_benchmark(700, 3, 9);
+    // Repeats, duplicates, an unknown case, extension fields and escaped text, in mixed order.
+    let mut lines: Vec<String> = Vec::new();
+    for (i, t) in trajs.iter().enumerate() {
+        let mut v = serde_json::to_value(t).expect("value");
+        v["repeat"] = json!(i % 3);
+        v["latency_ms"] = json!(i);
+        if i % 11 == 0 {
+            v["case_id"] = json!("not-a-case");
+        }
+        if i % 13 == 0 {
+            v["final"]["rationale"] = json!("line one\n\"two\"");
+        }
+        lines.push(v.to_string());
+        if i % 17 == 0 {
+            lines.push(v.to_string());
+        }
+        if i % 2 == 0 {
+            v["repeat"] = json!(5);
+            v["final"]["final_verdict"] = json!("Uncertain");
+            lines.push(v.to_string());
+        }
+    }
+    lines.swap(5, 900);
+    // A repeated case id: the first case with the id is the one scored.
+    cases.push(cases[3].clone());
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("trajectories.jsonl");
+    std::fs::write(&path, lines.join("\n")).expect("write");
+    let decoded = crate::trajectory::io::read_trajectories(&path).expect("read");
+    for opts in [no_bootstrap(), ci_opts(5)] {
+        let from_file = compute_from_jsonl(&cases, &path, &opts).expect("scored");
+        assert_eq!(from_file.report, compute(&cases, &decoded, &opts));
+        assert_eq!(from_file.ignored, ignored_trajectories(&cases, &decoded));
+        assert!(from_file.report.models.iter().all(|m| m.consistency.is_some()));
+    }
+    let ignored = ignored_trajectories(&cases, &decoded);
+    assert!(ignored.iter().all(|i| i.unknown_case > 0 && i.duplicates > 0), "{ignored:?}");
+}

@@ -1,7 +1,9 @@
 //! Evaluated-case trajectories (FORMATS.md "Trajectories"): every turn of the model under test
 //! and of the information provider, the final answer, the M4 judge's hits and token usage.
 
+pub mod facts;
 pub mod io;
+mod lean_read;
 pub mod scoring;
 
 use indexmap::IndexMap;
@@ -171,5 +173,9 @@ impl Trajectory {
     }
     pub fn rationale(&self) -> Option<&str> {
         self.final_answer.as_ref().and_then(|f| f.rationale.as_deref())
+    }
+    /// The repeat index: the extension field `repeat` when it is a non-negative integer, else 0.
+    pub fn repeat_index(&self) -> u64 {
+        self.extra.get("repeat").and_then(Value::as_u64).unwrap_or(0)
     }
 }
