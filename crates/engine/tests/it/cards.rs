@@ -77,7 +77,7 @@ fn a_100_megabyte_file_is_refused_with_its_name() {
     let p = dir.path().join("huge.json");
     let f = std::fs::File::create(&p).unwrap();
     f.set_len(100 * 1024 * 1024).unwrap();
-    let err = e.cards_import(&[p.clone()], "mn29", "t").unwrap_err();
+    let err = e.cards_import(std::slice::from_ref(&p), "mn29", "t").unwrap_err();
     assert!(err.message.contains("huge.json") && err.message.contains("100.0 MB"), "{}", err.message);
     let report = e.cards_lint_paths(&[p], "mn29").unwrap();
     assert_eq!(report.problems[0].rule, "parse");

@@ -50,7 +50,7 @@ fn invalid_cases_are_refused_with_line_and_field_and_nothing_is_stored() {
         assert!(err.message.contains(needle), "{:?} does not contain {needle}", err.message);
         assert!(e.cases_list(&CaseFilter::default()).unwrap().is_empty(), "nothing stored after a failed import");
     }
-    let p = write(dir.path(), "cases.jsonl", b"{\"case_id\": \"\xff\"}\n".to_vec());
+    let p = write(dir.path(), "cases.jsonl", b"{\"case_id\": \"\xff\"}\n");
     assert!(e.cases_import(&p, false, "imported").unwrap_err().message.contains("cases.jsonl:1:"));
 }
 

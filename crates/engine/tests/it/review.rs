@@ -351,7 +351,10 @@ fn answers_are_saved_as_given_and_resume_where_one_stopped() {
 /// A 90-case session answered by two reviewers: Ana agrees with construction except on two complete
 /// cases; Ben except on one missing case. Realism: Ana 5, Ben 4; plausibility: Ana 4, Ben 4, except
 /// where noted.
-fn answered_session(e: &Engine) -> (String, HashMap<(String, u32), (String, String, ReviewVerdict)>) {
+/// Per (reviewer, item number): what that reviewer answered for the item.
+type Answers = HashMap<(String, u32), (String, String, ReviewVerdict)>;
+
+fn answered_session(e: &Engine) -> (String, Answers) {
     let s = create(e, "Full", ReviewSelection::default(), &["Ana", "Ben"], None, 2024);
     let sid = s.summary.session_id;
     let t = links(e, &sid);
