@@ -9,7 +9,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "psebench", version, about = "PSEBench Studio: build, validate and run policy-grounded patient-safety triage benchmarks")]
+#[command(
+    name = "psebench",
+    version,
+    about = "PSEBench Studio: build, validate and run policy-grounded patient-safety triage benchmarks"
+)]
 pub struct Cli {
     /// Database file (default: the per-user data folder; also PSEBENCH_DB).
     #[arg(long, global = true, env = "PSEBENCH_DB")]

@@ -28,7 +28,12 @@ impl Env {
     }
     fn ok(&self, args: &[&str]) -> String {
         let o = self.run(args);
-        assert!(o.status.success(), "psebench {args:?} failed:\n{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "psebench {args:?} failed:\n{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
         String::from_utf8(o.stdout).unwrap()
     }
     fn json(&self, args: &[&str]) -> Value {
@@ -127,7 +132,8 @@ fn lint_exit_codes_and_json_shape() {
     let mut warn = card("CardCli_3");
     let el = warn["basic_event_elements"]["outcome"].clone();
     warn["basic_event_elements"] = json!({"Outcome": el});
-    warn["fixed_fields"]["boundary_conditions"]["harm_present"]["corresponding_basic_event_elements"] = json!(["Outcome"]);
+    warn["fixed_fields"]["boundary_conditions"]["harm_present"]["corresponding_basic_event_elements"] =
+        json!(["Outcome"]);
     let wp = env.file("w/warn.json", &serde_json::to_string(&warn).unwrap());
     assert_eq!(env.run(&["cards", "lint", s(&wp)]).status.code(), Some(0));
     // the stored library lints clean
@@ -223,7 +229,19 @@ fn eval_run_metrics_report_export_import_through_the_cli() {
         env.ok(&["models", "add", name, "--kind", "openai-compatible", "--model", name, "--base-url", &base]);
     }
     env.ok(&["demo", "load"]);
-    let out = env.ok(&["eval", "run", "--cases", "origin=demo,type=complete,limit=5", "--model", "m", "--info-model", "info", "--judge-model", "judge", "--json"]);
+    let out = env.ok(&[
+        "eval",
+        "run",
+        "--cases",
+        "origin=demo,type=complete,limit=5",
+        "--model",
+        "m",
+        "--info-model",
+        "info",
+        "--judge-model",
+        "judge",
+        "--json",
+    ]);
     let summary: Value = serde_json::from_str(&out).unwrap();
     let run_id = summary["run_id"].as_str().unwrap().to_string();
     assert_eq!(summary["status"], "completed");
@@ -234,7 +252,13 @@ fn eval_run_metrics_report_export_import_through_the_cli() {
     assert!(m["models"][0]["M1"].as_f64().is_some());
     let report_dir = env.dir.path().join("report");
     env.ok(&["report", "--run", &run_id, "--out", s(&report_dir)]);
-    for f in ["index.md", "tables/table1_overall.csv", "tables/table1_overall.tex", "charts/m5_m6_scatter.svg", "charts/per_clause_difficulty.png"] {
+    for f in [
+        "index.md",
+        "tables/table1_overall.csv",
+        "tables/table1_overall.tex",
+        "charts/m5_m6_scatter.svg",
+        "charts/per_clause_difficulty.png",
+    ] {
         assert!(report_dir.join(f).exists(), "{f} missing");
     }
     let traj = env.dir.path().join("t.jsonl");
@@ -260,9 +284,30 @@ fn a_remote_run_needs_confirmation_when_not_interactive() {
     let env = Env::new();
     env.ok(&["demo", "load"]);
     for name in ["r", "i", "j"] {
-        env.ok(&["models", "add", name, "--kind", "openai-compatible", "--model", name, "--base-url", "https://llm.example.org/v1"]);
+        env.ok(&[
+            "models",
+            "add",
+            name,
+            "--kind",
+            "openai-compatible",
+            "--model",
+            name,
+            "--base-url",
+            "https://llm.example.org/v1",
+        ]);
     }
-    let o = env.run(&["eval", "run", "--cases", "origin=demo,limit=1", "--model", "r", "--info-model", "i", "--judge-model", "j"]);
+    let o = env.run(&[
+        "eval",
+        "run",
+        "--cases",
+        "origin=demo,limit=1",
+        "--model",
+        "r",
+        "--info-model",
+        "i",
+        "--judge-model",
+        "j",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("remote") && err.contains("--yes"), "{err}");
@@ -333,10 +378,29 @@ fn anchors_generation_stats_provenance_and_report_through_the_cli() {
     assert_eq!(env.json(&["anchors", "show", "ours-1"])["clause_id"], "CareManagement_7_Fall");
 
     // Plan only, then a real run limited to our imported anchor.
-    let plan = env.json(&["generate", "--cards", "CardRep_91_CareManagement_7", "--anchors-per-card", "2", "--model", "w", "--plan"]);
+    let plan = env.json(&[
+        "generate",
+        "--cards",
+        "CardRep_91_CareManagement_7",
+        "--anchors-per-card",
+        "2",
+        "--model",
+        "w",
+        "--plan",
+    ]);
     assert_eq!(plan["candidates"], 4);
     assert_eq!(plan["sends_data_off_machine"], false);
-    let out = env.json(&["generate", "--cards", "CardRep_91_CareManagement_7", "--anchors-per-card", "2", "--model", "w", "--anchors-from", "imported"]);
+    let out = env.json(&[
+        "generate",
+        "--cards",
+        "CardRep_91_CareManagement_7",
+        "--anchors-per-card",
+        "2",
+        "--model",
+        "w",
+        "--anchors-from",
+        "imported",
+    ]);
     let run = out["run_id"].as_str().unwrap().to_string();
     assert_eq!(out["status"], "completed", "{out}");
     assert_eq!(out["counts"]["accepted"], 2);
@@ -353,7 +417,13 @@ fn anchors_generation_stats_provenance_and_report_through_the_cli() {
 
     let case_id = format!("{run}__CardRep_91_CareManagement_7__ours-1__missing_injury");
     let story = env.ok(&["cases", "show", &case_id, "--provenance"]);
-    for needle in ["instantiation attempt 1 (parent case): PASS", "narration attempt 1 (parent case): PASS", "missing_narration attempt 1: PASS", "missing_verifier", "gen_missing_narrator@"] {
+    for needle in [
+        "instantiation attempt 1 (parent case): PASS",
+        "narration attempt 1 (parent case): PASS",
+        "missing_narration attempt 1: PASS",
+        "missing_verifier",
+        "gen_missing_narrator@",
+    ] {
         assert!(story.contains(needle), "{needle} missing in:\n{story}");
     }
     let pj = env.json(&["cases", "show", &case_id, "--provenance"]);
@@ -363,7 +433,15 @@ fn anchors_generation_stats_provenance_and_report_through_the_cli() {
 
     let dir = env.dir.path().join("report");
     env.ok(&["report", "--generation", &run, "--out", s(&dir)]);
-    for f in ["generation.md", "generation.json", "library.json", "tables/gen_success.tex", "tables/gen_cases_by_clause.csv", "tables/lib_card_shape.md", "tables/lib_clause_counts.tex"] {
+    for f in [
+        "generation.md",
+        "generation.json",
+        "library.json",
+        "tables/gen_success.tex",
+        "tables/gen_cases_by_clause.csv",
+        "tables/lib_card_shape.md",
+        "tables/lib_clause_counts.tex",
+    ] {
         assert!(dir.join(f).exists(), "{f} missing");
     }
     let resume = env.json(&["generate", "resume", &run]);
@@ -384,7 +462,12 @@ impl Env {
             .unwrap();
         child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
         let o = child.wait_with_output().unwrap();
-        assert!(o.status.success(), "psebench {args:?} failed:\n{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "psebench {args:?} failed:\n{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
         String::from_utf8(o.stdout).unwrap()
     }
 }
@@ -398,7 +481,18 @@ fn rate_input(items: usize) -> String {
 fn expert_review_from_creation_to_merged_packs_and_exports() {
     let env = Env::new();
     env.ok(&["demo", "load"]);
-    let created = env.json(&["review", "create", "--name", "CLI review", "--sample", "3,3,3", "--reviewers", "Ana,Ben", "--seed", "5"]);
+    let created = env.json(&[
+        "review",
+        "create",
+        "--name",
+        "CLI review",
+        "--sample",
+        "3,3,3",
+        "--reviewers",
+        "Ana,Ben",
+        "--seed",
+        "5",
+    ]);
     let sid = created["summary"]["session_id"].as_str().unwrap().to_string();
     assert_eq!(created["summary"]["cases"], 9);
     assert_eq!(created["summary"]["assignments"], 18);
@@ -411,7 +505,20 @@ fn expert_review_from_creation_to_merged_packs_and_exports() {
     let o = env.run(&["review", "reveal", "--token", &ana, "--item", "1"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("Give your own verdict"));
-    let saved = env.json(&["review", "answer", "--token", &ana, "--item", "1", "--realism", "5", "--verdict", "missing", "--time", "12"]);
+    let saved = env.json(&[
+        "review",
+        "answer",
+        "--token",
+        &ana,
+        "--item",
+        "1",
+        "--realism",
+        "5",
+        "--verdict",
+        "missing",
+        "--time",
+        "12",
+    ]);
     assert_eq!(saved["changed"], json!(["realism", "blind_verdict", "time_spent_secs"]));
     let o = env.run(&["review", "answer", "--token", &ana, "--item", "1", "--agree", "yes"]);
     assert_eq!(o.status.code(), Some(1), "agree before the reveal is refused");
@@ -425,7 +532,8 @@ fn expert_review_from_creation_to_merged_packs_and_exports() {
     assert_eq!(env.run(&["review", "me", "--token", &wrong]).status.code(), Some(1));
 
     // Ana finishes in the terminal questionnaire (one process), resuming at item 1.
-    let out = env.ok_with_input(&["review", "rate", &sid, "--reviewer", "Ana"], &("4\n3\ny\n\n".to_string() + &rate_input(8)));
+    let out = env
+        .ok_with_input(&["review", "rate", &sid, "--reviewer", "Ana"], &("4\n3\ny\n\n".to_string() + &rate_input(8)));
     assert!(out.contains("All 9 items are complete"), "{out}");
     let me = env.json(&["review", "me", &sid, "--reviewer", "Ana"]);
     assert_eq!(me["progress"]["completed"], 9);
@@ -468,11 +576,26 @@ fn expert_review_from_creation_to_merged_packs_and_exports() {
     let queued = queue["items"].as_array().unwrap();
     assert!(!queued.is_empty());
     let case = queued[0]["case_id"].as_str().unwrap().to_string();
-    let d = env.json(&["review", "adjudicate", &sid, &case, "--decision", "reject", "--exclude", "--by", "Dr Lee", "--note", "test"]);
+    let d = env.json(&[
+        "review",
+        "adjudicate",
+        &sid,
+        &case,
+        "--decision",
+        "reject",
+        "--exclude",
+        "--by",
+        "Dr Lee",
+        "--note",
+        "test",
+    ]);
     assert_eq!(d["excluded_case"], true);
     let hist = env.json(&["review", "history", &sid]);
     assert_eq!(hist.as_array().unwrap().len(), 1);
-    assert_eq!(env.run(&["review", "adjudicate", &sid, &case, "--decision", "maybe", "--by", "X"]).status.code(), Some(1));
+    assert_eq!(
+        env.run(&["review", "adjudicate", &sid, &case, "--decision", "maybe", "--by", "X"]).status.code(),
+        Some(1)
+    );
     let csv = env.dir.path().join("out/answers.csv");
     let r = env.json(&["review", "export", &sid, "--out", s(&csv)]);
     let rows = r["rows"].as_u64().unwrap();

@@ -30,10 +30,10 @@ pub mod api;
 #[cfg(feature = "bench")]
 pub mod bench;
 pub mod builtin;
-pub mod context;
 pub mod card;
 pub mod case;
 pub mod charts;
+pub mod context;
 pub mod error;
 pub mod evaluation;
 pub mod export;

@@ -101,7 +101,8 @@ pub fn init(opts: &LogOptions) -> Result<LogGuard, LogError> {
     let mut guard = LogGuard { _file: None };
     let file_layer = match &opts.file_dir {
         Some(dir) => {
-            std::fs::create_dir_all(dir).map_err(|e| LogError::Folder { path: dir.display().to_string(), message: e.to_string() })?;
+            std::fs::create_dir_all(dir)
+                .map_err(|e| LogError::Folder { path: dir.display().to_string(), message: e.to_string() })?;
             let appender = tracing_appender::rolling::Builder::new()
                 .rotation(tracing_appender::rolling::Rotation::DAILY)
                 .filename_prefix(FILE_PREFIX)
@@ -111,13 +112,23 @@ pub fn init(opts: &LogOptions) -> Result<LogGuard, LogError> {
                 .map_err(|e| LogError::File { path: dir.display().to_string(), message: e.to_string() })?;
             let (writer, g) = tracing_appender::non_blocking(appender);
             guard._file = Some(g);
-            Some(tracing_subscriber::fmt::layer().with_writer(writer).with_ansi(false).with_filter(filter(opts.file_level)))
+            Some(
+                tracing_subscriber::fmt::layer()
+                    .with_writer(writer)
+                    .with_ansi(false)
+                    .with_filter(filter(opts.file_level)),
+            )
         }
         None => None,
     };
     let stderr_layer = opts.stderr_level.map(|level| {
         let colour = std::io::IsTerminal::is_terminal(&std::io::stderr());
-        tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(colour).with_target(false).compact().with_filter(filter(level))
+        tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stderr)
+            .with_ansi(colour)
+            .with_target(false)
+            .compact()
+            .with_filter(filter(level))
     });
     if tracing_subscriber::registry().with(file_layer).with(stderr_layer).try_init().is_err() {
         // Someone installed a subscriber first; theirs stays.

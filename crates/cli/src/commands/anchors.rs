@@ -96,12 +96,23 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
     let e = engine(cli)?;
     match cmd {
         AnchorsCmd::Import { path, clause, source, language, policy } => {
-            let opts = AnchorImportOptions { clause_id: clause.clone(), source: source.clone(), language: language.clone(), policy: Some(policy.clone()) };
+            let opts = AnchorImportOptions {
+                clause_id: clause.clone(),
+                source: source.clone(),
+                language: language.clone(),
+                policy: Some(policy.clone()),
+            };
             let r = e.anchors_import(path, &opts)?;
             if cli.json {
                 print_json(&r);
             } else {
-                println!("{}: {} anchor(s) added, {} duplicate(s) skipped, {} without a bucket.", r.file, r.added.len(), r.duplicates.len(), r.unbucketed);
+                println!(
+                    "{}: {} anchor(s) added, {} duplicate(s) skipped, {} without a bucket.",
+                    r.file,
+                    r.added.len(),
+                    r.duplicates.len(),
+                    r.unbucketed
+                );
                 for d in &r.duplicates {
                     println!("  skipped {} ({}): same text as {}", d.anchor_id, d.location, d.duplicate_of);
                 }
@@ -114,7 +125,13 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
             }
         }
         AnchorsCmd::List { clause, origin, unbucketed } => {
-            let list = e.anchors_list(&AnchorFilter { clause_id: clause.clone(), origin: origin.clone(), unbucketed_only: *unbucketed, language: None, search: None })?;
+            let list = e.anchors_list(&AnchorFilter {
+                clause_id: clause.clone(),
+                origin: origin.clone(),
+                unbucketed_only: *unbucketed,
+                language: None,
+                search: None,
+            })?;
             if cli.json {
                 print_json(&list);
             } else {
@@ -132,7 +149,11 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
                     })
                     .collect();
                 table(&["ANCHOR", "BUCKET", "ORIGIN", "LANG", "WORDS", "TEXT"], &rows);
-                println!("{} anchor(s){}", list.len(), if list.iter().any(|a| a.translated) { "; * = translated, original kept" } else { "" });
+                println!(
+                    "{} anchor(s){}",
+                    list.len(),
+                    if list.iter().any(|a| a.translated) { "; * = translated, original kept" } else { "" }
+                );
             }
         }
         AnchorsCmd::Show { id } => {
@@ -140,13 +161,25 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
             if cli.json {
                 print_json(&a);
             } else {
-                println!("{} — bucket {} ({}) — {} — {} — {}", a.anchor_id, a.clause_id.clone().unwrap_or_else(|| "none".into()), a.bucket_origin.clone().unwrap_or_default(), a.origin, a.source, a.language);
+                println!(
+                    "{} — bucket {} ({}) — {} — {} — {}",
+                    a.anchor_id,
+                    a.clause_id.clone().unwrap_or_else(|| "none".into()),
+                    a.bucket_origin.clone().unwrap_or_default(),
+                    a.origin,
+                    a.source,
+                    a.language
+                );
                 if let Some(n) = &a.bucket_note {
                     println!("pre-sort reason: {n}");
                 }
                 println!("\n{}", a.text);
                 if let Some(o) = &a.original_text {
-                    println!("\nOriginal ({}), translated by {}:\n{o}", a.original_language.clone().unwrap_or_default(), a.translated_by.clone().unwrap_or_default());
+                    println!(
+                        "\nOriginal ({}), translated by {}:\n{o}",
+                        a.original_language.clone().unwrap_or_default(),
+                        a.translated_by.clone().unwrap_or_default()
+                    );
                 }
             }
         }
@@ -157,7 +190,14 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
             } else {
                 let rows: Vec<Vec<String>> = b
                     .iter()
-                    .map(|x| vec![x.clause_id.clone().unwrap_or_else(|| "(not sorted)".into()), x.label.clone().unwrap_or_default(), x.builtin.to_string(), x.imported.to_string()])
+                    .map(|x| {
+                        vec![
+                            x.clause_id.clone().unwrap_or_else(|| "(not sorted)".into()),
+                            x.label.clone().unwrap_or_default(),
+                            x.builtin.to_string(),
+                            x.imported.to_string(),
+                        ]
+                    })
                     .collect();
                 table(&["CLAUSE", "LABEL", "BUILT-IN", "IMPORTED"], &rows);
             }
@@ -184,7 +224,11 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
         }
         AnchorsCmd::Translate { model, concurrency } => {
             let rt = runtime()?;
-            let r = rt.block_on(e.anchors_translate(&AnchorTranslateRequest { model: model.clone(), anchor_ids: vec![], concurrency: Some(*concurrency) }))?;
+            let r = rt.block_on(e.anchors_translate(&AnchorTranslateRequest {
+                model: model.clone(),
+                anchor_ids: vec![],
+                concurrency: Some(*concurrency),
+            }))?;
             print_batch(cli, &r, "Translation");
         }
         AnchorsCmd::Remove { ids } => {

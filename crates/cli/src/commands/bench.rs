@@ -94,10 +94,12 @@ fn start_mock(latency_ms: u64, dir: &std::path::Path) -> Result<MockProcess, Api
 
 /// Copy the bench's two JSONL inputs from its scratch folder to `keep`.
 fn keep_inputs(scratch: &std::path::Path, keep: &std::path::Path) -> Result<(), ApiError> {
-    std::fs::create_dir_all(keep).map_err(|e| ApiError::internal(format!("could not create {}: {e}", keep.display())))?;
+    std::fs::create_dir_all(keep)
+        .map_err(|e| ApiError::internal(format!("could not create {}: {e}", keep.display())))?;
     for name in ["cases.jsonl", "trajectories.jsonl"] {
         let to = keep.join(name);
-        std::fs::copy(scratch.join(name), &to).map_err(|e| ApiError::internal(format!("could not write {}: {e}", to.display())))?;
+        std::fs::copy(scratch.join(name), &to)
+            .map_err(|e| ApiError::internal(format!("could not write {}: {e}", to.display())))?;
     }
     Ok(())
 }
@@ -116,7 +118,10 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
             if cli.json {
                 print_json(&b);
             } else {
-                println!("{} cases, {} models, {} trajectories, {} bootstrap resamples per model", b.cases, b.models, b.trajectories, b.bootstrap_resamples);
+                println!(
+                    "{} cases, {} models, {} trajectories, {} bootstrap resamples per model",
+                    b.cases, b.models, b.trajectories, b.bootstrap_resamples
+                );
                 let row = |name: &str, t: &psebench::bench::metrics::Timing| {
                     vec![
                         name.to_string(),
@@ -128,7 +133,14 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
                         format!("{:.0}", t.score_ms),
                     ]
                 };
-                table(&["SOURCE", "LOAD ms", "METRICS ms", "TABLES ms", "TOTAL ms", "PARSE ms", "SCORE ms"], &[row("JSONL files", &b.from_jsonl), row("database", &b.from_database), row("database, for scoring", &b.from_database_for_scoring)]);
+                table(
+                    &["SOURCE", "LOAD ms", "METRICS ms", "TABLES ms", "TOTAL ms", "PARSE ms", "SCORE ms"],
+                    &[
+                        row("JSONL files", &b.from_jsonl),
+                        row("database", &b.from_database),
+                        row("database, for scoring", &b.from_database_for_scoring),
+                    ],
+                );
                 println!("PARSE = reading and decoding the inputs; SCORE = the report without bootstrap intervals (METRICS includes them).");
             }
         }
@@ -139,7 +151,13 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
             if cli.json {
                 print_json(&r);
             } else {
-                println!("Stored {} cases and {} trajectories as {} runs in {:.0} ms.", r.cases, r.trajectories, r.run_ids.len(), r.load_ms);
+                println!(
+                    "Stored {} cases and {} trajectories as {} runs in {:.0} ms.",
+                    r.cases,
+                    r.trajectories,
+                    r.run_ids.len(),
+                    r.load_ms
+                );
                 println!("Results: #/results?runs={}", r.run_ids.join(","));
             }
         }
@@ -165,7 +183,17 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
                     b.options.every_ms, b.options.seconds, b.options.concurrency, b.options.latency_ms, b.trajectories, b.results_loads
                 );
                 table(
-                    &["CALLS", "FAILED", "p50 ms", "p95 ms", "p99 ms", "MAX ms", "EVAL CASES DONE", "IDLE p50 ms", "IDLE MAX ms"],
+                    &[
+                        "CALLS",
+                        "FAILED",
+                        "p50 ms",
+                        "p95 ms",
+                        "p99 ms",
+                        "MAX ms",
+                        "EVAL CASES DONE",
+                        "IDLE p50 ms",
+                        "IDLE MAX ms",
+                    ],
                     &[vec![
                         b.calls.to_string(),
                         b.failures.to_string(),
@@ -182,10 +210,13 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
         }
         BenchCmd::Llm { seconds } => {
             let dir = tempfile::tempdir().map_err(|e| ApiError::internal(e.to_string()))?;
-            let engine = psebench::api::Engine::open_with(&dir.path().join("bench.db"), psebench::api::EngineOptions {
-                secrets: std::sync::Arc::new(psebench::secrets::MemoryStore::default()),
-                client: Default::default(),
-            })?;
+            let engine = psebench::api::Engine::open_with(
+                &dir.path().join("bench.db"),
+                psebench::api::EngineOptions {
+                    secrets: std::sync::Arc::new(psebench::secrets::MemoryStore::default()),
+                    client: Default::default(),
+                },
+            )?;
             let rt = runtime()?;
             let mut points: Vec<LlmBenchPoint> = Vec::new();
             for latency in [0u64, 50] {
@@ -221,7 +252,21 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
                         ]
                     })
                     .collect();
-                table(&["L ms", "C", "REQUESTS", "REQ/S", "IDEAL", "OF IDEAL", "CPU ms/req", "ADDED p50 ms", "ADDED p99 ms", "FAILED"], &rows);
+                table(
+                    &[
+                        "L ms",
+                        "C",
+                        "REQUESTS",
+                        "REQ/S",
+                        "IDEAL",
+                        "OF IDEAL",
+                        "CPU ms/req",
+                        "ADDED p50 ms",
+                        "ADDED p99 ms",
+                        "FAILED",
+                    ],
+                    &rows,
+                );
             }
         }
     }

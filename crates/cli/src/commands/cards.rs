@@ -129,7 +129,9 @@ pub fn run(cli: &Cli, cmd: &CardsCmd) -> Result<ExitCode, ApiError> {
     match cmd {
         CardsCmd::Lint { policy, library, paths } => {
             if !*library && paths.is_empty() {
-                return Err(ApiError::invalid("Give card files or folders to lint, or --library to lint the stored cards."));
+                return Err(ApiError::invalid(
+                    "Give card files or folders to lint, or --library to lint the stored cards.",
+                ));
             }
             let mut report = if *library { e.cards_lint_library(policy)? } else { LintReport::default() };
             if !paths.is_empty() {
@@ -214,15 +216,28 @@ pub fn run(cli: &Cli, cmd: &CardsCmd) -> Result<ExitCode, ApiError> {
         }
         CardsCmd::Save { id, file, author, note } => {
             let json = psebench::util::files::read_text(file, psebench::util::files::MAX_JSON_FILE_BYTES)?;
-            let d = e.card_save(&CardSaveRequest { card_id: id.clone(), json, author: author.clone(), note: note.clone() })?;
+            let d = e.card_save(&CardSaveRequest {
+                card_id: id.clone(),
+                json,
+                author: author.clone(),
+                note: note.clone(),
+            })?;
             if cli.json {
                 print_json(&d);
             } else {
-                println!("Saved {} as version {} (status: {}).", d.summary.card_id, d.summary.version, d.summary.status);
+                println!(
+                    "Saved {} as version {} (status: {}).",
+                    d.summary.card_id, d.summary.version, d.summary.status
+                );
             }
         }
         CardsCmd::Audit { id, status, auditor, notes } => {
-            let d = e.card_audit(&CardAuditRequest { card_id: id.clone(), status: (*status).into(), auditor: auditor.clone(), notes: notes.clone() })?;
+            let d = e.card_audit(&CardAuditRequest {
+                card_id: id.clone(),
+                status: (*status).into(),
+                auditor: auditor.clone(),
+                notes: notes.clone(),
+            })?;
             if cli.json {
                 print_json(&d);
             } else {
@@ -237,14 +252,29 @@ pub fn run(cli: &Cli, cmd: &CardsCmd) -> Result<ExitCode, ApiError> {
                 let rows: Vec<Vec<String>> = d
                     .versions
                     .iter()
-                    .map(|v| vec![format!("v{}", v.version), v.created_at.clone(), v.author.clone(), v.note.clone().unwrap_or_default()])
+                    .map(|v| {
+                        vec![
+                            format!("v{}", v.version),
+                            v.created_at.clone(),
+                            v.author.clone(),
+                            v.note.clone().unwrap_or_default(),
+                        ]
+                    })
                     .collect();
                 table(&["VERSION", "WHEN", "AUTHOR", "NOTE"], &rows);
                 println!();
                 let rows: Vec<Vec<String>> = d
                     .audit_log
                     .iter()
-                    .map(|a| vec![format!("v{}", a.version), a.at.clone(), a.status.clone(), a.auditor.clone(), a.notes.clone().unwrap_or_default()])
+                    .map(|a| {
+                        vec![
+                            format!("v{}", a.version),
+                            a.at.clone(),
+                            a.status.clone(),
+                            a.auditor.clone(),
+                            a.notes.clone().unwrap_or_default(),
+                        ]
+                    })
                     .collect();
                 table(&["VERSION", "WHEN", "STATUS", "AUDITOR", "NOTES"], &rows);
             }
@@ -265,7 +295,10 @@ pub fn run(cli: &Cli, cmd: &CardsCmd) -> Result<ExitCode, ApiError> {
             }
         }
         CardsCmd::Export { out, policy, clause } => {
-            let n = e.cards_export(out, &CardFilter { policy: Some(policy.clone()), clause: clause.clone(), ..Default::default() })?;
+            let n = e.cards_export(
+                out,
+                &CardFilter { policy: Some(policy.clone()), clause: clause.clone(), ..Default::default() },
+            )?;
             if cli.json {
                 print_json(&serde_json::json!({"exported": n, "out": out}));
             } else {

@@ -58,9 +58,9 @@ pub enum DemoCmd {
 fn parse_type(t: &Option<String>) -> Result<Option<CaseType>, ApiError> {
     match t {
         None => Ok(None),
-        Some(s) => CaseType::parse(s)
-            .map(Some)
-            .ok_or_else(|| ApiError::invalid(format!("\"{s}\" is not a case type; use complete, missing or uncertain"))),
+        Some(s) => CaseType::parse(s).map(Some).ok_or_else(|| {
+            ApiError::invalid(format!("\"{s}\" is not a case type; use complete, missing or uncertain"))
+        }),
     }
 }
 
@@ -78,7 +78,12 @@ pub fn run(cli: &Cli, cmd: &CasesCmd) -> Result<ExitCode, ApiError> {
         CasesCmd::Export { out, case_type, clause, include_excluded } => {
             let n = e.cases_export(
                 out,
-                &CaseFilter { case_type: parse_type(case_type)?, clause_id: clause.clone(), include_excluded: *include_excluded, ..Default::default() },
+                &CaseFilter {
+                    case_type: parse_type(case_type)?,
+                    clause_id: clause.clone(),
+                    include_excluded: *include_excluded,
+                    ..Default::default()
+                },
             )?;
             if cli.json {
                 print_json(&serde_json::json!({"exported": n, "out": out}));
@@ -87,13 +92,26 @@ pub fn run(cli: &Cli, cmd: &CasesCmd) -> Result<ExitCode, ApiError> {
             }
         }
         CasesCmd::List { case_type, clause } => {
-            let list = e.cases_list(&CaseFilter { case_type: parse_type(case_type)?, clause_id: clause.clone(), ..Default::default() })?;
+            let list = e.cases_list(&CaseFilter {
+                case_type: parse_type(case_type)?,
+                clause_id: clause.clone(),
+                ..Default::default()
+            })?;
             if cli.json {
                 print_json(&list);
             } else {
                 let rows: Vec<Vec<String>> = list
                     .iter()
-                    .map(|c| vec![c.case_id.clone(), c.case_type.clone(), c.clause_id.clone(), c.gold_verdict.clone(), c.origin.clone(), c.narrative_words.to_string()])
+                    .map(|c| {
+                        vec![
+                            c.case_id.clone(),
+                            c.case_type.clone(),
+                            c.clause_id.clone(),
+                            c.gold_verdict.clone(),
+                            c.origin.clone(),
+                            c.narrative_words.to_string(),
+                        ]
+                    })
                     .collect();
                 table(&["CASE", "TYPE", "CLAUSE", "GOLD", "ORIGIN", "WORDS"], &rows);
                 println!("{} case(s)", list.len());
@@ -108,7 +126,13 @@ pub fn run(cli: &Cli, cmd: &CasesCmd) -> Result<ExitCode, ApiError> {
             if cli.json {
                 print_json(&c);
             } else {
-                println!("{} — {} — gold {} ({})\n", c.case_id, c.case_type.as_str(), c.gold_verdict.as_str(), c.clause_id);
+                println!(
+                    "{} — {} — gold {} ({})\n",
+                    c.case_id,
+                    c.case_type.as_str(),
+                    c.gold_verdict.as_str(),
+                    c.clause_id
+                );
                 println!("{}\n", c.narrative);
                 for el in &c.elements {
                     let masked = if c.masked_elements.contains(&el.name) { " [withheld]" } else { "" };
@@ -139,7 +163,10 @@ pub fn run_demo(cli: &Cli, cmd: &DemoCmd) -> Result<ExitCode, ApiError> {
                 if r.loaded_demo_cases {
                     println!("Loaded the 90 demo cases first.");
                 }
-                println!("Stored example results of fictional models (not a real evaluation): {}", r.run_ids.join(", "));
+                println!(
+                    "Stored example results of fictional models (not a real evaluation): {}",
+                    r.run_ids.join(", ")
+                );
                 println!("Explore them: psebench metrics --run {}", r.run_ids.join(" "));
             }
         }

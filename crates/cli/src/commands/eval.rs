@@ -63,7 +63,8 @@ fn print_plan(p: &EvalPlan) {
     for d in &p.destinations {
         eprintln!("  {:<22} {:<20} {}", d.role, d.model, d.destination);
     }
-    let usd = p.estimate.usd.map(|u| format!("about ${u:.2}")).unwrap_or_else(|| "unknown (no price registered)".into());
+    let usd =
+        p.estimate.usd.map(|u| format!("about ${u:.2}")).unwrap_or_else(|| "unknown (no price registered)".into());
     eprintln!(
         "Estimate: ~{} calls, ~{} input and ~{} output tokens, cost {usd} ({}).",
         p.estimate.calls, p.estimate.input_tokens, p.estimate.output_tokens, p.estimate.assumptions
@@ -71,7 +72,8 @@ fn print_plan(p: &EvalPlan) {
 }
 
 fn confirm_remote(p: &EvalPlan, yes: bool) -> Result<(), ApiError> {
-    let remote: Vec<String> = p.destinations.iter().filter(|d| d.remote).map(|d| format!("{} ({})", d.model, d.destination)).collect();
+    let remote: Vec<String> =
+        p.destinations.iter().filter(|d| d.remote).map(|d| format!("{} ({})", d.model, d.destination)).collect();
     crate::output::confirm_remote(&remote, "case text", yes)
 }
 
@@ -105,7 +107,17 @@ fn print_summary(cli: &Cli, s: &EvalSummary) {
         let c = &s.counts;
         println!(
             "Run {} ({}): {} — {}/{} cases done, {} correct, {} asks, {} unreadable replies, {}+{} tokens, ${:.2}.",
-            s.run_id, s.model, s.status, c.done, c.total, c.correct, c.asks, c.parse_failures, c.prompt_tokens, c.completion_tokens, c.cost_usd
+            s.run_id,
+            s.model,
+            s.status,
+            c.done,
+            c.total,
+            c.correct,
+            c.asks,
+            c.parse_failures,
+            c.prompt_tokens,
+            c.completion_tokens,
+            c.cost_usd
         );
         if let Some(m) = &s.message {
             println!("{m}");
@@ -163,7 +175,11 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                             r.run.config.model.clone(),
                             r.run.status.to_string(),
                             format!("{}/{}", r.counts.done, r.counts.total),
-                            if r.counts.done > 0 { format!("{:.1}", 100.0 * r.counts.correct as f64 / r.counts.done as f64) } else { "–".into() },
+                            if r.counts.done > 0 {
+                                format!("{:.1}", 100.0 * r.counts.correct as f64 / r.counts.done as f64)
+                            } else {
+                                "–".into()
+                            },
                             format!("${:.2}", r.counts.cost_usd),
                             r.run.created_at.chars().take(16).collect(),
                         ]

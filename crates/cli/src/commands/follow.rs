@@ -27,7 +27,13 @@ pub struct Follow {
 }
 
 /// Run `work` (the engine executing `run_id`) with a progress bar and Ctrl-C handling.
-pub fn follow_run<T, F>(cli: &Cli, e: &Engine, run_id: &str, how: Follow, work: impl FnOnce() -> F) -> Result<T, ApiError>
+pub fn follow_run<T, F>(
+    cli: &Cli,
+    e: &Engine,
+    run_id: &str,
+    how: Follow,
+    work: impl FnOnce() -> F,
+) -> Result<T, ApiError>
 where
     F: Future<Output = Result<T, ApiError>>,
 {

@@ -95,7 +95,8 @@ fn print_plan(p: &GenPlan) {
     for d in &p.destinations {
         eprintln!("  {:<28} {:<20} {}", d.role, d.model, d.destination);
     }
-    let usd = p.estimate.usd.map(|u| format!("about ${u:.2}")).unwrap_or_else(|| "unknown (no price registered)".into());
+    let usd =
+        p.estimate.usd.map(|u| format!("about ${u:.2}")).unwrap_or_else(|| "unknown (no price registered)".into());
     eprintln!(
         "Estimate: ~{} calls, ~{} input and ~{} output tokens, cost {usd}.",
         p.estimate.calls, p.estimate.input_tokens, p.estimate.output_tokens
@@ -107,7 +108,8 @@ fn print_plan(p: &GenPlan) {
 }
 
 fn confirm_remote(p: &GenPlan, yes: bool) -> Result<(), ApiError> {
-    let remote: Vec<String> = p.destinations.iter().filter(|d| d.remote).map(|d| format!("{} ({})", d.model, d.destination)).collect();
+    let remote: Vec<String> =
+        p.destinations.iter().filter(|d| d.remote).map(|d| format!("{} ({})", d.model, d.destination)).collect();
     crate::output::confirm_remote(&remote, "clause cards and anchor texts", yes)
 }
 
@@ -128,7 +130,8 @@ fn execute(cli: &Cli, e: &Engine, run_id: &str) -> Result<GenSummary, ApiError> 
                 p.counter("cost_usd")
             )
         },
-        stopping: "Stopping after the model calls in flight… (finished work is kept; press Ctrl-C again to stop at once)",
+        stopping:
+            "Stopping after the model calls in flight… (finished work is kept; press Ctrl-C again to stop at once)",
         cancel: |e, id| {
             let _ = e.gen_cancel(id);
         },
@@ -236,24 +239,43 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
                 print_json(&v);
             } else {
                 let c = &v.counts;
-                println!("Run {} — {}{}", v.run_id, v.status, v.label.as_ref().map(|l| format!(" — {l}")).unwrap_or_default());
+                println!(
+                    "Run {} — {}{}",
+                    v.run_id,
+                    v.status,
+                    v.label.as_ref().map(|l| format!(" — {l}")).unwrap_or_default()
+                );
                 println!("Request: {}", serde_json::to_string(&v.config.request).unwrap_or_default());
-                println!("Created {}; started {}; finished {}", v.created_at, v.started_at.clone().unwrap_or("-".into()), v.finished_at.clone().unwrap_or("-".into()));
+                println!(
+                    "Created {}; started {}; finished {}",
+                    v.created_at,
+                    v.started_at.clone().unwrap_or("-".into()),
+                    v.finished_at.clone().unwrap_or("-".into())
+                );
                 println!(
                     "Candidates: {} total, {} accepted, {} dropped, {} skipped, {} pending; card-and-anchor pairs {}/{}",
                     c.total, c.accepted, c.dropped, c.skipped, c.pending, c.units_done, c.units_total
                 );
                 for t in &c.by_type {
-                    println!("  {:<10} {} total, {} accepted, {} dropped, {} skipped, {} pending", t.case_type, t.total, t.accepted, t.dropped, t.skipped, t.pending);
+                    println!(
+                        "  {:<10} {} total, {} accepted, {} dropped, {} skipped, {} pending",
+                        t.case_type, t.total, t.accepted, t.dropped, t.skipped, t.pending
+                    );
                 }
-                println!("Attempts {} ({} retries); calls {} ({} from cache); {}+{} tokens; ${:.2}", c.attempts, c.retries, c.calls, c.cache_hits, c.input_tokens, c.output_tokens, c.cost_usd);
+                println!(
+                    "Attempts {} ({} retries); calls {} ({} from cache); {}+{} tokens; ${:.2}",
+                    c.attempts, c.retries, c.calls, c.cache_hits, c.input_tokens, c.output_tokens, c.cost_usd
+                );
                 if let Some(err) = &v.error {
                     println!("{err}");
                 }
             }
         }
         GenerateCmd::Candidates { run, status, case_type } => {
-            let list = e.gen_candidates(run, &GenCandidateFilter { status: status.clone(), case_type: case_type.clone(), ..Default::default() })?;
+            let list = e.gen_candidates(
+                run,
+                &GenCandidateFilter { status: status.clone(), case_type: case_type.clone(), ..Default::default() },
+            )?;
             if cli.json {
                 print_json(&list);
             } else {

@@ -31,10 +31,15 @@ pub fn run(_cli: &Cli, cmd: &MockCmd) -> Result<ExitCode, ApiError> {
             };
             let rt = runtime()?;
             rt.block_on(async {
-                let server = MockServer::start(script, *port)
-                    .await
-                    .map_err(|e| ApiError::new(psebench::ErrorCode::Io, format!("could not listen on 127.0.0.1:{port} ({e})")))?;
-                println!("mock LLM listening on {} (OpenAI base {}). Requests: {}/_mock/requests", server.root(), server.openai_base(), server.root());
+                let server = MockServer::start(script, *port).await.map_err(|e| {
+                    ApiError::new(psebench::ErrorCode::Io, format!("could not listen on 127.0.0.1:{port} ({e})"))
+                })?;
+                println!(
+                    "mock LLM listening on {} (OpenAI base {}). Requests: {}/_mock/requests",
+                    server.root(),
+                    server.openai_base(),
+                    server.root()
+                );
                 server.run_until_ctrl_c().await;
                 Ok::<_, ApiError>(())
             })?;

@@ -1,18 +1,18 @@
 pub mod anchors;
 pub mod bench;
-pub mod follow;
 pub mod cards;
 pub mod cases;
 pub mod eval;
+pub mod follow;
 pub mod generate;
 pub mod metrics;
 pub mod mock;
 pub mod models;
 pub mod policy;
 pub mod report;
+pub mod review;
 pub mod serve;
 pub mod stats;
-pub mod review;
 
 use psebench::api::Engine;
 use psebench::ApiError;
@@ -55,7 +55,12 @@ fn cache(cli: &Cli, cmd: &CacheCmd) -> Result<ExitCode, ApiError> {
             if cli.json {
                 output::print_json(&s);
             } else {
-                println!("{} cached replies, reused {} times, {:.1} MB.", s.entries, s.hits, s.bytes as f64 / 1048576.0);
+                println!(
+                    "{} cached replies, reused {} times, {:.1} MB.",
+                    s.entries,
+                    s.hits,
+                    s.bytes as f64 / 1048576.0
+                );
             }
         }
         CacheCmd::Clear { model } => {

@@ -72,10 +72,14 @@ pub enum ModelsCmd {
 
 fn read_key() -> Result<String, ApiError> {
     let key = if std::io::stdin().is_terminal() {
-        rpassword::prompt_password("API key (input hidden): ").map_err(|e| ApiError::invalid(format!("could not read the key: {e}")))?
+        rpassword::prompt_password("API key (input hidden): ")
+            .map_err(|e| ApiError::invalid(format!("could not read the key: {e}")))?
     } else {
         let mut line = String::new();
-        std::io::stdin().lock().read_line(&mut line).map_err(|e| ApiError::invalid(format!("could not read the key: {e}")))?;
+        std::io::stdin()
+            .lock()
+            .read_line(&mut line)
+            .map_err(|e| ApiError::invalid(format!("could not read the key: {e}")))?;
         line
     };
     let key = key.trim().to_string();
@@ -130,7 +134,10 @@ pub fn run(cli: &Cli, cmd: &ModelsCmd) -> Result<ExitCode, ApiError> {
             if cli.json {
                 print_json(&v);
             } else {
-                println!("Registered {}: {} → {}. Key: {}.", v.config.name, v.config.model, v.destination, v.key_source);
+                println!(
+                    "Registered {}: {} → {}. Key: {}.",
+                    v.config.name, v.config.model, v.destination, v.key_source
+                );
                 if !v.local {
                     println!("Note: this endpoint is remote; runs that use it send case text off this machine.");
                 }

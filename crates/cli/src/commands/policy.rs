@@ -64,7 +64,14 @@ pub fn run(cli: &Cli, cmd: &PolicyCmd) -> Result<ExitCode, ApiError> {
                 let rows: Vec<Vec<String>> = v
                     .clauses
                     .iter()
-                    .map(|c| vec![c.global_no.to_string(), c.label.clone(), c.clause_id.clone(), truncate(&c.short_title, 60)])
+                    .map(|c| {
+                        vec![
+                            c.global_no.to_string(),
+                            c.label.clone(),
+                            c.clause_id.clone(),
+                            truncate(&c.short_title, 60),
+                        ]
+                    })
                     .collect();
                 table(&["#", "LABEL", "CLAUSE ID", "TITLE"], &rows);
                 println!();
@@ -75,7 +82,11 @@ pub fn run(cli: &Cli, cmd: &PolicyCmd) -> Result<ExitCode, ApiError> {
             }
         }
         PolicyCmd::Import { policy, clauses, guidance } => {
-            let r = e.policy_import(&PolicyImportRequest { policy: policy.clone(), clauses: clauses.clone(), guidance: guidance.clone() })?;
+            let r = e.policy_import(&PolicyImportRequest {
+                policy: policy.clone(),
+                clauses: clauses.clone(),
+                guidance: guidance.clone(),
+            })?;
             if cli.json {
                 print_json(&r);
             } else {
@@ -89,7 +100,10 @@ pub fn run(cli: &Cli, cmd: &PolicyCmd) -> Result<ExitCode, ApiError> {
                         d.new_evidence_ids.len()
                     );
                 }
-                println!("The summaries of policy {} are kept; the official text is used wherever it exists.", r.policy);
+                println!(
+                    "The summaries of policy {} are kept; the official text is used wherever it exists.",
+                    r.policy
+                );
             }
         }
     }

@@ -54,7 +54,13 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> Result<ExitCode, ApiError> {
     let mut gen_files = Vec::new();
     if args.generation.is_some() || args.library {
         let e = super::engine(cli)?;
-        let policy = args.policy.clone().or_else(|| if args.generation.is_none() { Some(psebench::policy::DEFAULT_POLICY.to_string()) } else { None });
+        let policy = args.policy.clone().or_else(|| {
+            if args.generation.is_none() {
+                Some(psebench::policy::DEFAULT_POLICY.to_string())
+            } else {
+                None
+            }
+        });
         gen_files = e.gen_report_files(args.generation.as_deref(), policy.as_deref(), !args.all_cards, &args.out)?;
         if !wants_eval {
             if cli.json {
@@ -79,8 +85,9 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> Result<ExitCode, ApiError> {
                 "Give --run RUN... or --cases FILE --trajectories FILE (evaluation results), and/or --generation RUN or --library, and --out FOLDER.",
             ));
         };
-        let cases =
-            psebench::case::io::read_cases(cases, &|p: &str| psebench::policy::builtin_pack(p).map(|pk| pk.vocab(&[])))?;
+        let cases = psebench::case::io::read_cases(cases, &|p: &str| {
+            psebench::policy::builtin_pack(p).map(|pk| pk.vocab(&[]))
+        })?;
         let trajectories = psebench::trajectory::io::read_trajectories(trajs)?;
         let policy = policy_of(&cases)?;
         let pack = psebench::policy::builtin_pack(&policy).ok_or_else(|| {

@@ -215,14 +215,20 @@ impl Who {
         }
         match (&self.session, &self.reviewer) {
             (Some(s), Some(r)) => e.review_local_token(s, r),
-            _ => Err(ApiError::invalid("Say who is reviewing: SESSION --reviewer NAME, or --token TOKEN from a personal link.")),
+            _ => Err(ApiError::invalid(
+                "Say who is reviewing: SESSION --reviewer NAME, or --token TOKEN from a personal link.",
+            )),
         }
     }
 }
 
 fn parse_sample(s: &str) -> Result<[u32; 3], ApiError> {
     let parts: Vec<&str> = s.split(',').map(str::trim).collect();
-    let bad = || ApiError::invalid(format!("--sample takes three numbers, complete,missing,uncertain (like 30,30,30), not \"{s}\""));
+    let bad = || {
+        ApiError::invalid(format!(
+            "--sample takes three numbers, complete,missing,uncertain (like 30,30,30), not \"{s}\""
+        ))
+    };
     if parts.len() != 3 {
         return Err(bad());
     }
@@ -275,7 +281,13 @@ fn wrap(text: &str, width: usize) -> String {
 
 fn print_detail(d: &ReviewSessionDetail) {
     let s = &d.summary;
-    println!("{} — {} ({}{})", s.session_id, s.name, s.role.as_str(), if s.role == SessionRole::Visiting { ", opened from a pack" } else { "" });
+    println!(
+        "{} — {} ({}{})",
+        s.session_id,
+        s.name,
+        s.role.as_str(),
+        if s.role == SessionRole::Visiting { ", opened from a pack" } else { "" }
+    );
     let types: Vec<String> = d.cases_by_type.iter().map(|t| format!("{} {}", t.count, t.case_type)).collect();
     println!("Cases:     {} ({})", s.cases, types.join(", "));
     println!("Overlap:   each case rated by {}", s.overlap);
@@ -351,7 +363,10 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
                 print_json(&d);
             } else {
                 print_detail(&d);
-                println!("\nNext: `psebench review links {}` for personal links, or `review pack export` for packs.", d.summary.session_id);
+                println!(
+                    "\nNext: `psebench review links {}` for personal links, or `review pack export` for packs.",
+                    d.summary.session_id
+                );
             }
         }
         ReviewCmd::List => {
@@ -359,7 +374,9 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
             if cli.json {
                 print_json(&list);
             } else if list.is_empty() {
-                println!("No review sessions yet. Create one with `psebench review create --name NAME --reviewers A,B`.");
+                println!(
+                    "No review sessions yet. Create one with `psebench review create --name NAME --reviewers A,B`."
+                );
             } else {
                 let rows: Vec<Vec<String>> = list
                     .iter()
@@ -391,11 +408,21 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
             if cli.json {
                 print_json(&a);
             } else {
-                println!("Cases available for a sample: {} complete, {} missing, {} uncertain.\n", a.complete, a.missing, a.uncertain);
+                println!(
+                    "Cases available for a sample: {} complete, {} missing, {} uncertain.\n",
+                    a.complete, a.missing, a.uncertain
+                );
                 let rows: Vec<Vec<String>> = a
                     .by_clause
                     .iter()
-                    .map(|c| vec![c.clause_id.clone(), c.complete.to_string(), c.missing.to_string(), c.uncertain.to_string()])
+                    .map(|c| {
+                        vec![
+                            c.clause_id.clone(),
+                            c.complete.to_string(),
+                            c.missing.to_string(),
+                            c.uncertain.to_string(),
+                        ]
+                    })
                     .collect();
                 table(&["CLAUSE", "COMPLETE", "MISSING", "UNCERTAIN"], &rows);
             }
@@ -425,7 +452,11 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
             }
         }
         ReviewCmd::Links { session, reviewers, rotate, base } => {
-            let l = e.review_links(&ReviewLinksRequest { session_id: session.clone(), reviewers: reviewers.clone(), rotate: *rotate })?;
+            let l = e.review_links(&ReviewLinksRequest {
+                session_id: session.clone(),
+                reviewers: reviewers.clone(),
+                rotate: *rotate,
+            })?;
             if cli.json {
                 print_json(&l);
             } else {
@@ -447,7 +478,10 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
             if cli.json {
                 print_json(&me);
             } else {
-                println!("{} — reviewer {}: {}/{} items complete.", me.session_name, me.reviewer, me.progress.completed, me.progress.total);
+                println!(
+                    "{} — reviewer {}: {}/{} items complete.",
+                    me.session_name, me.reviewer, me.progress.completed, me.progress.total
+                );
                 match me.resume_item_no {
                     Some(n) => println!("Resume at item {n}."),
                     None => println!("All items are complete. Thank you."),
@@ -494,13 +528,23 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
             let saved = e.review_answer(
                 &who.token(&e)?,
                 *item,
-                &ReviewAnswerPatch { realism: *realism, plausibility: *plausibility, blind_verdict, agree, comment: comment.clone(), add_time_secs: *time },
+                &ReviewAnswerPatch {
+                    realism: *realism,
+                    plausibility: *plausibility,
+                    blind_verdict,
+                    agree,
+                    comment: comment.clone(),
+                    add_time_secs: *time,
+                },
             )?;
             if cli.json {
                 print_json(&saved);
             } else {
                 let what = if saved.changed.is_empty() { "nothing new".to_string() } else { saved.changed.join(", ") };
-                println!("Item {}: saved ({what}). {}/{} complete.", item, saved.progress.completed, saved.progress.total);
+                println!(
+                    "Item {}: saved ({what}). {}/{} complete.",
+                    item, saved.progress.completed, saved.progress.total
+                );
             }
         }
         ReviewCmd::Reveal { who, item } => {
@@ -534,12 +578,33 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
                         ]
                     })
                     .collect();
-                table(&["TYPE", "CASES", "REALISM", "PLAUSIBILITY", "VERDICT=BC (CASES)", "AGREE (CASES)", "VERDICT=BC (ANSWERS)", "AGREE (ANSWERS)"], &rows);
+                table(
+                    &[
+                        "TYPE",
+                        "CASES",
+                        "REALISM",
+                        "PLAUSIBILITY",
+                        "VERDICT=BC (CASES)",
+                        "AGREE (CASES)",
+                        "VERDICT=BC (ANSWERS)",
+                        "AGREE (ANSWERS)",
+                    ],
+                    &rows,
+                );
                 let ir = &s.inter_rater;
                 println!("\nBetween reviewers:");
-                println!("  realism       Krippendorff's alpha (ordinal) {}", fmt_stat(&ir.realism.krippendorff_alpha_ordinal));
-                println!("  plausibility  Krippendorff's alpha (ordinal) {}", fmt_stat(&ir.plausibility.krippendorff_alpha_ordinal));
-                for (label, pairs) in [("realism", &ir.realism.weighted_kappa_pairs), ("plausibility", &ir.plausibility.weighted_kappa_pairs)] {
+                println!(
+                    "  realism       Krippendorff's alpha (ordinal) {}",
+                    fmt_stat(&ir.realism.krippendorff_alpha_ordinal)
+                );
+                println!(
+                    "  plausibility  Krippendorff's alpha (ordinal) {}",
+                    fmt_stat(&ir.plausibility.krippendorff_alpha_ordinal)
+                );
+                for (label, pairs) in [
+                    ("realism", &ir.realism.weighted_kappa_pairs),
+                    ("plausibility", &ir.plausibility.weighted_kappa_pairs),
+                ] {
                     for p in pairs.iter() {
                         println!("  {label:<13} weighted kappa (quadratic), {} & {}: {}", p.a, p.b, fmt_stat(&p.stat));
                     }
@@ -548,7 +613,10 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
                     println!("  verdict       Cohen's kappa, {} & {}: {}", p.a, p.b, fmt_stat(&p.stat));
                 }
                 println!("  verdict       Fleiss' kappa {}", fmt_stat(&ir.verdict.fleiss_kappa));
-                println!("  verdict       Krippendorff's alpha (nominal) {}", fmt_stat(&ir.verdict.krippendorff_alpha_nominal));
+                println!(
+                    "  verdict       Krippendorff's alpha (nominal) {}",
+                    fmt_stat(&ir.verdict.krippendorff_alpha_nominal)
+                );
             }
         }
         ReviewCmd::Queue { session, threshold, low, decided, all } => {
@@ -562,7 +630,10 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
             if cli.json {
                 print_json(&q);
             } else {
-                println!("{} case(s) to decide, {} decided (spread threshold {}, low rating ≤ {}).\n", q.pending, q.decided, q.threshold, q.low_rating);
+                println!(
+                    "{} case(s) to decide, {} decided (spread threshold {}, low rating ≤ {}).\n",
+                    q.pending, q.decided, q.threshold, q.low_rating
+                );
                 for it in &q.items {
                     println!("{}  [{}; by construction {}]", it.case_id, it.case_type, it.expected_verdict.as_str());
                     for r in &it.reasons {
@@ -690,7 +761,13 @@ fn pack(cli: &Cli, e: &Engine, cmd: &PackCmd) -> Result<ExitCode, ApiError> {
             if cli.json {
                 print_json(&r);
             } else {
-                println!("Wrote {}'s answers ({} of {} items answered) to {}; send this file back.", r.reviewer, r.answered, r.items, out.display());
+                println!(
+                    "Wrote {}'s answers ({} of {} items answered) to {}; send this file back.",
+                    r.reviewer,
+                    r.answered,
+                    r.items,
+                    out.display()
+                );
             }
         }
         PackCmd::Merge { file } => {
@@ -715,7 +792,10 @@ fn pack(cli: &Cli, e: &Engine, cmd: &PackCmd) -> Result<ExitCode, ApiError> {
 /// everything given so far is already saved.
 fn rate(e: &Engine, token: &str) -> Result<ExitCode, ApiError> {
     let me = e.review_me(token)?;
-    println!("{} — reviewer {}. {}/{} items complete.", me.session_name, me.reviewer, me.progress.completed, me.progress.total);
+    println!(
+        "{} — reviewer {}. {}/{} items complete.",
+        me.session_name, me.reviewer, me.progress.completed, me.progress.total
+    );
     if me.progress.completed == 0 {
         println!();
         print!("{}", me.guidelines);
@@ -748,9 +828,10 @@ fn rate(e: &Engine, token: &str) -> Result<ExitCode, ApiError> {
         };
         println!("\n── Item {} of {} ({} complete) ──\n", v.item_no, v.total_items, v.progress.completed);
         print!("{}", wrap(&v.narrative, 78));
-        for (label, anchors, current) in
-            [("Realism", &me.realism_anchors, v.answer.realism), ("Plausibility", &me.plausibility_anchors, v.answer.plausibility)]
-        {
+        for (label, anchors, current) in [
+            ("Realism", &me.realism_anchors, v.answer.realism),
+            ("Plausibility", &me.plausibility_anchors, v.answer.plausibility),
+        ] {
             println!("\n{label}:");
             for a in anchors.iter() {
                 println!("  {} {} — {}", a.value, a.label, a.meaning);
@@ -786,7 +867,11 @@ fn rate(e: &Engine, token: &str) -> Result<ExitCode, ApiError> {
                 if ans.is_empty() && v.answer.blind_verdict.is_some() {
                     break;
                 }
-                let pick = ans.parse::<usize>().ok().and_then(|n| me.verdict_options.get(n.wrapping_sub(1))).map(|o| o.verdict);
+                let pick = ans
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|n| me.verdict_options.get(n.wrapping_sub(1)))
+                    .map(|o| o.verdict);
                 match pick.or_else(|| ReviewVerdict::parse_loose(&ans)) {
                     Some(verdict) => {
                         save(ReviewAnswerPatch { blind_verdict: Some(verdict), ..Default::default() }, &mut clock)?;
@@ -799,8 +884,10 @@ fn rate(e: &Engine, token: &str) -> Result<ExitCode, ApiError> {
         let r = e.review_reveal(token, item)?;
         print_reveal(&r);
         loop {
-            let keep = v.answer.agree.map(|a| format!(" [Enter keeps {}]", if a { "y" } else { "n" })).unwrap_or_default();
-            let Some(ans) = ask(&format!("Do you agree with the by-construction verdict? y/n{keep}, q to stop: ")) else {
+            let keep =
+                v.answer.agree.map(|a| format!(" [Enter keeps {}]", if a { "y" } else { "n" })).unwrap_or_default();
+            let Some(ans) = ask(&format!("Do you agree with the by-construction verdict? y/n{keep}, q to stop: "))
+            else {
                 return stopped(item);
             };
             let agree = match ans.to_lowercase().as_str() {
@@ -815,7 +902,11 @@ fn rate(e: &Engine, token: &str) -> Result<ExitCode, ApiError> {
             }
             println!("Please type y or n.");
         }
-        let keep = if v.answer.comment.is_some() { " (Enter keeps the current one, - clears it)" } else { " (Enter for none)" };
+        let keep = if v.answer.comment.is_some() {
+            " (Enter keeps the current one, - clears it)"
+        } else {
+            " (Enter for none)"
+        };
         let Some(c) = ask(&format!("Comment{keep}: ")) else { return stopped(item) };
         let comment = match c.as_str() {
             "" => None,

@@ -68,7 +68,10 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
     let assets: Arc<dyn Assets> = match &a.ui_dir {
         Some(dir) => {
             if !dir.join("index.html").exists() {
-                return Err(ApiError::invalid(format!("{}: there is no index.html here; point --ui-dir at a built UI (ui/dist).", dir.display())));
+                return Err(ApiError::invalid(format!(
+                    "{}: there is no index.html here; point --ui-dir at a built UI (ui/dist).",
+                    dir.display()
+                )));
             }
             Arc::new(FolderAssets(dir.clone()))
         }
@@ -80,7 +83,11 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
     let links = match &a.review {
         Some(session) => {
             let detail = e.review_show(session)?;
-            let req = psebench::review::ReviewLinksRequest { session_id: detail.summary.session_id.clone(), reviewers: vec![], rotate: a.new_links };
+            let req = psebench::review::ReviewLinksRequest {
+                session_id: detail.summary.session_id.clone(),
+                reviewers: vec![],
+                rotate: a.new_links,
+            };
             Some((detail.summary.name.clone(), e.review_links(&req)?))
         }
         None => None,

@@ -32,7 +32,8 @@ pub fn run(cli: &Cli, cmd: &StatsCmd) -> Result<ExitCode, ApiError> {
                 for t in generation_tables(&s) {
                     println!("{}\n", t.to_markdown().trim_end());
                 }
-                let drops: Vec<String> = s.drops_by_stage.iter().map(|d| format!("{} {}", d.candidates, d.stage)).collect();
+                let drops: Vec<String> =
+                    s.drops_by_stage.iter().map(|d| format!("{} {}", d.candidates, d.stage)).collect();
                 if !drops.is_empty() {
                     println!("Not accepted, by stage: {}.", drops.join(", "));
                 }

@@ -134,7 +134,8 @@ pub fn parse_csv(file: &str, text: &str) -> Result<Vec<AnchorRecord>, ApiError> 
             headers.join(", ")
         )));
     };
-    let (id_col, source_col, lang_col, clause_col) = (col("anchor_id"), col("source"), col("language"), col("clause_id"));
+    let (id_col, source_col, lang_col, clause_col) =
+        (col("anchor_id"), col("source"), col("language"), col("clause_id"));
     let mut out = Vec::new();
     let mut problems = Vec::new();
     for (i, rec) in rdr.records().enumerate() {
@@ -147,7 +148,8 @@ pub fn parse_csv(file: &str, text: &str) -> Result<Vec<AnchorRecord>, ApiError> 
                 continue;
             }
         };
-        let get = |c: Option<usize>| c.and_then(|c| rec.get(c)).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
+        let get =
+            |c: Option<usize>| c.and_then(|c| rec.get(c)).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
         let text = rec.get(text_col).unwrap_or("").to_string();
         check_text(&text, &loc, &mut problems);
         out.push(AnchorRecord {
@@ -204,9 +206,14 @@ pub fn parse_named(file_name: &str, text: &str) -> Result<Vec<AnchorRecord>, Api
 pub fn read_path(path: &Path) -> Result<Vec<AnchorRecord>, ApiError> {
     if path.is_dir() {
         let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(path)
-            .map_err(|e| ApiError::new(ErrorCode::Io, format!("{}: the folder could not be read ({e})", path.display())))?
+            .map_err(|e| {
+                ApiError::new(ErrorCode::Io, format!("{}: the folder could not be read ({e})", path.display()))
+            })?
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file() && p.extension().and_then(|e| e.to_str()).map(|e| e.eq_ignore_ascii_case("txt")).unwrap_or(false))
+            .filter(|p| {
+                p.is_file()
+                    && p.extension().and_then(|e| e.to_str()).map(|e| e.eq_ignore_ascii_case("txt")).unwrap_or(false)
+            })
             .collect();
         files.sort();
         if files.is_empty() {

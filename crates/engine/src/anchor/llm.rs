@@ -11,9 +11,9 @@ use std::sync::Mutex;
 use super::{repo, Anchor, AnchorFilter};
 use crate::context::Engine;
 use crate::error::{ApiError, ApiResult};
-use crate::prompt::split::{load_split, SplitPrompt};
 use crate::llm::json_extract::extract_json_object;
 use crate::llm::{CallContext, CancellationToken, ChatRequest, ModelHandle};
+use crate::prompt::split::{load_split, SplitPrompt};
 
 /// What `anchors presort` asks for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -106,8 +106,11 @@ async fn ask(
     let (system, user) = prompt.render(values).map_err(|e| e.message)?;
     let mut last = String::new();
     for attempt in 0..3u32 {
-        let req = ChatRequest { repeat: attempt, ..ChatRequest::new(vec![crate::llm::Message::system(&system), crate::llm::Message::user(&user)]) }
-            .json_schema(schema_name, schema.clone());
+        let req = ChatRequest {
+            repeat: attempt,
+            ..ChatRequest::new(vec![crate::llm::Message::system(&system), crate::llm::Message::user(&user)])
+        }
+        .json_schema(schema_name, schema.clone());
         let resp = engine
             .llm()
             .chat(handle, &req, &CallContext::new(None, stage), &CancellationToken::new())
@@ -148,27 +151,66 @@ impl Engine {
         let schema = presort_schema(&ids);
         futures::stream::iter(anchors)
             .for_each_concurrent(req.concurrency.unwrap_or(4).clamp(1, 64) as usize, |a| {
-                let (handle, prompt, clause_list, ids, schema, totals) = (&handle, &prompt, &clause_list, &ids, &schema, &totals);
+                let (handle, prompt, clause_list, ids, schema, totals) =
+                    (&handle, &prompt, &clause_list, &ids, &schema, &totals);
                 async move {
                     let item = if a.bucket_origin.as_deref() == Some("manual") {
-                        AnchorBatchItem { anchor_id: a.anchor_id.clone(), outcome: "kept_manual".into(), clause_id: a.clause_id.clone(), note: Some("bucket set by a person; left as it is".into()) }
+                        AnchorBatchItem {
+                            anchor_id: a.anchor_id.clone(),
+                            outcome: "kept_manual".into(),
+                            clause_id: a.clause_id.clone(),
+                            note: Some("bucket set by a person; left as it is".into()),
+                        }
                     } else {
-                        let reply = ask(self, handle, prompt, &[("clause_list", clause_list), ("anchor_text", &a.text)], "topical_bucket", schema.clone(), "anchor_presort", totals).await;
+                        let reply = ask(
+                            self,
+                            handle,
+                            prompt,
+                            &[("clause_list", clause_list), ("anchor_text", &a.text)],
+                            "topical_bucket",
+                            schema.clone(),
+                            "anchor_presort",
+                            totals,
+                        )
+                        .await;
                         match reply {
-                            Err(e) => AnchorBatchItem { anchor_id: a.anchor_id.clone(), outcome: "failed".into(), clause_id: a.clause_id.clone(), note: Some(e) },
+                            Err(e) => AnchorBatchItem {
+                                anchor_id: a.anchor_id.clone(),
+                                outcome: "failed".into(),
+                                clause_id: a.clause_id.clone(),
+                                note: Some(e),
+                            },
                             Ok(v) => {
-                                let chosen = v.get("clause_id").and_then(Value::as_str).unwrap_or("").trim().to_string();
+                                let chosen =
+                                    v.get("clause_id").and_then(Value::as_str).unwrap_or("").trim().to_string();
                                 let reason = v.get("reason").and_then(Value::as_str).map(str::to_string);
-                                let new = if chosen == "none" || chosen.is_empty() { None } else { Some(chosen.clone()) };
+                                let new =
+                                    if chosen == "none" || chosen.is_empty() { None } else { Some(chosen.clone()) };
                                 if new.as_ref().map(|c| !ids.contains(c)).unwrap_or(false) {
-                                    AnchorBatchItem { anchor_id: a.anchor_id.clone(), outcome: "failed".into(), clause_id: a.clause_id.clone(), note: Some(format!("the model named \"{chosen}\", which is not a clause id")) }
+                                    AnchorBatchItem {
+                                        anchor_id: a.anchor_id.clone(),
+                                        outcome: "failed".into(),
+                                        clause_id: a.clause_id.clone(),
+                                        note: Some(format!("the model named \"{chosen}\", which is not a clause id")),
+                                    }
                                 } else {
-                                    let saved = self.store().with_conn(|c| repo::set_bucket(c, &a.anchor_id, new.as_deref(), "presort", reason.as_deref()));
+                                    let saved = self.store().with_conn(|c| {
+                                        repo::set_bucket(c, &a.anchor_id, new.as_deref(), "presort", reason.as_deref())
+                                    });
                                     match saved {
-                                        Err(e) => AnchorBatchItem { anchor_id: a.anchor_id.clone(), outcome: "failed".into(), clause_id: a.clause_id.clone(), note: Some(e.message) },
+                                        Err(e) => AnchorBatchItem {
+                                            anchor_id: a.anchor_id.clone(),
+                                            outcome: "failed".into(),
+                                            clause_id: a.clause_id.clone(),
+                                            note: Some(e.message),
+                                        },
                                         Ok(()) => AnchorBatchItem {
                                             anchor_id: a.anchor_id.clone(),
-                                            outcome: if new == a.clause_id { "unchanged".into() } else { "changed".into() },
+                                            outcome: if new == a.clause_id {
+                                                "unchanged".into()
+                                            } else {
+                                                "changed".into()
+                                            },
                                             clause_id: new,
                                             note: reason,
                                         },
@@ -188,21 +230,55 @@ impl Engine {
     pub async fn anchors_translate(&self, req: &AnchorTranslateRequest) -> ApiResult<AnchorBatchResult> {
         let handle = self.model_handle(&req.model)?;
         let prompt = load_split("anchor_translate")?;
-        let anchors = self.batch_anchors(&req.anchor_ids, |a| a.original_text.is_none() && !a.language.eq_ignore_ascii_case("en"))?;
+        let anchors = self
+            .batch_anchors(&req.anchor_ids, |a| a.original_text.is_none() && !a.language.eq_ignore_ascii_case("en"))?;
         let totals = Mutex::new(Totals { items: Vec::new(), input: 0, output: 0, cost: 0.0 });
         let schema = translate_schema();
         futures::stream::iter(anchors)
             .for_each_concurrent(req.concurrency.unwrap_or(4).clamp(1, 64) as usize, |a| {
                 let (handle, prompt, schema, totals) = (&handle, &prompt, &schema, &totals);
                 async move {
-                    let reply = ask(self, handle, prompt, &[("source_language", &a.language), ("anchor_text", &a.text)], "translation", schema.clone(), "anchor_translate", totals).await;
+                    let reply = ask(
+                        self,
+                        handle,
+                        prompt,
+                        &[("source_language", &a.language), ("anchor_text", &a.text)],
+                        "translation",
+                        schema.clone(),
+                        "anchor_translate",
+                        totals,
+                    )
+                    .await;
                     let item = match reply.and_then(|v| {
-                        v.get("translation").and_then(Value::as_str).map(str::trim).filter(|t| !t.is_empty()).map(str::to_string).ok_or_else(|| "the reply had no translation".to_string())
+                        v.get("translation")
+                            .and_then(Value::as_str)
+                            .map(str::trim)
+                            .filter(|t| !t.is_empty())
+                            .map(str::to_string)
+                            .ok_or_else(|| "the reply had no translation".to_string())
                     }) {
-                        Err(e) => AnchorBatchItem { anchor_id: a.anchor_id.clone(), outcome: "failed".into(), clause_id: a.clause_id.clone(), note: Some(e) },
-                        Ok(t) => match self.store().with_conn(|c| repo::set_translation(c, &a.anchor_id, &t, &handle.cfg.name)) {
-                            Ok(()) => AnchorBatchItem { anchor_id: a.anchor_id.clone(), outcome: "changed".into(), clause_id: a.clause_id.clone(), note: None },
-                            Err(e) => AnchorBatchItem { anchor_id: a.anchor_id.clone(), outcome: "failed".into(), clause_id: a.clause_id.clone(), note: Some(e.message) },
+                        Err(e) => AnchorBatchItem {
+                            anchor_id: a.anchor_id.clone(),
+                            outcome: "failed".into(),
+                            clause_id: a.clause_id.clone(),
+                            note: Some(e),
+                        },
+                        Ok(t) => match self
+                            .store()
+                            .with_conn(|c| repo::set_translation(c, &a.anchor_id, &t, &handle.cfg.name))
+                        {
+                            Ok(()) => AnchorBatchItem {
+                                anchor_id: a.anchor_id.clone(),
+                                outcome: "changed".into(),
+                                clause_id: a.clause_id.clone(),
+                                note: None,
+                            },
+                            Err(e) => AnchorBatchItem {
+                                anchor_id: a.anchor_id.clone(),
+                                outcome: "failed".into(),
+                                clause_id: a.clause_id.clone(),
+                                note: Some(e.message),
+                            },
                         },
                     };
                     totals.lock().unwrap_or_else(|p| p.into_inner()).items.push(item);
@@ -220,7 +296,9 @@ impl Engine {
         };
         let out: Vec<Anchor> = all.into_iter().filter(|a| keep(a)).collect();
         if out.is_empty() {
-            return Err(ApiError::invalid("No anchor needs this step (all are already sorted or translated, or none matched)."));
+            return Err(ApiError::invalid(
+                "No anchor needs this step (all are already sorted or translated, or none matched).",
+            ));
         }
         Ok(out)
     }

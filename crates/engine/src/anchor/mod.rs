@@ -193,12 +193,22 @@ impl Engine {
 
     /// The same as `anchors_import` for file contents uploaded as text (the desktop app and the
     /// HTTP server). `file_name` decides the format by its extension.
-    pub fn anchors_import_text(&self, file_name: &str, text: &str, opts: &AnchorImportOptions) -> ApiResult<AnchorImportResult> {
+    pub fn anchors_import_text(
+        &self,
+        file_name: &str,
+        text: &str,
+        opts: &AnchorImportOptions,
+    ) -> ApiResult<AnchorImportResult> {
         let records = io::parse_named(file_name, text)?;
         self.store_anchor_records(file_name, records, opts)
     }
 
-    fn store_anchor_records(&self, file: &str, records: Vec<AnchorRecord>, opts: &AnchorImportOptions) -> ApiResult<AnchorImportResult> {
+    fn store_anchor_records(
+        &self,
+        file: &str,
+        records: Vec<AnchorRecord>,
+        opts: &AnchorImportOptions,
+    ) -> ApiResult<AnchorImportResult> {
         if records.is_empty() {
             return Err(ApiError::invalid(format!("{file}: no anchors found in the file.")));
         }
@@ -271,7 +281,11 @@ impl Engine {
         if !problems.is_empty() {
             return Err(ApiError::new(
                 ErrorCode::InvalidInput,
-                format!("{file}: {} problem(s) found, so no anchor was imported. First: {}", problems.len(), problems[0]),
+                format!(
+                    "{file}: {} problem(s) found, so no anchor was imported. First: {}",
+                    problems.len(),
+                    problems[0]
+                ),
             )
             .with_detail(problems.join("\n")));
         }
@@ -293,7 +307,9 @@ impl Engine {
                         source,
                         language: lang,
                         clause_id: clause.as_deref(),
-                        bucket_origin: clause.as_ref().map(|_| if opts.clause_id.is_some() { "manual" } else { "file" }),
+                        bucket_origin: clause
+                            .as_ref()
+                            .map(|_| if opts.clause_id.is_some() { "manual" } else { "file" }),
                         origin: "imported",
                         file_name: Some(&file_short),
                     },
@@ -381,7 +397,12 @@ impl Engine {
             .iter()
             .map(|c| {
                 let (b, i) = by.remove(&Some(c.clause_id.clone())).unwrap_or_default();
-                AnchorBucket { clause_id: Some(c.clause_id.clone()), label: Some(c.label.clone()), builtin: b, imported: i }
+                AnchorBucket {
+                    clause_id: Some(c.clause_id.clone()),
+                    label: Some(c.label.clone()),
+                    builtin: b,
+                    imported: i,
+                }
             })
             .collect();
         for (clause, (b, i)) in by {

@@ -13,7 +13,8 @@ pub fn content_sha(text: &str) -> String {
     hex::encode(Sha256::digest(norm.as_bytes()))
 }
 
-const COLS: &str = "anchor_id, text, source, language, clause_id, bucket_origin, bucket_note, original_text, original_language, \
+const COLS: &str =
+    "anchor_id, text, source, language, clause_id, bucket_origin, bucket_note, original_text, original_language, \
                     translated_by, content_sha, origin, file_name, created_at, updated_at";
 
 fn row(r: &Row<'_>) -> rusqlite::Result<Anchor> {
@@ -80,7 +81,13 @@ pub fn refresh_builtin(conn: &Connection, a: &NewAnchor<'_>) -> ApiResult<()> {
     Ok(())
 }
 
-pub fn set_bucket(conn: &Connection, id: &str, clause_id: Option<&str>, origin: &str, note: Option<&str>) -> ApiResult<()> {
+pub fn set_bucket(
+    conn: &Connection,
+    id: &str,
+    clause_id: Option<&str>,
+    origin: &str,
+    note: Option<&str>,
+) -> ApiResult<()> {
     conn.execute(
         "UPDATE anchors SET clause_id = ?2, bucket_origin = CASE WHEN ?2 IS NULL THEN NULL ELSE ?3 END, bucket_note = ?4, updated_at = ?5
          WHERE anchor_id = ?1",
@@ -149,7 +156,9 @@ pub fn summary(a: &Anchor) -> AnchorSummary {
 
 /// Anchors per topical bucket (clause id, or None for unsorted).
 pub fn bucket_counts(conn: &Connection) -> ApiResult<Vec<(Option<String>, String, u32)>> {
-    let mut stmt = conn.prepare("SELECT clause_id, origin, count(*) FROM anchors GROUP BY clause_id, origin ORDER BY clause_id, origin")?;
+    let mut stmt = conn.prepare(
+        "SELECT clause_id, origin, count(*) FROM anchors GROUP BY clause_id, origin ORDER BY clause_id, origin",
+    )?;
     let rows = stmt
         .query_map([], |r| Ok((r.get::<_, Option<String>>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)? as u32)))?
         .collect::<Result<Vec<_>, _>>()?;

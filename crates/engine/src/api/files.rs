@@ -78,9 +78,9 @@ impl UploadDir {
         let mut total = 0usize;
         for (i, f) in files.iter().enumerate() {
             let name = safe_name(&f.name)?;
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(f.base64.trim())
-                .map_err(|e| ApiError::invalid(format!("{name}: the upload arrived damaged ({e}); pick the file again.")))?;
+            let bytes = base64::engine::general_purpose::STANDARD.decode(f.base64.trim()).map_err(|e| {
+                ApiError::invalid(format!("{name}: the upload arrived damaged ({e}); pick the file again."))
+            })?;
             total += bytes.len();
             if total > MAX_UPLOAD_BYTES {
                 return Err(ApiError::invalid(format!(
@@ -88,14 +88,16 @@ impl UploadDir {
                     MAX_UPLOAD_BYTES / (1024 * 1024)
                 )));
             }
-            let folder = if paths.iter().any(|p: &PathBuf| p.file_name().and_then(|n| n.to_str()) == Some(name.as_str())) {
-                dir.path().join(format!("{i}"))
-            } else {
-                dir.path().to_path_buf()
-            };
+            let folder =
+                if paths.iter().any(|p: &PathBuf| p.file_name().and_then(|n| n.to_str()) == Some(name.as_str())) {
+                    dir.path().join(format!("{i}"))
+                } else {
+                    dir.path().to_path_buf()
+                };
             std::fs::create_dir_all(&folder).map_err(|e| ApiError::new(ErrorCode::Io, e.to_string()))?;
             let p = folder.join(&name);
-            std::fs::write(&p, &bytes).map_err(|e| ApiError::new(ErrorCode::Io, format!("{name}: could not be stored for reading: {e}")))?;
+            std::fs::write(&p, &bytes)
+                .map_err(|e| ApiError::new(ErrorCode::Io, format!("{name}: could not be stored for reading: {e}")))?;
             paths.push(p);
         }
         Ok(UploadDir { dir, paths })
@@ -121,7 +123,11 @@ impl UploadDir {
 
     /// Run `f` on the uploaded paths; errors come back naming the user's files.
     pub fn run<T>(&self, f: impl FnOnce(&[PathBuf]) -> ApiResult<T>) -> ApiResult<T> {
-        f(&self.paths).map_err(|e| ApiError { code: e.code, message: self.clean(&e.message), detail: e.detail.map(|d| self.clean(&d)) })
+        f(&self.paths).map_err(|e| ApiError {
+            code: e.code,
+            message: self.clean(&e.message),
+            detail: e.detail.map(|d| self.clean(&d)),
+        })
     }
 }
 
@@ -129,7 +135,8 @@ impl UploadDir {
 /// Returns where it went.
 pub fn save_in_folder(d: &Download, folder: &Path) -> ApiResult<PathBuf> {
     let name = safe_name(&d.file_name)?;
-    std::fs::create_dir_all(folder).map_err(|e| ApiError::new(ErrorCode::Io, format!("{}: could not be created: {e}", folder.display())))?;
+    std::fs::create_dir_all(folder)
+        .map_err(|e| ApiError::new(ErrorCode::Io, format!("{}: could not be created: {e}", folder.display())))?;
     let (stem, ext) = match name.rsplit_once('.') {
         Some((s, e)) if !s.is_empty() => (s.to_string(), format!(".{e}")),
         _ => (name.clone(), String::new()),
@@ -140,7 +147,8 @@ pub fn save_in_folder(d: &Download, folder: &Path) -> ApiResult<PathBuf> {
         path = folder.join(format!("{stem} ({n}){ext}"));
         n += 1;
     }
-    std::fs::write(&path, d.bytes()?).map_err(|e| ApiError::new(ErrorCode::Io, format!("{}: could not be saved: {e}", path.display())))?;
+    std::fs::write(&path, d.bytes()?)
+        .map_err(|e| ApiError::new(ErrorCode::Io, format!("{}: could not be saved: {e}", path.display())))?;
     Ok(path)
 }
 
@@ -186,7 +194,10 @@ mod tests {
 
     #[test]
     fn damaged_uploads_and_empty_names_are_refused() {
-        assert_eq!(UploadDir::new(&[Upload { name: "x.json".into(), base64: "@@@".into() }]).err().unwrap().code, ErrorCode::InvalidInput);
+        assert_eq!(
+            UploadDir::new(&[Upload { name: "x.json".into(), base64: "@@@".into() }]).err().unwrap().code,
+            ErrorCode::InvalidInput
+        );
         assert!(UploadDir::new(&[up("..", b"x")]).is_err());
     }
 }

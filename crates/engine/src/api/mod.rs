@@ -39,7 +39,10 @@ impl Engine {
 
     /// An engine on a private in-memory store (tests, file-only computations).
     pub fn open_in_memory() -> ApiResult<Engine> {
-        let opts = EngineOptions { secrets: Arc::new(crate::secrets::MemoryStore::default()), client: ClientOptions::default() };
+        let opts = EngineOptions {
+            secrets: Arc::new(crate::secrets::MemoryStore::default()),
+            client: ClientOptions::default(),
+        };
         Self::assemble_seeded(Store::open_in_memory()?, opts)
     }
 

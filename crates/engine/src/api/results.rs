@@ -158,7 +158,12 @@ impl ResultsData {
         let mut charts = Vec::new();
         for kind in ChartKind::ALL {
             let text = chart_text(kind, &self.report, &self.pack)?;
-            charts.push(ChartView { id: text.id, title: text.title, caption: text.caption, svg: render_svg(kind, &self.report, &self.pack)? });
+            charts.push(ChartView {
+                id: text.id,
+                title: text.title,
+                caption: text.caption,
+                svg: render_svg(kind, &self.report, &self.pack)?,
+            });
         }
         Ok(self.views.get_or_init(|| (all_tables(&self.report, &self.pack), charts)))
     }
@@ -198,7 +203,8 @@ fn build_grid(cases: &[Case], trajectories: &[Trajectory]) -> ResultsGrid {
         }
         let (Some(&m), Some(&r)) = (col.get(t.model.as_str()), row.get(t.case_id.as_str())) else { continue };
         let predicted = t.predicted_verdict();
-        cells[m][r] = grid_cell_code(predicted, predicted.is_some() && predicted == Some(cases[r].gold_verdict), t.ask_count());
+        cells[m][r] =
+            grid_cell_code(predicted, predicted.is_some() && predicted == Some(cases[r].gold_verdict), t.ask_count());
     }
     let mut clauses: Vec<String> = Vec::new();
     let mut clause_ix: HashMap<&str, u32> = HashMap::new();
@@ -259,10 +265,20 @@ impl Engine {
         let runs: Vec<EvalRunView> = run_ids.iter().map(|r| self.eval_show(r)).collect::<ApiResult<_>>()?;
         let key = runs
             .iter()
-            .map(|r| format!("{}:{}:{}:{}", r.run.run_id, r.run.status, r.counts.done, r.run.finished_at.as_deref().unwrap_or("")))
+            .map(|r| {
+                format!(
+                    "{}:{}:{}:{}",
+                    r.run.run_id,
+                    r.run.status,
+                    r.counts.done,
+                    r.run.finished_at.as_deref().unwrap_or("")
+                )
+            })
             .collect::<Vec<_>>()
             .join("|");
-        if let Some((k, data)) = self.extension::<ResultsCache>().slot.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+        if let Some((k, data)) =
+            self.extension::<ResultsCache>().slot.lock().unwrap_or_else(|p| p.into_inner()).as_ref()
+        {
             if *k == key {
                 return Ok(data.clone());
             }
@@ -279,7 +295,13 @@ impl Engine {
             crate::util::memory::return_free_memory();
             grid
         });
-        let data = Arc::new(ResultsData { report, pack, runs, grid: Mutex::new(GridState::Building(building)), views: OnceLock::new() });
+        let data = Arc::new(ResultsData {
+            report,
+            pack,
+            runs,
+            grid: Mutex::new(GridState::Building(building)),
+            views: OnceLock::new(),
+        });
         *self.extension::<ResultsCache>().slot.lock().unwrap_or_else(|p| p.into_inner()) = Some((key, data.clone()));
         Ok(data)
     }
@@ -288,7 +310,13 @@ impl Engine {
     pub fn results_overview(&self, req: &ResultsRequest) -> ApiResult<ResultsOverview> {
         let d = self.results_data(&req.run_ids)?;
         let (tables, charts) = d.views()?;
-        Ok(ResultsOverview { runs: d.runs.clone(), policy: d.pack.id.clone(), report: d.report.clone(), tables: tables.clone(), charts: charts.clone() })
+        Ok(ResultsOverview {
+            runs: d.runs.clone(),
+            policy: d.pack.id.clone(),
+            report: d.report.clone(),
+            tables: tables.clone(),
+            charts: charts.clone(),
+        })
     }
 
     /// One row per case, one column per model: the verdict each model gave (compact form).
@@ -303,7 +331,9 @@ impl Engine {
         let trajectory = self
             .store()
             .with_read(|c| crate::evaluation::repo::trajectory(c, &req.run_id, &req.case_id, req.repeat.unwrap_or(0)))?
-            .ok_or_else(|| ApiError::not_found(format!("Run {} has no result for case \"{}\".", req.run_id, req.case_id)))?;
+            .ok_or_else(|| {
+                ApiError::not_found(format!("Run {} has no result for case \"{}\".", req.run_id, req.case_id))
+            })?;
         let case = self.cases_show(&req.case_id)?;
         let pack = self.store().with_read(|c| policy_repo::load_pack(c, &case.policy))?;
         let gold_clause_title = case
@@ -313,13 +343,23 @@ impl Engine {
             .map(|c| c.short_title.clone());
         let cfg = &run.run.config;
         let mut models = HashMap::new();
-        let names = [("model", Some(&cfg.model)), ("info_model", cfg.info_model.as_ref()), ("judge_model", cfg.judge_model.as_ref())];
+        let names = [
+            ("model", Some(&cfg.model)),
+            ("info_model", cfg.info_model.as_ref()),
+            ("judge_model", cfg.judge_model.as_ref()),
+        ];
         for (role, name) in names {
             if let Some(v) = name {
                 models.insert(role.to_string(), v.clone());
             }
         }
-        Ok(TrajectoryView { correct: trajectory.predicted_verdict() == Some(case.gold_verdict), case, trajectory, gold_clause_title, models })
+        Ok(TrajectoryView {
+            correct: trajectory.predicted_verdict() == Some(case.gold_verdict),
+            case,
+            trajectory,
+            gold_clause_title,
+            models,
+        })
     }
 
     /// A chart of a set of runs as an SVG or PNG file.
@@ -334,7 +374,8 @@ impl Engine {
             "png" => {
                 let scale = req.scale.unwrap_or(2);
                 let png = render_png(kind, &d.report, &d.pack, scale)?;
-                let name = if scale == 1 { format!("{}.png", kind.id()) } else { format!("{}@{scale}x.png", kind.id()) };
+                let name =
+                    if scale == 1 { format!("{}.png", kind.id()) } else { format!("{}@{scale}x.png", kind.id()) };
                 Ok(Download::from_bytes(&name, "image/png", &png, kind.title()))
             }
             other => Err(ApiError::invalid(format!("Charts can be saved as svg or png, not \"{other}\"."))),
@@ -381,12 +422,19 @@ mod tests {
         assert_eq!(g.case_ids.len(), 40);
         assert_eq!((g.case_type.len(), g.clause.len(), g.gold.len()), (40, 40, 40));
         use base64::Engine as _;
-        let cells: Vec<Vec<u8>> = g.cells.iter().map(|c| base64::engine::general_purpose::STANDARD.decode(c).unwrap()).collect();
+        let cells: Vec<Vec<u8>> =
+            g.cells.iter().map(|c| base64::engine::general_purpose::STANDARD.decode(c).unwrap()).collect();
         assert!(cells.iter().all(|col| col.len() == 40 && col.iter().all(|&c| c & 1 == 1)));
         // Every cell agrees with its trajectory, read one by one.
         for (m, run) in g.model_runs.iter().enumerate() {
             for (r, case_id) in g.case_ids.iter().enumerate().take(10) {
-                let v = e.results_trajectory(&TrajectoryRequest { run_id: run.clone(), case_id: case_id.clone(), repeat: None }).unwrap();
+                let v = e
+                    .results_trajectory(&TrajectoryRequest {
+                        run_id: run.clone(),
+                        case_id: case_id.clone(),
+                        repeat: None,
+                    })
+                    .unwrap();
                 let code = cells[m][r];
                 assert_eq!(code >> 1 & 3, verdict_code(v.trajectory.predicted_verdict()), "{run} {case_id}");
                 assert_eq!(code >> 3 & 1 == 1, v.correct);
@@ -395,7 +443,13 @@ mod tests {
                 assert_eq!(g.clauses[g.clause[r] as usize], v.case.clause_id);
             }
         }
-        let err = e.results_trajectory(&TrajectoryRequest { run_id: loaded.run_ids[0].clone(), case_id: "nope".into(), repeat: None }).unwrap_err();
+        let err = e
+            .results_trajectory(&TrajectoryRequest {
+                run_id: loaded.run_ids[0].clone(),
+                case_id: "nope".into(),
+                repeat: None,
+            })
+            .unwrap_err();
         assert_eq!(err.code, crate::error::ErrorCode::NotFound);
     }
 }

@@ -8,33 +8,38 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::evaluation::examples::ExampleResults;
-use super::cards::{CardAuditRequest, CardDetail, CardDiff, CardFilter, CardSaveRequest, CardSummary, CardsImportResult};
+use super::cards::{
+    CardAuditRequest, CardDetail, CardDiff, CardFilter, CardSaveRequest, CardSummary, CardsImportResult,
+};
 use super::cases::{CaseDetail, CasesImportResult};
 use super::files::{export_via_temp, Download, Upload, UploadDir};
 use super::models::{ModelAddRequest, ModelTestResult, ModelView};
 use super::policy::{PolicyImportRequest, PolicyImportResult, PolicySummary, PolicyView};
-use super::results::{ChartFileRequest, ResultsGrid, ResultsOverview, ResultsRequest, TableFileRequest, TrajectoryRequest, TrajectoryView};
+use super::results::{
+    ChartFileRequest, ResultsGrid, ResultsOverview, ResultsRequest, TableFileRequest, TrajectoryRequest, TrajectoryView,
+};
 use super::store_info::StoreInfo;
 use super::Engine;
+use crate::anchor::llm::{AnchorBatchResult, AnchorPresortRequest, AnchorTranslateRequest};
+use crate::anchor::{Anchor, AnchorBucket, AnchorFilter, AnchorImportOptions, AnchorImportResult, AnchorSummary};
 use crate::card::lint::LintReport;
 use crate::case::repo::{CaseFilter, CaseSummary};
 use crate::case::Case;
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::evaluation::examples::ExampleResults;
 use crate::evaluation::{EvalPlan, EvalRunRequest, EvalRunView};
+use crate::generation::Provenance;
+use crate::generation::{GenCandidateFilter, GenCandidateView, GenPlan, GenRequest, GenRunView};
+use crate::generation::{GenerationStats, LibraryStats};
 use crate::jobs::{Progress, RunKind, RunStatus};
 use crate::llm::accounting::UsageTotals;
 use crate::llm::cache::CacheStats;
 use crate::metrics::MetricsReport;
-use crate::anchor::{Anchor, AnchorBucket, AnchorFilter, AnchorImportOptions, AnchorImportResult, AnchorSummary};
-use crate::anchor::llm::{AnchorBatchResult, AnchorPresortRequest, AnchorTranslateRequest};
-use crate::generation::{GenCandidateFilter, GenCandidateView, GenPlan, GenRequest, GenRunView};
-use crate::generation::Provenance;
-use crate::generation::{GenerationStats, LibraryStats};
 use crate::review::{
-    ReviewAdjudicateRequest, ReviewAdjudication, ReviewAnswerPatch, ReviewAnswerSaved, ReviewAvailable, ReviewCreateRequest,
-    ReviewExportFormat, ReviewItemView, ReviewLinks, ReviewLinksRequest, ReviewMe, ReviewPackMergeReport, ReviewPackOpened,
-    ReviewQueue, ReviewQueueRequest, ReviewReveal, ReviewSessionDetail, ReviewSessionSummary, ReviewStats, ReviewSummary,
+    ReviewAdjudicateRequest, ReviewAdjudication, ReviewAnswerPatch, ReviewAnswerSaved, ReviewAvailable,
+    ReviewCreateRequest, ReviewExportFormat, ReviewItemView, ReviewLinks, ReviewLinksRequest, ReviewMe,
+    ReviewPackMergeReport, ReviewPackOpened, ReviewQueue, ReviewQueueRequest, ReviewReveal, ReviewSessionDetail,
+    ReviewSessionSummary, ReviewStats, ReviewSummary,
 };
 
 /// Who is calling.
@@ -382,7 +387,9 @@ fn text_download(file_name: &str, mime: &str, text: &str, description: &str) -> 
 
 fn upload_text(u: &Upload) -> ApiResult<String> {
     let dir = UploadDir::new(std::slice::from_ref(u))?;
-    dir.run(|paths| crate::util::files::read_text(&paths[0], crate::util::files::MAX_TEXT_FILE_BYTES).map_err(ApiError::from))
+    dir.run(|paths| {
+        crate::util::files::read_text(&paths[0], crate::util::files::MAX_TEXT_FILE_BYTES).map_err(ApiError::from)
+    })
 }
 
 macro_rules! api_methods {
@@ -783,7 +790,10 @@ pub async fn call(engine: &Engine, caller: &Caller, method: &str, params: Value)
         Caller::Owner => dispatch(engine, method, params).await,
         Caller::Reviewer { token, session } => {
             if !REVIEWER_METHODS.contains(&method) {
-                return Err(ApiError::new(ErrorCode::Forbidden, "A review link can only be used to answer its own review."));
+                return Err(ApiError::new(
+                    ErrorCode::Forbidden,
+                    "A review link can only be used to answer its own review.",
+                ));
             }
             if let Some(served) = session {
                 let e = engine.clone();
@@ -795,7 +805,10 @@ pub async fn call(engine: &Engine, caller: &Caller, method: &str, params: Value)
                     blocking(move || e.review_show(&s).map(|d| d.summary.session_id.clone())).await?
                 };
                 if owner != served_id {
-                    return Err(ApiError::new(ErrorCode::Forbidden, "This review link does not belong to the review being served here."));
+                    return Err(ApiError::new(
+                        ErrorCode::Forbidden,
+                        "This review link does not belong to the review being served here.",
+                    ));
                 }
             }
             let mut params = if params.is_null() { Value::Object(Default::default()) } else { params };
@@ -934,10 +947,13 @@ mod tests {
                 )
             })
             .unwrap();
-        let outside: Vec<crate::llm::accounting::UsageTotals> = serde_json::from_value(call(&e, &Caller::Owner, "usage.by_stage", Value::Null).await.unwrap()).unwrap();
+        let outside: Vec<crate::llm::accounting::UsageTotals> =
+            serde_json::from_value(call(&e, &Caller::Owner, "usage.by_stage", Value::Null).await.unwrap()).unwrap();
         assert_eq!(outside.len(), 1);
-        let all: Vec<crate::llm::accounting::UsageTotals> =
-            serde_json::from_value(call(&e, &Caller::Owner, "usage.by_stage", serde_json::json!({"all": true})).await.unwrap()).unwrap();
+        let all: Vec<crate::llm::accounting::UsageTotals> = serde_json::from_value(
+            call(&e, &Caller::Owner, "usage.by_stage", serde_json::json!({"all": true})).await.unwrap(),
+        )
+        .unwrap();
         assert_eq!(all.iter().map(|t| t.calls).sum::<u64>(), 2);
         assert_eq!(all.iter().map(|t| t.input_tokens).sum::<u64>(), 13);
     }
@@ -972,14 +988,21 @@ mod tests {
         let e = Engine::open_in_memory().unwrap();
         let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
         // A broken cases file: the error names the uploaded file, not a temporary path.
-        let err = call(&e, &Caller::Owner, "cases.import", serde_json::json!({"file": {"name": "mine.jsonl", "base64": b64("{not json\n")}}))
-            .await
-            .unwrap_err();
+        let err = call(
+            &e,
+            &Caller::Owner,
+            "cases.import",
+            serde_json::json!({"file": {"name": "mine.jsonl", "base64": b64("{not json\n")}}),
+        )
+        .await
+        .unwrap_err();
         assert!(err.message.contains("mine.jsonl"), "{}", err.message);
         assert!(!err.message.contains("psebench-upload"), "{}", err.message);
         call(&e, &Caller::Owner, "demo.load", Value::Null).await.unwrap();
         let d: Download = serde_json::from_value(
-            call(&e, &Caller::Owner, "cases.export", serde_json::json!({"filter": {"case_type": "uncertain"}})).await.unwrap(),
+            call(&e, &Caller::Owner, "cases.export", serde_json::json!({"filter": {"case_type": "uncertain"}}))
+                .await
+                .unwrap(),
         )
         .unwrap();
         assert_eq!(String::from_utf8(d.bytes().unwrap()).unwrap().lines().count(), 30);

@@ -43,7 +43,10 @@ impl Engine {
                 },
                 counts(c, "SELECT status, count(*) FROM cards GROUP BY status ORDER BY status")?,
                 counts(c, "SELECT event_type, count(*) FROM cards GROUP BY event_type ORDER BY event_type")?,
-                counts(c, "SELECT case_type, count(*) FROM cases WHERE excluded = 0 GROUP BY case_type ORDER BY case_type")?,
+                counts(
+                    c,
+                    "SELECT case_type, count(*) FROM cases WHERE excluded = 0 GROUP BY case_type ORDER BY case_type",
+                )?,
             ))
         })?;
         Ok(StoreInfo {

@@ -31,7 +31,13 @@ pub struct LlmBenchPoint {
 
 /// Run `requests` chat calls with `concurrency` workers against an OpenAI-compatible endpoint at
 /// `base_url` whose replies take `latency_ms`.
-pub async fn run_point(engine: &Engine, base_url: &str, latency_ms: u64, concurrency: u32, requests: u32) -> ApiResult<LlmBenchPoint> {
+pub async fn run_point(
+    engine: &Engine,
+    base_url: &str,
+    latency_ms: u64,
+    concurrency: u32,
+    requests: u32,
+) -> ApiResult<LlmBenchPoint> {
     let name = format!("bench-c{concurrency}-l{latency_ms}");
     engine.models_add(&ModelAddRequest {
         name: name.clone(),
@@ -77,7 +83,8 @@ pub async fn run_point(engine: &Engine, base_url: &str, latency_ms: u64, concurr
                     if i >= requests {
                         break;
                     }
-                    let req = ChatRequest::new(vec![Message::system("benchmark"), Message::user(format!("request {i}"))]);
+                    let req =
+                        ChatRequest::new(vec![Message::system("benchmark"), Message::user(format!("request {i}"))]);
                     let t = Instant::now();
                     match c.chat(&h, &req, &ctx, &cancel).await {
                         Ok(_) => lat.push(t.elapsed()),

@@ -78,7 +78,8 @@ pub fn run(dir: &Path, cases: usize, models: usize) -> ApiResult<MetricsBench> {
     let traj_path = dir.join("trajectories.jsonl");
     crate::case::io::write_cases(&cases_path, &cs)?;
     crate::trajectory::io::write_trajectories(&traj_path, &ts)?;
-    let pack = crate::policy::builtin_pack(crate::policy::DEFAULT_POLICY).ok_or_else(|| crate::error::ApiError::internal("mn29 pack missing"))?;
+    let pack = crate::policy::builtin_pack(crate::policy::DEFAULT_POLICY)
+        .ok_or_else(|| crate::error::ApiError::internal("mn29 pack missing"))?;
     let opts = MetricsOptions::default();
     let no_bootstrap = MetricsOptions { bootstrap_resamples: 0, ..opts.clone() };
 
@@ -108,10 +109,13 @@ pub fn run(dir: &Path, cases: usize, models: usize) -> ApiResult<MetricsBench> {
     };
 
     // From the store.
-    let engine = Engine::open_with(&dir.join("bench.db"), crate::api::EngineOptions {
-        secrets: std::sync::Arc::new(crate::secrets::MemoryStore::default()),
-        client: Default::default(),
-    })?;
+    let engine = Engine::open_with(
+        &dir.join("bench.db"),
+        crate::api::EngineOptions {
+            secrets: std::sync::Arc::new(crate::secrets::MemoryStore::default()),
+            client: Default::default(),
+        },
+    )?;
     engine.cases_import(&cases_path, false, "imported")?;
     let runs = engine.eval_import(&traj_path)?;
     let t0 = Instant::now();

@@ -94,7 +94,12 @@ async fn start_server(engine: &Engine) -> ApiResult<(ServerTask, tokio::sync::on
     let (addr_tx, addr_rx) = tokio::sync::oneshot::channel();
     let (quit_tx, quit_rx) = tokio::sync::oneshot::channel::<()>();
     let e = engine.clone();
-    let so = ServeOptions { addr: "127.0.0.1:0".parse().map_err(|e| io_error("bad address", e))?, lan: false, review_session: None, assets: Arc::new(NoAssets) };
+    let so = ServeOptions {
+        addr: "127.0.0.1:0".parse().map_err(|e| io_error("bad address", e))?,
+        lan: false,
+        review_session: None,
+        assets: Arc::new(NoAssets),
+    };
     let server = tokio::spawn(async move {
         crate::server::serve(
             e,
@@ -148,7 +153,9 @@ pub async fn run(dir: &Path, opts: &StoreBenchOptions) -> ApiResult<StoreBench> 
     }
     idle.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
 
-    let mock = MockServer::start_with(mock_script(opts.latency_ms), 0, false).await.map_err(|e| io_error("could not start the mock", e))?;
+    let mock = MockServer::start_with(mock_script(opts.latency_ms), 0, false)
+        .await
+        .map_err(|e| io_error("could not start the mock", e))?;
     engine.models_add(&ModelAddRequest {
         name: "bench-store".into(),
         kind: "openai-compatible".into(),

@@ -6,17 +6,21 @@ use serde_json::Value;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use crate::context::Engine;
 use crate::card::io::{export_docs, load_docs};
 use crate::card::lint::{lint_documents, LintInput, LintProblem, LintReport, Severity};
 use crate::card::repo::{self, AuditEntry, CardRow, CardVersion};
 use crate::card::{schema, to_pretty, AuditStatus, ClauseCard};
+use crate::context::Engine;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::util::files::parse_json;
 
 /// The current version of a card as stored.
-const CARD_JSON: crate::store::StoredColumn =
-    crate::store::StoredColumn { table: "card_versions", column: "card_json", what: "current version", row_kind: "card" };
+const CARD_JSON: crate::store::StoredColumn = crate::store::StoredColumn {
+    table: "card_versions",
+    column: "card_json",
+    what: "current version",
+    row_kind: "card",
+};
 
 /// Filters for the card library list.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -157,7 +161,10 @@ impl Engine {
         let inputs: Vec<LintInput> = rows
             .into_iter()
             .map(|(row, json)| {
-                Ok(LintInput { path: format!("library:{}@v{}", row.card_id, row.current_version), value: CARD_JSON.parse(&json, &row.card_id)? })
+                Ok(LintInput {
+                    path: format!("library:{}@v{}", row.card_id, row.current_version),
+                    value: CARD_JSON.parse(&json, &row.card_id)?,
+                })
             })
             .collect::<ApiResult<_>>()?;
         Ok(lint_documents(&inputs, &vocab))
@@ -171,14 +178,21 @@ impl Engine {
 
     /// `cards_import` with the name under which each file is recorded in the version notes
     /// (uploads are read from a temporary folder but noted under the name the user chose).
-    pub fn cards_import_named(&self, paths: &[PathBuf], policy: &str, author: &str, name: &dyn Fn(&str) -> String) -> ApiResult<CardsImportResult> {
+    pub fn cards_import_named(
+        &self,
+        paths: &[PathBuf],
+        policy: &str,
+        author: &str,
+        name: &dyn Fn(&str) -> String,
+    ) -> ApiResult<CardsImportResult> {
         let (_, vocab) = self.pack_and_vocab(policy)?;
         let (docs, failures) = load_docs(paths)?;
         reject_unreadable(failures)?;
         if docs.is_empty() {
             return Err(ApiError::invalid("No card files found (looked for *.json and *.jsonl)."));
         }
-        let inputs: Vec<LintInput> = docs.iter().map(|d| LintInput { path: d.origin.clone(), value: d.value.clone() }).collect();
+        let inputs: Vec<LintInput> =
+            docs.iter().map(|d| LintInput { path: d.origin.clone(), value: d.value.clone() }).collect();
         let report = lint_documents(&inputs, &vocab);
         let blocking: Vec<&LintProblem> = report
             .problems
@@ -186,7 +200,8 @@ impl Engine {
             .filter(|p| matches!(p.rule.as_str(), "schema" | "duplicate-card-id" | "clause-unknown"))
             .collect();
         if let Some(first) = blocking.first() {
-            let all: Vec<String> = blocking.iter().map(|p| format!("{} {}: {}", p.path, p.pointer, p.message)).collect();
+            let all: Vec<String> =
+                blocking.iter().map(|p| format!("{} {}: {}", p.path, p.pointer, p.message)).collect();
             return Err(ApiError::new(
                 ErrorCode::ValidationFailed,
                 format!(
@@ -202,7 +217,8 @@ impl Engine {
         let mut result = CardsImportResult { added: vec![], updated: vec![], unchanged: vec![], lint: report };
         self.store().with_tx(|tx| -> ApiResult<()> {
             for d in &docs {
-                let card = ClauseCard::from_value(&d.value).map_err(|e| ApiError::invalid(format!("{}: {e}", d.origin)))?;
+                let card =
+                    ClauseCard::from_value(&d.value).map_err(|e| ApiError::invalid(format!("{}: {e}", d.origin)))?;
                 let json = to_pretty(&d.value);
                 match repo::get_row(tx, &card.clause_card_id)? {
                     None => {
@@ -251,7 +267,13 @@ impl Engine {
         Ok(result)
     }
 
-    fn summarize(&self, row: &CardRow, json: &str, pack: &crate::policy::PolicyPack, lint: &[LintProblem]) -> CardSummary {
+    fn summarize(
+        &self,
+        row: &CardRow,
+        json: &str,
+        pack: &crate::policy::PolicyPack,
+        lint: &[LintProblem],
+    ) -> CardSummary {
         let value: Value = serde_json::from_str(json).unwrap_or(Value::Null);
         let card = ClauseCard::from_value(&value).ok();
         let clause = pack.clause(&row.clause_id);
@@ -294,8 +316,12 @@ impl Engine {
                     .unwrap_or(true)
             })
             .map(|(row, json)| {
-                let lint: Vec<LintProblem> =
-                    report.problems.iter().filter(|p| p.clause_card_id.as_deref() == Some(&row.card_id)).cloned().collect();
+                let lint: Vec<LintProblem> = report
+                    .problems
+                    .iter()
+                    .filter(|p| p.clause_card_id.as_deref() == Some(&row.card_id))
+                    .cloned()
+                    .collect();
                 self.summarize(row, json, &pack, &lint)
             })
             .filter(|s| matches_search(s, filter.search.as_deref()))
@@ -314,8 +340,10 @@ impl Engine {
         })?;
         let (pack, _) = self.pack_and_vocab(&row.policy_id)?;
         let report = self.cards_lint_library(&row.policy_id)?;
-        let lint: Vec<LintProblem> = report.problems.into_iter().filter(|p| p.clause_card_id.as_deref() == Some(card_id)).collect();
-        let value: Value = serde_json::from_str(&json).map_err(|e| ApiError::internal(format!("stored card unreadable: {e}")))?;
+        let lint: Vec<LintProblem> =
+            report.problems.into_iter().filter(|p| p.clause_card_id.as_deref() == Some(card_id)).collect();
+        let value: Value =
+            serde_json::from_str(&json).map_err(|e| ApiError::internal(format!("stored card unreadable: {e}")))?;
         Ok(CardDetail {
             summary: self.summarize(&row, &json, &pack, &lint),
             audit_notes: row.audit_notes.clone(),
@@ -360,7 +388,11 @@ impl Engine {
             let all: Vec<String> = problems.iter().map(|p| format!("{}: {}", p.pointer, p.message)).collect();
             return Err(ApiError::new(
                 ErrorCode::ValidationFailed,
-                format!("The card does not match the schema, so it was not saved. {}: {}", if first.pointer.is_empty() { "(card)" } else { &first.pointer }, first.message),
+                format!(
+                    "The card does not match the schema, so it was not saved. {}: {}",
+                    if first.pointer.is_empty() { "(card)" } else { &first.pointer },
+                    first.message
+                ),
             )
             .with_detail(all.join("\n")));
         }
@@ -373,7 +405,10 @@ impl Engine {
         }
         let (_, vocab) = self.pack_and_vocab(&row.policy_id)?;
         if !vocab.clause_ids.contains(&card.clause_id) {
-            return Err(ApiError::new(ErrorCode::ValidationFailed, format!("\"{}\" is not a clause of policy {}; the card was not saved.", card.clause_id, row.policy_id)));
+            return Err(ApiError::new(
+                ErrorCode::ValidationFailed,
+                format!("\"{}\" is not a clause of policy {}; the card was not saved.", card.clause_id, row.policy_id),
+            ));
         }
         let json = to_pretty(&value);
         let origin = if row.origin == "builtin" { "edited".to_string() } else { row.origin.clone() };
@@ -393,11 +428,18 @@ impl Engine {
     /// Record an audit decision. Approving or marking audited requires a card without lint errors.
     pub fn card_audit(&self, req: &CardAuditRequest) -> ApiResult<CardDetail> {
         if req.auditor.trim().is_empty() {
-            return Err(ApiError::invalid("Enter the auditor's name; every audit decision is recorded with who made it."));
+            return Err(ApiError::invalid(
+                "Enter the auditor's name; every audit decision is recorded with who made it.",
+            ));
         }
         let detail = self.cards_show(&req.card_id, None)?;
         if req.status != AuditStatus::Draft && detail.summary.lint_errors > 0 {
-            let first = detail.lint.iter().find(|p| p.severity == Severity::Error).map(|p| p.message.clone()).unwrap_or_default();
+            let first = detail
+                .lint
+                .iter()
+                .find(|p| p.severity == Severity::Error)
+                .map(|p| p.message.clone())
+                .unwrap_or_default();
             return Err(ApiError::new(
                 ErrorCode::Conflict,
                 format!(
@@ -408,12 +450,15 @@ impl Engine {
                 ),
             ));
         }
-        self.store().with_tx(|tx| repo::set_audit(tx, &req.card_id, req.status, req.auditor.trim(), req.notes.as_deref()))?;
+        self.store()
+            .with_tx(|tx| repo::set_audit(tx, &req.card_id, req.status, req.auditor.trim(), req.notes.as_deref()))?;
         self.cards_show(&req.card_id, None)
     }
 
     pub fn card_diff(&self, card_id: &str, from: i64, to: i64) -> ApiResult<CardDiff> {
-        let (a, b) = self.store().with_conn(|c| Ok::<_, ApiError>((repo::card_json(c, card_id, Some(from))?, repo::card_json(c, card_id, Some(to))?)))?;
+        let (a, b) = self.store().with_conn(|c| {
+            Ok::<_, ApiError>((repo::card_json(c, card_id, Some(from))?, repo::card_json(c, card_id, Some(to))?))
+        })?;
         Ok(CardDiff { card_id: card_id.to_string(), from_version: from, to_version: to, lines: line_diff(&a, &b) })
     }
 
@@ -425,7 +470,13 @@ impl Engine {
         let cards: Vec<(String, String, Value)> = rows
             .into_iter()
             .filter(|(r, _)| wanted.contains(&r.card_id))
-            .map(|(r, json)| Ok((r.clause_id, r.card_id, serde_json::from_str(&json).map_err(|e| ApiError::internal(e.to_string()))?)))
+            .map(|(r, json)| {
+                Ok((
+                    r.clause_id,
+                    r.card_id,
+                    serde_json::from_str(&json).map_err(|e| ApiError::internal(e.to_string()))?,
+                ))
+            })
             .collect::<ApiResult<_>>()?;
         export_docs(&cards, out)
     }
@@ -436,7 +487,8 @@ impl Engine {
         rows.into_iter()
             .map(|(row, json)| {
                 let v: Value = serde_json::from_str(&json).map_err(|e| ApiError::internal(e.to_string()))?;
-                let card = ClauseCard::from_value(&v).map_err(|e| ApiError::internal(format!("stored card {} unreadable: {e}", row.card_id)))?;
+                let card = ClauseCard::from_value(&v)
+                    .map_err(|e| ApiError::internal(format!("stored card {} unreadable: {e}", row.card_id)))?;
                 Ok((row, card))
             })
             .collect()

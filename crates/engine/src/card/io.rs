@@ -109,7 +109,9 @@ pub fn export_docs(cards: &[(String, String, Value)], out: &Path) -> ApiResult<u
             ));
         }
         for (clause_id, card_id, v) in cards {
-            let safe = |s: &str| s.chars().map(|c| if c.is_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect::<String>();
+            let safe = |s: &str| {
+                s.chars().map(|c| if c.is_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect::<String>()
+            };
             let path = out.join(safe(clause_id)).join(format!("{}.json", safe(card_id)));
             write_atomic(&path, to_pretty(v).as_bytes())?;
         }

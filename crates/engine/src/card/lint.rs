@@ -47,13 +47,34 @@ impl LintReport {
 }
 
 /// Words an Uncertain card's constraints must ban from generated text.
-pub const UNCERTAIN_BANNED_WORDS: [&str; 8] =
-    ["uncertain", "uncertainty", "indeterminate", "escalate", "escalation", "inconclusive", "reportable", "non-reportable"];
+pub const UNCERTAIN_BANNED_WORDS: [&str; 8] = [
+    "uncertain",
+    "uncertainty",
+    "indeterminate",
+    "escalate",
+    "escalation",
+    "inconclusive",
+    "reportable",
+    "non-reportable",
+];
 
 /// Tokens that mark a constraint as a prohibition.
 const PROHIBITION_MARKERS: [&str; 15] = [
-    "never", "not", "no", "nor", "ban", "banned", "bans", "forbid", "forbidden", "forbids", "prohibit", "prohibited",
-    "avoid", "exclude", "without",
+    "never",
+    "not",
+    "no",
+    "nor",
+    "ban",
+    "banned",
+    "bans",
+    "forbid",
+    "forbidden",
+    "forbids",
+    "prohibit",
+    "prohibited",
+    "avoid",
+    "exclude",
+    "without",
 ];
 
 /// A parsed document to lint, with the place it came from.
@@ -135,7 +156,13 @@ fn lint_card(card: &ClauseCard, vocab: &PolicyVocab, ctx: &mut Ctx<'_>) {
     if !vocab.clause_ids.iter().any(|c| c == &card.clause_id) {
         let hint = closest(&card.clause_id, vocab.clause_ids.iter().map(String::as_str))
             .map(|c| format!(" Did you mean \"{c}\"?"))
-            .unwrap_or_else(|| format!(" Use one of the {} clause ids listed by `psebench policy show {}`.", vocab.clause_ids.len(), vocab.policy_id));
+            .unwrap_or_else(|| {
+                format!(
+                    " Use one of the {} clause ids listed by `psebench policy show {}`.",
+                    vocab.clause_ids.len(),
+                    vocab.policy_id
+                )
+            });
         ctx.error(
             "clause-unknown",
             "/clause_id".into(),
@@ -225,7 +252,9 @@ fn lint_card(card: &ClauseCard, vocab: &PolicyVocab, ctx: &mut Ctx<'_>) {
         if !vocab.evidence_ids.iter().any(|e| e == id) {
             let hint = closest(id, vocab.evidence_ids.iter().map(String::as_str))
                 .map(|c| format!(" Did you mean \"{c}\"?"))
-                .unwrap_or_else(|| " Evidence identifiers must be spelled exactly as in the policy's evidence list.".into());
+                .unwrap_or_else(|| {
+                    " Evidence identifiers must be spelled exactly as in the policy's evidence list.".into()
+                });
             ctx.error(
                 "legal-basis-unknown",
                 format!("{LB}/{k}"),
@@ -271,7 +300,10 @@ fn lint_card(card: &ClauseCard, vocab: &PolicyVocab, ctx: &mut Ctx<'_>) {
                     ctx.error(
                         "variant-unknown-name",
                         format!("{vbase}/masked_boundary_conditions/{k}"),
-                        format!("Variant \"{id}\" masks a boundary condition \"{b}\" that this card does not define.{}", suggest(b, bcs.keys())),
+                        format!(
+                            "Variant \"{id}\" masks a boundary condition \"{b}\" that this card does not define.{}",
+                            suggest(b, bcs.keys())
+                        ),
                     );
                 }
             }
@@ -280,7 +312,10 @@ fn lint_card(card: &ClauseCard, vocab: &PolicyVocab, ctx: &mut Ctx<'_>) {
                     ctx.error(
                         "variant-unknown-name",
                         format!("{vbase}/masked_basic_event_elements/{k}"),
-                        format!("Variant \"{id}\" masks an element \"{e}\" that this card does not define.{}", suggest(e, elements.keys())),
+                        format!(
+                            "Variant \"{id}\" masks an element \"{e}\" that this card does not define.{}",
+                            suggest(e, elements.keys())
+                        ),
                     );
                 }
             }
@@ -399,7 +434,8 @@ fn lint_set(docs: &[LintInput], parsed: &[(usize, ClauseCard)], problems: &mut V
         let key = (card.clause_id.clone(), pattern);
         match patterns.get(&key) {
             Some(&j) => {
-                let other = parsed.iter().find(|(k, _)| *k == j).map(|(_, c)| c.clause_card_id.clone()).unwrap_or_default();
+                let other =
+                    parsed.iter().find(|(k, _)| *k == j).map(|(_, c)| c.clause_card_id.clone()).unwrap_or_default();
                 if other == card.clause_card_id {
                     continue; // reported as a duplicate id already
                 }

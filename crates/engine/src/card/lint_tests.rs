@@ -114,7 +114,8 @@ fn schema_rule() {
 #[test]
 fn bc_no_elements() {
     let mut v = clean();
-    v["fixed_fields"]["boundary_conditions"]["allergy_known_before_dose"]["corresponding_basic_event_elements"] = json!([]);
+    v["fixed_fields"]["boundary_conditions"]["allergy_known_before_dose"]["corresponding_basic_event_elements"] =
+        json!([]);
     // allergy_record is now unused as well; map it to the other condition to keep one rule broken.
     v["fixed_fields"]["boundary_conditions"]["serious_outcome_present"]["corresponding_basic_event_elements"] =
         json!(["outcome_type", "outcome_detail", "allergy_record"]);
@@ -166,7 +167,8 @@ fn legal_basis_empty() {
 #[test]
 fn legal_basis_unknown() {
     let mut v = clean();
-    v["fixed_fields"]["governing_legal_basis"]["value"] = json!(["Care Management Events clause 1", "General Recomendation 1"]);
+    v["fixed_fields"]["governing_legal_basis"]["value"] =
+        json!(["Care Management Events clause 1", "General Recomendation 1"]);
     let r = lint(vec![v]);
     assert_eq!(only(&r, "legal-basis-unknown"), vec!["/fixed_fields/governing_legal_basis/value/1"]);
     assert!(r.problems[0].message.contains("Did you mean \"General Recommendation 1\""));
@@ -203,11 +205,18 @@ fn variant_id() {
 #[test]
 fn variant_unknown_name() {
     let mut v = clean();
-    v["missing_information_variants"][0]["masked_boundary_conditions"] = json!(["allergy_known_before_dose", "dose_was_wrong"]);
-    assert_eq!(only(&lint(vec![v]), "variant-unknown-name"), vec!["/missing_information_variants/0/masked_boundary_conditions/1"]);
+    v["missing_information_variants"][0]["masked_boundary_conditions"] =
+        json!(["allergy_known_before_dose", "dose_was_wrong"]);
+    assert_eq!(
+        only(&lint(vec![v]), "variant-unknown-name"),
+        vec!["/missing_information_variants/0/masked_boundary_conditions/1"]
+    );
     let mut v = clean();
     v["missing_information_variants"][0]["masked_basic_event_elements"] = json!(["allergy_record", "allergy_recrod"]);
-    assert_eq!(only(&lint(vec![v]), "variant-unknown-name"), vec!["/missing_information_variants/0/masked_basic_event_elements/1"]);
+    assert_eq!(
+        only(&lint(vec![v]), "variant-unknown-name"),
+        vec!["/missing_information_variants/0/masked_basic_event_elements/1"]
+    );
 }
 
 #[test]
@@ -216,11 +225,17 @@ fn variant_incoherent() {
     let mut v = clean();
     v["missing_information_variants"][0]["masked_boundary_conditions"] = json!(["serious_outcome_present"]);
     v["missing_information_variants"][0]["masked_basic_event_elements"] = json!(["outcome_type"]);
-    assert_eq!(only(&lint(vec![v]), "variant-incoherent"), vec!["/missing_information_variants/0/masked_boundary_conditions/0"]);
+    assert_eq!(
+        only(&lint(vec![v]), "variant-incoherent"),
+        vec!["/missing_information_variants/0/masked_boundary_conditions/0"]
+    );
     // hides an element that serves no masked condition
     let mut v = clean();
     v["missing_information_variants"][0]["masked_basic_event_elements"] = json!(["allergy_record", "outcome_detail"]);
-    assert_eq!(only(&lint(vec![v]), "variant-incoherent"), vec!["/missing_information_variants/0/masked_basic_event_elements/1"]);
+    assert_eq!(
+        only(&lint(vec![v]), "variant-incoherent"),
+        vec!["/missing_information_variants/0/masked_basic_event_elements/1"]
+    );
 }
 
 #[test]
@@ -271,7 +286,8 @@ fn name_style() {
     let el = v["basic_event_elements"]["allergy_record"].clone();
     v["basic_event_elements"].as_object_mut().unwrap().shift_remove("allergy_record");
     v["basic_event_elements"]["AllergyRecord"] = el;
-    v["fixed_fields"]["boundary_conditions"]["allergy_known_before_dose"]["corresponding_basic_event_elements"] = json!(["AllergyRecord"]);
+    v["fixed_fields"]["boundary_conditions"]["allergy_known_before_dose"]["corresponding_basic_event_elements"] =
+        json!(["AllergyRecord"]);
     v["missing_information_variants"][0]["masked_basic_event_elements"] = json!(["AllergyRecord"]);
     let r = lint(vec![v]);
     assert_eq!(only(&r, "name-style"), vec!["/basic_event_elements/AllergyRecord"]);

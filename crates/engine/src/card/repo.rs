@@ -72,15 +72,12 @@ fn row(r: &Row<'_>) -> rusqlite::Result<CardRow> {
 }
 
 pub fn get_row(conn: &Connection, card_id: &str) -> ApiResult<Option<CardRow>> {
-    Ok(conn
-        .query_row(&format!("SELECT {ROW_COLS} FROM cards WHERE card_id = ?1"), [card_id], row)
-        .optional()?)
+    Ok(conn.query_row(&format!("SELECT {ROW_COLS} FROM cards WHERE card_id = ?1"), [card_id], row).optional()?)
 }
 
 pub fn require_row(conn: &Connection, card_id: &str) -> ApiResult<CardRow> {
-    get_row(conn, card_id)?.ok_or_else(|| {
-        ApiError::not_found(format!("There is no card \"{card_id}\" in the library."))
-    })
+    get_row(conn, card_id)?
+        .ok_or_else(|| ApiError::not_found(format!("There is no card \"{card_id}\" in the library.")))
 }
 
 pub fn list_rows(conn: &Connection, policy_id: Option<&str>, clause_id: Option<&str>) -> ApiResult<Vec<CardRow>> {
@@ -120,7 +117,8 @@ pub fn current_cards(conn: &Connection, policy_id: &str) -> ApiResult<Vec<(CardR
          WHERE c.policy_id = ?1 ORDER BY c.clause_id, c.card_id",
         ROW_COLS.split(", ").map(|c| format!("c.{c}")).collect::<Vec<_>>().join(", ")
     ))?;
-    let rows = stmt.query_map([policy_id], |r| Ok((row(r)?, r.get::<_, String>(12)?)))?.collect::<Result<Vec<_>, _>>()?;
+    let rows =
+        stmt.query_map([policy_id], |r| Ok((row(r)?, r.get::<_, String>(12)?)))?.collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
 
@@ -217,7 +215,13 @@ pub fn add_version(conn: &Connection, v: &NewVersion<'_>) -> ApiResult<Option<i6
     Ok(Some(version))
 }
 
-pub fn set_audit(conn: &Connection, card_id: &str, status: AuditStatus, auditor: &str, notes: Option<&str>) -> ApiResult<CardRow> {
+pub fn set_audit(
+    conn: &Connection,
+    card_id: &str,
+    status: AuditStatus,
+    auditor: &str,
+    notes: Option<&str>,
+) -> ApiResult<CardRow> {
     let row0 = require_row(conn, card_id)?;
     let now = now_rfc3339();
     conn.execute(
@@ -237,16 +241,32 @@ pub fn versions(conn: &Connection, card_id: &str) -> ApiResult<Vec<CardVersion>>
     )?;
     let rows = stmt
         .query_map([card_id], |r| {
-            Ok(CardVersion { version: r.get(0)?, author: r.get(1)?, note: r.get(2)?, created_at: r.get(3)?, content_sha: r.get(4)? })
+            Ok(CardVersion {
+                version: r.get(0)?,
+                author: r.get(1)?,
+                note: r.get(2)?,
+                created_at: r.get(3)?,
+                content_sha: r.get(4)?,
+            })
         })?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
 
 pub fn audit_log(conn: &Connection, card_id: &str) -> ApiResult<Vec<AuditEntry>> {
-    let mut stmt = conn.prepare("SELECT version, status, auditor, notes, at FROM card_audit_log WHERE card_id = ?1 ORDER BY id DESC")?;
+    let mut stmt = conn.prepare(
+        "SELECT version, status, auditor, notes, at FROM card_audit_log WHERE card_id = ?1 ORDER BY id DESC",
+    )?;
     let rows = stmt
-        .query_map([card_id], |r| Ok(AuditEntry { version: r.get(0)?, status: r.get(1)?, auditor: r.get(2)?, notes: r.get(3)?, at: r.get(4)? }))?
+        .query_map([card_id], |r| {
+            Ok(AuditEntry {
+                version: r.get(0)?,
+                status: r.get(1)?,
+                auditor: r.get(2)?,
+                notes: r.get(3)?,
+                at: r.get(4)?,
+            })
+        })?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }

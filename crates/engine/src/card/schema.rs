@@ -86,7 +86,10 @@ fn friendly(kind: &ValidationErrorKind, pointer: &str, raw: String) -> String {
 /// Validate a card document. An empty list means it conforms.
 pub fn validate_card(doc: &Value) -> Vec<SchemaProblem> {
     let Some(v) = validator() else {
-        return vec![SchemaProblem { pointer: String::new(), message: "internal error: the clause-card schema failed to compile".into() }];
+        return vec![SchemaProblem {
+            pointer: String::new(),
+            message: "internal error: the clause-card schema failed to compile".into(),
+        }];
     };
     let mut out: Vec<SchemaProblem> = v
         .iter_errors(doc)

@@ -3,10 +3,10 @@
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-use crate::context::Engine;
 use super::io::{read_cases, write_cases};
 use super::repo::{self, CaseFilter, CaseSummary};
 use super::Case;
+use crate::context::Engine;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -30,7 +30,13 @@ impl Engine {
         self.store_cases(&cases, replace, origin, &path.display().to_string())
     }
 
-    pub(crate) fn store_cases(&self, cases: &[Case], replace: bool, origin: &str, file: &str) -> ApiResult<CasesImportResult> {
+    pub(crate) fn store_cases(
+        &self,
+        cases: &[Case],
+        replace: bool,
+        origin: &str,
+        file: &str,
+    ) -> ApiResult<CasesImportResult> {
         let mut res = CasesImportResult { file: file.to_string(), imported: 0, unchanged: 0, replaced: 0 };
         self.store().with_tx(|tx| -> ApiResult<()> {
             for c in cases {
@@ -73,7 +79,8 @@ impl Engine {
             }
             let v: serde_json::Value =
                 serde_json::from_str(line).map_err(|e| ApiError::internal(format!("{}:{}: {e}", f.path, i + 1)))?;
-            let c = crate::case::io::case_from_value(v).map_err(|m| ApiError::internal(format!("{}:{}: {m}", f.path, i + 1)))?;
+            let c = crate::case::io::case_from_value(v)
+                .map_err(|m| ApiError::internal(format!("{}:{}: {m}", f.path, i + 1)))?;
             let problems = crate::case::validate::check_case(&c, lookup(&c.policy).as_ref());
             if let Some(p) = problems.first() {
                 return Err(ApiError::internal(format!("{}:{}: {p}", f.path, i + 1)));

@@ -111,12 +111,19 @@ fn read_cases_line_by_line(path: &Path, vocab_for: &dyn Fn(&str) -> Option<Polic
         if vocab.is_none() {
             return Err(ApiError::new(
                 ErrorCode::ValidationFailed,
-                format!("{shown}:{}: case \"{}\" belongs to policy \"{}\", which is not installed", rec.line, case.case_id, case.policy),
+                format!(
+                    "{shown}:{}: case \"{}\" belongs to policy \"{}\", which is not installed",
+                    rec.line, case.case_id, case.policy
+                ),
             ));
         }
         let problems = check_case(&case, vocab);
         if let Some(first) = problems.first() {
-            let more = if problems.len() > 1 { format!(" (and {} more problem(s))", problems.len() - 1) } else { String::new() };
+            let more = if problems.len() > 1 {
+                format!(" (and {} more problem(s))", problems.len() - 1)
+            } else {
+                String::new()
+            };
             return Err(ApiError::new(
                 ErrorCode::ValidationFailed,
                 format!("{shown}:{}: case \"{}\": {first}{more}", rec.line, case.case_id),
@@ -126,7 +133,10 @@ fn read_cases_line_by_line(path: &Path, vocab_for: &dyn Fn(&str) -> Option<Polic
         if let Some(prev) = seen.insert(case.case_id.clone(), rec.line) {
             return Err(ApiError::new(
                 ErrorCode::ValidationFailed,
-                format!("{shown}:{}: case id \"{}\" was already used on line {prev}; case ids must be unique", rec.line, case.case_id),
+                format!(
+                    "{shown}:{}: case id \"{}\" was already used on line {prev}; case ids must be unique",
+                    rec.line, case.case_id
+                ),
             ));
         }
         out.push(case);

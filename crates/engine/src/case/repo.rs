@@ -32,7 +32,8 @@ pub struct CaseFilter {
 }
 
 pub fn case_json(case: &Case) -> ApiResult<String> {
-    serde_json::to_string(case).map_err(|e| ApiError::internal(format!("case {} could not be encoded: {e}", case.case_id)))
+    serde_json::to_string(case)
+        .map_err(|e| ApiError::internal(format!("case {} could not be encoded: {e}", case.case_id)))
 }
 
 /// Stored JSON of a case, if present.
@@ -82,14 +83,21 @@ pub fn get_case(conn: &Connection, case_id: &str) -> ApiResult<Case> {
     decode(&json)
 }
 
-const FILTER: &str = "(?1 IS NULL OR case_type = ?1) AND (?2 IS NULL OR clause_id = ?2) AND (?3 IS NULL OR clause_card_id = ?3)
+const FILTER: &str =
+    "(?1 IS NULL OR case_type = ?1) AND (?2 IS NULL OR clause_id = ?2) AND (?3 IS NULL OR clause_card_id = ?3)
      AND (?4 IS NULL OR origin = ?4) AND (?5 = 1 OR excluded = 0)";
 
 pub fn list_cases(conn: &Connection, f: &CaseFilter) -> ApiResult<Vec<Case>> {
     let mut stmt = conn.prepare(&format!("SELECT case_json FROM cases WHERE {FILTER} ORDER BY case_id"))?;
     let rows = stmt
         .query_map(
-            params![f.case_type.map(|t| t.as_str()), f.clause_id, f.clause_card_id, f.origin, f.include_excluded as i64],
+            params![
+                f.case_type.map(|t| t.as_str()),
+                f.clause_id,
+                f.clause_card_id,
+                f.origin,
+                f.include_excluded as i64
+            ],
             |r| r.get::<_, String>(0),
         )?
         .collect::<Result<Vec<_>, _>>()?;
@@ -103,7 +111,13 @@ pub fn list_summaries(conn: &Connection, f: &CaseFilter) -> ApiResult<Vec<CaseSu
     ))?;
     let rows = stmt
         .query_map(
-            params![f.case_type.map(|t| t.as_str()), f.clause_id, f.clause_card_id, f.origin, f.include_excluded as i64],
+            params![
+                f.case_type.map(|t| t.as_str()),
+                f.clause_id,
+                f.clause_card_id,
+                f.origin,
+                f.include_excluded as i64
+            ],
             |r| {
                 let narrative: String = r.get(7)?;
                 Ok(CaseSummary {
@@ -123,7 +137,8 @@ pub fn list_summaries(conn: &Connection, f: &CaseFilter) -> ApiResult<Vec<CaseSu
 }
 
 pub fn count_by_type(conn: &Connection) -> ApiResult<Vec<(String, i64)>> {
-    let mut stmt = conn.prepare("SELECT case_type, count(*) FROM cases WHERE excluded = 0 GROUP BY case_type ORDER BY case_type")?;
+    let mut stmt =
+        conn.prepare("SELECT case_type, count(*) FROM cases WHERE excluded = 0 GROUP BY case_type ORDER BY case_type")?;
     let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
@@ -140,9 +155,18 @@ pub struct CaseMeta {
 }
 
 pub fn case_meta(conn: &Connection, case_id: &str) -> ApiResult<CaseMeta> {
-    conn.query_row("SELECT origin, excluded, excluded_reason, created_at FROM cases WHERE case_id = ?1", [case_id], |r| {
-        Ok(CaseMeta { origin: r.get(0)?, excluded: r.get::<_, i64>(1)? != 0, excluded_reason: r.get(2)?, created_at: r.get(3)? })
-    })
+    conn.query_row(
+        "SELECT origin, excluded, excluded_reason, created_at FROM cases WHERE case_id = ?1",
+        [case_id],
+        |r| {
+            Ok(CaseMeta {
+                origin: r.get(0)?,
+                excluded: r.get::<_, i64>(1)? != 0,
+                excluded_reason: r.get(2)?,
+                created_at: r.get(3)?,
+            })
+        },
+    )
     .optional()?
     .ok_or_else(|| ApiError::not_found(format!("There is no case \"{case_id}\" in this store.")))
 }

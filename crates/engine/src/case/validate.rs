@@ -71,7 +71,10 @@ pub fn check_case(case: &Case, vocab: Option<&PolicyVocab>) -> Vec<String> {
     }
     if let Some(v) = vocab {
         if v.policy_id != case.policy {
-            p.push(format!("\"policy\" is \"{}\" but the case is being checked against \"{}\"", case.policy, v.policy_id));
+            p.push(format!(
+                "\"policy\" is \"{}\" but the case is being checked against \"{}\"",
+                case.policy, v.policy_id
+            ));
         }
         if !v.clause_ids.iter().any(|c| c == &case.clause_id) {
             p.push(format!("\"clause_id\" \"{}\" is not a clause of policy {}", case.clause_id, v.policy_id));

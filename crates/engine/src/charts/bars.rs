@@ -13,9 +13,9 @@ use super::frame::{ellipsize, Frame};
 use super::scatter::plural;
 use super::style::*;
 use super::ChartError;
+use crate::metrics::per_clause::clause_rows;
 use crate::metrics::MetricsReport;
 use crate::policy::PolicyPack;
-use crate::metrics::per_clause::clause_rows;
 
 const WIDTH: f64 = 1040.0;
 const ROW_H: f64 = 32.0;

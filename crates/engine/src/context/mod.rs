@@ -89,7 +89,8 @@ impl Engine {
     /// The engine-wide value of type `T`, created with `T::default()` on first use.
     pub fn extension<T: Any + Send + Sync + Default>(&self) -> Arc<T> {
         let mut slots = self.extensions.slots.lock().unwrap_or_else(|p| p.into_inner());
-        let slot = slots.entry(TypeId::of::<T>()).or_insert_with(|| Arc::new(T::default()) as Arc<dyn Any + Send + Sync>);
+        let slot =
+            slots.entry(TypeId::of::<T>()).or_insert_with(|| Arc::new(T::default()) as Arc<dyn Any + Send + Sync>);
         match Arc::clone(slot).downcast::<T>() {
             Ok(v) => v,
             // Unreachable (the key is T's own TypeId); replace rather than panic.
@@ -113,7 +114,10 @@ mod tests {
     fn extensions_are_shared_by_clones_and_kept_per_type() {
         let e = Engine::assemble(
             Store::open_in_memory().unwrap(),
-            EngineOptions { secrets: Arc::new(crate::secrets::MemoryStore::default()), client: ClientOptions::default() },
+            EngineOptions {
+                secrets: Arc::new(crate::secrets::MemoryStore::default()),
+                client: ClientOptions::default(),
+            },
         );
         let c = e.clone();
         e.extension::<Counter>().0.fetch_add(2, std::sync::atomic::Ordering::SeqCst);

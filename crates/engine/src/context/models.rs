@@ -68,7 +68,8 @@ fn view(c: ModelConfig) -> ModelView {
 }
 
 fn check_name(name: &str) -> ApiResult<()> {
-    let ok = !name.is_empty() && name.len() <= 64 && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.:".contains(c));
+    let ok =
+        !name.is_empty() && name.len() <= 64 && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.:".contains(c));
     if ok {
         Ok(())
     } else {
@@ -91,11 +92,15 @@ impl Engine {
             (Some(u), _) => u.clone(),
             (None, Some(d)) => d.to_string(),
             (None, None) => {
-                return Err(ApiError::invalid(format!("A {} model needs the address of its server (base URL).", kind.as_str())));
+                return Err(ApiError::invalid(format!(
+                    "A {} model needs the address of its server (base URL).",
+                    kind.as_str()
+                )));
             }
         };
-        let parsed = reqwest::Url::parse(&base)
-            .map_err(|e| ApiError::invalid(format!("\"{base}\" is not a valid URL ({e}); for example http://127.0.0.1:8000/v1")))?;
+        let parsed = reqwest::Url::parse(&base).map_err(|e| {
+            ApiError::invalid(format!("\"{base}\" is not a valid URL ({e}); for example http://127.0.0.1:8000/v1"))
+        })?;
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(ApiError::invalid(format!("\"{base}\" must start with http:// or https://")));
         }
@@ -105,7 +110,8 @@ impl Engine {
         let existing = self.store().with_conn(|c| registry::get(c, &req.name))?;
         let mut cfg = ModelConfig::new(&req.name, kind, &req.model, &base);
         cfg.api_key_env = req.api_key_env.clone();
-        cfg.key_in_keyring = req.api_key.is_some() || (req.api_key_env.is_none() && existing.map(|e| e.key_in_keyring).unwrap_or(false));
+        cfg.key_in_keyring =
+            req.api_key.is_some() || (req.api_key_env.is_none() && existing.map(|e| e.key_in_keyring).unwrap_or(false));
         cfg.temperature = req.temperature;
         cfg.top_p = req.top_p;
         cfg.max_tokens = req.max_tokens;
@@ -118,7 +124,10 @@ impl Engine {
         cfg.timeout_secs = req.timeout_secs.unwrap_or(120).clamp(1, 3600);
         cfg.api_version = req.api_version.clone();
         if let Some(key) = &req.api_key {
-            self.llm().secrets().set(&model_account(&req.name), key).map_err(|e| ApiError::new(ErrorCode::Secrets, e.to_string()))?;
+            self.llm()
+                .secrets()
+                .set(&model_account(&req.name), key)
+                .map_err(|e| ApiError::new(ErrorCode::Secrets, e.to_string()))?;
         }
         self.store().with_conn(|c| registry::upsert(c, &cfg))?;
         Ok(view(cfg))
@@ -150,7 +159,10 @@ impl Engine {
         if key.trim().is_empty() {
             return Err(ApiError::invalid("The key is empty; nothing was stored."));
         }
-        self.llm().secrets().set(&model_account(name), key.trim()).map_err(|e| ApiError::new(ErrorCode::Secrets, e.to_string()))?;
+        self.llm()
+            .secrets()
+            .set(&model_account(name), key.trim())
+            .map_err(|e| ApiError::new(ErrorCode::Secrets, e.to_string()))?;
         cfg.key_in_keyring = true;
         cfg.api_key_env = None;
         self.store().with_conn(|c| registry::upsert(c, &cfg))?;
@@ -176,7 +188,9 @@ impl Engine {
         let started = Instant::now();
         // A test must really reach the model: never answer it from the cache.
         let no_cache = self.llm_without_cache();
-        let r = no_cache.chat(&handle, &req, &CallContext::new(None, "models-test"), &crate::llm::CancellationToken::new()).await?;
+        let r = no_cache
+            .chat(&handle, &req, &CallContext::new(None, "models-test"), &crate::llm::CancellationToken::new())
+            .await?;
         Ok(ModelTestResult {
             name: name.to_string(),
             ok: true,

@@ -99,7 +99,8 @@ pub fn system_prompt(prompts: &EvalPrompts, pack: &PolicyPack, official: &[Offic
         s.trim_end().to_string()
     });
     let clause_vocabulary = pack.clauses.iter().map(|c| format!("- {}", c.label)).collect::<Vec<_>>().join("\n");
-    let evidence_vocabulary = pack.evidence(official).iter().map(|e| format!("- {}", e.id)).collect::<Vec<_>>().join("\n");
+    let evidence_vocabulary =
+        pack.evidence(official).iter().map(|e| format!("- {}", e.id)).collect::<Vec<_>>().join("\n");
     prompts.system.render(&[
         ("policy_name", &pack.name),
         ("clause_text", &clause_text),
@@ -113,7 +114,9 @@ pub fn system_prompt(prompts: &EvalPrompts, pack: &PolicyPack, official: &[Offic
 pub fn fact_list(case: &Case) -> String {
     case.elements
         .iter()
-        .map(|e| format!("- field: {}\n  meaning: {}\n  value: {}", e.name, e.meaning, e.value.as_deref().unwrap_or("null")))
+        .map(|e| {
+            format!("- field: {}\n  meaning: {}\n  value: {}", e.name, e.meaning, e.value.as_deref().unwrap_or("null"))
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }

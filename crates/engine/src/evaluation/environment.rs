@@ -45,7 +45,8 @@ fn info_schema(names: &[&str]) -> Value {
 }
 
 fn judge_schema(names: &[&str]) -> Value {
-    let props: serde_json::Map<String, Value> = names.iter().map(|n| (n.to_string(), json!({"type": "string"}))).collect();
+    let props: serde_json::Map<String, Value> =
+        names.iter().map(|n| (n.to_string(), json!({"type": "string"}))).collect();
     json!({
         "type": "object",
         "properties": {
@@ -94,9 +95,11 @@ pub async fn run_case(
     let ctx_eval = CallContext::new(Some(run_id), "eval");
     let ctx_info = CallContext::new(Some(run_id), "info");
     let ctx_judge = CallContext::new(Some(run_id), "judge");
-    let mut meter = Meter { usage_eval: Usage::default(), usage_info: Usage::default(), usage_judge: Usage::default(), cost: 0.0 };
+    let mut meter =
+        Meter { usage_eval: Usage::default(), usage_info: Usage::default(), usage_judge: Usage::default(), cost: 0.0 };
     let mut messages = vec![Message::system(system)];
-    let mut pending_user = prompts.initial.render(&[("event_narrative", &case.narrative)]).map_err(|e| LlmError::Config(e.message))?;
+    let mut pending_user =
+        prompts.initial.render(&[("event_narrative", &case.narrative)]).map_err(|e| LlmError::Config(e.message))?;
     let mut turns: Vec<Turn> = Vec::new();
     let mut final_answer = None;
     let mut error: Option<String> = None;
@@ -142,7 +145,13 @@ pub async fn run_case(
                 (None, None)
             }
         };
-        turns.push(Turn::Eval(EvalTurn { role: EvalRole::Eval, raw: resp.text.clone(), action, ask_question: question.clone(), extra }));
+        turns.push(Turn::Eval(EvalTurn {
+            role: EvalRole::Eval,
+            raw: resp.text.clone(),
+            action,
+            ask_question: question.clone(),
+            extra,
+        }));
         match parsed {
             Err(reason) => {
                 parse_failure = true;
@@ -160,11 +169,24 @@ pub async fn run_case(
                         error = Some(format!("turn {t}: asked a question on the last allowed turn"));
                         break;
                     }
-                    let (info_turn, status, answer) =
-                        ask_provider(client, roles, prompts, case, &element_names, &question, &ctx_info, cancel, &mut meter).await?;
+                    let (info_turn, status, answer) = ask_provider(
+                        client,
+                        roles,
+                        prompts,
+                        case,
+                        &element_names,
+                        &question,
+                        &ctx_info,
+                        cancel,
+                        &mut meter,
+                    )
+                    .await?;
                     turns.push(Turn::Info(info_turn));
                     messages.push(Message::assistant(resp.text.clone()));
-                    pending_user = prompts.followup(status).render(&[("answer_to_eval", &answer)]).map_err(|e| LlmError::Config(e.message))?;
+                    pending_user = prompts
+                        .followup(status)
+                        .render(&[("answer_to_eval", &answer)])
+                        .map_err(|e| LlmError::Config(e.message))?;
                 }
             },
         }
@@ -179,7 +201,9 @@ pub async fn run_case(
         let correct = f.final_verdict.as_deref() == Some(case.gold_verdict.as_str());
         let rationale = f.rationale.as_deref().unwrap_or("").trim();
         if correct && !bc_names.is_empty() && !rationale.is_empty() {
-            judge = Some(run_judge(client, roles, prompts, case, &bc_names, rationale, &ctx_judge, cancel, &mut meter).await?);
+            judge = Some(
+                run_judge(client, roles, prompts, case, &bc_names, rationale, &ctx_judge, cancel, &mut meter).await?,
+            );
         }
     }
 
@@ -189,7 +213,10 @@ pub async fn run_case(
     extra.insert("info_usage".into(), usage_json(&meter.usage_info));
     extra.insert("judge_usage".into(), usage_json(&meter.usage_judge));
     extra.insert("cost_usd".into(), json!(meter.cost));
-    extra.insert("models".into(), json!({"eval": roles.eval.cfg.name, "info": roles.info.cfg.name, "judge": roles.judge.cfg.name}));
+    extra.insert(
+        "models".into(),
+        json!({"eval": roles.eval.cfg.name, "info": roles.info.cfg.name, "judge": roles.judge.cfg.name}),
+    );
     let usage = meter.total();
     Ok(CaseOutcome {
         trajectory: Trajectory {
@@ -232,8 +259,11 @@ async fn ask_provider(
         .map_err(|e| LlmError::Config(e.message))?;
     let mut last_problem = String::new();
     for attempt in 0..ROLE_ATTEMPTS {
-        let req = ChatRequest { repeat: attempt, ..ChatRequest::new(vec![Message::system(&prompts.info_system.text), Message::user(&user)]) }
-            .json_schema("information_provider_reply", info_schema(element_names));
+        let req = ChatRequest {
+            repeat: attempt,
+            ..ChatRequest::new(vec![Message::system(&prompts.info_system.text), Message::user(&user)])
+        }
+        .json_schema("information_provider_reply", info_schema(element_names));
         let resp = client.chat(&roles.info, &req, ctx, cancel).await?;
         meter.usage_info.add(&resp.usage);
         meter.cost += resp.cost_usd;
@@ -245,7 +275,10 @@ async fn ask_provider(
                 extra.insert("completion_tokens".into(), json!(resp.usage.output_tokens));
                 extra.insert("latency_ms".into(), json!(resp.latency_ms));
                 extra.insert("attempts".into(), json!(attempt + 1));
-                extra.insert("prompt_versions".into(), json!({"info_system": prompts.info_system.version, "info_user": prompts.info_user.version}));
+                extra.insert(
+                    "prompt_versions".into(),
+                    json!({"info_system": prompts.info_system.version, "info_user": prompts.info_user.version}),
+                );
                 if !r.dropped_fields.is_empty() {
                     extra.insert("dropped_fields".into(), json!(r.dropped_fields));
                 }
@@ -265,7 +298,17 @@ async fn ask_provider(
     let mut extra: IndexMap<String, Value> = IndexMap::new();
     extra.insert("provider_error".into(), json!(last_problem));
     extra.insert("attempts".into(), json!(ROLE_ATTEMPTS));
-    Ok((InfoTurn { role: InfoRole::Info, status: InfoStatus::Unknown, answer: answer.clone(), fields_used: vec![], extra }, InfoStatus::Unknown, answer))
+    Ok((
+        InfoTurn {
+            role: InfoRole::Info,
+            status: InfoStatus::Unknown,
+            answer: answer.clone(),
+            fields_used: vec![],
+            extra,
+        },
+        InfoStatus::Unknown,
+        answer,
+    ))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -304,13 +347,19 @@ async fn run_judge(
                 }
                 extra.insert("attempts".into(), json!(attempt + 1));
                 extra.insert("model".into(), json!(roles.judge.cfg.name));
-                extra.insert("prompt_versions".into(), json!({"judge_system": prompts.judge_system.version, "judge_user": prompts.judge_user.version}));
+                extra.insert(
+                    "prompt_versions".into(),
+                    json!({"judge_system": prompts.judge_system.version, "judge_user": prompts.judge_user.version}),
+                );
                 return Ok(JudgeResult { hits: p.value.hits, extra });
             }
             Err(problem) => last_problem = problem,
         }
     }
     let mut extra: IndexMap<String, Value> = IndexMap::new();
-    extra.insert("judge_error".into(), json!(format!("no well-formed judgement after {ROLE_ATTEMPTS} attempts: {last_problem}")));
+    extra.insert(
+        "judge_error".into(),
+        json!(format!("no well-formed judgement after {ROLE_ATTEMPTS} attempts: {last_problem}")),
+    );
     Ok(JudgeResult { hits: vec![], extra })
 }

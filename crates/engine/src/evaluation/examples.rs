@@ -10,15 +10,16 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::context::Engine;
 use crate::case::repo::CaseFilter;
 use crate::case::{Case, CaseType, Verdict};
+use crate::context::Engine;
 use crate::error::{ApiError, ApiResult};
 use crate::evaluation::repo as eval_repo;
 use crate::evaluation::EvalRunConfig;
 use crate::jobs::{self, RunKind, RunStatus};
 use crate::trajectory::{
-    Action, EvalRole, EvalTurn, FinalAnswer, InfoRole, InfoStatus, InfoTurn, JudgeResult, Trajectory, TrajectoryUsage, Turn,
+    Action, EvalRole, EvalTurn, FinalAnswer, InfoRole, InfoStatus, InfoTurn, JudgeResult, Trajectory, TrajectoryUsage,
+    Turn,
 };
 
 /// Label shown with every example run.
@@ -44,9 +45,39 @@ struct Profile {
 }
 
 const PROFILES: [Profile; 3] = [
-    Profile { name: "example-careful", skill: 0.93, asks_on_missing: 0.9, aims_well: 0.85, asks_anyway: 0.08, abstains: 0.7, cites: 0.75, garbles: 0.0, words: 260 },
-    Profile { name: "example-average", skill: 0.82, asks_on_missing: 0.55, aims_well: 0.6, asks_anyway: 0.1, abstains: 0.3, cites: 0.55, garbles: 0.02, words: 420 },
-    Profile { name: "example-overconfident", skill: 0.7, asks_on_missing: 0.0, aims_well: 0.0, asks_anyway: 0.0, abstains: 0.03, cites: 0.4, garbles: 0.05, words: 180 },
+    Profile {
+        name: "example-careful",
+        skill: 0.93,
+        asks_on_missing: 0.9,
+        aims_well: 0.85,
+        asks_anyway: 0.08,
+        abstains: 0.7,
+        cites: 0.75,
+        garbles: 0.0,
+        words: 260,
+    },
+    Profile {
+        name: "example-average",
+        skill: 0.82,
+        asks_on_missing: 0.55,
+        aims_well: 0.6,
+        asks_anyway: 0.1,
+        abstains: 0.3,
+        cites: 0.55,
+        garbles: 0.02,
+        words: 420,
+    },
+    Profile {
+        name: "example-overconfident",
+        skill: 0.7,
+        asks_on_missing: 0.0,
+        aims_well: 0.0,
+        asks_anyway: 0.0,
+        abstains: 0.03,
+        cites: 0.4,
+        garbles: 0.05,
+        words: 180,
+    },
 ];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -71,7 +102,8 @@ fn eval_turn(raw: String, action: Option<Action>, question: Option<String>, turn
 fn question_for(meaning: &str) -> String {
     let m = meaning.trim().trim_end_matches('.');
     let mut q = String::from("Can you tell me ");
-    let lower: String = m.chars().next().map(|c| c.to_lowercase().collect::<String>() + &m[c.len_utf8()..]).unwrap_or_default();
+    let lower: String =
+        m.chars().next().map(|c| c.to_lowercase().collect::<String>() + &m[c.len_utf8()..]).unwrap_or_default();
     q.push_str(&lower);
     q.push('?');
     q
@@ -140,14 +172,16 @@ fn trajectory(case: &Case, p: &Profile, run_id: &str, rng: &mut ChaCha8Rng) -> T
     let mut turns = Vec::new();
     let mut recovered = false;
     let mut turn = 1;
-    let asks = if case.case_type == CaseType::Missing { chance(rng, p.asks_on_missing) } else { chance(rng, p.asks_anyway) };
+    let asks =
+        if case.case_type == CaseType::Missing { chance(rng, p.asks_on_missing) } else { chance(rng, p.asks_anyway) };
     if asks {
         let n = 1 + usize::from(chance(rng, 0.25));
         for _ in 0..n {
             let target = if !case.masked_elements.is_empty() && chance(rng, p.aims_well) {
                 case.elements.iter().find(|e| case.masked_elements.contains(&e.name))
             } else {
-                let visible: Vec<_> = case.elements.iter().filter(|e| !case.masked_elements.contains(&e.name)).collect();
+                let visible: Vec<_> =
+                    case.elements.iter().filter(|e| !case.masked_elements.contains(&e.name)).collect();
                 visible.get(rng.random_range(0..visible.len().max(1))).copied()
             };
             let Some(el) = target else { break };
@@ -175,14 +209,29 @@ fn trajectory(case: &Case, p: &Profile, run_id: &str, rng: &mut ChaCha8Rng) -> T
     let why = rationale(case, verdict);
     let answer_json = json!({"action": "ANSWER", "ask_question": null, "final_verdict": verdict.as_str(), "targeted_clause": clause, "clause_and_guidance_evidence": evidence, "rationale": why});
     let final_answer = if garbled {
-        turns.push(eval_turn(format!("I believe this is {} because of the harm involved, though I am not sure.", verdict.as_str().to_lowercase()), None, None, turn));
+        turns.push(eval_turn(
+            format!(
+                "I believe this is {} because of the harm involved, though I am not sure.",
+                verdict.as_str().to_lowercase()
+            ),
+            None,
+            None,
+            turn,
+        ));
         None
     } else {
         turns.push(eval_turn(answer_json.to_string(), Some(Action::Answer), None, turn));
-        Some(FinalAnswer { final_verdict: Some(verdict.as_str().into()), targeted_clause: clause, clause_and_guidance_evidence: Some(evidence), rationale: Some(why), extra: IndexMap::new() })
+        Some(FinalAnswer {
+            final_verdict: Some(verdict.as_str().into()),
+            targeted_clause: clause,
+            clause_and_guidance_evidence: Some(evidence),
+            rationale: Some(why),
+            extra: IndexMap::new(),
+        })
     };
     let judge = final_answer.as_ref().filter(|_| verdict == case.gold_verdict).map(|_| {
-        let hits: Vec<String> = case.boundary_conditions.iter().filter(|_| chance(rng, p.skill)).map(|b| b.name.clone()).collect();
+        let hits: Vec<String> =
+            case.boundary_conditions.iter().filter(|_| chance(rng, p.skill)).map(|b| b.name.clone()).collect();
         JudgeResult { hits, extra: IndexMap::new() }
     });
     let asked = turns.iter().filter(|t| matches!(t, Turn::Eval(e) if e.action == Some(Action::Ask))).count() as u64;
@@ -267,11 +316,17 @@ mod tests {
         assert_eq!(t1.len(), 90);
         let again = e.demo_example_results().unwrap();
         assert!(!again.loaded_demo_cases);
-        assert_eq!(e.eval_trajectories(&again.run_ids[0]).unwrap(), t1, "the same example every time, replaced not duplicated");
+        assert_eq!(
+            e.eval_trajectories(&again.run_ids[0]).unwrap(),
+            t1,
+            "the same example every time, replaced not duplicated"
+        );
         assert_eq!(e.eval_list().unwrap().len(), 3);
         let run = e.eval_show(&first.run_ids[0]).unwrap();
         assert_eq!(run.run.label.as_deref(), Some(EXAMPLE_LABEL));
-        let report = e.metrics_for_runs(&first.run_ids, &MetricsOptions { bootstrap_resamples: 0, ..Default::default() }).unwrap();
+        let report = e
+            .metrics_for_runs(&first.run_ids, &MetricsOptions { bootstrap_resamples: 0, ..Default::default() })
+            .unwrap();
         let by = |name: &str| report.models.iter().find(|m| m.model == name).unwrap().clone();
         let (careful, over) = (by("example-careful"), by("example-overconfident"));
         assert!(careful.m1.unwrap() > over.m1.unwrap());

@@ -3,9 +3,9 @@
 //! import trajectories, and metrics over stored runs.
 
 pub mod config;
-pub mod examples;
 pub mod context;
 pub mod environment;
+pub mod examples;
 pub mod parse;
 pub mod repo;
 pub mod selection;
@@ -18,8 +18,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use crate::context::Engine;
 use crate::case::Case;
+use crate::context::Engine;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::jobs::{self, Progress, RunKind, RunModel, RunRow, RunStatus};
 use crate::llm::{LlmError, ModelConfig};
@@ -110,7 +110,14 @@ pub struct EvalRunView {
     pub counts: ItemCounts,
 }
 
-fn estimate(system_chars: usize, cases: &[Case], repeats: u32, eval: &ModelConfig, info: &ModelConfig, judge: &ModelConfig) -> CostEstimate {
+fn estimate(
+    system_chars: usize,
+    cases: &[Case],
+    repeats: u32,
+    eval: &ModelConfig,
+    info: &ModelConfig,
+    judge: &ModelConfig,
+) -> CostEstimate {
     // Assumptions: 1.5 model turns per case, 0.5 provider questions, 0.8 judged answers.
     let n = cases.len() as f64 * repeats.max(1) as f64;
     let narrative: f64 = cases.iter().map(|c| c.narrative.len() as f64).sum::<f64>() / cases.len().max(1) as f64;
@@ -128,7 +135,8 @@ fn estimate(system_chars: usize, cases: &[Case], repeats: u32, eval: &ModelConfi
             _ => None,
         }
     };
-    let usd = match (price(eval, eval_in, eval_out), price(info, info_in, info_out), price(judge, judge_in, judge_out)) {
+    let usd = match (price(eval, eval_in, eval_out), price(info, info_in, info_out), price(judge, judge_in, judge_out))
+    {
         (Some(a), Some(b), Some(c)) => Some(a + b + c),
         _ => None,
     };
@@ -137,7 +145,8 @@ fn estimate(system_chars: usize, cases: &[Case], repeats: u32, eval: &ModelConfi
         input_tokens: (n * (eval_in + info_in + judge_in)) as u64,
         output_tokens: (n * (eval_out + info_out + judge_out)) as u64,
         usd,
-        assumptions: "about 1.5 model turns, 0.5 questions and 0.8 judged answers per case; cached replies cost nothing".into(),
+        assumptions:
+            "about 1.5 model turns, 0.5 questions and 0.8 judged answers per case; cached replies cost nothing".into(),
     }
 }
 
@@ -149,14 +158,22 @@ impl Engine {
             ("the judge", "--judge-model", &req.judge_model),
         ] {
             if name.trim().is_empty() {
-                return Err(ApiError::invalid(format!("Choose a registered model for {role} (`{flag}` on the command line).")));
+                return Err(ApiError::invalid(format!(
+                    "Choose a registered model for {role} (`{flag}` on the command line)."
+                )));
             }
         }
-        Ok((self.models_get(&req.model)?.config, self.models_get(&req.info_model)?.config, self.models_get(&req.judge_model)?.config))
+        Ok((
+            self.models_get(&req.model)?.config,
+            self.models_get(&req.info_model)?.config,
+            self.models_get(&req.judge_model)?.config,
+        ))
     }
 
     fn eval_system_prompt(&self, policy: &str, prompts: &EvalPrompts) -> ApiResult<String> {
-        let (pack, official) = self.store().with_conn(|c| Ok::<_, ApiError>((policy_repo::load_pack(c, policy)?, policy_repo::official_sections(c, policy)?)))?;
+        let (pack, official) = self.store().with_conn(|c| {
+            Ok::<_, ApiError>((policy_repo::load_pack(c, policy)?, policy_repo::official_sections(c, policy)?))
+        })?;
         context::system_prompt(prompts, &pack, &official)
     }
 
@@ -165,7 +182,9 @@ impl Engine {
         let (m, i, j) = self.eval_models(req)?;
         let cases = selection::select_cases(self, &req.cases)?;
         if cases.is_empty() {
-            return Err(ApiError::invalid("The selection has no cases. Load the 90 demo cases, import cases, or generate some."));
+            return Err(ApiError::invalid(
+                "The selection has no cases. Load the 90 demo cases, import cases, or generate some.",
+            ));
         }
         let policy = cases[0].policy.clone();
         let prompts = EvalPrompts::load()?;
@@ -176,7 +195,12 @@ impl Engine {
         }
         let destinations: Vec<Destination> = [("model under test", &m), ("information provider", &i), ("judge", &j)]
             .iter()
-            .map(|(role, c)| Destination { role: role.to_string(), model: c.name.clone(), destination: c.destination(), remote: !c.is_local() })
+            .map(|(role, c)| Destination {
+                role: role.to_string(),
+                model: c.name.clone(),
+                destination: c.destination(),
+                remote: !c.is_local(),
+            })
             .collect();
         Ok(EvalPlan {
             cases: cases.len(),
@@ -231,13 +255,17 @@ impl Engine {
         }
         let cfg = &run.config;
         let (model, policy) = (cfg.model.as_str(), cfg.policy.as_deref().unwrap_or(""));
-        let (info_model, judge_model) = (cfg.info_model.as_deref().unwrap_or(""), cfg.judge_model.as_deref().unwrap_or(""));
+        let (info_model, judge_model) =
+            (cfg.info_model.as_deref().unwrap_or(""), cfg.judge_model.as_deref().unwrap_or(""));
         if model.is_empty() {
             return Err(ApiError::invalid(format!("Run {run_id} was imported from a file and cannot be executed.")));
         }
         let (turns, concurrency) = (cfg.turns(), cfg.concurrency());
-        let roles =
-            Arc::new(Roles { eval: self.model_handle(model)?, info: self.model_handle(info_model)?, judge: self.model_handle(judge_model)? });
+        let roles = Arc::new(Roles {
+            eval: self.model_handle(model)?,
+            info: self.model_handle(info_model)?,
+            judge: self.model_handle(judge_model)?,
+        });
         let prompts = Arc::new(EvalPrompts::load()?);
         let system = Arc::new(self.eval_system_prompt(policy, &prompts)?);
         let cancel = self.jobs().register(run_id)?;
@@ -337,9 +365,21 @@ impl Engine {
         let (status, message) = if let Some(f) = stopper.reason() {
             (RunStatus::Failed, Some(f))
         } else if cancel.is_cancelled() {
-            (RunStatus::Cancelled, Some(format!("Stopped at your request: {} of {} cases are done and kept. Resume to finish the rest.", counts.done, counts.total)))
+            (
+                RunStatus::Cancelled,
+                Some(format!(
+                    "Stopped at your request: {} of {} cases are done and kept. Resume to finish the rest.",
+                    counts.done, counts.total
+                )),
+            )
         } else if counts.done < counts.total {
-            (RunStatus::Failed, Some(format!("{} case(s) could not be evaluated (provider errors). Resume the run to retry them.", counts.total - counts.done)))
+            (
+                RunStatus::Failed,
+                Some(format!(
+                    "{} case(s) could not be evaluated (provider errors). Resume the run to retry them.",
+                    counts.total - counts.done
+                )),
+            )
         } else {
             (RunStatus::Completed, None)
         };
@@ -349,7 +389,15 @@ impl Engine {
         self.eval_summary(run_id, message)
     }
 
-    fn publish_eval(&self, run_id: &str, status: RunStatus, c: &ItemCounts, done_before: u64, started: Instant, message: Option<String>) {
+    fn publish_eval(
+        &self,
+        run_id: &str,
+        status: RunStatus,
+        c: &ItemCounts,
+        done_before: u64,
+        started: Instant,
+        message: Option<String>,
+    ) {
         let elapsed = started.elapsed().as_secs_f64();
         let mut counters = indexmap::IndexMap::new();
         counters.insert("correct".into(), c.correct as f64);
@@ -473,11 +521,12 @@ impl Engine {
                 jobs::insert_run(tx, &run_id, RunKind::Eval, Some(&format!("imported: {model}")), &config)?;
                 let mut seen: HashMap<&str, u32> = HashMap::new();
                 for t in ts {
-                    let repeat = t.extra.get("repeat").and_then(|v| v.as_u64()).map(|r| r as u32).unwrap_or_else(|| {
-                        let e = seen.entry(t.case_id.as_str()).or_insert(0);
-                        *e += 1;
-                        *e - 1
-                    });
+                    let repeat =
+                        t.extra.get("repeat").and_then(|v| v.as_u64()).map(|r| r as u32).unwrap_or_else(|| {
+                            let e = seen.entry(t.case_id.as_str()).or_insert(0);
+                            *e += 1;
+                            *e - 1
+                        });
                     let mut t2 = t.clone();
                     t2.run_id = run_id.clone();
                     let correct = t2.predicted_verdict() == cases.get(&t.case_id).map(|c| c.gold_verdict);
@@ -505,11 +554,16 @@ impl Engine {
                 jobs::get_run(c, r)?;
                 repo::trajectory_texts(c, r)
             })?;
-            crate::trajectory::scoring::parse_many_for_scoring(&texts).map_err(|e| ApiError::internal(format!("a stored trajectory of run {r} is unreadable: {e}")))
+            crate::trajectory::scoring::parse_many_for_scoring(&texts)
+                .map_err(|e| ApiError::internal(format!("a stored trajectory of run {r} is unreadable: {e}")))
         })
     }
 
-    fn runs_with(&self, run_ids: &[String], load: impl Fn(&str) -> ApiResult<Vec<Trajectory>>) -> ApiResult<(Vec<Case>, Vec<Trajectory>)> {
+    fn runs_with(
+        &self,
+        run_ids: &[String],
+        load: impl Fn(&str) -> ApiResult<Vec<Trajectory>>,
+    ) -> ApiResult<(Vec<Case>, Vec<Trajectory>)> {
         let mut all: Vec<Trajectory> = Vec::new();
         let mut case_ids: Vec<String> = Vec::new();
         let mut per_run: Vec<(String, Vec<Trajectory>)> = Vec::new();
@@ -545,7 +599,9 @@ impl Engine {
             .collect();
         let mut cases = Vec::with_capacity(case_ids.len());
         for id in case_ids {
-            let c = by_id.remove(&id).ok_or_else(|| ApiError::not_found(format!("case \"{id}\" of the run is no longer in the store")))?;
+            let c = by_id
+                .remove(&id)
+                .ok_or_else(|| ApiError::not_found(format!("case \"{id}\" of the run is no longer in the store")))?;
             cases.push(c);
         }
         Ok((cases, all))

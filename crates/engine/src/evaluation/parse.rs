@@ -53,7 +53,9 @@ pub fn eval_reply(raw: &str) -> Result<Parsed<EvalReply>, String> {
                 notes.push(format!("\"final_verdict\" {:?} is not one of the three verdicts", final_verdict));
             }
             let evidence = match obj.get("clause_and_guidance_evidence") {
-                Some(Value::Array(items)) => Some(items.iter().filter_map(|i| i.as_str().map(|s| s.trim().to_string())).collect()),
+                Some(Value::Array(items)) => {
+                    Some(items.iter().filter_map(|i| i.as_str().map(|s| s.trim().to_string())).collect())
+                }
                 Some(Value::String(s)) => {
                     notes.push("\"clause_and_guidance_evidence\" was a string, read as a one-item list".into());
                     Some(vec![s.trim().to_string()])
@@ -182,7 +184,11 @@ mod tests {
 
     #[test]
     fn info_drops_unknown_fields() {
-        let p = info_reply(r#"{"status":"answered","answer_to_eval":"52 h","fields_used":["icu_stay","made_up","icu_stay"]}"#, &["icu_stay", "dose"]).unwrap();
+        let p = info_reply(
+            r#"{"status":"answered","answer_to_eval":"52 h","fields_used":["icu_stay","made_up","icu_stay"]}"#,
+            &["icu_stay", "dose"],
+        )
+        .unwrap();
         assert_eq!(p.value.fields_used, vec!["icu_stay"]);
         assert_eq!(p.value.dropped_fields, vec!["made_up"]);
         let p = info_reply(r#"{"status":"unknown","answer_to_eval":"no","fields_used":["dose"]}"#, &["dose"]).unwrap();

@@ -9,7 +9,8 @@ use crate::trajectory::Trajectory;
 use crate::util::now_rfc3339;
 
 pub fn insert_items(conn: &Connection, run_id: &str, case_ids: &[String], repeats: u32) -> ApiResult<()> {
-    let mut stmt = conn.prepare("INSERT INTO eval_items (run_id, case_id, repeat, status) VALUES (?1, ?2, ?3, 'pending')")?;
+    let mut stmt =
+        conn.prepare("INSERT INTO eval_items (run_id, case_id, repeat, status) VALUES (?1, ?2, ?3, 'pending')")?;
     for r in 0..repeats.max(1) {
         for c in case_ids {
             stmt.execute(params![run_id, c, r])?;
@@ -20,8 +21,12 @@ pub fn insert_items(conn: &Connection, run_id: &str, case_ids: &[String], repeat
 
 /// Items not yet finished, in case order then repeat.
 pub fn pending(conn: &Connection, run_id: &str) -> ApiResult<Vec<(String, u32)>> {
-    let mut stmt = conn.prepare("SELECT case_id, repeat FROM eval_items WHERE run_id = ?1 AND status <> 'done' ORDER BY repeat, rowid")?;
-    let rows = stmt.query_map([run_id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u32)))?.collect::<Result<Vec<_>, _>>()?;
+    let mut stmt = conn.prepare(
+        "SELECT case_id, repeat FROM eval_items WHERE run_id = ?1 AND status <> 'done' ORDER BY repeat, rowid",
+    )?;
+    let rows = stmt
+        .query_map([run_id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u32)))?
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
 
@@ -104,9 +109,11 @@ pub fn counts(conn: &Connection, run_id: &str) -> ApiResult<ItemCounts> {
 
 /// Finished trajectories of a run (all repeats).
 pub fn trajectories(conn: &Connection, run_id: &str) -> ApiResult<Vec<Trajectory>> {
-    let mut stmt = conn.prepare("SELECT trajectory_json FROM eval_items WHERE run_id = ?1 AND status = 'done' ORDER BY rowid")?;
+    let mut stmt =
+        conn.prepare("SELECT trajectory_json FROM eval_items WHERE run_id = ?1 AND status = 'done' ORDER BY rowid")?;
     let rows = stmt.query_map([run_id], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
-    crate::trajectory::io::parse_many(&rows).map_err(|(_, e)| ApiError::internal(format!("a stored trajectory is unreadable: {e}")))
+    crate::trajectory::io::parse_many(&rows)
+        .map_err(|(_, e)| ApiError::internal(format!("a stored trajectory is unreadable: {e}")))
 }
 
 /// The stored JSON of a run's finished trajectories (all repeats), in key order (case id, then
@@ -128,7 +135,9 @@ pub fn trajectory(conn: &Connection, run_id: &str, case_id: &str, repeat: u32) -
         .optional()?;
     match json {
         None => Ok(None),
-        Some(j) => serde_json::from_str(&j).map(Some).map_err(|e| ApiError::internal(format!("a stored trajectory is unreadable: {e}"))),
+        Some(j) => serde_json::from_str(&j)
+            .map(Some)
+            .map_err(|e| ApiError::internal(format!("a stored trajectory is unreadable: {e}"))),
     }
 }
 
@@ -141,7 +150,10 @@ pub fn case_ids(conn: &Connection, run_id: &str) -> ApiResult<Vec<String>> {
 
 /// Store an already finished trajectory (import).
 pub fn insert_done(conn: &Connection, run_id: &str, repeat: u32, t: &Trajectory, correct: bool) -> ApiResult<()> {
-    conn.execute("INSERT INTO eval_items (run_id, case_id, repeat, status) VALUES (?1, ?2, ?3, 'pending')", params![run_id, t.case_id, repeat])?;
+    conn.execute(
+        "INSERT INTO eval_items (run_id, case_id, repeat, status) VALUES (?1, ?2, ?3, 'pending')",
+        params![run_id, t.case_id, repeat],
+    )?;
     save_done(
         conn,
         run_id,

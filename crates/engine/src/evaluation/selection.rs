@@ -6,9 +6,9 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;
 
-use crate::context::Engine;
 use crate::case::repo::CaseFilter;
 use crate::case::{Case, CaseType};
+use crate::context::Engine;
 use crate::error::{ApiError, ApiResult};
 
 /// Resolve a selection to cases in the store (a file's cases are imported first).
@@ -41,16 +41,29 @@ pub fn select_cases(engine: &Engine, selection: &str) -> ApiResult<Vec<Case>> {
     let mut limit: Option<usize> = None;
     let mut seed: Option<u64> = None;
     for part in s.split(',') {
-        let (k, v) = part.split_once('=').ok_or_else(|| ApiError::invalid(format!("\"{part}\" should look like key=value")))?;
+        let (k, v) =
+            part.split_once('=').ok_or_else(|| ApiError::invalid(format!("\"{part}\" should look like key=value")))?;
         let (k, v) = (k.trim(), v.trim());
         match k {
-            "type" => f.case_type = Some(CaseType::parse(v).ok_or_else(|| ApiError::invalid(format!("type must be complete, missing or uncertain, not \"{v}\"")))?),
+            "type" => {
+                f.case_type = Some(CaseType::parse(v).ok_or_else(|| {
+                    ApiError::invalid(format!("type must be complete, missing or uncertain, not \"{v}\""))
+                })?)
+            }
             "clause" => f.clause_id = Some(v.to_string()),
             "card" => f.clause_card_id = Some(v.to_string()),
             "origin" => f.origin = Some(v.to_string()),
-            "limit" => limit = Some(v.parse().map_err(|_| ApiError::invalid(format!("limit must be a number, not \"{v}\"")))?),
-            "seed" => seed = Some(v.parse().map_err(|_| ApiError::invalid(format!("seed must be a number, not \"{v}\"")))?),
-            other => return Err(ApiError::invalid(format!("unknown filter \"{other}\"; use type, clause, card, origin, limit, seed"))),
+            "limit" => {
+                limit = Some(v.parse().map_err(|_| ApiError::invalid(format!("limit must be a number, not \"{v}\"")))?)
+            }
+            "seed" => {
+                seed = Some(v.parse().map_err(|_| ApiError::invalid(format!("seed must be a number, not \"{v}\"")))?)
+            }
+            other => {
+                return Err(ApiError::invalid(format!(
+                    "unknown filter \"{other}\"; use type, clause, card, origin, limit, seed"
+                )))
+            }
         }
     }
     let mut cases = engine.cases_all(&f)?;

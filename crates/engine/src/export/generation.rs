@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::tables::{Cell, Column, Table};
 use crate::error::ApiError;
 use crate::generation::stats::{CaseCountRow, GenerationStats, LibraryStats};
+use crate::tables::{Cell, Column, Table};
 use crate::util::files::write_atomic;
 
 fn type_name(t: &str) -> &'static str {
@@ -32,7 +32,13 @@ fn n(v: u64) -> Cell {
 
 /// Success rate per case type.
 pub fn gen_success(s: &GenerationStats) -> Table {
-    let columns = vec![Column::text("Case type"), Column::number("Started"), Column::number("Accepted"), Column::number("Dropped"), Column::number("Success %")];
+    let columns = vec![
+        Column::text("Case type"),
+        Column::number("Started"),
+        Column::number("Accepted"),
+        Column::number("Dropped"),
+        Column::number("Success %"),
+    ];
     let mut t = Table::new(
         "gen_success",
         "Generation success by case type",
@@ -46,14 +52,28 @@ pub fn gen_success(s: &GenerationStats) -> Table {
     t.rows = s
         .success
         .iter()
-        .map(|r| vec![Cell::text(type_name(&r.case_type)), n(r.initiated), n(r.accepted), n(r.dropped), Cell::num(r.success_pct)])
+        .map(|r| {
+            vec![
+                Cell::text(type_name(&r.case_type)),
+                n(r.initiated),
+                n(r.accepted),
+                n(r.dropped),
+                Cell::num(r.success_pct),
+            ]
+        })
         .collect();
     t
 }
 
 /// The attempt on which each stage passed, among accepted cases.
 pub fn gen_winning_attempts(s: &GenerationStats) -> Table {
-    let columns = vec![Column::text("Stage"), Column::number("Cases"), Column::number("Attempt 1"), Column::number("Attempt 2"), Column::number("Attempt 3")];
+    let columns = vec![
+        Column::text("Stage"),
+        Column::number("Cases"),
+        Column::number("Attempt 1"),
+        Column::number("Attempt 2"),
+        Column::number("Attempt 3"),
+    ];
     let mut t = Table::new(
         "gen_winning_attempts",
         "Winning attempt per stage",
@@ -118,14 +138,31 @@ fn count_rows(rows: &[CaseCountRow], with_number: bool) -> Vec<Vec<Cell>> {
     if with_number {
         total.push(Cell::text(""));
     }
-    total.extend([Cell::text("Total"), n(sum(|r| r.complete)), n(sum(|r| r.missing)), n(sum(|r| r.uncertain)), n(sum(|r| r.total))]);
+    total.extend([
+        Cell::text("Total"),
+        n(sum(|r| r.complete)),
+        n(sum(|r| r.missing)),
+        n(sum(|r| r.uncertain)),
+        n(sum(|r| r.total)),
+    ]);
     out.push(total);
     out
 }
 
 pub fn gen_cases_by_category(s: &GenerationStats) -> Table {
-    let columns = vec![Column::text("Category"), Column::number("Compl."), Column::number("Miss."), Column::number("Unc."), Column::number("Total")];
-    let mut t = Table::new("gen_cases_by_category", "Generated cases by category and case type", "Accepted cases per policy category and case type.", columns);
+    let columns = vec![
+        Column::text("Category"),
+        Column::number("Compl."),
+        Column::number("Miss."),
+        Column::number("Unc."),
+        Column::number("Total"),
+    ];
+    let mut t = Table::new(
+        "gen_cases_by_category",
+        "Generated cases by category and case type",
+        "Accepted cases per policy category and case type.",
+        columns,
+    );
     t.rows = count_rows(&s.by_category, false);
     t
 }
@@ -139,28 +176,58 @@ pub fn gen_cases_by_clause(s: &GenerationStats) -> Table {
         Column::number("Unc."),
         Column::number("Total"),
     ];
-    let mut t = Table::new("gen_cases_by_clause", "Generated cases by clause and case type", "Accepted cases per clause (global clause number) and case type.", columns);
+    let mut t = Table::new(
+        "gen_cases_by_clause",
+        "Generated cases by clause and case type",
+        "Accepted cases per clause (global clause number) and case type.",
+        columns,
+    );
     t.rows = count_rows(&s.by_clause, true);
     t
 }
 
 pub fn lib_cards_by_category(l: &LibraryStats) -> Table {
-    let columns = vec![Column::text("Category"), Column::number("Rep."), Column::number("Non-Rep."), Column::number("Unc."), Column::number("Total")];
+    let columns = vec![
+        Column::text("Category"),
+        Column::number("Rep."),
+        Column::number("Non-Rep."),
+        Column::number("Unc."),
+        Column::number("Total"),
+    ];
     let which = if l.approved_only { "approved cards" } else { "all current cards" };
     let mut t = Table::new(
         "lib_cards_by_category",
         "Clause cards by category and event type",
-        format!("The {} card library ({which}): Reportable, Non_Reportable and Uncertain cards per category.", l.policy),
+        format!(
+            "The {} card library ({which}): Reportable, Non_Reportable and Uncertain cards per category.",
+            l.policy
+        ),
         columns,
     );
-    t.rows = l.by_category.iter().map(|r| vec![Cell::text(r.category.clone()), n(r.reportable), n(r.non_reportable), n(r.uncertain), n(r.total)]).collect();
+    t.rows = l
+        .by_category
+        .iter()
+        .map(|r| vec![Cell::text(r.category.clone()), n(r.reportable), n(r.non_reportable), n(r.uncertain), n(r.total)])
+        .collect();
     let s = |f: fn(&crate::generation::stats::LibraryCategoryRow) -> u64| l.by_category.iter().map(f).sum::<u64>();
-    t.rows.push(vec![Cell::text("Total"), n(s(|r| r.reportable)), n(s(|r| r.non_reportable)), n(s(|r| r.uncertain)), n(s(|r| r.total))]);
+    t.rows.push(vec![
+        Cell::text("Total"),
+        n(s(|r| r.reportable)),
+        n(s(|r| r.non_reportable)),
+        n(s(|r| r.uncertain)),
+        n(s(|r| r.total)),
+    ]);
     t
 }
 
 pub fn lib_clause_counts(l: &LibraryStats) -> Table {
-    let columns = vec![Column::number("#"), Column::text("Clause"), Column::number("Complete"), Column::number("Missing var."), Column::number("Uncertain")];
+    let columns = vec![
+        Column::number("#"),
+        Column::text("Clause"),
+        Column::number("Complete"),
+        Column::number("Missing var."),
+        Column::number("Uncertain"),
+    ];
     let mut t = Table::new(
         "lib_clause_counts",
         "Cards and missing-information variants per clause",
@@ -170,10 +237,24 @@ pub fn lib_clause_counts(l: &LibraryStats) -> Table {
     t.rows = l
         .by_clause
         .iter()
-        .map(|r| vec![Cell::count(Some(u64::from(r.global_no))), Cell::text(r.label.clone()), n(r.complete_cards), n(r.missing_variants), n(r.uncertain_cards)])
+        .map(|r| {
+            vec![
+                Cell::count(Some(u64::from(r.global_no))),
+                Cell::text(r.label.clone()),
+                n(r.complete_cards),
+                n(r.missing_variants),
+                n(r.uncertain_cards),
+            ]
+        })
         .collect();
     let s = |f: fn(&crate::generation::stats::LibraryClauseRow) -> u64| l.by_clause.iter().map(f).sum::<u64>();
-    t.rows.push(vec![Cell::text(""), Cell::text("Total"), n(s(|r| r.complete_cards)), n(s(|r| r.missing_variants)), n(s(|r| r.uncertain_cards))]);
+    t.rows.push(vec![
+        Cell::text(""),
+        Cell::text("Total"),
+        n(s(|r| r.complete_cards)),
+        n(s(|r| r.missing_variants)),
+        n(s(|r| r.uncertain_cards)),
+    ]);
     t
 }
 
@@ -246,7 +327,13 @@ pub fn lib_missing_shape(l: &LibraryStats) -> Table {
 }
 
 pub fn generation_tables(s: &GenerationStats) -> Vec<Table> {
-    vec![gen_success(s), gen_winning_attempts(s), gen_narrative_length(s), gen_cases_by_category(s), gen_cases_by_clause(s)]
+    vec![
+        gen_success(s),
+        gen_winning_attempts(s),
+        gen_narrative_length(s),
+        gen_cases_by_category(s),
+        gen_cases_by_clause(s),
+    ]
 }
 
 pub fn library_tables(l: &LibraryStats) -> Vec<Table> {
@@ -255,7 +342,11 @@ pub fn library_tables(l: &LibraryStats) -> Vec<Table> {
 
 /// Write the tables of a generation run and/or of the card library into `out_dir/tables/`, the
 /// statistics as JSON, and `generation.md` listing them. Returns the paths written.
-pub fn write_generation_files(gen: Option<&GenerationStats>, lib: Option<&LibraryStats>, out_dir: &Path) -> Result<Vec<PathBuf>, ApiError> {
+pub fn write_generation_files(
+    gen: Option<&GenerationStats>,
+    lib: Option<&LibraryStats>,
+    out_dir: &Path,
+) -> Result<Vec<PathBuf>, ApiError> {
     let mut written = Vec::new();
     let mut index = String::from("# PSEBench generation and card-library statistics\n\n");
     index.push_str(&format!("Written by psebench {}.\n\n", crate::version()));
@@ -265,7 +356,13 @@ pub fn write_generation_files(gen: Option<&GenerationStats>, lib: Option<&Librar
         written.push(path);
         Ok(())
     };
-    let section = |title: &str, tables: Vec<Table>, json_name: &str, json: Vec<u8>, index: &mut String, written: &mut Vec<PathBuf>| -> Result<(), ApiError> {
+    let section = |title: &str,
+                   tables: Vec<Table>,
+                   json_name: &str,
+                   json: Vec<u8>,
+                   index: &mut String,
+                   written: &mut Vec<PathBuf>|
+     -> Result<(), ApiError> {
         index.push_str(&format!("## {title}\n\n| Table | Files |\n| :--- | :--- |\n"));
         for t in tables {
             put(format!("tables/{}.csv", t.id), t.to_csv()?.as_bytes(), written)?;
@@ -283,10 +380,24 @@ pub fn write_generation_files(gen: Option<&GenerationStats>, lib: Option<&Librar
     };
     let enc = |v: &dyn erased::Json| v.bytes();
     if let Some(s) = gen {
-        section(&format!("Generation run {}", s.run_id), generation_tables(s), "generation.json", enc(s), &mut index, &mut written)?;
+        section(
+            &format!("Generation run {}", s.run_id),
+            generation_tables(s),
+            "generation.json",
+            enc(s),
+            &mut index,
+            &mut written,
+        )?;
     }
     if let Some(l) = lib {
-        section(&format!("Card library ({})", l.policy), library_tables(l), "library.json", enc(l), &mut index, &mut written)?;
+        section(
+            &format!("Card library ({})", l.policy),
+            library_tables(l),
+            "library.json",
+            enc(l),
+            &mut index,
+            &mut written,
+        )?;
     }
     let path = out_dir.join("generation.md");
     write_atomic(&path, index.as_bytes())?;

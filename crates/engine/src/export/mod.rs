@@ -17,7 +17,11 @@ pub use report::write_report_files;
 
 impl Engine {
     /// Tables and charts of stored runs written to `out` (returns the report and the files).
-    pub fn report_for_runs(&self, run_ids: &[String], out: &Path) -> ApiResult<(MetricsReport, Vec<std::path::PathBuf>)> {
+    pub fn report_for_runs(
+        &self,
+        run_ids: &[String],
+        out: &Path,
+    ) -> ApiResult<(MetricsReport, Vec<std::path::PathBuf>)> {
         let (cases, trajectories) = self.runs_for_metrics(run_ids)?;
         let policy = cases.first().map(|c| c.policy.clone()).unwrap_or_else(|| crate::policy::DEFAULT_POLICY.into());
         let pack = self.store().with_conn(|c| policy_repo::load_pack(c, &policy))?;

@@ -3,11 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::tables::all_tables;
 use crate::charts::{chart_text, render_png, render_svg, ChartKind};
 use crate::error::ApiError;
 use crate::metrics::MetricsReport;
 use crate::policy::PolicyPack;
+use crate::tables::all_tables;
 use crate::util::files::write_atomic;
 
 /// Write `tables/<id>.{csv,md,tex}`, `charts/<id>.{svg,png}`, `charts/<id>@2x.png`, the report as

@@ -58,7 +58,11 @@ pub fn banned_terms(card: &ClauseCard) -> Vec<String> {
     for c in &card.constraints_on_basic_event_elements_instantiation {
         let lower = c.to_lowercase();
         let scope = lower.contains("narrative") || lower.contains("anywhere");
-        let forbids = lower.contains("never") || lower.contains(" not ") || lower.starts_with("no ") || lower.contains("must not") || lower.contains("may not");
+        let forbids = lower.contains("never")
+            || lower.contains(" not ")
+            || lower.starts_with("no ")
+            || lower.contains("must not")
+            || lower.contains("may not");
         if !(scope && forbids) {
             continue;
         }
@@ -108,7 +112,10 @@ impl TextGuard {
         if let Some(re) = card_id_pattern() {
             for m in re.find_iter(text) {
                 if seen.insert(m.as_str().to_lowercase()) {
-                    out.push(format!("{what} contains the identifier \"{}\"; identifiers of cards or clauses must never appear", m.as_str()));
+                    out.push(format!(
+                        "{what} contains the identifier \"{}\"; identifiers of cards or clauses must never appear",
+                        m.as_str()
+                    ));
                 }
             }
         }
@@ -126,12 +133,21 @@ impl TextGuard {
 
 fn is_placeholder(v: &str) -> bool {
     let t = v.trim().trim_matches(|c: char| c == '.' || c == '"').to_lowercase();
-    t.is_empty() || matches!(t.as_str(), "n/a" | "na" | "none" | "unknown" | "tbd" | "null" | "-" | "..." | "…" | "not applicable" | "not specified")
+    t.is_empty()
+        || matches!(
+            t.as_str(),
+            "n/a" | "na" | "none" | "unknown" | "tbd" | "null" | "-" | "..." | "…" | "not applicable" | "not specified"
+        )
 }
 
 /// Checks on an Instantiator record: every slot exactly as the card defines it, nothing extra,
 /// required slots filled, enum values allowed, no verdict language in any value.
-pub fn check_instantiation(card: &ClauseCard, values: &SlotValues, bad_shapes: &[String], guard: &TextGuard) -> Vec<String> {
+pub fn check_instantiation(
+    card: &ClauseCard,
+    values: &SlotValues,
+    bad_shapes: &[String],
+    guard: &TextGuard,
+) -> Vec<String> {
     let mut out = Vec::new();
     for name in bad_shapes {
         out.push(format!("slot {name} must hold text (or null where allowed), not a list or an object"));
@@ -150,16 +166,17 @@ pub fn check_instantiation(card: &ClauseCard, values: &SlotValues, bad_shapes: &
                 }
                 FieldType::String => {
                     if val.as_deref().map(is_placeholder).unwrap_or(true) && !bad_shapes.contains(name) {
-                        out.push(format!("slot {name} is empty but must hold a concrete fact (its field type does not allow null)"));
+                        out.push(format!(
+                            "slot {name} is empty but must hold a concrete fact (its field type does not allow null)"
+                        ));
                     }
                 }
                 FieldType::Enum => {
                     let allowed = e.allowed_values.clone().unwrap_or_default();
                     match val {
                         None => out.push(format!("slot {name} is empty; it must be one of {}", allowed.join(", "))),
-                        Some(s) if !allowed.iter().any(|a| a == s.trim()) => {
-                            out.push(format!("slot {name} is \"{s}\" but must be exactly one of: {}", allowed.join(", ")))
-                        }
+                        Some(s) if !allowed.iter().any(|a| a == s.trim()) => out
+                            .push(format!("slot {name} is \"{s}\" but must be exactly one of: {}", allowed.join(", "))),
                         _ => {}
                     }
                 }
@@ -188,11 +205,11 @@ pub fn check_narrative(narrative: &str, guard: &TextGuard) -> Vec<String> {
 }
 
 const STOPWORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "for", "from", "had", "has", "have", "he", "her", "his",
-    "in", "into", "is", "it", "its", "of", "on", "or", "she", "that", "the", "their", "then", "there", "they", "this", "to",
-    "was", "were", "which", "while", "who", "with", "after", "before", "during", "per", "than", "so", "no", "not", "also",
-    "about", "over", "under", "up", "out", "off", "him", "them", "we", "our", "i", "my", "me", "did", "do", "does", "any",
-    "all", "some", "one", "patient", "patients", "pt",
+    "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "for", "from", "had", "has", "have", "he", "her",
+    "his", "in", "into", "is", "it", "its", "of", "on", "or", "she", "that", "the", "their", "then", "there", "they",
+    "this", "to", "was", "were", "which", "while", "who", "with", "after", "before", "during", "per", "than", "so",
+    "no", "not", "also", "about", "over", "under", "up", "out", "off", "him", "them", "we", "our", "i", "my", "me",
+    "did", "do", "does", "any", "all", "some", "one", "patient", "patients", "pt",
 ];
 
 fn tokens(text: &str) -> Vec<String> {
@@ -270,8 +287,31 @@ fn absence_pattern() -> &'static Option<Regex> {
 }
 
 const GENERIC: &[&str] = &[
-    "event", "events", "whether", "where", "when", "what", "which", "other", "there", "their", "state", "stated", "record",
-    "recorded", "documented", "facts", "fact", "after", "before", "time", "care", "staff", "team", "during", "concrete",
+    "event",
+    "events",
+    "whether",
+    "where",
+    "when",
+    "what",
+    "which",
+    "other",
+    "there",
+    "their",
+    "state",
+    "stated",
+    "record",
+    "recorded",
+    "documented",
+    "facts",
+    "fact",
+    "after",
+    "before",
+    "time",
+    "care",
+    "staff",
+    "team",
+    "during",
+    "concrete",
 ];
 
 /// Checks on a missing-information narrative before the verifier sees it: a distinctive phrase
@@ -279,7 +319,12 @@ const GENERIC: &[&str] = &[
 /// a withheld topic.
 pub fn check_masked_leaks(card: &ClauseCard, full: &SlotValues, masked: &[String], narrative: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let visible_text: String = full.iter().filter(|(k, _)| !masked.contains(k)).filter_map(|(_, v)| v.clone()).collect::<Vec<_>>().join(" \n ");
+    let visible_text: String = full
+        .iter()
+        .filter(|(k, _)| !masked.contains(k))
+        .filter_map(|(_, v)| v.clone())
+        .collect::<Vec<_>>()
+        .join(" \n ");
     let visible_grams = grams(&content_words(&visible_text), 4);
     let visible_q = quantities(&visible_text);
     let narr_words = content_words(narrative);
@@ -299,7 +344,8 @@ pub fn check_masked_leaks(card: &ClauseCard, full: &SlotValues, masked: &[String
             ));
             continue;
         }
-        let mut qs: Vec<String> = quantities(value).into_iter().filter(|q| narr_q.contains(q) && !visible_q.contains(q)).collect();
+        let mut qs: Vec<String> =
+            quantities(value).into_iter().filter(|q| narr_q.contains(q) && !visible_q.contains(q)).collect();
         qs.sort();
         if let Some(q) = qs.first() {
             out.push(format!(
@@ -317,9 +363,17 @@ pub fn check_masked_leaks(card: &ClauseCard, full: &SlotValues, masked: &[String
         .collect();
     let mut topic: HashSet<String> = HashSet::new();
     for name in masked {
-        for w in name.split('_').map(str::to_string).chain(card.basic_event_elements.get(name).map(|e| content_words(&e.meaning)).unwrap_or_default()) {
+        for w in name
+            .split('_')
+            .map(str::to_string)
+            .chain(card.basic_event_elements.get(name).map(|e| content_words(&e.meaning)).unwrap_or_default())
+        {
             let w = w.to_lowercase();
-            if w.len() >= 5 && !GENERIC.contains(&w.as_str()) && !STOPWORDS.contains(&w.as_str()) && !visible_meaning_words.contains(&w) {
+            if w.len() >= 5
+                && !GENERIC.contains(&w.as_str())
+                && !STOPWORDS.contains(&w.as_str())
+                && !visible_meaning_words.contains(&w)
+            {
                 topic.insert(w);
             }
         }
@@ -327,7 +381,10 @@ pub fn check_masked_leaks(card: &ClauseCard, full: &SlotValues, masked: &[String
     for sentence in narrative.split(['.', ';', '\n', '!', '?']) {
         if let Some(m) = absent.find(sentence) {
             let words: HashSet<String> = content_words(sentence).into_iter().collect();
-            let mut near: Vec<&String> = topic.iter().filter(|t| words.contains(*t) || words.iter().any(|w| w.starts_with(t.as_str()))).collect();
+            let mut near: Vec<&String> = topic
+                .iter()
+                .filter(|t| words.contains(*t) || words.iter().any(|w| w.starts_with(t.as_str())))
+                .collect();
             near.sort();
             if let Some(t) = near.first() {
                 out.push(format!(
@@ -439,9 +496,19 @@ mod tests {
     fn instantiation_checks_slots_types_and_enums() {
         let c = card("Reportable", &[]);
         let g = TextGuard::for_card(&c);
-        let good = vals(&[("drug_given", Some("heparin 5000 units")), ("outcome_type", Some("death")), ("outcome_course", Some("died at 04:00")), ("followup_note", None)]);
+        let good = vals(&[
+            ("drug_given", Some("heparin 5000 units")),
+            ("outcome_type", Some("death")),
+            ("outcome_course", Some("died at 04:00")),
+            ("followup_note", None),
+        ]);
         assert!(check_instantiation(&c, &good, &[], &g).is_empty());
-        let bad = vals(&[("drug_given", Some("N/A")), ("outcome_type", Some("harm")), ("extra", Some("x")), ("followup_note", Some("reportable event"))]);
+        let bad = vals(&[
+            ("drug_given", Some("N/A")),
+            ("outcome_type", Some("harm")),
+            ("extra", Some("x")),
+            ("followup_note", Some("reportable event")),
+        ]);
         let f = check_instantiation(&c, &bad, &[], &g).join("\n");
         assert!(f.contains("slot drug_given is empty"), "{f}");
         assert!(f.contains("slot outcome_type is \"harm\""), "{f}");
@@ -456,15 +523,28 @@ mod tests {
         let full = vals(&[
             ("drug_given", Some("Insulin regular 100 units IV push at 02:15")),
             ("outcome_type", Some("serious_injury")),
-            ("outcome_course", Some("Transferred to the medical ICU, intubated for 72 hours, discharged home on day 11 without deficit")),
+            (
+                "outcome_course",
+                Some(
+                    "Transferred to the medical ICU, intubated for 72 hours, discharged home on day 11 without deficit",
+                ),
+            ),
             ("followup_note", None),
         ]);
         let masked = vec!["outcome_type".to_string(), "outcome_course".to_string()];
         let clean = "At 02:15 the night nurse pushed insulin regular 100 units IV instead of the ordered 10 units; the rapid response team was called.";
-        assert!(check_masked_leaks(&c, &full, &masked, clean).is_empty(), "{:?}", check_masked_leaks(&c, &full, &masked, clean));
+        assert!(
+            check_masked_leaks(&c, &full, &masked, clean).is_empty(),
+            "{:?}",
+            check_masked_leaks(&c, &full, &masked, clean)
+        );
         let copied = format!("{clean} She was then transferred to the medical ICU, intubated and later discharged.");
         let f = check_masked_leaks(&c, &full, &masked, &copied);
-        assert!(f.iter().any(|x| x.contains("withheld slot outcome_course") && x.contains("\"Transferred to the medical ICU, intubated\"")), "{f:?}");
+        assert!(
+            f.iter().any(|x| x.contains("withheld slot outcome_course")
+                && x.contains("\"Transferred to the medical ICU, intubated\"")),
+            "{f:?}"
+        );
         let number = format!("{clean} Ventilation lasted 72 hours.");
         let f = check_masked_leaks(&c, &full, &masked, &number);
         assert!(f.iter().any(|x| x.contains("72 h")), "{f:?}");

@@ -26,8 +26,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::context::Engine;
 use crate::card::ClauseCard;
+use crate::context::Engine;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::jobs::{self, Progress, RunKind, RunModel, RunRow, RunStatus};
 use crate::llm::ModelConfig;
@@ -329,10 +329,16 @@ impl Engine {
         for c in &planned.candidates {
             *candidates_by_type.entry(c.case_type.as_str().to_string()).or_insert(0) += 1;
         }
-        let destinations: Vec<GenDestination> = [("instantiator and narrators", &producer), ("extractor and verifiers", &verifier)]
-            .iter()
-            .map(|(role, c)| GenDestination { role: role.to_string(), model: c.name.clone(), destination: c.destination(), remote: !c.is_local() })
-            .collect();
+        let destinations: Vec<GenDestination> =
+            [("instantiator and narrators", &producer), ("extractor and verifiers", &verifier)]
+                .iter()
+                .map(|(role, c)| GenDestination {
+                    role: role.to_string(),
+                    model: c.name.clone(),
+                    destination: c.destination(),
+                    remote: !c.is_local(),
+                })
+                .collect();
         Ok(GenPlan {
             policy: planned.policy.clone(),
             cards: cards_by_type.values().sum(),
@@ -395,18 +401,22 @@ impl Engine {
         }
         let cfg = &run.config;
         let (policy, concurrency) = (cfg.policy.as_str(), cfg.concurrency());
-        let roles = RunRoles { producer: self.model_handle(&cfg.model)?, verifier: self.model_handle(&cfg.verifier_model)? };
+        let roles =
+            RunRoles { producer: self.model_handle(&cfg.model)?, verifier: self.model_handle(&cfg.verifier_model)? };
         let prompts = GenPrompts::load()?;
         let (pack, _) = self.pack_and_vocab(policy)?;
         let background = prompts.background.render(&[("policy_name", &pack.name)])?;
         let mut bundles: HashMap<String, Arc<CardBundle>> = HashMap::new();
         for (card_id, version, json, context) in self.store().with_conn(|c| repo::run_cards(c, run_id))? {
-            let v: Value = serde_json::from_str(&json).map_err(|e| ApiError::internal(format!("run {run_id}: stored card {card_id} unreadable: {e}")))?;
-            let card = ClauseCard::from_value(&v).map_err(|e| ApiError::internal(format!("run {run_id}: stored card {card_id} unreadable: {e}")))?;
+            let v: Value = serde_json::from_str(&json)
+                .map_err(|e| ApiError::internal(format!("run {run_id}: stored card {card_id} unreadable: {e}")))?;
+            let card = ClauseCard::from_value(&v)
+                .map_err(|e| ApiError::internal(format!("run {run_id}: stored card {card_id} unreadable: {e}")))?;
             let label = pack.clause(&card.clause_id).map(|c| c.label.clone());
             bundles.insert(card_id, Arc::new(CardBundle::new(card, version, json, context, label)));
         }
-        let anchors: HashMap<String, String> = self.store().with_conn(|c| repo::run_anchors(c, run_id))?.into_iter().collect();
+        let anchors: HashMap<String, String> =
+            self.store().with_conn(|c| repo::run_anchors(c, run_id))?.into_iter().collect();
         let all = self.store().with_conn(|c| repo::candidates(c, run_id))?;
         let mut units: BTreeMap<i64, (Option<repo::CandidateRow>, Vec<repo::CandidateRow>)> = BTreeMap::new();
         for c in all {
@@ -427,9 +437,17 @@ impl Engine {
             match (bundles.get(&p.clause_card_id), anchors.get(&p.anchor_id)) {
                 (Some(b), Some(a)) => work.push((b.clone(), a.clone(), p, vs)),
                 (b, _) => {
-                    let why = if b.is_none() { "the run's copy of its card is missing" } else { "its anchor was removed from the store" };
+                    let why = if b.is_none() {
+                        "the run's copy of its card is missing"
+                    } else {
+                        "its anchor was removed from the store"
+                    };
                     for c in std::iter::once(&p).chain(vs.iter()).filter(|c| c.status == "pending") {
-                        orphans.push((c.candidate_id.clone(), if b.is_none() { "card" } else { "anchor" }, format!("not generated: {why}")));
+                        orphans.push((
+                            c.candidate_id.clone(),
+                            if b.is_none() { "card" } else { "anchor" },
+                            format!("not generated: {why}"),
+                        ));
                     }
                 }
             }
@@ -450,7 +468,8 @@ impl Engine {
                 return Err(e);
             }
         };
-        let result = self.gen_work(run_id, policy, &prompts, background, &roles, work, concurrency, stop.clone(), abort).await;
+        let result =
+            self.gen_work(run_id, policy, &prompts, background, &roles, work, concurrency, stop.clone(), abort).await;
         self.jobs().finish(run_id);
         self.jobs().finish(&abort_key(run_id));
         result
@@ -481,7 +500,17 @@ impl Engine {
         let on_progress = || publish(RunStatus::Running, None);
         let heartbeat = jobs::Heartbeat::start(self.store(), run_id);
         publish(RunStatus::Running, None);
-        let shared = RunShared { engine: self, run_id, policy, prompts, background, roles, stop: stop.clone(), abort, on_progress: &on_progress };
+        let shared = RunShared {
+            engine: self,
+            run_id,
+            policy,
+            prompts,
+            background,
+            roles,
+            stop: stop.clone(),
+            abort,
+            on_progress: &on_progress,
+        };
         let stopper = jobs::RunStopper::new(stop.clone(), "card-and-anchor pairs", "candidates");
         futures::stream::iter(work)
             .for_each_concurrent(concurrency, |(bundle, anchor, parent, variants)| {
@@ -493,9 +522,10 @@ impl Engine {
                     match pipeline::run_unit(shared, &bundle, &anchor, &parent, &variants).await {
                         Ok(()) => stopper.succeeded(),
                         Err(StepError::Stopped) => {}
-                        Err(StepError::Store(e)) => {
-                            stopper.stop(format!("The store failed ({}); finished work is kept. Resume the run once the problem is fixed.", e.message))
-                        }
+                        Err(StepError::Store(e)) => stopper.stop(format!(
+                            "The store failed ({}); finished work is kept. Resume the run once the problem is fixed.",
+                            e.message
+                        )),
                         Err(StepError::Llm(e)) => stopper.model_failed(&e),
                     }
                 }
@@ -514,7 +544,13 @@ impl Engine {
                 )),
             )
         } else if counts.pending > 0 {
-            (RunStatus::Failed, Some(format!("{} candidate(s) could not be finished because of provider errors. Resume the run to retry them.", counts.pending)))
+            (
+                RunStatus::Failed,
+                Some(format!(
+                    "{} candidate(s) could not be finished because of provider errors. Resume the run to retry them.",
+                    counts.pending
+                )),
+            )
         } else {
             (RunStatus::Completed, None)
         };
@@ -524,7 +560,15 @@ impl Engine {
         self.gen_summary(run_id, message)
     }
 
-    fn publish_gen(&self, run_id: &str, status: RunStatus, c: &GenCounts, done_before: u64, started: Instant, message: Option<String>) {
+    fn publish_gen(
+        &self,
+        run_id: &str,
+        status: RunStatus,
+        c: &GenCounts,
+        done_before: u64,
+        started: Instant,
+        message: Option<String>,
+    ) {
         let elapsed = started.elapsed().as_secs_f64();
         let mut counters = IndexMap::new();
         for (k, v) in [

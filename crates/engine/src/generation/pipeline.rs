@@ -13,9 +13,9 @@ use super::guards::{self, TextGuard};
 use super::prompts::{GenPrompts, SplitPrompt};
 use super::repo::{self, AttemptRecord, CallRecord, CandidateRow};
 use super::views::{self, SlotValues};
-use crate::context::Engine;
 use crate::card::{ClauseCard, EventType, MissingVariant};
 use crate::case::{Case, CaseCondition, CaseElement, CaseType};
+use crate::context::Engine;
 use crate::error::ApiError;
 use crate::llm::json_extract::extract_json_object;
 use crate::llm::{CallContext, CancellationToken, ChatRequest, LlmError, Message, ModelHandle};
@@ -65,7 +65,13 @@ pub struct CardBundle {
 }
 
 impl CardBundle {
-    pub fn new(card: ClauseCard, version: i64, card_json: String, context: String, clause_label: Option<String>) -> CardBundle {
+    pub fn new(
+        card: ClauseCard,
+        version: i64,
+        card_json: String,
+        context: String,
+        clause_label: Option<String>,
+    ) -> CardBundle {
         let meanings_json = views::pretty_map(&views::meanings(&card));
         let guard = TextGuard::for_card(&card);
         CardBundle { card, version, card_json, context, meanings_json, guard, clause_label }
@@ -120,7 +126,8 @@ impl RunShared<'_> {
             return Err(StepError::Stopped);
         }
         let (system, user) = prompt.render(values)?;
-        let req = ChatRequest { repeat, ..ChatRequest::new(vec![Message::system(system), Message::user(user)]) }.json_schema(schema_name, schema);
+        let req = ChatRequest { repeat, ..ChatRequest::new(vec![Message::system(system), Message::user(user)]) }
+            .json_schema(schema_name, schema);
         let resp = self
             .engine
             .llm()
@@ -162,7 +169,9 @@ impl RunShared<'_> {
         parse: impl Fn(&str) -> Parsed<T>,
     ) -> Result<Option<T>, StepError> {
         for t in 0..FORMAT_TRIES {
-            let mut r = self.call(role, prompt, false, values, &self.roles.verifier, schema_name, schema.clone(), attempt + 100 * t).await?;
+            let mut r = self
+                .call(role, prompt, false, values, &self.roles.verifier, schema_name, schema.clone(), attempt + 100 * t)
+                .await?;
             match parse(&r.text) {
                 Ok((v, parsed, notes)) => {
                     r.record.parsed = Some(parsed);
@@ -216,7 +225,11 @@ fn parse_narrative(text: &str) -> Result<(String, Value, Vec<String>), String> {
         Err(e) => {
             let t = text.trim();
             if !t.contains('{') && t.split_whitespace().count() >= 20 {
-                Ok((t.to_string(), json!({"event_narrative": t}), vec!["the reply was plain text, not JSON; it was used as the narrative".into()]))
+                Ok((
+                    t.to_string(),
+                    json!({"event_narrative": t}),
+                    vec!["the reply was plain text, not JSON; it was used as the narrative".into()],
+                ))
             } else {
                 Err(e.to_string())
             }
@@ -265,7 +278,8 @@ fn parse_missing_verdict(text: &str, conditions: &[String]) -> Result<(MissingVe
     let ex = extract_json_object(text).map_err(|e| e.to_string())?;
     let mut notes = ex.repairs.clone();
     let said_pass = read_pass(&ex.value).ok_or("the reply has no true/false \"pass\"")?;
-    let rows = ex.value.get("per_bc_check").and_then(Value::as_array).ok_or("the reply has no \"per_bc_check\" list")?;
+    let rows =
+        ex.value.get("per_bc_check").and_then(Value::as_array).ok_or("the reply has no \"per_bc_check\" list")?;
     let mut seen: Vec<String> = Vec::new();
     let mut leaked: Vec<(String, String, String)> = Vec::new();
     for r in rows {
@@ -284,7 +298,11 @@ fn parse_missing_verdict(text: &str, conditions: &[String]) -> Result<(MissingVe
                 r.get("explanation").and_then(Value::as_str).unwrap_or("").to_string(),
             )),
             "indeterminate" => {}
-            other => return Err(format!("row \"{name}\" has leak_verdict \"{other}\"; it must be \"leaked\" or \"indeterminate\"")),
+            other => {
+                return Err(format!(
+                    "row \"{name}\" has leak_verdict \"{other}\"; it must be \"leaked\" or \"indeterminate\""
+                ))
+            }
         }
         seen.push(name);
     }
@@ -329,7 +347,13 @@ enum StageOutcome<T> {
 }
 
 impl RunShared<'_> {
-    async fn instantiate(&self, b: &CardBundle, anchor: &str, cand: &CandidateRow, replay: &Replay) -> Result<StageOutcome<SlotValues>, StepError> {
+    async fn instantiate(
+        &self,
+        b: &CardBundle,
+        anchor: &str,
+        cand: &CandidateRow,
+        replay: &Replay,
+    ) -> Result<StageOutcome<SlotValues>, StepError> {
         let mut prev: Option<AttemptRecord> = None;
         for k in 1..=MAX_ATTEMPTS {
             let rec = match replay.get(&(STAGE_INSTANTIATION.to_string(), k)) {
@@ -350,16 +374,29 @@ impl RunShared<'_> {
         Ok(StageOutcome::Failed(Box::new(prev.unwrap_or_else(|| empty_record(STAGE_INSTANTIATION)))))
     }
 
-    async fn instantiation_attempt(&self, b: &CardBundle, anchor: &str, k: u32, prev: Option<&AttemptRecord>) -> Result<AttemptRecord, StepError> {
+    async fn instantiation_attempt(
+        &self,
+        b: &CardBundle,
+        anchor: &str,
+        k: u32,
+        prev: Option<&AttemptRecord>,
+    ) -> Result<AttemptRecord, StepError> {
         let prev_text = prev.map(|p| output_text(&p.output));
-        let feedback = self.prompts.feedback(k, prev.map(|p| (prev_text.as_deref().unwrap_or(""), p.issues.as_slice())))?;
+        let feedback =
+            self.prompts.feedback(k, prev.map(|p| (prev_text.as_deref().unwrap_or(""), p.issues.as_slice())))?;
         let mut calls = Vec::new();
         let mut r = self
             .call(
                 "instantiator",
                 &self.prompts.instantiator,
                 true,
-                &[("background", &self.background), ("card_json", &b.card_json), ("context", &b.context), ("anchor_text", anchor), ("retry_feedback", &feedback)],
+                &[
+                    ("background", &self.background),
+                    ("card_json", &b.card_json),
+                    ("context", &b.context),
+                    ("anchor_text", anchor),
+                    ("retry_feedback", &feedback),
+                ],
                 &self.roles.producer,
                 "instantiation",
                 views::instantiator_schema(&b.card),
@@ -408,7 +445,12 @@ impl RunShared<'_> {
             .checked(
                 "instantiation_verifier",
                 &self.prompts.instantiation_verifier,
-                &[("background", &self.background), ("card_json", &b.card_json), ("context", &b.context), ("candidate_json", &candidate_json)],
+                &[
+                    ("background", &self.background),
+                    ("card_json", &b.card_json),
+                    ("context", &b.context),
+                    ("candidate_json", &candidate_json),
+                ],
                 "verification",
                 views::verdict_schema(),
                 k,
@@ -461,7 +503,8 @@ impl RunShared<'_> {
     ) -> Result<AttemptRecord, StepError> {
         let stage = if variant.is_some() { STAGE_MISSING } else { STAGE_NARRATION };
         let prev_text = prev.map(|p| output_text(&p.output));
-        let feedback = self.prompts.feedback(k, prev.map(|p| (prev_text.as_deref().unwrap_or(""), p.issues.as_slice())))?;
+        let feedback =
+            self.prompts.feedback(k, prev.map(|p| (prev_text.as_deref().unwrap_or(""), p.issues.as_slice())))?;
         let full_json = views::pretty(&views::slot_values_json(full));
         let mut calls = Vec::new();
         let mut r = match variant {
@@ -646,17 +689,36 @@ impl RunShared<'_> {
 
 fn apply_verdict(rec: &mut AttemptRecord, verdict: Option<(bool, Vec<String>)>) {
     match verdict {
-        None => rec.issues = vec!["The verifier's reply could not be read after several tries; the candidate was not accepted unverified.".into()],
+        None => {
+            rec.issues = vec![
+            "The verifier's reply could not be read after several tries; the candidate was not accepted unverified."
+                .into(),
+        ]
+        }
         Some((pass, issues)) => {
             rec.verifier = Some(json!({"pass": pass, "issues": issues}));
             rec.passed = pass;
-            rec.issues = if !pass && issues.is_empty() { vec!["The verifier rejected the candidate without naming a problem.".into()] } else { issues };
+            rec.issues = if !pass && issues.is_empty() {
+                vec!["The verifier rejected the candidate without naming a problem.".into()]
+            } else {
+                issues
+            };
         }
     }
 }
 
 fn empty_record(stage: &str) -> AttemptRecord {
-    AttemptRecord { stage: stage.into(), attempt: 0, passed: false, issues: vec![], guard_findings: vec![], output: Value::Null, extracted: None, verifier: None, calls: vec![] }
+    AttemptRecord {
+        stage: stage.into(),
+        attempt: 0,
+        passed: false,
+        issues: vec![],
+        guard_findings: vec![],
+        output: Value::Null,
+        extracted: None,
+        verifier: None,
+        calls: vec![],
+    }
 }
 
 /// The candidate as text, for the retry-feedback block.
@@ -674,7 +736,14 @@ fn drop_reason(stage: &str, last: &AttemptRecord) -> String {
 
 // ---- cases -------------------------------------------------------------------------------------
 
-fn build_case(sh: &RunShared<'_>, b: &CardBundle, cand: &CandidateRow, full: &SlotValues, narrative: &str, variant: Option<&MissingVariant>) -> Case {
+fn build_case(
+    sh: &RunShared<'_>,
+    b: &CardBundle,
+    cand: &CandidateRow,
+    full: &SlotValues,
+    narrative: &str,
+    variant: Option<&MissingVariant>,
+) -> Case {
     let card = &b.card;
     let verdict = card.event_type.verdict();
     let case_type = CaseType::parse(&cand.case_type).unwrap_or(CaseType::Complete);
@@ -703,7 +772,11 @@ fn build_case(sh: &RunShared<'_>, b: &CardBundle, cand: &CandidateRow, full: &Sl
         elements: card
             .basic_event_elements
             .iter()
-            .map(|(n, e)| CaseElement { name: n.clone(), meaning: e.meaning.clone(), value: full.get(n).cloned().flatten() })
+            .map(|(n, e)| CaseElement {
+                name: n.clone(),
+                meaning: e.meaning.clone(),
+                value: full.get(n).cloned().flatten(),
+            })
             .collect(),
         masked_elements: variant.map(|v| v.masked_basic_event_elements.clone()).unwrap_or_default(),
         narrative: narrative.to_string(),
@@ -712,7 +785,14 @@ fn build_case(sh: &RunShared<'_>, b: &CardBundle, cand: &CandidateRow, full: &Sl
     }
 }
 
-fn accept(sh: &RunShared<'_>, b: &CardBundle, cand: &CandidateRow, full: &SlotValues, narrative: &str, variant: Option<&MissingVariant>) -> Result<(), StepError> {
+fn accept(
+    sh: &RunShared<'_>,
+    b: &CardBundle,
+    cand: &CandidateRow,
+    full: &SlotValues,
+    narrative: &str,
+    variant: Option<&MissingVariant>,
+) -> Result<(), StepError> {
     let case = build_case(sh, b, cand, full, narrative, variant);
     let vocab = sh.engine.store().with_conn(|c| {
         let pack = crate::policy::repo::load_pack(c, sh.policy)?;
@@ -721,7 +801,15 @@ fn accept(sh: &RunShared<'_>, b: &CardBundle, cand: &CandidateRow, full: &SlotVa
     })?;
     let problems = crate::case::validate::check_case(&case, Some(&vocab));
     if let Some(p) = problems.first() {
-        sh.engine.store().with_conn(|c| repo::mark_finished(c, &cand.candidate_id, "dropped", "case", &format!("the accepted case failed validation: {p}")))?;
+        sh.engine.store().with_conn(|c| {
+            repo::mark_finished(
+                c,
+                &cand.candidate_id,
+                "dropped",
+                "case",
+                &format!("the accepted case failed validation: {p}"),
+            )
+        })?;
         (sh.on_progress)();
         return Ok(());
     }
@@ -743,18 +831,32 @@ fn finish(sh: &RunShared<'_>, id: &str, status: &str, stage: &str, reason: &str)
 
 /// Work on one (card, anchor) unit: its complete (or uncertain) candidate, then its missing
 /// variants. Candidates already finished are left alone.
-pub async fn run_unit(sh: &RunShared<'_>, b: &CardBundle, anchor: &str, parent: &CandidateRow, variants: &[CandidateRow]) -> Result<(), StepError> {
+pub async fn run_unit(
+    sh: &RunShared<'_>,
+    b: &CardBundle,
+    anchor: &str,
+    parent: &CandidateRow,
+    variants: &[CandidateRow],
+) -> Result<(), StepError> {
     let full: SlotValues = match parent.status.as_str() {
         "pending" => {
             let replay = replay_of(sh.engine, &parent.candidate_id)?;
             let values = match sh.instantiate(b, anchor, parent, &replay).await? {
                 StageOutcome::Passed(v) => v,
                 StageOutcome::Failed(last) => {
-                    finish(sh, &parent.candidate_id, "dropped", STAGE_INSTANTIATION, &drop_reason(STAGE_INSTANTIATION, &last))?;
+                    finish(
+                        sh,
+                        &parent.candidate_id,
+                        "dropped",
+                        STAGE_INSTANTIATION,
+                        &drop_reason(STAGE_INSTANTIATION, &last),
+                    )?;
                     return skip_variants(sh, variants, "its complete case was dropped at instantiation");
                 }
             };
-            sh.engine.store().with_conn(|c| repo::set_slot_values(c, &parent.candidate_id, &views::slot_values_json(&values)))?;
+            sh.engine
+                .store()
+                .with_conn(|c| repo::set_slot_values(c, &parent.candidate_id, &views::slot_values_json(&values)))?;
             match sh.narrate(b, anchor, parent, &replay, &values, None).await? {
                 StageOutcome::Passed(n) => accept(sh, b, parent, &values, &n, None)?,
                 StageOutcome::Failed(last) => {
@@ -774,19 +876,32 @@ pub async fn run_unit(sh: &RunShared<'_>, b: &CardBundle, anchor: &str, parent: 
         _ => return skip_variants(sh, variants, "its complete case was dropped"),
     };
     // A parent that was dropped for failing case validation is not usable either.
-    let parent_ok = sh.engine.store().with_conn(|c| repo::candidate(c, &parent.candidate_id))?.map(|p| p.status == "accepted").unwrap_or(false);
+    let parent_ok = sh
+        .engine
+        .store()
+        .with_conn(|c| repo::candidate(c, &parent.candidate_id))?
+        .map(|p| p.status == "accepted")
+        .unwrap_or(false);
     if !parent_ok {
         return skip_variants(sh, variants, "its complete case was not accepted");
     }
     for v in variants.iter().filter(|v| v.status == "pending") {
         let Some(variant) = v.missing_variant_id.as_deref().and_then(|id| b.card.variant(id)) else {
-            finish(sh, &v.candidate_id, "dropped", STAGE_MISSING, "the card no longer has this missing-information variant")?;
+            finish(
+                sh,
+                &v.candidate_id,
+                "dropped",
+                STAGE_MISSING,
+                "the card no longer has this missing-information variant",
+            )?;
             continue;
         };
         let replay = replay_of(sh.engine, &v.candidate_id)?;
         match sh.narrate(b, anchor, v, &replay, &full, Some(variant)).await? {
             StageOutcome::Passed(n) => accept(sh, b, v, &full, &n, Some(variant))?,
-            StageOutcome::Failed(last) => finish(sh, &v.candidate_id, "dropped", STAGE_MISSING, &drop_reason(STAGE_MISSING, &last))?,
+            StageOutcome::Failed(last) => {
+                finish(sh, &v.candidate_id, "dropped", STAGE_MISSING, &drop_reason(STAGE_MISSING, &last))?
+            }
         }
     }
     Ok(())
@@ -825,7 +940,8 @@ mod tests {
 
     #[test]
     fn verdicts_and_narratives_are_read_tolerantly() {
-        let ((p, i), _, _) = parse_verdict("```json\n{\"pass\": \"false\", \"issues\": \"slot x is vague\"}\n```").unwrap();
+        let ((p, i), _, _) =
+            parse_verdict("```json\n{\"pass\": \"false\", \"issues\": \"slot x is vague\"}\n```").unwrap();
         assert!(!p);
         assert_eq!(i, vec!["slot x is vague"]);
         assert!(parse_verdict("{\"issues\": []}").is_err());

@@ -13,9 +13,9 @@ use super::context::card_context;
 use super::prompts::GenPrompts;
 use super::{GenCostEstimate, GenRequest, GenStageEstimate};
 use crate::anchor::{Anchor, AnchorFilter};
-use crate::context::Engine;
 use crate::card::{ClauseCard, EventType};
 use crate::case::CaseType;
+use crate::context::Engine;
 use crate::error::{ApiError, ApiResult};
 use crate::llm::ModelConfig;
 
@@ -80,7 +80,10 @@ fn rng_for(seed: u64, card_id: &str) -> ChaCha8Rng {
 fn select_cards(engine: &Engine, policy: &str, spec: &str) -> ApiResult<(Vec<PlannedCard>, Vec<String>)> {
     let rows = engine.store().with_conn(|c| crate::card::repo::current_cards(c, policy))?;
     let (pack, official) = engine.store().with_conn(|c| {
-        Ok::<_, ApiError>((crate::policy::repo::load_pack(c, policy)?, crate::policy::repo::official_sections(c, policy)?))
+        Ok::<_, ApiError>((
+            crate::policy::repo::load_pack(c, policy)?,
+            crate::policy::repo::official_sections(c, policy)?,
+        ))
     })?;
     let spec = spec.trim();
     if spec.is_empty() {
@@ -89,7 +92,8 @@ fn select_cards(engine: &Engine, policy: &str, spec: &str) -> ApiResult<(Vec<Pla
     let mut chosen: Vec<(crate::card::repo::CardRow, String)> = Vec::new();
     let mut warnings = Vec::new();
     let mut seen = HashSet::new();
-    let tokens: Vec<&str> = if spec == "all" { vec!["all"] } else { spec.split(',').map(str::trim).filter(|s| !s.is_empty()).collect() };
+    let tokens: Vec<&str> =
+        if spec == "all" { vec!["all"] } else { spec.split(',').map(str::trim).filter(|s| !s.is_empty()).collect() };
     for t in tokens {
         if t == "all" || pack.clause(t).is_some() {
             let before = chosen.len();
@@ -135,10 +139,18 @@ fn select_cards(engine: &Engine, policy: &str, spec: &str) -> ApiResult<(Vec<Pla
     }
     let mut out = Vec::new();
     for (row, json) in chosen {
-        let v: serde_json::Value = serde_json::from_str(&json).map_err(|e| ApiError::internal(format!("stored card {} unreadable: {e}", row.card_id)))?;
-        let card = ClauseCard::from_value(&v).map_err(|e| ApiError::internal(format!("stored card {} unreadable: {e}", row.card_id)))?;
+        let v: serde_json::Value = serde_json::from_str(&json)
+            .map_err(|e| ApiError::internal(format!("stored card {} unreadable: {e}", row.card_id)))?;
+        let card = ClauseCard::from_value(&v)
+            .map_err(|e| ApiError::internal(format!("stored card {} unreadable: {e}", row.card_id)))?;
         let context = card_context(&card, &pack, &official);
-        out.push(PlannedCard { card, version: row.current_version, status: row.status.clone(), json: crate::card::to_pretty(&v), context });
+        out.push(PlannedCard {
+            card,
+            version: row.current_version,
+            status: row.status.clone(),
+            json: crate::card::to_pretty(&v),
+            context,
+        });
     }
     Ok((out, warnings))
 }
@@ -146,7 +158,8 @@ fn select_cards(engine: &Engine, policy: &str, spec: &str) -> ApiResult<(Vec<Pla
 /// Work out everything a run will do. `run_id` names the candidates (plans shown before a run
 /// is created use a placeholder).
 pub fn plan(engine: &Engine, req: &GenRequest, run_id: &str) -> ApiResult<Planned> {
-    let policy = if req.policy.trim().is_empty() { crate::policy::DEFAULT_POLICY.to_string() } else { req.policy.clone() };
+    let policy =
+        if req.policy.trim().is_empty() { crate::policy::DEFAULT_POLICY.to_string() } else { req.policy.clone() };
     if req.anchors_per_card == 0 || req.anchors_per_card > 1000 {
         return Err(ApiError::invalid("The number of anchors per card must be between 1 and 1000."));
     }
@@ -169,7 +182,8 @@ pub fn plan(engine: &Engine, req: &GenRequest, run_id: &str) -> ApiResult<Planne
     let mut units = 0usize;
     let mut without = Vec::new();
     let mut short: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    let unapproved: Vec<String> = cards.iter().filter(|c| c.status != "approved").map(|c| c.card.clause_card_id.clone()).collect();
+    let unapproved: Vec<String> =
+        cards.iter().filter(|c| c.status != "approved").map(|c| c.card.clause_card_id.clone()).collect();
     for pc in &cards {
         let card = &pc.card;
         let mut bucket: Vec<&Anchor> = by_clause.get(&card.clause_id).cloned().unwrap_or_default();
@@ -203,7 +217,12 @@ pub fn plan(engine: &Engine, req: &GenRequest, run_id: &str) -> ApiResult<Planne
             if req.include_missing && card.event_type != EventType::Uncertain {
                 for v in card.variants() {
                     candidates.push(PlannedCandidate {
-                        candidate_id: candidate_id(run_id, &card.clause_card_id, &a.anchor_id, Some(&v.missing_variant_id)),
+                        candidate_id: candidate_id(
+                            run_id,
+                            &card.clause_card_id,
+                            &a.anchor_id,
+                            Some(&v.missing_variant_id),
+                        ),
                         ord: candidates.len(),
                         unit: units,
                         card_id: card.clause_card_id.clone(),
@@ -220,7 +239,9 @@ pub fn plan(engine: &Engine, req: &GenRequest, run_id: &str) -> ApiResult<Planne
         }
     }
     for (clause, (have, want)) in &short {
-        warnings.push(format!("The {clause} bucket has only {have} anchor(s); its cards use all of them instead of {want}."));
+        warnings.push(format!(
+            "The {clause} bucket has only {have} anchor(s); its cards use all of them instead of {want}."
+        ));
     }
     if !without.is_empty() {
         warnings.push(format!(
@@ -243,7 +264,12 @@ fn tokens(chars: f64) -> f64 {
 }
 
 /// A rough estimate of calls, tokens and cost. Real usage is recorded per call.
-pub fn estimate(planned: &Planned, prompts: &GenPrompts, producer: &ModelConfig, verifier: &ModelConfig) -> GenCostEstimate {
+pub fn estimate(
+    planned: &Planned,
+    prompts: &GenPrompts,
+    producer: &ModelConfig,
+    verifier: &ModelConfig,
+) -> GenCostEstimate {
     const RETRY_FACTOR_INST: f64 = 1.2;
     const RETRY_FACTOR_NARR: f64 = 1.1;
     const RETRY_FACTOR_MISSING: f64 = 1.4;
@@ -252,7 +278,11 @@ pub fn estimate(planned: &Planned, prompts: &GenPrompts, producer: &ModelConfig,
     const VERDICT: f64 = 200.0;
     let bg = prompts.background.text.len() as f64;
     let t = |p: &super::prompts::SplitPrompt| p.prompt.text.len() as f64 + bg;
-    let anchor_avg = if planned.anchors.is_empty() { 0.0 } else { planned.anchors.values().map(|a| a.len() as f64).sum::<f64>() / planned.anchors.len() as f64 };
+    let anchor_avg = if planned.anchors.is_empty() {
+        0.0
+    } else {
+        planned.anchors.values().map(|a| a.len() as f64).sum::<f64>() / planned.anchors.len() as f64
+    };
     let mut stages = vec![
         GenStageEstimate { stage: "instantiation".into(), calls: 0, input_tokens: 0, output_tokens: 0 },
         GenStageEstimate { stage: "narration".into(), calls: 0, input_tokens: 0, output_tokens: 0 },
@@ -263,7 +293,8 @@ pub fn estimate(planned: &Planned, prompts: &GenPrompts, producer: &ModelConfig,
         let Some(pc) = planned.cards.iter().find(|p| p.card.clause_card_id == c.card_id) else { continue };
         let card = pc.json.len() as f64;
         let ctx = pc.context.len() as f64;
-        let meanings: f64 = pc.card.basic_event_elements.iter().map(|(k, e)| (k.len() + e.meaning.len() + 8) as f64).sum();
+        let meanings: f64 =
+            pc.card.basic_event_elements.iter().map(|(k, e)| (k.len() + e.meaning.len() + 8) as f64).sum();
         let slots = pc.card.basic_event_elements.len() as f64 * 160.0;
         let mut add = |i: usize, f: f64, p_in: f64, p_out: f64, v_in: f64, v_out: f64, calls: f64| {
             stages[i].calls += (calls * f).round() as u64;
@@ -275,13 +306,27 @@ pub fn estimate(planned: &Planned, prompts: &GenPrompts, producer: &ModelConfig,
             ver_out += tokens(v_out * f);
         };
         if c.variant.is_none() {
-            add(0, RETRY_FACTOR_INST, t(&prompts.instantiator) + card + ctx + anchor_avg, slots, t(&prompts.instantiation_verifier) + card + ctx + slots, VERDICT, 2.0);
+            add(
+                0,
+                RETRY_FACTOR_INST,
+                t(&prompts.instantiator) + card + ctx + anchor_avg,
+                slots,
+                t(&prompts.instantiation_verifier) + card + ctx + slots,
+                VERDICT,
+                2.0,
+            );
             add(
                 1,
                 RETRY_FACTOR_NARR,
                 t(&prompts.narrator) + meanings + slots + ctx + anchor_avg,
                 NARRATIVE,
-                t(&prompts.extractor) + meanings + NARRATIVE + t(&prompts.narrative_verifier) + meanings + 2.0 * slots + NARRATIVE,
+                t(&prompts.extractor)
+                    + meanings
+                    + NARRATIVE
+                    + t(&prompts.narrative_verifier)
+                    + meanings
+                    + 2.0 * slots
+                    + NARRATIVE,
                 slots + VERDICT,
                 3.0,
             );
@@ -291,7 +336,14 @@ pub fn estimate(planned: &Planned, prompts: &GenPrompts, producer: &ModelConfig,
                 RETRY_FACTOR_MISSING,
                 t(&prompts.missing_narrator) + meanings + slots + ctx + anchor_avg + 400.0,
                 MISSING_NARRATIVE,
-                t(&prompts.extractor) + meanings + MISSING_NARRATIVE + t(&prompts.missing_verifier) + meanings + 2.0 * slots + MISSING_NARRATIVE + 400.0,
+                t(&prompts.extractor)
+                    + meanings
+                    + MISSING_NARRATIVE
+                    + t(&prompts.missing_verifier)
+                    + meanings
+                    + 2.0 * slots
+                    + MISSING_NARRATIVE
+                    + 400.0,
                 slots + 2.0 * VERDICT,
                 3.0,
             );

@@ -9,12 +9,19 @@ use serde_json::Value;
 use super::plan::{PlannedCandidate, PlannedCard};
 use super::{GenCandidateFilter, GenCandidateView, GenCounts, GenTypeCounts, ProvenanceAttempt, ProvenanceCall};
 use crate::error::{ApiError, ApiResult};
-use crate::store::StoredColumn;
 use crate::llm::Usage;
+use crate::store::StoredColumn;
 use crate::util::now_rfc3339;
 
-pub fn insert_inputs(conn: &Connection, run_id: &str, cards: &[PlannedCard], anchors: &std::collections::BTreeMap<String, String>) -> ApiResult<()> {
-    let mut c = conn.prepare("INSERT INTO gen_run_cards (run_id, card_id, card_version, card_json, context_md) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+pub fn insert_inputs(
+    conn: &Connection,
+    run_id: &str,
+    cards: &[PlannedCard],
+    anchors: &std::collections::BTreeMap<String, String>,
+) -> ApiResult<()> {
+    let mut c = conn.prepare(
+        "INSERT INTO gen_run_cards (run_id, card_id, card_version, card_json, context_md) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
     for pc in cards {
         c.execute(params![run_id, pc.card.clause_card_id, pc.version, pc.json, pc.context])?;
     }
@@ -51,14 +58,22 @@ pub fn insert_candidates(conn: &Connection, run_id: &str, cands: &[PlannedCandid
 
 /// A run's stored card: (version, card JSON, context).
 pub fn run_cards(conn: &Connection, run_id: &str) -> ApiResult<Vec<(String, i64, String, String)>> {
-    let mut stmt = conn.prepare("SELECT card_id, card_version, card_json, context_md FROM gen_run_cards WHERE run_id = ?1 ORDER BY card_id")?;
-    let rows = stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?.collect::<Result<Vec<_>, _>>()?;
+    let mut stmt = conn.prepare(
+        "SELECT card_id, card_version, card_json, context_md FROM gen_run_cards WHERE run_id = ?1 ORDER BY card_id",
+    )?;
+    let rows = stmt
+        .query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
 
 pub fn run_anchor(conn: &Connection, run_id: &str, anchor_id: &str) -> ApiResult<Option<String>> {
     Ok(conn
-        .query_row("SELECT text FROM gen_run_anchors WHERE run_id = ?1 AND anchor_id = ?2", params![run_id, anchor_id], |r| r.get(0))
+        .query_row(
+            "SELECT text FROM gen_run_anchors WHERE run_id = ?1 AND anchor_id = ?2",
+            params![run_id, anchor_id],
+            |r| r.get(0),
+        )
         .optional()?)
 }
 
@@ -124,13 +139,19 @@ pub fn candidates(conn: &Connection, run_id: &str) -> ApiResult<Vec<CandidateRow
 }
 
 pub fn candidate(conn: &Connection, id: &str) -> ApiResult<Option<CandidateRow>> {
-    Ok(conn.query_row(&format!("SELECT {CAND_COLS} FROM gen_candidates WHERE candidate_id = ?1"), [id], cand).optional()?)
+    Ok(conn
+        .query_row(&format!("SELECT {CAND_COLS} FROM gen_candidates WHERE candidate_id = ?1"), [id], cand)
+        .optional()?)
 }
 
 /// The candidate behind a case id (they are the same string for generated cases).
 pub fn candidate_for_case(conn: &Connection, case_id: &str) -> ApiResult<Option<CandidateRow>> {
     Ok(conn
-        .query_row(&format!("SELECT {CAND_COLS} FROM gen_candidates WHERE case_id = ?1 OR candidate_id = ?1"), [case_id], cand)
+        .query_row(
+            &format!("SELECT {CAND_COLS} FROM gen_candidates WHERE case_id = ?1 OR candidate_id = ?1"),
+            [case_id],
+            cand,
+        )
         .optional()?)
 }
 
@@ -164,7 +185,13 @@ pub fn list_views(conn: &Connection, run_id: &str, f: &GenCandidateFilter) -> Ap
         .collect())
 }
 
-pub fn mark_accepted(conn: &Connection, id: &str, case_id: &str, slot_values: &Value, narrative: &str) -> ApiResult<()> {
+pub fn mark_accepted(
+    conn: &Connection,
+    id: &str,
+    case_id: &str,
+    slot_values: &Value,
+    narrative: &str,
+) -> ApiResult<()> {
     conn.execute(
         "UPDATE gen_candidates SET status = 'accepted', case_id = ?2, slot_values_json = ?3, narrative = ?4, drop_stage = NULL,
                 drop_reason = NULL, finished_at = ?5 WHERE candidate_id = ?1",
@@ -175,7 +202,10 @@ pub fn mark_accepted(conn: &Connection, id: &str, case_id: &str, slot_values: &V
 
 /// Store the verified instantiation on a candidate still in progress (its missing variants use it).
 pub fn set_slot_values(conn: &Connection, id: &str, slot_values: &Value) -> ApiResult<()> {
-    conn.execute("UPDATE gen_candidates SET slot_values_json = ?2 WHERE candidate_id = ?1", params![id, slot_values.to_string()])?;
+    conn.execute(
+        "UPDATE gen_candidates SET slot_values_json = ?2 WHERE candidate_id = ?1",
+        params![id, slot_values.to_string()],
+    )?;
     Ok(())
 }
 
@@ -372,7 +402,9 @@ pub fn provenance_attempts(conn: &Connection, candidate_id: &str) -> ApiResult<V
 /// Counts for progress and summaries.
 pub fn counts(conn: &Connection, run_id: &str) -> ApiResult<GenCounts> {
     let mut c = GenCounts::default();
-    let mut stmt = conn.prepare("SELECT case_type, status, count(*) FROM gen_candidates WHERE run_id = ?1 GROUP BY case_type, status")?;
+    let mut stmt = conn.prepare(
+        "SELECT case_type, status, count(*) FROM gen_candidates WHERE run_id = ?1 GROUP BY case_type, status",
+    )?;
     let rows = stmt
         .query_map([run_id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)? as u64)))?
         .collect::<Result<Vec<_>, _>>()?;

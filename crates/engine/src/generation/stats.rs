@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::pipeline::{STAGE_INSTANTIATION, STAGE_MISSING, STAGE_NARRATION};
 use super::GenCounts;
-use crate::context::Engine;
 use crate::card::{ClauseCard, EventType};
+use crate::context::Engine;
 use crate::error::ApiResult;
 use crate::policy::PolicyPack;
 
@@ -146,7 +146,12 @@ fn categories(pack: &PolicyPack) -> Vec<String> {
 }
 
 /// The generation statistics from plain rows (the counts are filled in by the caller).
-pub fn compute_generation(run_id: &str, pack: &PolicyPack, cands: &[StatCandidate], passes: &[StatPass]) -> GenerationStats {
+pub fn compute_generation(
+    run_id: &str,
+    pack: &PolicyPack,
+    cands: &[StatCandidate],
+    passes: &[StatPass],
+) -> GenerationStats {
     let mut success = Vec::new();
     for t in CASE_TYPES {
         let of: Vec<&StatCandidate> = cands.iter().filter(|c| c.case_type == t).collect();
@@ -161,7 +166,8 @@ pub fn compute_generation(run_id: &str, pack: &PolicyPack, cands: &[StatCandidat
             success_pct: if initiated == 0 { None } else { Some(100.0 * accepted as f64 / initiated as f64) },
         });
     }
-    let pass_of: HashMap<(&str, &str), u32> = passes.iter().map(|p| ((p.candidate_id.as_str(), p.stage.as_str()), p.attempt)).collect();
+    let pass_of: HashMap<(&str, &str), u32> =
+        passes.iter().map(|p| ((p.candidate_id.as_str(), p.stage.as_str()), p.attempt)).collect();
     let accepted: Vec<&StatCandidate> = cands.iter().filter(|c| c.status == "accepted").collect();
     let mut winning = Vec::new();
     for stage in [STAGE_INSTANTIATION, STAGE_NARRATION, STAGE_MISSING] {
@@ -219,8 +225,16 @@ pub fn compute_generation(run_id: &str, pack: &PolicyPack, cands: &[StatCandidat
     }
     let mut clauses = pack.clauses.clone();
     clauses.sort_by_key(|c| c.global_no);
-    let by_clause: Vec<CaseCountRow> =
-        clauses.iter().map(|cl| count_row(cl.label.clone(), Some(cl.global_no), by_clause_counts.get(cl.clause_id.as_str()).copied().unwrap_or_default())).collect();
+    let by_clause: Vec<CaseCountRow> = clauses
+        .iter()
+        .map(|cl| {
+            count_row(
+                cl.label.clone(),
+                Some(cl.global_no),
+                by_clause_counts.get(cl.clause_id.as_str()).copied().unwrap_or_default(),
+            )
+        })
+        .collect();
     let by_category: Vec<CaseCountRow> = categories(pack)
         .into_iter()
         .map(|cat| {
@@ -339,7 +353,12 @@ pub fn compute_library(pack: &PolicyPack, cards: &[ClauseCard], approved_only: b
         .into_iter()
         .map(|cat| {
             let of = |t: EventType| {
-                cards.iter().filter(|c| c.event_type == t && pack.clause(&c.clause_id).map(|cl| cl.category == cat).unwrap_or(false)).count() as u64
+                cards
+                    .iter()
+                    .filter(|c| {
+                        c.event_type == t && pack.clause(&c.clause_id).map(|cl| cl.category == cat).unwrap_or(false)
+                    })
+                    .count() as u64
             };
             let (r, n, u) = (of(EventType::Reportable), of(EventType::NonReportable), of(EventType::Uncertain));
             LibraryCategoryRow { category: cat, reportable: r, non_reportable: n, uncertain: u, total: r + n + u }
@@ -354,7 +373,11 @@ pub fn compute_library(pack: &PolicyPack, cards: &[ClauseCard], approved_only: b
                 clause_id: cl.clause_id.clone(),
                 label: cl.label.clone(),
                 complete_cards: of.iter().filter(|c| c.event_type != EventType::Uncertain).count() as u64,
-                missing_variants: of.iter().filter(|c| c.event_type != EventType::Uncertain).map(|c| c.variants().len() as u64).sum(),
+                missing_variants: of
+                    .iter()
+                    .filter(|c| c.event_type != EventType::Uncertain)
+                    .map(|c| c.variants().len() as u64)
+                    .sum(),
                 uncertain_cards: of.iter().filter(|c| c.event_type == EventType::Uncertain).count() as u64,
             }
         })
@@ -369,7 +392,8 @@ pub fn compute_library(pack: &PolicyPack, cards: &[ClauseCard], approved_only: b
             shape.push(shape_row(measure, t.as_str(), &counts));
         }
     }
-    let variants: Vec<u64> = cards.iter().flat_map(|c| c.variants().iter().map(|v| v.masked_basic_event_elements.len() as u64)).collect();
+    let variants: Vec<u64> =
+        cards.iter().flat_map(|c| c.variants().iter().map(|v| v.masked_basic_event_elements.len() as u64)).collect();
     let mut withheld = vec![0u64; 5];
     for n in &variants {
         let i = (*n as usize).clamp(1, 5) - 1;
@@ -401,7 +425,9 @@ impl Engine {
     /// Statistics of one generation run (any status; pending candidates count nowhere).
     pub fn gen_stats(&self, run_id: &str) -> ApiResult<GenerationStats> {
         let run = self.gen_show(run_id)?;
-        let policy = Some(run.config.policy).filter(|p| !p.is_empty()).unwrap_or_else(|| crate::policy::DEFAULT_POLICY.to_string());
+        let policy = Some(run.config.policy)
+            .filter(|p| !p.is_empty())
+            .unwrap_or_else(|| crate::policy::DEFAULT_POLICY.to_string());
         let (pack, _) = self.pack_and_vocab(&policy)?;
         let rows = self.store().with_conn(|c| super::repo::candidates(c, run_id))?;
         let cands: Vec<StatCandidate> = rows
@@ -417,9 +443,12 @@ impl Engine {
             })
             .collect();
         let passes: Vec<StatPass> = self.store().with_conn(|c| -> ApiResult<Vec<StatPass>> {
-            let mut stmt = c.prepare("SELECT candidate_id, stage, attempt FROM gen_attempts WHERE run_id = ?1 AND passed = 1")?;
+            let mut stmt =
+                c.prepare("SELECT candidate_id, stage, attempt FROM gen_attempts WHERE run_id = ?1 AND passed = 1")?;
             let rows = stmt
-                .query_map([run_id], |r| Ok(StatPass { candidate_id: r.get(0)?, stage: r.get(1)?, attempt: r.get::<_, i64>(2)? as u32 }))?
+                .query_map([run_id], |r| {
+                    Ok(StatPass { candidate_id: r.get(0)?, stage: r.get(1)?, attempt: r.get::<_, i64>(2)? as u32 })
+                })?
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(rows)
         })?;
@@ -431,8 +460,12 @@ impl Engine {
     /// Statistics of the card library of a policy (approved cards only, or every current card).
     pub fn library_stats(&self, policy: &str, approved_only: bool) -> ApiResult<LibraryStats> {
         let (pack, _) = self.pack_and_vocab(policy)?;
-        let cards: Vec<ClauseCard> =
-            self.current_cards(policy)?.into_iter().filter(|(row, _)| !approved_only || row.status == "approved").map(|(_, c)| c).collect();
+        let cards: Vec<ClauseCard> = self
+            .current_cards(policy)?
+            .into_iter()
+            .filter(|(row, _)| !approved_only || row.status == "approved")
+            .map(|(_, c)| c)
+            .collect();
         Ok(compute_library(&pack, &cards, approved_only))
     }
 }
@@ -445,7 +478,15 @@ mod tests {
         crate::policy::builtin_pack("mn29").unwrap()
     }
 
-    fn cand(id: &str, t: &str, clause: &str, status: &str, parent: Option<&str>, words: usize, drop: Option<&str>) -> StatCandidate {
+    fn cand(
+        id: &str,
+        t: &str,
+        clause: &str,
+        status: &str,
+        parent: Option<&str>,
+        words: usize,
+        drop: Option<&str>,
+    ) -> StatCandidate {
         StatCandidate {
             candidate_id: id.into(),
             case_type: t.into(),

@@ -18,7 +18,11 @@ pub fn meanings(card: &ClauseCard) -> IndexMap<String, String> {
 
 /// slot name → meaning for the given slots only.
 pub fn meanings_of(card: &ClauseCard, names: &[String]) -> IndexMap<String, String> {
-    card.basic_event_elements.iter().filter(|(k, _)| names.contains(k)).map(|(k, e)| (k.clone(), e.meaning.clone())).collect()
+    card.basic_event_elements
+        .iter()
+        .filter(|(k, _)| names.contains(k))
+        .map(|(k, e)| (k.clone(), e.meaning.clone()))
+        .collect()
 }
 
 /// The slots a missing variant leaves visible, in card order.
@@ -44,7 +48,8 @@ pub fn masked_conditions(card: &ClauseCard, v: &MissingVariant) -> Value {
 }
 
 pub fn slot_values_json(values: &SlotValues) -> Value {
-    let m: Map<String, Value> = values.iter().map(|(k, v)| (k.clone(), v.clone().map(Value::String).unwrap_or(Value::Null))).collect();
+    let m: Map<String, Value> =
+        values.iter().map(|(k, v)| (k.clone(), v.clone().map(Value::String).unwrap_or(Value::Null))).collect();
     Value::Object(m)
 }
 
@@ -105,7 +110,8 @@ pub fn instantiator_schema(card: &ClauseCard) -> Value {
 
 /// Structured-output schema for the Extractor: every slot, text or null.
 pub fn extractor_schema(card: &ClauseCard) -> Value {
-    let props: Map<String, Value> = card.basic_event_elements.keys().map(|k| (k.clone(), json!({"type": ["string", "null"]}))).collect();
+    let props: Map<String, Value> =
+        card.basic_event_elements.keys().map(|k| (k.clone(), json!({"type": ["string", "null"]}))).collect();
     let names: Vec<&String> = card.basic_event_elements.keys().collect();
     json!({
         "type": "object",

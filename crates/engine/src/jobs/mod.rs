@@ -156,7 +156,8 @@ fn effective_status(status: RunStatus, heartbeat: Option<String>) -> RunStatus {
     }
 }
 
-const COLS: &str = "run_id, kind, status, label, config_json, created_at, started_at, finished_at, error, app_version, heartbeat_at";
+const COLS: &str =
+    "run_id, kind, status, label, config_json, created_at, started_at, finished_at, error, app_version, heartbeat_at";
 
 /// A `runs` row as SQLite holds it: kind, status and configuration still text.
 struct RawRun {
@@ -252,7 +253,8 @@ pub fn get_run(conn: &Connection, run_id: &str) -> ApiResult<StoredRun> {
 }
 
 pub fn list_runs(conn: &Connection, kind: Option<RunKind>) -> ApiResult<Vec<StoredRun>> {
-    let mut stmt = conn.prepare(&format!("SELECT {COLS} FROM runs WHERE (?1 IS NULL OR kind = ?1) ORDER BY created_at DESC"))?;
+    let mut stmt =
+        conn.prepare(&format!("SELECT {COLS} FROM runs WHERE (?1 IS NULL OR kind = ?1) ORDER BY created_at DESC"))?;
     let rows = stmt.query_map([kind.map(RunKind::as_str)], raw)?.collect::<Result<Vec<_>, _>>()?;
     Ok(rows.into_iter().map(RawRun::check).collect::<Result<Vec<_>, _>>()?)
 }
@@ -334,11 +336,21 @@ mod tests {
                 insert_run(c, "eval-1", RunKind::Eval, None, &serde_json::json!({"model": "m"}))?;
                 set_status(c, "eval-1", RunStatus::Completed, None)?;
                 let run = get_run(c, "eval-1")?;
-                assert_eq!((run.kind, run.status, run.config["model"].as_str()), (RunKind::Eval, RunStatus::Completed, Some("m")));
+                assert_eq!(
+                    (run.kind, run.status, run.config["model"].as_str()),
+                    (RunKind::Eval, RunStatus::Completed, Some("m"))
+                );
                 c.execute("UPDATE runs SET status = 'paused' WHERE run_id = 'eval-1'", [])?;
                 let err = get_run(c, "eval-1").unwrap_err();
-                assert!(err.message.contains("Run eval-1") && err.message.contains("\"paused\" is not a run status"), "{}", err.message);
-                c.execute("UPDATE runs SET status = 'completed', config_json = '{not json' WHERE run_id = 'eval-1'", [])?;
+                assert!(
+                    err.message.contains("Run eval-1") && err.message.contains("\"paused\" is not a run status"),
+                    "{}",
+                    err.message
+                );
+                c.execute(
+                    "UPDATE runs SET status = 'completed', config_json = '{not json' WHERE run_id = 'eval-1'",
+                    [],
+                )?;
                 let err = list_runs(c, Some(RunKind::Eval)).unwrap_err();
                 assert!(err.message.contains("run eval-1 (table runs, column config_json)"), "{}", err.message);
                 Ok::<_, ApiError>(())

@@ -43,7 +43,12 @@ pub async fn record(store: &Store, r: &CallRecord<'_>) -> ApiResult<()> {
         !r.cfg.is_local() as i64,
         r.cache_hit as i64,
         r.attempts,
-        [r.usage.input_tokens as i64, r.usage.output_tokens as i64, r.usage.cached_input_tokens as i64, r.usage.reasoning_tokens as i64],
+        [
+            r.usage.input_tokens as i64,
+            r.usage.output_tokens as i64,
+            r.usage.cached_input_tokens as i64,
+            r.usage.reasoning_tokens as i64,
+        ],
         r.cost_usd,
         r.latency_ms as i64,
         r.error.clone(),

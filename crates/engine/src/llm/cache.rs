@@ -29,7 +29,8 @@ pub fn key(cfg: &ModelConfig, req: &ChatRequest) -> String {
 }
 
 /// Where cached replies live (for messages about a broken entry).
-const CACHED_REPLY: StoredColumn = StoredColumn { table: "llm_cache", column: "response_json", what: "cached reply", row_kind: "cache entry" };
+const CACHED_REPLY: StoredColumn =
+    StoredColumn { table: "llm_cache", column: "response_json", what: "cached reply", row_kind: "cache entry" };
 
 /// A cached reply for `key` (and one more hit counted), or None. A cached reply that can no
 /// longer be read is an error naming its entry. Runs on a blocking thread.
@@ -37,7 +38,8 @@ pub async fn get(store: &Store, key: &str) -> ApiResult<Option<ChatResponse>> {
     let k = key.to_string();
     let hit: Option<String> = store
         .call(move |c| {
-            let v: Option<String> = c.query_row("SELECT response_json FROM llm_cache WHERE key = ?1", [&k], |r| r.get(0)).optional()?;
+            let v: Option<String> =
+                c.query_row("SELECT response_json FROM llm_cache WHERE key = ?1", [&k], |r| r.get(0)).optional()?;
             if v.is_some() {
                 c.execute("UPDATE llm_cache SET hits = hits + 1 WHERE key = ?1", [&k])?;
             }
@@ -52,7 +54,8 @@ pub async fn get(store: &Store, key: &str) -> ApiResult<Option<ChatResponse>> {
 
 /// Store a successful reply under `key`. Runs on a blocking thread.
 pub async fn put(store: &Store, key: &str, cfg: &ModelConfig, resp: &ChatResponse) -> ApiResult<()> {
-    let json = serde_json::to_string(resp).map_err(|e| ApiError::internal(format!("a reply could not be encoded for the cache: {e}")))?;
+    let json = serde_json::to_string(resp)
+        .map_err(|e| ApiError::internal(format!("a reply could not be encoded for the cache: {e}")))?;
     let (key, base_url, model) = (key.to_string(), cfg.base_url.clone(), cfg.model.clone());
     store
         .call(move |c| {
@@ -74,9 +77,17 @@ pub struct CacheStats {
 
 pub fn stats(store: &Store) -> ApiResult<CacheStats> {
     Ok(store.with_read(|c| {
-        c.query_row("SELECT count(*), coalesce(sum(hits), 0), coalesce(sum(length(response_json)), 0) FROM llm_cache", [], |r| {
-            Ok(CacheStats { entries: r.get::<_, i64>(0)? as u64, hits: r.get::<_, i64>(1)? as u64, bytes: r.get::<_, i64>(2)? as u64 })
-        })
+        c.query_row(
+            "SELECT count(*), coalesce(sum(hits), 0), coalesce(sum(length(response_json)), 0) FROM llm_cache",
+            [],
+            |r| {
+                Ok(CacheStats {
+                    entries: r.get::<_, i64>(0)? as u64,
+                    hits: r.get::<_, i64>(1)? as u64,
+                    bytes: r.get::<_, i64>(2)? as u64,
+                })
+            },
+        )
     })?)
 }
 

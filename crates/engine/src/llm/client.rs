@@ -144,7 +144,13 @@ impl LlmClient {
     }
 
     /// Send one chat request with the full middleware.
-    pub async fn chat(&self, m: &ModelHandle, req: &ChatRequest, ctx: &CallContext, cancel: &CancellationToken) -> Result<ChatResponse, LlmError> {
+    pub async fn chat(
+        &self,
+        m: &ModelHandle,
+        req: &ChatRequest,
+        ctx: &CallContext,
+        cancel: &CancellationToken,
+    ) -> Result<ChatResponse, LlmError> {
         let started = Instant::now();
         let req = Self::with_defaults(&m.cfg, req);
         let key = cache::key(&m.cfg, &req);
@@ -155,13 +161,24 @@ impl LlmClient {
                     hit.attempts = 0;
                     hit.cost_usd = 0.0;
                     hit.latency_ms = started.elapsed().as_millis() as u64;
-                    let rec = CallRecord { ctx, cfg: &m.cfg, cache_hit: true, attempts: 0, usage: hit.usage, cost_usd: 0.0, latency_ms: hit.latency_ms, error: None };
+                    let rec = CallRecord {
+                        ctx,
+                        cfg: &m.cfg,
+                        cache_hit: true,
+                        attempts: 0,
+                        usage: hit.usage,
+                        cost_usd: 0.0,
+                        latency_ms: hit.latency_ms,
+                        error: None,
+                    };
                     self.record(&rec).await;
                     return Ok(hit);
                 }
                 Ok(None) => {}
                 // The model is asked instead; a good reply overwrites the broken entry.
-                Err(e) => tracing::warn!(model = %m.cfg.name, error = %e, "could not read the response cache; calling the model"),
+                Err(e) => {
+                    tracing::warn!(model = %m.cfg.name, error = %e, "could not read the response cache; calling the model")
+                }
             }
         }
         let call = wire::build(&m.cfg, m.key.as_ref().map(Secret::expose), &req);
@@ -224,7 +241,16 @@ impl LlmClient {
                         tracing::warn!(model = %m.cfg.name, error = %err, "could not store a reply in the response cache");
                     }
                 }
-                let rec = CallRecord { ctx, cfg: &m.cfg, cache_hit: false, attempts, usage: resp.usage, cost_usd: cost, latency_ms, error: None };
+                let rec = CallRecord {
+                    ctx,
+                    cfg: &m.cfg,
+                    cache_hit: false,
+                    attempts,
+                    usage: resp.usage,
+                    cost_usd: cost,
+                    latency_ms,
+                    error: None,
+                };
                 self.record(&rec).await;
                 Ok(resp)
             }
@@ -269,7 +295,12 @@ impl LlmClient {
         }
     }
 
-    async fn attempt(&self, m: &ModelHandle, call: &wire::HttpCall, req: &ChatRequest) -> Result<ParsedReply, LlmError> {
+    async fn attempt(
+        &self,
+        m: &ModelHandle,
+        call: &wire::HttpCall,
+        req: &ChatRequest,
+    ) -> Result<ParsedReply, LlmError> {
         let mut rb = self.http.post(&call.url).timeout(Duration::from_secs(m.cfg.timeout_secs as u64)).json(&call.body);
         for (k, v) in &call.headers {
             rb = rb.header(*k, v);
@@ -282,10 +313,15 @@ impl LlmClient {
         let model = m.cfg.name.clone();
         if status.is_success() {
             if !content_type.is_empty() && !content_type.contains("json") {
-                return Err(LlmError::BadResponse { model, reason: format!("expected JSON but got {content_type}: {}", m.scrub(&excerpt(&bytes))) });
+                return Err(LlmError::BadResponse {
+                    model,
+                    reason: format!("expected JSON but got {content_type}: {}", m.scrub(&excerpt(&bytes))),
+                });
             }
-            let v: Value = serde_json::from_slice(&bytes)
-                .map_err(|e| LlmError::BadResponse { model: model.clone(), reason: format!("the body is not valid JSON ({e})") })?;
+            let v: Value = serde_json::from_slice(&bytes).map_err(|e| LlmError::BadResponse {
+                model: model.clone(),
+                reason: format!("the body is not valid JSON ({e})"),
+            })?;
             return wire::parse(&m.cfg, req, &v).map_err(|reason| LlmError::BadResponse { model, reason });
         }
         let body = m.scrub(&excerpt(&bytes));

@@ -19,8 +19,13 @@ pub enum ProviderKind {
 }
 
 impl ProviderKind {
-    pub const ALL: [ProviderKind; 5] =
-        [ProviderKind::OpenAiCompatible, ProviderKind::OpenAi, ProviderKind::Azure, ProviderKind::Anthropic, ProviderKind::Gemini];
+    pub const ALL: [ProviderKind; 5] = [
+        ProviderKind::OpenAiCompatible,
+        ProviderKind::OpenAi,
+        ProviderKind::Azure,
+        ProviderKind::Anthropic,
+        ProviderKind::Gemini,
+    ];
     pub fn as_str(self) -> &'static str {
         match self {
             ProviderKind::OpenAiCompatible => "openai-compatible",
@@ -109,7 +114,9 @@ impl ModelConfig {
         }
         let host = self.host();
         let h = host.trim_start_matches('[').trim_end_matches(']');
-        h == "localhost" || h.ends_with(".localhost") || h.parse::<std::net::IpAddr>().map(|ip| ip.is_loopback()).unwrap_or(false)
+        h == "localhost"
+            || h.ends_with(".localhost")
+            || h.parse::<std::net::IpAddr>().map(|ip| ip.is_loopback()).unwrap_or(false)
     }
 
     /// Cost of a call in US$.
@@ -117,7 +124,9 @@ impl ModelConfig {
         let per = |p: Option<f64>, n: u64| p.unwrap_or(0.0) * n as f64 / 1_000_000.0;
         let cached = usage.cached_input_tokens.min(usage.input_tokens);
         let fresh = usage.input_tokens - cached;
-        per(self.price_in, fresh) + per(self.price_cached_in.or(self.price_in), cached) + per(self.price_out, usage.output_tokens)
+        per(self.price_in, fresh)
+            + per(self.price_cached_in.or(self.price_in), cached)
+            + per(self.price_out, usage.output_tokens)
     }
 
     /// A one-line description of where data goes.
@@ -150,7 +159,12 @@ mod tests {
         m.price_in = Some(2.0);
         m.price_out = Some(8.0);
         m.price_cached_in = Some(0.5);
-        let u = super::super::Usage { input_tokens: 1_000_000, output_tokens: 500_000, cached_input_tokens: 400_000, reasoning_tokens: 0 };
+        let u = super::super::Usage {
+            input_tokens: 1_000_000,
+            output_tokens: 500_000,
+            cached_input_tokens: 400_000,
+            reasoning_tokens: 0,
+        };
         assert!((m.cost(&u) - (1.2 + 0.2 + 4.0)).abs() < 1e-9);
     }
 }

@@ -36,7 +36,11 @@ impl LlmError {
     pub fn is_transient(&self) -> bool {
         matches!(
             self,
-            LlmError::RateLimited { .. } | LlmError::Server { .. } | LlmError::Timeout { .. } | LlmError::Connect { .. } | LlmError::BadResponse { .. }
+            LlmError::RateLimited { .. }
+                | LlmError::Server { .. }
+                | LlmError::Timeout { .. }
+                | LlmError::Connect { .. }
+                | LlmError::BadResponse { .. }
         )
     }
     pub fn retry_after(&self) -> Option<Duration> {

@@ -187,7 +187,10 @@ pub fn extract_json_object(text: &str) -> Result<Extracted, ExtractError> {
             return Ok(Extracted { value: v, repairs });
         }
     }
-    let e = serde_json::from_str::<Value>(&no_commas).err().map(|e| e.to_string()).unwrap_or_else(|| "not an object".into());
+    let e = serde_json::from_str::<Value>(&no_commas)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_else(|| "not an object".into());
     Err(ExtractError(e))
 }
 

@@ -37,7 +37,11 @@ impl Drop for Slot {
 impl AdaptiveLimiter {
     pub fn new(max: u32) -> Arc<AdaptiveLimiter> {
         let max = max.max(1);
-        Arc::new(AdaptiveLimiter { max, state: Mutex::new(State { limit: max as f64, in_flight: 0, last_cut: None }), notify: Notify::new() })
+        Arc::new(AdaptiveLimiter {
+            max,
+            state: Mutex::new(State { limit: max as f64, in_flight: 0, last_cut: None }),
+            notify: Notify::new(),
+        })
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {

@@ -37,7 +37,9 @@ pub fn get(conn: &Connection, name: &str) -> ApiResult<Option<ModelConfig>> {
 
 pub fn require(conn: &Connection, name: &str) -> ApiResult<ModelConfig> {
     get(conn, name)?.ok_or_else(|| {
-        ApiError::not_found(format!("No model is registered as \"{name}\". Register it in Settings → Models (or with `psebench models add`)."))
+        ApiError::not_found(format!(
+            "No model is registered as \"{name}\". Register it in Settings → Models (or with `psebench models add`)."
+        ))
     })
 }
 
@@ -89,6 +91,9 @@ pub fn remove(conn: &Connection, name: &str) -> ApiResult<bool> {
 }
 
 pub fn set_key_flag(conn: &Connection, name: &str, in_keyring: bool) -> ApiResult<()> {
-    conn.execute("UPDATE models SET key_in_keyring = ?2, updated_at = ?3 WHERE name = ?1", params![name, in_keyring as i64, now_rfc3339()])?;
+    conn.execute(
+        "UPDATE models SET key_in_keyring = ?2, updated_at = ?3 WHERE name = ?1",
+        params![name, in_keyring as i64, now_rfc3339()],
+    )?;
     Ok(())
 }

@@ -15,7 +15,12 @@ pub struct RetryPolicy {
 
 impl Default for RetryPolicy {
     fn default() -> Self {
-        RetryPolicy { max_retries: 6, base: Duration::from_millis(500), cap: Duration::from_secs(30), max_retry_after: Duration::from_secs(120) }
+        RetryPolicy {
+            max_retries: 6,
+            base: Duration::from_millis(500),
+            cap: Duration::from_secs(30),
+            max_retry_after: Duration::from_secs(120),
+        }
     }
 }
 

@@ -65,7 +65,12 @@ impl ChatRequest {
         self
     }
     pub fn system_text(&self) -> String {
-        self.messages.iter().filter(|m| m.role == Role::System).map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n\n")
+        self.messages
+            .iter()
+            .filter(|m| m.role == Role::System)
+            .map(|m| m.content.as_str())
+            .collect::<Vec<_>>()
+            .join("\n\n")
     }
 }
 

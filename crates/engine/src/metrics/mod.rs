@@ -7,10 +7,10 @@
 //! whole); all metrics, the bootstrap and the paired tests then work on those small per-case
 //! arrays. Files are read and models scored on parallel threads.
 
-pub mod per_clause;
 mod bootstrap;
 mod consistency;
 mod paired;
+pub mod per_clause;
 mod prepare;
 mod prf;
 pub mod report;

@@ -67,11 +67,9 @@ fn header(h: &HeaderMap, name: &str) -> Option<String> {
 fn text_of(content: &Value) -> String {
     match content {
         Value::String(s) => s.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join(""),
+        Value::Array(parts) => {
+            parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("")
+        }
         _ => String::new(),
     }
 }
@@ -107,7 +105,16 @@ pub fn openai(body: &Value, headers: &HeaderMap, azure_deployment: Option<&str>)
     } else {
         header(headers, "authorization").and_then(|v| v.strip_prefix("Bearer ").map(str::to_string))
     };
-    Ok(Normalized { api, model, system: system.join("\n\n"), messages, response_format, forced_tool: None, prefill: None, key })
+    Ok(Normalized {
+        api,
+        model,
+        system: system.join("\n\n"),
+        messages,
+        response_format,
+        forced_tool: None,
+        prefill: None,
+        key,
+    })
 }
 
 pub fn anthropic(body: &Value, headers: &HeaderMap) -> Result<Normalized, String> {
@@ -123,7 +130,9 @@ pub fn anthropic(body: &Value, headers: &HeaderMap) -> Result<Normalized, String
     for m in msgs {
         let role = m.get("role").and_then(Value::as_str).ok_or("messages: each message needs a role")?;
         if role != "user" && role != "assistant" {
-            return Err(format!("messages: unexpected role \"{role}\" (system text belongs in the top-level system field)"));
+            return Err(format!(
+                "messages: unexpected role \"{role}\" (system text belongs in the top-level system field)"
+            ));
         }
         messages.push((role.to_string(), text_of(m.get("content").unwrap_or(&Value::Null))));
     }
@@ -131,10 +140,7 @@ pub fn anthropic(body: &Value, headers: &HeaderMap) -> Result<Normalized, String
         return Err("messages: first message must use the \"user\" role".into());
     }
     let system = body.get("system").map(text_of).unwrap_or_default();
-    let forced_tool = body
-        .pointer("/tool_choice/name")
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    let forced_tool = body.pointer("/tool_choice/name").and_then(Value::as_str).map(str::to_string);
     let prefill = match messages.last() {
         Some((r, t)) if r == "assistant" => Some(t.clone()),
         _ => None,
@@ -159,7 +165,10 @@ pub fn anthropic(body: &Value, headers: &HeaderMap) -> Result<Normalized, String
 }
 
 pub fn gemini(body: &Value, headers: &HeaderMap, model: &str) -> Result<Normalized, String> {
-    let contents = body.get("contents").and_then(Value::as_array).ok_or("* GenerateContentRequest.contents: contents is not specified")?;
+    let contents = body
+        .get("contents")
+        .and_then(Value::as_array)
+        .ok_or("* GenerateContentRequest.contents: contents is not specified")?;
     let mut messages = Vec::new();
     for c in contents {
         let role = match c.get("role").and_then(Value::as_str).unwrap_or("user") {

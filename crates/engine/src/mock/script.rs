@@ -91,11 +91,17 @@ pub struct When {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Reply {
-    Text { text: String },
+    Text {
+        text: String,
+    },
     /// A JSON value; string values may hold {{placeholders}}.
-    Json { json: Value },
+    Json {
+        json: Value,
+    },
     /// Text with {{last_user}}, {{system}}, {{model}}, {{n}}, {{1}}… placeholders.
-    Template { template: String },
+    Template {
+        template: String,
+    },
 }
 
 /// Token counts to report instead of the estimate.

@@ -197,7 +197,8 @@ async fn replace_script(State(s): State<Arc<MockState>>, body: String) -> Respon
 // axum's `Response` is what every handler returns on failure; boxing it here would only move it.
 #[allow(clippy::result_large_err)]
 fn parse_body(bytes: &Bytes) -> Result<Value, Response> {
-    serde_json::from_slice(bytes).map_err(|e| error_response(StatusCode::BAD_REQUEST, &format!("request body is not valid JSON: {e}")))
+    serde_json::from_slice(bytes)
+        .map_err(|e| error_response(StatusCode::BAD_REQUEST, &format!("request body is not valid JSON: {e}")))
 }
 
 fn error_response(status: StatusCode, message: &str) -> Response {
@@ -246,7 +247,12 @@ async fn anthropic_handler(State(s): State<Arc<MockState>>, headers: HeaderMap, 
     respond(&s, "/v1/messages", v, norm).await
 }
 
-async fn gemini_handler(State(s): State<Arc<MockState>>, Path(model_action): Path<String>, headers: HeaderMap, body: Bytes) -> Response {
+async fn gemini_handler(
+    State(s): State<Arc<MockState>>,
+    Path(model_action): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let Some(model) = model_action.strip_suffix(":generateContent") else {
         return error_response(StatusCode::NOT_FOUND, "only :generateContent is supported by the mock");
     };
@@ -274,7 +280,9 @@ fn find_rule(c: &Compiled, n: &Normalized) -> Option<(usize, Vec<String>)> {
         if w.last_user_contains.as_deref().map(|t| !n.last_user().contains(t)).unwrap_or(false) {
             continue;
         }
-        if w.user_turns_min.map(|m| n.user_turns() < m).unwrap_or(false) || w.user_turns_max.map(|m| n.user_turns() > m).unwrap_or(false) {
+        if w.user_turns_min.map(|m| n.user_turns() < m).unwrap_or(false)
+            || w.user_turns_max.map(|m| n.user_turns() > m).unwrap_or(false)
+        {
             continue;
         }
         if w.response_format.as_deref().map(|f| f != n.response_format).unwrap_or(false) {
@@ -443,7 +451,11 @@ async fn respond(s: &Arc<MockState>, path: &str, body: Value, norm: Result<Norma
         push(s, record);
         return error_response(
             StatusCode::BAD_REQUEST,
-            &format!("mock: no rule matched this {} request for model {} and the script has no default_reply", n.api.as_str(), n.model),
+            &format!(
+                "mock: no rule matched this {} request for model {} and the script has no default_reply",
+                n.api.as_str(),
+                n.model
+            ),
         );
     };
     let caps = matched.map(|(_, c)| c).unwrap_or_default();
@@ -457,7 +469,8 @@ async fn respond(s: &Arc<MockState>, path: &str, body: Value, norm: Result<Norma
     let over = rule.and_then(|r| r.usage.clone()).unwrap_or_default();
     let input = over.input_tokens.unwrap_or_else(|| estimate_tokens(n.input_chars()));
     let output = over.output_tokens.unwrap_or_else(|| estimate_tokens(text.len()));
-    let cached = over.cached_input_tokens.unwrap_or_else(|| (input as f64 * script.cached_fraction.clamp(0.0, 1.0)) as u64);
+    let cached =
+        over.cached_input_tokens.unwrap_or_else(|| (input as f64 * script.cached_fraction.clamp(0.0, 1.0)) as u64);
     let reasoning = over.reasoning_tokens.unwrap_or(0);
     push(s, record);
     let body = match n.api {
@@ -475,7 +488,9 @@ async fn respond(s: &Arc<MockState>, path: &str, body: Value, norm: Result<Norma
         }),
         Api::Anthropic => {
             let content = match (&n.forced_tool, serde_json::from_str::<Value>(&text)) {
-                (Some(name), Ok(input_json)) => json!([{"type": "tool_use", "id": format!("toolu_mock_{seq}"), "name": name, "input": input_json}]),
+                (Some(name), Ok(input_json)) => {
+                    json!([{"type": "tool_use", "id": format!("toolu_mock_{seq}"), "name": name, "input": input_json}])
+                }
                 _ => json!([{"type": "text", "text": text}]),
             };
             json!({
@@ -523,7 +538,9 @@ fn fault_response(f: &Fault) -> Response {
             .unwrap_or_else(|_| StatusCode::OK.into_response()),
         Fault::Truncated => {
             let chunks: Vec<Result<Bytes, std::io::Error>> = vec![
-                Ok(Bytes::from_static(b"{\"choices\": [{\"index\": 0, \"message\": {\"role\": \"assistant\", \"content\": \"par")),
+                Ok(Bytes::from_static(
+                    b"{\"choices\": [{\"index\": 0, \"message\": {\"role\": \"assistant\", \"content\": \"par",
+                )),
                 Err(std::io::Error::new(std::io::ErrorKind::ConnectionReset, "mock truncation")),
             ];
             Response::builder()

@@ -87,7 +87,9 @@ impl Engine {
     }
 
     pub fn policy_show(&self, id: &str) -> ApiResult<PolicyView> {
-        let (pack, official) = self.store().with_conn(|c| Ok::<_, ApiError>((repo::load_pack(c, id)?, repo::official_sections(c, id)?)))?;
+        let (pack, official) = self
+            .store()
+            .with_conn(|c| Ok::<_, ApiError>((repo::load_pack(c, id)?, repo::official_sections(c, id)?)))?;
         let evidence = pack.evidence(&official);
         Ok(PolicyView {
             id: pack.id.clone(),
@@ -113,7 +115,9 @@ impl Engine {
     /// Store official Markdown text split at headings; the pack's summaries are kept.
     pub fn policy_import(&self, req: &PolicyImportRequest) -> ApiResult<PolicyImportResult> {
         if req.clauses.is_none() && req.guidance.is_none() {
-            return Err(ApiError::invalid("Give the official clause text, the guidance text, or both, as Markdown files."));
+            return Err(ApiError::invalid(
+                "Give the official clause text, the guidance text, or both, as Markdown files.",
+            ));
         }
         let (pack, _) = self.pack_and_vocab(&req.policy)?;
         let at = now_rfc3339();

@@ -8,7 +8,8 @@ use super::PolicyPack;
 
 fn load_pack(dir: &Dir<'static>) -> Result<PolicyPack, String> {
     let read = |name: &str| -> Result<Value, String> {
-        let f = dir.get_file(dir.path().join(name)).ok_or_else(|| format!("{}/{name} missing", dir.path().display()))?;
+        let f =
+            dir.get_file(dir.path().join(name)).ok_or_else(|| format!("{}/{name} missing", dir.path().display()))?;
         let text = f.contents_utf8().ok_or_else(|| format!("{name} is not UTF-8"))?;
         serde_json::from_str(text).map_err(|e| format!("{}/{name}: {e}", dir.path().display()))
     };

@@ -45,7 +45,10 @@ pub fn split_markdown(text: &str) -> Vec<MdSection> {
                 let next = lines[i + 1].trim();
                 if next.len() >= 3 && next.chars().all(|c| c == '=') {
                     heading = Some((1, line.trim().to_string()));
-                } else if next.len() >= 3 && next.chars().all(|c| c == '-') && !line.trim_start().starts_with(['-', '*', '|', '>']) {
+                } else if next.len() >= 3
+                    && next.chars().all(|c| c == '-')
+                    && !line.trim_start().starts_with(['-', '*', '|', '>'])
+                {
                     heading = Some((2, line.trim().to_string()));
                 }
                 if heading.is_some() {
@@ -103,7 +106,10 @@ fn names(heading_norm: &str, id: &str) -> bool {
 
 fn subdivision() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
-    R.get_or_init(|| Regex::new(r"(?i)subd(?:ivision)?\.?\s*(\d+[a-z]?)\s*(?:,?\s*(?:clause)?\s*\(?\s*(\d+)\s*\)?)?").expect("static regex"))
+    R.get_or_init(|| {
+        Regex::new(r"(?i)subd(?:ivision)?\.?\s*(\d+[a-z]?)\s*(?:,?\s*(?:clause)?\s*\(?\s*(\d+)\s*\)?)?")
+            .expect("static regex")
+    })
 }
 
 fn gr_abbrev() -> &'static Regex {
@@ -115,7 +121,8 @@ fn gr_abbrev() -> &'static Regex {
 pub fn match_heading(pack: &PolicyPack, heading: &str) -> Option<String> {
     let h = normalize(heading);
     // Longest ids first so "Care Management Event Recommendation 1" wins over shorter overlaps.
-    let mut ids: Vec<&str> = pack.clauses.iter().map(|c| c.label.as_str()).chain(pack.guidance.iter().map(|g| g.id.as_str())).collect();
+    let mut ids: Vec<&str> =
+        pack.clauses.iter().map(|c| c.label.as_str()).chain(pack.guidance.iter().map(|g| g.id.as_str())).collect();
     ids.sort_by_key(|s| std::cmp::Reverse(s.len()));
     if let Some(id) = ids.iter().find(|id| names(&h, id)) {
         return Some(id.to_string());
@@ -138,7 +145,13 @@ pub fn match_heading(pack: &PolicyPack, heading: &str) -> Option<String> {
 }
 
 /// Turn a Markdown document into official sections for `source` (`clauses` or `guidance`).
-pub fn sections_from_markdown(pack: &PolicyPack, source: &str, file_name: &str, text: &str, at: &str) -> Vec<OfficialSection> {
+pub fn sections_from_markdown(
+    pack: &PolicyPack,
+    source: &str,
+    file_name: &str,
+    text: &str,
+    at: &str,
+) -> Vec<OfficialSection> {
     let mut used: Vec<String> = Vec::new();
     split_markdown(text)
         .into_iter()

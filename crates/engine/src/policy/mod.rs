@@ -157,11 +157,11 @@ impl PolicyPack {
             .iter()
             .map(|c| EvidenceItem { id: c.label.clone(), kind: "clause".into(), title: c.short_title.clone() })
             .collect();
-        out.extend(
-            self.guidance
-                .iter()
-                .map(|g| EvidenceItem { id: g.id.clone(), kind: "guidance".into(), title: g.topic.clone() }),
-        );
+        out.extend(self.guidance.iter().map(|g| EvidenceItem {
+            id: g.id.clone(),
+            kind: "guidance".into(),
+            title: g.topic.clone(),
+        }));
         for s in official.iter().filter(|s| !s.matched) {
             if !out.iter().any(|e| e.id == s.evidence_id) {
                 out.push(EvidenceItem { id: s.evidence_id.clone(), kind: "official".into(), title: s.heading.clone() });

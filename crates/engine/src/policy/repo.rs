@@ -8,7 +8,8 @@ use crate::util::now_rfc3339;
 
 /// Insert or refresh a built-in pack (official text imported by the user is kept).
 pub fn upsert_pack(conn: &Connection, pack: &PolicyPack, builtin: bool) -> ApiResult<()> {
-    let json = serde_json::to_string(pack).map_err(|e| ApiError::internal(format!("pack {} could not be encoded: {e}", pack.id)))?;
+    let json = serde_json::to_string(pack)
+        .map_err(|e| ApiError::internal(format!("pack {} could not be encoded: {e}", pack.id)))?;
     let now = now_rfc3339();
     conn.execute(
         "INSERT INTO policies (id, name, edition, pack_json, builtin, created_at, updated_at)
@@ -24,9 +25,7 @@ pub fn upsert_pack(conn: &Connection, pack: &PolicyPack, builtin: bool) -> ApiRe
 pub fn load_pack(conn: &Connection, id: &str) -> ApiResult<PolicyPack> {
     let json: Option<String> =
         conn.query_row("SELECT pack_json FROM policies WHERE id = ?1", [id], |r| r.get(0)).optional()?;
-    let json = json.ok_or_else(|| {
-        ApiError::not_found(format!("There is no policy pack \"{id}\" in this store."))
-    })?;
+    let json = json.ok_or_else(|| ApiError::not_found(format!("There is no policy pack \"{id}\" in this store.")))?;
     serde_json::from_str(&json).map_err(|e| ApiError::internal(format!("stored pack {id} is unreadable: {e}")))
 }
 
@@ -60,8 +59,16 @@ pub fn official_sections(conn: &Connection, policy_id: &str) -> ApiResult<Vec<Of
 }
 
 /// Replace the official sections of one source document (`clauses` or `guidance`).
-pub fn replace_official_sections(conn: &Connection, policy_id: &str, source: &str, sections: &[OfficialSection]) -> ApiResult<()> {
-    conn.execute("DELETE FROM policy_official_sections WHERE policy_id = ?1 AND source = ?2", params![policy_id, source])?;
+pub fn replace_official_sections(
+    conn: &Connection,
+    policy_id: &str,
+    source: &str,
+    sections: &[OfficialSection],
+) -> ApiResult<()> {
+    conn.execute(
+        "DELETE FROM policy_official_sections WHERE policy_id = ?1 AND source = ?2",
+        params![policy_id, source],
+    )?;
     let mut stmt = conn.prepare(
         "INSERT INTO policy_official_sections
          (policy_id, source, ord, level, heading, evidence_id, matched, body, file_name, imported_at)

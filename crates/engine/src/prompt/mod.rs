@@ -137,7 +137,12 @@ mod tests {
 
     #[test]
     fn render_fills_once_and_checks_slots() {
-        let p = Prompt { name: "t".into(), text: "A {{x}} and {{ y }}.".into(), version: "v".into(), source: "test".into() };
+        let p = Prompt {
+            name: "t".into(),
+            text: "A {{x}} and {{ y }}.".into(),
+            version: "v".into(),
+            source: "test".into(),
+        };
         assert_eq!(p.render(&[("x", "{{y}}"), ("y", "2")]).unwrap(), "A {{y}} and 2.");
         assert!(p.render(&[("x", "1")]).is_err());
         assert!(p.render(&[("x", "1"), ("y", "2"), ("z", "3")]).is_err());

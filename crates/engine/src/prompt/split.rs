@@ -43,7 +43,9 @@ impl SplitPrompt {
 pub fn load_split(name: &str) -> ApiResult<SplitPrompt> {
     let prompt = load(name)?;
     if !prompt.text.lines().any(|l| l.trim() == USER_MARKER) {
-        return Err(ApiError::internal(format!("prompt {name} has no {USER_MARKER} line separating its system and user parts")));
+        return Err(ApiError::internal(format!(
+            "prompt {name} has no {USER_MARKER} line separating its system and user parts"
+        )));
     }
     Ok(SplitPrompt { prompt })
 }

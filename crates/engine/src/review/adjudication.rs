@@ -36,7 +36,13 @@ pub fn owner_view(a: &AnswerRow) -> ReviewerAnswer {
     }
 }
 
-fn spread_reason(code: &str, label: &str, rows: &[&AnswerRow], value: impl Fn(&AnswerRecord) -> Option<u8>, threshold: u8) -> Option<QueueReason> {
+fn spread_reason(
+    code: &str,
+    label: &str,
+    rows: &[&AnswerRow],
+    value: impl Fn(&AnswerRecord) -> Option<u8>,
+    threshold: u8,
+) -> Option<QueueReason> {
     let vals: Vec<u8> = rows.iter().filter_map(|a| value(&a.record)).collect();
     let (lo, hi) = (vals.iter().min()?, vals.iter().max()?);
     (hi - lo > threshold).then(|| QueueReason {
@@ -45,7 +51,13 @@ fn spread_reason(code: &str, label: &str, rows: &[&AnswerRow], value: impl Fn(&A
     })
 }
 
-fn low_reason(code: &str, label: &str, rows: &[&AnswerRow], value: impl Fn(&AnswerRecord) -> Option<u8>, low: u8) -> Option<QueueReason> {
+fn low_reason(
+    code: &str,
+    label: &str,
+    rows: &[&AnswerRow],
+    value: impl Fn(&AnswerRecord) -> Option<u8>,
+    low: u8,
+) -> Option<QueueReason> {
     if low == 0 {
         return None;
     }
@@ -53,7 +65,8 @@ fn low_reason(code: &str, label: &str, rows: &[&AnswerRow], value: impl Fn(&Answ
         .iter()
         .filter_map(|a| value(&a.record).filter(|v| *v <= low).map(|v| format!("{} gave {v}", a.reviewer)))
         .collect();
-    (!who.is_empty()).then(|| QueueReason { code: code.into(), text: format!("Low {label} rating: {}.", who.join(", ")) })
+    (!who.is_empty())
+        .then(|| QueueReason { code: code.into(), text: format!("Low {label} rating: {}.", who.join(", ")) })
 }
 
 /// Why a case belongs in the queue (empty when it does not).
@@ -73,18 +86,20 @@ pub fn reasons(item: &ItemRow, rows: &[&AnswerRow], threshold: u8, low: u8) -> V
             ),
         });
     }
-    let off: Vec<String> = verdicts
-        .iter()
-        .filter(|(_, v)| *v != item.expected)
-        .map(|(r, v)| format!("{r} said {}", v.as_str()))
-        .collect();
+    let off: Vec<String> =
+        verdicts.iter().filter(|(_, v)| *v != item.expected).map(|(r, v)| format!("{r} said {}", v.as_str())).collect();
     if !off.is_empty() {
         out.push(QueueReason {
             code: "blind_differs_from_construction".into(),
-            text: format!("Own verdict differs from the by-construction verdict ({}): {}.", item.expected.as_str(), off.join(", ")),
+            text: format!(
+                "Own verdict differs from the by-construction verdict ({}): {}.",
+                item.expected.as_str(),
+                off.join(", ")
+            ),
         });
     }
-    let disagree: Vec<&str> = rows.iter().filter(|a| a.record.agree == Some(false)).map(|a| a.reviewer.as_str()).collect();
+    let disagree: Vec<&str> =
+        rows.iter().filter(|a| a.record.agree == Some(false)).map(|a| a.reviewer.as_str()).collect();
     if !disagree.is_empty() {
         out.push(QueueReason {
             code: "disagree_mark".into(),
@@ -107,7 +122,13 @@ mod tests {
         crate::review::repo::test_item("c", CaseType::Complete, e)
     }
 
-    fn row(r: &str, realism: Option<u8>, plaus: Option<u8>, v: Option<ReviewVerdict>, agree: Option<bool>) -> AnswerRow {
+    fn row(
+        r: &str,
+        realism: Option<u8>,
+        plaus: Option<u8>,
+        v: Option<ReviewVerdict>,
+        agree: Option<bool>,
+    ) -> AnswerRow {
         AnswerRow {
             reviewer: r.into(),
             item_no: 1,
@@ -136,7 +157,13 @@ mod tests {
         let r = reasons(&item(Reportable), &[&a, &b], 2, 2);
         assert_eq!(
             codes(&r),
-            vec!["verdicts_differ", "blind_differs_from_construction", "disagree_mark", "realism_spread", "low_realism"]
+            vec![
+                "verdicts_differ",
+                "blind_differs_from_construction",
+                "disagree_mark",
+                "realism_spread",
+                "low_realism"
+            ]
         );
         assert!(r[1].text.contains("B said Uncertain"));
         // a spread equal to the threshold is not "more than" it

@@ -126,7 +126,10 @@ pub fn apply(cur: &AnswerRecord, patch: &ReviewAnswerPatch, item_no: u32, now: &
     }
     if let Some(t) = patch.add_time_secs {
         if !t.is_finite() || t < 0.0 {
-            return Err(ApiError::new(ErrorCode::ValidationFailed, "Time spent must be a number of seconds, zero or more."));
+            return Err(ApiError::new(
+                ErrorCode::ValidationFailed,
+                "Time spent must be a number of seconds, zero or more.",
+            ));
         }
     }
     if let Some(v) = patch.blind_verdict {
@@ -257,7 +260,8 @@ pub fn merge(local: &AnswerRecord, incoming: &AnswerRecord, item_no: u32) -> Mer
         changed.push("plausibility");
     }
     if newer(&incoming.blind_verdict_at, &r.blind_verdict_at) {
-        if local.revealed_at.is_some() && local.blind_verdict.is_some() && local.blind_verdict != incoming.blind_verdict {
+        if local.revealed_at.is_some() && local.blind_verdict.is_some() && local.blind_verdict != incoming.blind_verdict
+        {
             kept.push(format!(
                 "item {item_no}: kept the verdict {} given before the reveal; the later {} was not taken",
                 local.blind_verdict.map(|v| v.as_str()).unwrap_or("-"),
@@ -295,7 +299,10 @@ pub fn validate_incoming(a: &AnswerRecord, item_no: u32) -> ApiResult<()> {
     check_rating("Realism", a.realism).map_err(|e| located(e, item_no))?;
     check_rating("Plausibility", a.plausibility).map_err(|e| located(e, item_no))?;
     let bad = |what: &str| {
-        ApiError::new(ErrorCode::ValidationFailed, format!("The answer to item {item_no} is inconsistent ({what}); nothing was merged."))
+        ApiError::new(
+            ErrorCode::ValidationFailed,
+            format!("The answer to item {item_no} is inconsistent ({what}); nothing was merged."),
+        )
     };
     if a.revealed_at.is_some() && a.blind_verdict.is_none() {
         return Err(bad("the by-construction verdict was opened without a blind verdict"));
@@ -336,7 +343,8 @@ mod tests {
         let a = apply(&AnswerRecord::default(), &ReviewAnswerPatch { realism: Some(4), ..patch() }, 1, "t1").unwrap();
         assert_eq!(a.changed, vec!["realism"]);
         assert_eq!(a.record.realism_at.as_deref(), Some("t1"));
-        let b = apply(&a.record, &ReviewAnswerPatch { realism: Some(4), plausibility: Some(3), ..patch() }, 1, "t2").unwrap();
+        let b = apply(&a.record, &ReviewAnswerPatch { realism: Some(4), plausibility: Some(3), ..patch() }, 1, "t2")
+            .unwrap();
         assert_eq!(b.changed, vec!["plausibility"]);
         assert_eq!(b.record.realism_at.as_deref(), Some("t1"), "unchanged value keeps its time");
         assert_eq!(b.record.plausibility_at.as_deref(), Some("t2"));
@@ -352,22 +360,39 @@ mod tests {
         let e = apply(&r0, &ReviewAnswerPatch { agree: Some(true), ..patch() }, 3, "t").unwrap_err();
         assert_eq!(e.code, ErrorCode::Forbidden);
         // blind verdict may change freely before the reveal
-        let r1 = apply(&r0, &ReviewAnswerPatch { blind_verdict: Some(ReviewVerdict::Reportable), ..patch() }, 3, "t1").unwrap().record;
-        let r1 = apply(&r1, &ReviewAnswerPatch { blind_verdict: Some(ReviewVerdict::Uncertain), ..patch() }, 3, "t2").unwrap().record;
+        let r1 = apply(&r0, &ReviewAnswerPatch { blind_verdict: Some(ReviewVerdict::Reportable), ..patch() }, 3, "t1")
+            .unwrap()
+            .record;
+        let r1 = apply(&r1, &ReviewAnswerPatch { blind_verdict: Some(ReviewVerdict::Uncertain), ..patch() }, 3, "t2")
+            .unwrap()
+            .record;
         let (r2, first) = reveal(&r1, 3, "t3").unwrap();
         assert!(first);
         let (r2b, again) = reveal(&r2, 3, "t9").unwrap();
         assert!(!again);
         assert_eq!(r2b.revealed_at.as_deref(), Some("t3"), "the first reveal time is kept");
         // locked after the reveal (same value is fine, a different one is refused)
-        assert!(apply(&r2, &ReviewAnswerPatch { blind_verdict: Some(ReviewVerdict::Uncertain), ..patch() }, 3, "t4").is_ok());
-        let e = apply(&r2, &ReviewAnswerPatch { blind_verdict: Some(ReviewVerdict::Reportable), ..patch() }, 3, "t4").unwrap_err();
+        assert!(apply(&r2, &ReviewAnswerPatch { blind_verdict: Some(ReviewVerdict::Uncertain), ..patch() }, 3, "t4")
+            .is_ok());
+        let e = apply(&r2, &ReviewAnswerPatch { blind_verdict: Some(ReviewVerdict::Reportable), ..patch() }, 3, "t4")
+            .unwrap_err();
         assert_eq!(e.code, ErrorCode::Forbidden);
         assert!(e.message.contains("locked"));
         // ratings, agree and comment still change
-        let r3 = apply(&r2, &ReviewAnswerPatch { realism: Some(5), plausibility: Some(4), agree: Some(false), comment: Some(" odd dose ".into()), ..patch() }, 3, "t5")
-            .unwrap()
-            .record;
+        let r3 = apply(
+            &r2,
+            &ReviewAnswerPatch {
+                realism: Some(5),
+                plausibility: Some(4),
+                agree: Some(false),
+                comment: Some(" odd dose ".into()),
+                ..patch()
+            },
+            3,
+            "t5",
+        )
+        .unwrap()
+        .record;
         assert!(r3.complete());
         assert_eq!(r3.comment.as_deref(), Some("odd dose"));
         let r4 = apply(&r3, &ReviewAnswerPatch { comment: Some("  ".into()), ..patch() }, 3, "t6").unwrap();
@@ -378,18 +403,21 @@ mod tests {
     #[test]
     fn a_refused_patch_changes_nothing() {
         let r0 = AnswerRecord::default();
-        let e = apply(&r0, &ReviewAnswerPatch { realism: Some(4), plausibility: Some(6), ..patch() }, 1, "t").unwrap_err();
+        let e =
+            apply(&r0, &ReviewAnswerPatch { realism: Some(4), plausibility: Some(6), ..patch() }, 1, "t").unwrap_err();
         assert_eq!(e.code, ErrorCode::ValidationFailed);
         assert!(e.message.contains("6 is not on the scale"));
         assert!(apply(&r0, &ReviewAnswerPatch { realism: Some(0), ..patch() }, 1, "t").is_err());
-        assert!(apply(&r0, &ReviewAnswerPatch { comment: Some("x".repeat(MAX_COMMENT_CHARS + 1)), ..patch() }, 1, "t").is_err());
+        assert!(apply(&r0, &ReviewAnswerPatch { comment: Some("x".repeat(MAX_COMMENT_CHARS + 1)), ..patch() }, 1, "t")
+            .is_err());
         assert!(apply(&r0, &ReviewAnswerPatch { add_time_secs: Some(-1.0), ..patch() }, 1, "t").is_err());
         assert!(apply(&r0, &ReviewAnswerPatch { add_time_secs: Some(f64::NAN), ..patch() }, 1, "t").is_err());
     }
 
     #[test]
     fn time_accumulates_and_absurd_reports_are_capped() {
-        let a = apply(&AnswerRecord::default(), &ReviewAnswerPatch { add_time_secs: Some(12.5), ..patch() }, 1, "t1").unwrap();
+        let a = apply(&AnswerRecord::default(), &ReviewAnswerPatch { add_time_secs: Some(12.5), ..patch() }, 1, "t1")
+            .unwrap();
         let b = apply(&a.record, &ReviewAnswerPatch { add_time_secs: Some(86_400.0), ..patch() }, 1, "t2").unwrap();
         assert!(b.time_capped);
         assert_eq!(b.record.time_spent_secs, 12.5 + MAX_TIME_REPORT_SECS);
@@ -448,7 +476,8 @@ mod tests {
 
     #[test]
     fn the_api_view_and_the_pack_keep_their_json_fields() {
-        let keys = |v: serde_json::Value| v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()).unwrap_or_default();
+        let keys =
+            |v: serde_json::Value| v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()).unwrap_or_default();
         let parts = [
             "realism",
             "realism_at",

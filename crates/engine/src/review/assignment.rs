@@ -42,7 +42,10 @@ pub fn check(n_cases: usize, n_reviewers: usize, k: usize) -> ApiResult<()> {
         return Err(ApiError::new(ErrorCode::ValidationFailed, "Name at least one reviewer."));
     }
     if k == 0 {
-        return Err(ApiError::new(ErrorCode::ValidationFailed, "The overlap must be at least 1 (each case rated by at least one reviewer)."));
+        return Err(ApiError::new(
+            ErrorCode::ValidationFailed,
+            "The overlap must be at least 1 (each case rated by at least one reviewer).",
+        ));
     }
     if k > n_reviewers {
         return Err(ApiError::new(
@@ -282,7 +285,9 @@ mod tests {
 
     #[test]
     fn every_case_has_exactly_k_distinct_reviewers_and_loads_differ_by_at_most_one() {
-        for (n, r, k) in [(90, 2, 2), (90, 3, 2), (90, 4, 2), (90, 5, 3), (91, 4, 3), (7, 3, 1), (10, 6, 4), (1, 3, 2), (90, 12, 5)] {
+        for (n, r, k) in
+            [(90, 2, 2), (90, 3, 2), (90, 4, 2), (90, 5, 3), (91, 4, 3), (7, 3, 1), (10, 6, 4), (1, 3, 2), (90, 12, 5)]
+        {
             for seed in [0u64, 1, 42, 9_007_199_254_740_991] {
                 let a = assign(n, r, k, seed).unwrap();
                 let mut per_case = vec![Vec::new(); n];
@@ -307,7 +312,9 @@ mod tests {
         // (cases, reviewers, overlap, largest allowed spread of pair counts). With 4 reviewers and
         // overlap 3 each case leaves out one reviewer; loads of 67 or 68 mean 22 or 23 cases left
         // out, so a pair co-rates 90 − 22 − 22 = 46, 45 or 44 cases: a spread of 2 is the best possible.
-        for (n, r, k, allowed) in [(90, 3, 2, 0), (90, 4, 2, 1), (90, 5, 2, 1), (90, 4, 3, 2), (90, 5, 3, 1), (90, 6, 3, 1), (91, 7, 3, 1)] {
+        for (n, r, k, allowed) in
+            [(90, 3, 2, 0), (90, 4, 2, 1), (90, 5, 2, 1), (90, 4, 3, 2), (90, 5, 3, 1), (90, 6, 3, 1), (91, 7, 3, 1)]
+        {
             for seed in 0..10u64 {
                 let a = assign(n, r, k, seed).unwrap();
                 let p = pair_counts(&a, n);

@@ -12,8 +12,17 @@ use crate::util::latex::latex_escape;
 /// The questions of the long format, in the order rows are written.
 pub const QUESTIONS: [&str; 6] = ["realism", "plausibility", "blind_verdict", "agree", "comment", "time_spent_secs"];
 
-pub const CSV_HEADER: [&str; 9] =
-    ["session_id", "reviewer", "case_id", "case_type", "item_no", "question", "answer", "answered_at", "expected_verdict"];
+pub const CSV_HEADER: [&str; 9] = [
+    "session_id",
+    "reviewer",
+    "case_id",
+    "case_type",
+    "item_no",
+    "question",
+    "answer",
+    "answered_at",
+    "expected_verdict",
+];
 
 /// Long-format rows, by reviewer, item, then question. Unanswered questions have no row.
 pub fn long_rows(session_id: &str, items: &[ItemRow], answers: &[AnswerRow]) -> Vec<ReviewAnswerRow> {
@@ -153,23 +162,29 @@ pub fn markdown(s: &ReviewStats) -> String {
             r.by_type.iter().map(|t| format!("{} / {}", frac(&t.blind_agreement), frac(&t.agree_mark))).collect();
         out.push_str(&format!("| {} | {} |\n", r.reviewer, cells.join(" | ")));
     }
-    let pooled: Vec<String> = s
-        .by_type
-        .iter()
-        .map(|t| format!("{} / {}", frac(&t.blind_agreement), frac(&t.agree_mark)))
-        .collect();
+    let pooled: Vec<String> =
+        s.by_type.iter().map(|t| format!("{} / {}", frac(&t.blind_agreement), frac(&t.agree_mark))).collect();
     out.push_str(&format!("| Pooled | {} |\n", pooled.join(" | ")));
     out.push_str("\n## Agreement between reviewers\n\n");
     let ir = &s.inter_rater;
     let mut lines = vec![
         format!("- Realism, Krippendorff's alpha (ordinal): {}", stat(&ir.realism.krippendorff_alpha_ordinal)),
-        format!("- Plausibility, Krippendorff's alpha (ordinal): {}", stat(&ir.plausibility.krippendorff_alpha_ordinal)),
+        format!(
+            "- Plausibility, Krippendorff's alpha (ordinal): {}",
+            stat(&ir.plausibility.krippendorff_alpha_ordinal)
+        ),
     ];
     lines.extend(pair_lines("Realism, Cohen's kappa with quadratic weights", &ir.realism.weighted_kappa_pairs));
-    lines.extend(pair_lines("Plausibility, Cohen's kappa with quadratic weights", &ir.plausibility.weighted_kappa_pairs));
+    lines.extend(pair_lines(
+        "Plausibility, Cohen's kappa with quadratic weights",
+        &ir.plausibility.weighted_kappa_pairs,
+    ));
     lines.extend(pair_lines("Own verdict, Cohen's kappa", &ir.verdict.cohen_kappa_pairs));
     lines.push(format!("- Own verdict, Fleiss' kappa: {}", stat(&ir.verdict.fleiss_kappa)));
-    lines.push(format!("- Own verdict, Krippendorff's alpha (nominal): {}", stat(&ir.verdict.krippendorff_alpha_nominal)));
+    lines.push(format!(
+        "- Own verdict, Krippendorff's alpha (nominal): {}",
+        stat(&ir.verdict.krippendorff_alpha_nominal)
+    ));
     out.push_str(&lines.join("\n"));
     out.push_str("\n\nn is the number of cases each statistic uses.\n");
     out

@@ -28,7 +28,6 @@ pub mod stats;
 pub mod tokens;
 pub mod workflow;
 
-
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -56,8 +55,12 @@ pub enum ReviewVerdict {
 }
 
 impl ReviewVerdict {
-    pub const ALL: [ReviewVerdict; 4] =
-        [ReviewVerdict::Reportable, ReviewVerdict::NonReportable, ReviewVerdict::MissingInformation, ReviewVerdict::Uncertain];
+    pub const ALL: [ReviewVerdict; 4] = [
+        ReviewVerdict::Reportable,
+        ReviewVerdict::NonReportable,
+        ReviewVerdict::MissingInformation,
+        ReviewVerdict::Uncertain,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -124,7 +127,11 @@ pub struct VerdictOption {
 fn anchors(rows: &[(&str, &str)]) -> Vec<ScaleAnchor> {
     rows.iter()
         .enumerate()
-        .map(|(i, (label, meaning))| ScaleAnchor { value: i as u8 + 1, label: label.to_string(), meaning: meaning.to_string() })
+        .map(|(i, (label, meaning))| ScaleAnchor {
+            value: i as u8 + 1,
+            label: label.to_string(),
+            meaning: meaning.to_string(),
+        })
         .collect()
 }
 
@@ -142,7 +149,10 @@ pub fn realism_anchors() -> Vec<ScaleAnchor> {
 /// Internal plausibility: do the facts of the report fit together?
 pub fn plausibility_anchors() -> Vec<ScaleAnchor> {
     anchors(&[
-        ("Contradictory", "Facts contradict each other: the timeline, the people involved, the actions or the outcome do not fit."),
+        (
+            "Contradictory",
+            "Facts contradict each other: the timeline, the people involved, the actions or the outcome do not fit.",
+        ),
         ("Mostly inconsistent", "Several facts are hard to reconcile with one another."),
         ("Partly consistent", "The story holds together, apart from one clear gap or tension."),
         ("Consistent", "The facts fit together; any gaps are small."),
@@ -897,7 +907,10 @@ mod tests {
             ReviewVerdict::by_construction(CaseType::Complete, Verdict::NonReportable),
             ReviewVerdict::NonReportable
         );
-        assert_eq!(ReviewVerdict::by_construction(CaseType::Missing, Verdict::Reportable), ReviewVerdict::MissingInformation);
+        assert_eq!(
+            ReviewVerdict::by_construction(CaseType::Missing, Verdict::Reportable),
+            ReviewVerdict::MissingInformation
+        );
     }
 
     #[test]

@@ -134,13 +134,20 @@ pub struct ReviewPackFile {
 pub const PACK_NOTICE: &str = "PSEBench Studio review pack. Open it with the app (Review > Open a review pack, or \
 `psebench review pack open FILE`). It contains the verdict each case was built to have; please do not read the file \
 itself before reviewing.";
-pub const ANSWERS_NOTICE: &str = "PSEBench Studio review answers. Send this file back to the person running the review; \
+pub const ANSWERS_NOTICE: &str =
+    "PSEBench Studio review answers. Send this file back to the person running the review; \
 they merge it with `psebench review pack merge FILE` or Review > Merge answers.";
 
 /// The session fingerprint: a hash over the session's identity, its cases (id, by-construction
 /// verdict, narrative) and the whole assignment. Two stores agree on it only when they hold the
 /// same session with the same cases and assignment.
-pub fn fingerprint(session_id: &str, created_at: &str, overlap: u32, items: &[(&str, ReviewVerdict, &str)], assignment: &[(&str, u32, &str)]) -> String {
+pub fn fingerprint(
+    session_id: &str,
+    created_at: &str,
+    overlap: u32,
+    items: &[(&str, ReviewVerdict, &str)],
+    assignment: &[(&str, u32, &str)],
+) -> String {
     let mut h = Sha256::new();
     h.update(format!("psebench-review-session\n{session_id}\n{created_at}\n{overlap}\n"));
     let mut items: Vec<&(&str, ReviewVerdict, &str)> = items.iter().collect();
@@ -179,7 +186,10 @@ fn invalid(name: &str, msg: impl std::fmt::Display) -> ApiError {
 pub fn parse(name: &str, text: &str) -> ApiResult<ReviewPackFile> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-        invalid(name, format!("not a review pack: the file is not valid JSON (line {}, column {}).", e.line(), e.column()))
+        invalid(
+            name,
+            format!("not a review pack: the file is not valid JSON (line {}, column {}).", e.line(), e.column()),
+        )
     })?;
     if value.get("format").and_then(|v| v.as_str()) != Some(PACK_FORMAT) {
         return Err(invalid(name, "not a PSEBench review pack or answers file."));
@@ -226,7 +236,12 @@ mod tests {
             exported_at: "t1".into(),
             app_version: "0".into(),
             items: vec![],
-            answers: vec![PackAnswer { item_no: 1, case_id: "c".into(), time_spent_ms: 12_345, ..PackAnswer::default() }],
+            answers: vec![PackAnswer {
+                item_no: 1,
+                case_id: "c".into(),
+                time_spent_ms: 12_345,
+                ..PackAnswer::default()
+            }],
             checksum: String::new(),
         }
     }

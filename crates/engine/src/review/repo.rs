@@ -112,13 +112,18 @@ pub fn insert_session(conn: &Connection, s: &SessionRow) -> ApiResult<()> {
 
 pub fn get_session(conn: &Connection, session_id: &str) -> ApiResult<Option<SessionRow>> {
     let row = conn
-        .query_row(&format!("SELECT {SESSION_COLS} FROM review_sessions WHERE session_id = ?1"), [session_id], session_from)
+        .query_row(
+            &format!("SELECT {SESSION_COLS} FROM review_sessions WHERE session_id = ?1"),
+            [session_id],
+            session_from,
+        )
         .optional()?;
     row.map(finish_session).transpose()
 }
 
 pub fn list_sessions(conn: &Connection) -> ApiResult<Vec<SessionRow>> {
-    let mut stmt = conn.prepare(&format!("SELECT {SESSION_COLS} FROM review_sessions ORDER BY created_at DESC, session_id"))?;
+    let mut stmt =
+        conn.prepare(&format!("SELECT {SESSION_COLS} FROM review_sessions ORDER BY created_at DESC, session_id"))?;
     let rows = stmt.query_map([], session_from)?.collect::<Result<Vec<_>, _>>()?;
     rows.into_iter().map(finish_session).collect()
 }
@@ -135,7 +140,11 @@ pub fn resolve_session(conn: &Connection, key: &str) -> ApiResult<SessionRow> {
         1 => Ok(named[0].clone()),
         0 => Err(ApiError::not_found(format!(
             "There is no review session \"{key}\" in this store.{}",
-            if all.is_empty() { " None has been created yet.".to_string() } else { " `psebench review list` shows the sessions.".to_string() }
+            if all.is_empty() {
+                " None has been created yet.".to_string()
+            } else {
+                " `psebench review list` shows the sessions.".to_string()
+            }
         ))),
         _ => Err(ApiError::conflict(format!(
             "{} review sessions are named \"{key}\"; use the session id instead ({}).",
@@ -160,7 +169,13 @@ pub fn delete_session(conn: &Connection, session_id: &str) -> ApiResult<()> {
     Ok(())
 }
 
-pub fn insert_reviewer(conn: &Connection, session_id: &str, reviewer: &str, ord: u32, pack_token: Option<&str>) -> ApiResult<()> {
+pub fn insert_reviewer(
+    conn: &Connection,
+    session_id: &str,
+    reviewer: &str,
+    ord: u32,
+    pack_token: Option<&str>,
+) -> ApiResult<()> {
     conn.execute(
         "INSERT INTO review_reviewers (session_id, reviewer, ord, pack_token) VALUES (?1, ?2, ?3, ?4)",
         params![session_id, reviewer, ord as i64, pack_token],
@@ -169,7 +184,8 @@ pub fn insert_reviewer(conn: &Connection, session_id: &str, reviewer: &str, ord:
 }
 
 pub fn reviewers(conn: &Connection, session_id: &str) -> ApiResult<Vec<String>> {
-    let mut stmt = conn.prepare("SELECT reviewer FROM review_reviewers WHERE session_id = ?1 ORDER BY ord, reviewer")?;
+    let mut stmt =
+        conn.prepare("SELECT reviewer FROM review_reviewers WHERE session_id = ?1 ORDER BY ord, reviewer")?;
     let rows = stmt.query_map([session_id], |r| r.get(0))?.collect::<Result<Vec<String>, _>>()?;
     Ok(rows)
 }
@@ -223,7 +239,8 @@ fn finish_item(t: (String, i64, String, String, String, String, String)) -> ApiR
 }
 
 pub fn items(conn: &Connection, session_id: &str) -> ApiResult<Vec<ItemRow>> {
-    let mut stmt = conn.prepare(&format!("SELECT {ITEM_COLS} FROM review_items WHERE session_id = ?1 ORDER BY ord, case_id"))?;
+    let mut stmt =
+        conn.prepare(&format!("SELECT {ITEM_COLS} FROM review_items WHERE session_id = ?1 ORDER BY ord, case_id"))?;
     let rows = stmt.query_map([session_id], item_from)?.collect::<Result<Vec<_>, _>>()?;
     rows.into_iter().map(finish_item).collect()
 }
@@ -240,7 +257,13 @@ pub fn item(conn: &Connection, session_id: &str, case_id: &str) -> ApiResult<Opt
 }
 
 /// Assign a case to a reviewer as item `item_no`, with an empty answer.
-pub fn insert_assignment(conn: &Connection, session_id: &str, reviewer: &str, item_no: u32, case_id: &str) -> ApiResult<()> {
+pub fn insert_assignment(
+    conn: &Connection,
+    session_id: &str,
+    reviewer: &str,
+    item_no: u32,
+    case_id: &str,
+) -> ApiResult<()> {
     conn.execute(
         "INSERT INTO review_assignments (session_id, reviewer, item_no, case_id) VALUES (?1, ?2, ?3, ?4)",
         params![session_id, reviewer, item_no as i64, case_id],
@@ -254,20 +277,24 @@ pub fn insert_assignment(conn: &Connection, session_id: &str, reviewer: &str, it
 
 /// (item number, case id) of a reviewer's items, in item order.
 pub fn assignments_of(conn: &Connection, session_id: &str, reviewer: &str) -> ApiResult<Vec<(u32, String)>> {
-    let mut stmt =
-        conn.prepare("SELECT item_no, case_id FROM review_assignments WHERE session_id = ?1 AND reviewer = ?2 ORDER BY item_no")?;
+    let mut stmt = conn.prepare(
+        "SELECT item_no, case_id FROM review_assignments WHERE session_id = ?1 AND reviewer = ?2 ORDER BY item_no",
+    )?;
     let rows = stmt
         .query_map(params![session_id, reviewer], |r| Ok((r.get::<_, i64>(0)?.max(0) as u32, r.get::<_, String>(1)?)))?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
 
-const ANSWER_COLS: &str = "a.realism, a.realism_at, a.plausibility, a.plausibility_at, a.blind_verdict, a.blind_verdict_at, a.revealed_at,
+const ANSWER_COLS: &str =
+    "a.realism, a.realism_at, a.plausibility, a.plausibility_at, a.blind_verdict, a.blind_verdict_at, a.revealed_at,
      a.agree, a.agree_at, a.comment, a.comment_at, a.time_spent_secs, a.time_spent_at";
 
 /// Columns read at `base..base+13` of a row into a record (the verdict as text, checked later).
 fn record_from(r: &Row<'_>, base: usize) -> rusqlite::Result<(AnswerRecord, Option<String>)> {
-    let rating = |i: usize| -> rusqlite::Result<Option<u8>> { Ok(r.get::<_, Option<i64>>(base + i)?.map(|v| v.clamp(0, 255) as u8)) };
+    let rating = |i: usize| -> rusqlite::Result<Option<u8>> {
+        Ok(r.get::<_, Option<i64>>(base + i)?.map(|v| v.clamp(0, 255) as u8))
+    };
     Ok((
         AnswerRecord {
             realism: rating(0)?,
@@ -307,7 +334,13 @@ pub fn answer(conn: &Connection, session_id: &str, reviewer: &str, case_id: &str
     finish_record(row.ok_or_else(|| corrupt("answer"))?)
 }
 
-pub fn write_answer(conn: &Connection, session_id: &str, reviewer: &str, case_id: &str, a: &AnswerRecord) -> ApiResult<()> {
+pub fn write_answer(
+    conn: &Connection,
+    session_id: &str,
+    reviewer: &str,
+    case_id: &str,
+    a: &AnswerRecord,
+) -> ApiResult<()> {
     conn.execute(
         "UPDATE review_answers SET realism = ?4, realism_at = ?5, plausibility = ?6, plausibility_at = ?7, blind_verdict = ?8,
                 blind_verdict_at = ?9, revealed_at = ?10, agree = ?11, agree_at = ?12, comment = ?13, comment_at = ?14,
@@ -357,7 +390,14 @@ pub fn answers(conn: &Connection, session_id: &str, reviewer: Option<&str>) -> A
         .collect()
 }
 
-pub fn insert_token(conn: &Connection, token_hash: &str, session_id: &str, reviewer: &str, kind: &str, now: &str) -> ApiResult<()> {
+pub fn insert_token(
+    conn: &Connection,
+    token_hash: &str,
+    session_id: &str,
+    reviewer: &str,
+    kind: &str,
+    now: &str,
+) -> ApiResult<()> {
     conn.execute(
         "INSERT INTO review_tokens (token_hash, session_id, reviewer, kind, created_at) VALUES (?1, ?2, ?3, ?4, ?5)
          ON CONFLICT(token_hash) DO UPDATE SET revoked_at = NULL",

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use super::repo::{AnswerRow, ItemRow};
 use super::stats::{self, Metric};
 use super::{
-    Fraction, InterRater, PairStat, ReviewStats, ReviewVerdict, ReviewerAgreement, ReviewerTypeAgreement, ScaleAgreement, StatValue,
-    TypeStats, VerdictAgreement,
+    Fraction, InterRater, PairStat, ReviewStats, ReviewVerdict, ReviewerAgreement, ReviewerTypeAgreement,
+    ScaleAgreement, StatValue, TypeStats, VerdictAgreement,
 };
 use crate::case::CaseType;
 
@@ -39,7 +39,10 @@ impl Counts {
     }
 }
 
-fn blind_and_agree<'a>(rows: impl Iterator<Item = &'a AnswerRow>, expected: &HashMap<&str, ReviewVerdict>) -> (Fraction, Fraction) {
+fn blind_and_agree<'a>(
+    rows: impl Iterator<Item = &'a AnswerRow>,
+    expected: &HashMap<&str, ReviewVerdict>,
+) -> (Fraction, Fraction) {
     let mut blind = Counts::new();
     let mut mark = Counts::new();
     for a in rows {
@@ -197,7 +200,10 @@ fn scale_agreement(
     let units: Vec<Vec<f64>> = items
         .iter()
         .map(|it| {
-            by_case.get(it.case_id.as_str()).map(|rs| rs.iter().filter_map(|r| value(r).map(f64::from)).collect()).unwrap_or_default()
+            by_case
+                .get(it.case_id.as_str())
+                .map(|rs| rs.iter().filter_map(|r| value(r).map(f64::from)).collect())
+                .unwrap_or_default()
         })
         .collect();
     ScaleAgreement {
@@ -222,10 +228,16 @@ fn verdict_agreement(
         })
         .collect();
     let verdicts_of = |it: &ItemRow| -> Vec<ReviewVerdict> {
-        by_case.get(it.case_id.as_str()).map(|rs| rs.iter().filter_map(|r| r.record.blind_verdict).collect()).unwrap_or_default()
+        by_case
+            .get(it.case_id.as_str())
+            .map(|rs| rs.iter().filter_map(|r| r.record.blind_verdict).collect())
+            .unwrap_or_default()
     };
     let fleiss = if overlap < 2 {
-        stats::undefined(0, "Each case is rated by one reviewer, so there is no agreement between reviewers to measure.")
+        stats::undefined(
+            0,
+            "Each case is rated by one reviewer, so there is no agreement between reviewers to measure.",
+        )
     } else {
         let table: Vec<Vec<u32>> = items
             .iter()
@@ -241,7 +253,8 @@ fn verdict_agreement(
             .collect();
         stats::fleiss_kappa(&table)
     };
-    let units: Vec<Vec<f64>> = items.iter().map(|it| verdicts_of(it).iter().map(|v| v.index() as f64).collect()).collect();
+    let units: Vec<Vec<f64>> =
+        items.iter().map(|it| verdicts_of(it).iter().map(|v| v.index() as f64).collect()).collect();
     VerdictAgreement {
         cohen_kappa: single_pair(&pairs),
         cohen_kappa_pairs: pairs,
@@ -328,7 +341,12 @@ mod tests {
         // Pairs (A,B): (R,R) (R,N) (N,N) (U,U): p_o = 3/4; A: R .5, N .25, U .25; B: R .25, N .5, U .25;
         // p_e = .125 + .125 + .0625 = .3125; kappa = (.75 − .3125)/(.6875) = 0.63636…
         let items: Vec<ItemRow> = (0..4).map(|i| item(&format!("c{i}"), CaseType::Complete, Reportable)).collect();
-        let pairs = [(Reportable, Reportable), (Reportable, NonReportable), (NonReportable, NonReportable), (Uncertain, Uncertain)];
+        let pairs = [
+            (Reportable, Reportable),
+            (Reportable, NonReportable),
+            (NonReportable, NonReportable),
+            (Uncertain, Uncertain),
+        ];
         let mut answers = Vec::new();
         for (i, (a, b)) in pairs.iter().enumerate() {
             answers.push(ans("A", &format!("c{i}"), 3, 3, *a, true));

@@ -35,7 +35,10 @@ fn rng(seed: u64) -> ChaCha8Rng {
 /// Fails, naming what is available, when a type has fewer candidates than asked for.
 pub fn stratified(candidates: &[Candidate], counts: [u32; 3], by_clause: bool, seed: u64) -> ApiResult<Vec<String>> {
     if counts.iter().all(|c| *c == 0) {
-        return Err(ApiError::new(ErrorCode::ValidationFailed, "The sample is empty: ask for at least one case of some type."));
+        return Err(ApiError::new(
+            ErrorCode::ValidationFailed,
+            "The sample is empty: ask for at least one case of some type.",
+        ));
     }
     let mut sorted: Vec<&Candidate> = candidates.iter().collect();
     sorted.sort_by(|a, b| a.case_id.cmp(&b.case_id));
@@ -46,7 +49,14 @@ pub fn stratified(candidates: &[Candidate], counts: [u32; 3], by_clause: bool, s
     if !short.is_empty() {
         let what: Vec<String> = short
             .iter()
-            .map(|i| format!("{} {} case(s) but the sample asks for {}", pools[*i].len(), CaseType::ALL[*i].as_str(), counts[*i]))
+            .map(|i| {
+                format!(
+                    "{} {} case(s) but the sample asks for {}",
+                    pools[*i].len(),
+                    CaseType::ALL[*i].as_str(),
+                    counts[*i]
+                )
+            })
             .collect();
         let possible: Vec<u32> = (0..3).map(|i| counts[i].min(pools[i].len() as u32)).collect();
         return Err(ApiError::new(
@@ -69,7 +79,8 @@ pub fn stratified(candidates: &[Candidate], counts: [u32; 3], by_clause: bool, s
         if n == 0 {
             continue;
         }
-        let mut picked: Vec<String> = if by_clause { by_clause_draw(pool, n, &mut r) } else { plain_draw(pool, n, &mut r) };
+        let mut picked: Vec<String> =
+            if by_clause { by_clause_draw(pool, n, &mut r) } else { plain_draw(pool, n, &mut r) };
         picked.sort();
         out.extend(picked);
     }
@@ -127,14 +138,20 @@ fn by_clause_draw(pool: &[&Candidate], n: usize, r: &mut ChaCha8Rng) -> Vec<Stri
 pub fn hand_picked(ids: &[String], known: &[Candidate], excluded: &HashSet<String>) -> ApiResult<Vec<String>> {
     let ids: Vec<String> = ids.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
     if ids.is_empty() {
-        return Err(ApiError::new(ErrorCode::ValidationFailed, "The list of cases is empty: name at least one case id."));
+        return Err(ApiError::new(
+            ErrorCode::ValidationFailed,
+            "The list of cases is empty: name at least one case id.",
+        ));
     }
     let all: HashSet<&str> = known.iter().map(|c| c.case_id.as_str()).collect();
     let mut seen = HashSet::new();
     let mut unknown = Vec::new();
     for id in &ids {
         if !seen.insert(id.as_str()) {
-            return Err(ApiError::new(ErrorCode::ValidationFailed, format!("Case \"{id}\" is listed twice; list each case once.")));
+            return Err(ApiError::new(
+                ErrorCode::ValidationFailed,
+                format!("Case \"{id}\" is listed twice; list each case once."),
+            ));
         }
         if excluded.contains(id) {
             return Err(ApiError::new(
@@ -163,10 +180,16 @@ mod tests {
 
     fn cands() -> Vec<Candidate> {
         let mut v = Vec::new();
-        for (t, per_clause) in [(CaseType::Complete, [10, 6, 4]), (CaseType::Missing, [8, 8, 4]), (CaseType::Uncertain, [5, 5, 5])] {
+        for (t, per_clause) in
+            [(CaseType::Complete, [10, 6, 4]), (CaseType::Missing, [8, 8, 4]), (CaseType::Uncertain, [5, 5, 5])]
+        {
             for (k, n) in per_clause.iter().enumerate() {
                 for i in 0..*n {
-                    v.push(Candidate { case_id: format!("{}_{k}_{i:02}", t.as_str()), case_type: t, clause_id: format!("Clause_{k}") });
+                    v.push(Candidate {
+                        case_id: format!("{}_{k}_{i:02}", t.as_str()),
+                        case_type: t,
+                        clause_id: format!("Clause_{k}"),
+                    });
                 }
             }
         }
@@ -244,7 +267,10 @@ mod tests {
         let e = hand_picked(&["nope".into(), "complete_0_00".into()], &c, &none).unwrap_err();
         assert_eq!(e.code, ErrorCode::NotFound);
         assert!(e.message.contains("\"nope\""));
-        assert!(hand_picked(&["complete_0_00".into(), "complete_0_00".into()], &c, &none).unwrap_err().message.contains("twice"));
+        assert!(hand_picked(&["complete_0_00".into(), "complete_0_00".into()], &c, &none)
+            .unwrap_err()
+            .message
+            .contains("twice"));
         let ex: HashSet<String> = ["complete_0_00".to_string()].into();
         assert!(hand_picked(&["complete_0_00".into()], &c, &ex).unwrap_err().message.contains("excluded"));
         assert!(hand_picked(&[], &c, &none).is_err());

@@ -25,7 +25,8 @@ pub fn mean_sd(xs: &[f64]) -> MeanSd {
         return MeanSd { n: 0, mean: None, sd: None };
     }
     let mean = xs.iter().sum::<f64>() / n as f64;
-    let sd = if n > 1 { Some((xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()) } else { None };
+    let sd =
+        if n > 1 { Some((xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()) } else { None };
     MeanSd { n: n as u32, mean: Some(mean), sd }
 }
 
@@ -176,7 +177,10 @@ pub fn krippendorff_alpha(units: &[Vec<f64>], metric: Metric) -> StatValue {
         }
     }
     if d_e <= 1e-12 {
-        return undefined(n_units, "Krippendorff's alpha is undefined: every rating has the same value, so there is no variation.");
+        return undefined(
+            n_units,
+            "Krippendorff's alpha is undefined: every rating has the same value, so there is no variation.",
+        );
     }
     stat(1.0 - (n - 1.0) * d_o / d_e, n_units)
 }

@@ -23,9 +23,10 @@ pub const TOKEN_BYTES: usize = 32;
 /// A fresh random token.
 pub fn new_token() -> ApiResult<String> {
     let mut buf = [0u8; TOKEN_BYTES];
-    OsRng
-        .try_fill_bytes(&mut buf)
-        .map_err(|e| ApiError::internal("The operating system could not provide random bytes for a review token.").with_detail(e.to_string()))?;
+    OsRng.try_fill_bytes(&mut buf).map_err(|e| {
+        ApiError::internal("The operating system could not provide random bytes for a review token.")
+            .with_detail(e.to_string())
+    })?;
     Ok(hex::encode(buf))
 }
 

@@ -12,10 +12,10 @@ use rusqlite::Connection;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use crate::context::Engine;
 use crate::card::{repo as card_repo, ClauseCard};
 use crate::case::repo::{self as case_repo, CaseFilter};
 use crate::case::CaseType;
+use crate::context::Engine;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::review::answers::{self, AnswerRecord};
 use crate::review::pack::{self, PackAnswer, PackItem, PackKind, ReviewPackFile};
@@ -87,9 +87,7 @@ fn owner_session(c: &Connection, key: &str, what: &str) -> ApiResult<SessionRow>
 }
 
 fn item_not_found(item_no: u32, total: usize) -> ApiError {
-    ApiError::not_found(format!(
-        "There is no item {item_no}: you have {total} item(s), numbered 1 to {total}."
-    ))
+    ApiError::not_found(format!("There is no item {item_no}: you have {total} item(s), numbered 1 to {total}."))
 }
 
 fn summary_of(s: &SessionRow, reviewers: Vec<String>, items: usize, answers: &[AnswerRow]) -> ReviewSessionSummary {
@@ -133,11 +131,22 @@ fn find_reviewer(c: &Connection, s: &SessionRow, name: &str) -> ApiResult<String
 /// The case behind one of the reviewer's own item numbers.
 fn own_case(c: &Connection, ctx: &ReviewerCtx, item_no: u32) -> ApiResult<String> {
     let mine = repo::assignments_of(c, &ctx.session.session_id, &ctx.reviewer)?;
-    mine.iter().find(|(n, _)| *n == item_no).map(|(_, id)| id.clone()).ok_or_else(|| item_not_found(item_no, mine.len()))
+    mine.iter()
+        .find(|(n, _)| *n == item_no)
+        .map(|(_, id)| id.clone())
+        .ok_or_else(|| item_not_found(item_no, mine.len()))
 }
 
 /// A pack or answers file for a reviewer of a session (sealed by the caller).
-fn pack_file(s: &SessionRow, kind: PackKind, reviewer: String, token: String, items: Vec<PackItem>, answers: Vec<PackAnswer>, now: String) -> ReviewPackFile {
+fn pack_file(
+    s: &SessionRow,
+    kind: PackKind,
+    reviewer: String,
+    token: String,
+    items: Vec<PackItem>,
+    answers: Vec<PackAnswer>,
+    now: String,
+) -> ReviewPackFile {
     let (notice, guidelines) = match kind {
         PackKind::Pack => (pack::PACK_NOTICE, s.guidelines.clone()),
         PackKind::Answers => (pack::ANSWERS_NOTICE, String::new()),
@@ -165,12 +174,20 @@ fn pack_file(s: &SessionRow, kind: PackKind, reviewer: String, token: String, it
 
 /// The answers a reviewer has started, as they travel in packs.
 fn started_answers(rows: &[AnswerRow]) -> Vec<PackAnswer> {
-    rows.iter().filter(|a| a.record.started()).map(|a| PackAnswer::from_record(a.item_no, &a.case_id, &a.record)).collect()
+    rows.iter()
+        .filter(|a| a.record.started())
+        .map(|a| PackAnswer::from_record(a.item_no, &a.case_id, &a.record))
+        .collect()
 }
 
 /// Merge answers from a file into a reviewer's stored answers (see `answers::merge`). Returns
 /// (answers changed, parts updated, parts kept with the reason).
-fn merge_answers(tx: &Connection, session_id: &str, reviewer: &str, incoming: &[PackAnswer]) -> ApiResult<(u32, u32, Vec<String>)> {
+fn merge_answers(
+    tx: &Connection,
+    session_id: &str,
+    reviewer: &str,
+    incoming: &[PackAnswer],
+) -> ApiResult<(u32, u32, Vec<String>)> {
     let (mut items, mut fields, mut kept) = (0u32, 0u32, Vec::new());
     for a in incoming {
         let local = repo::answer(tx, session_id, reviewer, &a.case_id)?;
@@ -240,7 +257,9 @@ impl Engine {
         for r in &req.reviewers {
             let r = clean_reviewer(r)?;
             if reviewers.iter().any(|x| x.to_lowercase() == r.to_lowercase()) {
-                return Err(invalid(format!("The reviewer \"{r}\" is named twice; each reviewer needs a different name.")));
+                return Err(invalid(format!(
+                    "The reviewer \"{r}\" is named twice; each reviewer needs a different name."
+                )));
             }
             reviewers.push(r);
         }
@@ -379,7 +398,10 @@ impl Engine {
             }
             let cases_by_type = CaseType::ALL
                 .iter()
-                .map(|t| TypeCount { case_type: t.as_str().into(), count: items.iter().filter(|i| i.case_type == *t).count() as u32 })
+                .map(|t| TypeCount {
+                    case_type: t.as_str().into(),
+                    count: items.iter().filter(|i| i.case_type == *t).count() as u32,
+                })
                 .collect();
             Ok(ReviewSessionDetail {
                 summary: summary_of(&s, reviewers, items.len(), &answers),
@@ -484,7 +506,15 @@ impl Engine {
     /// Ratings, agreement with the by-construction verdict and agreement between reviewers.
     pub fn review_stats(&self, session: &str) -> ApiResult<ReviewStats> {
         let (s, reviewers, items, answers) = self.owner_rows(session, "reading the results")?;
-        Ok(crate::review::results::compute(&s.session_id, &s.name, s.overlap, &reviewers, &items, &answers, &now_rfc3339()))
+        Ok(crate::review::results::compute(
+            &s.session_id,
+            &s.name,
+            s.overlap,
+            &reviewers,
+            &items,
+            &answers,
+            &now_rfc3339(),
+        ))
     }
 
     /// Cases to adjudicate, with every reviewer's answers and the decision in force.
@@ -492,7 +522,9 @@ impl Engine {
         let threshold = req.threshold.unwrap_or(DEFAULT_SPREAD_THRESHOLD);
         let low = req.low_rating.unwrap_or(DEFAULT_LOW_RATING);
         if threshold > 4 || low > 5 {
-            return Err(invalid("The spread threshold is 0 to 4 points and the low-rating mark 0 to 5 on the 1–5 scales."));
+            return Err(invalid(
+                "The spread threshold is 0 to 4 points and the low-rating mark 0 to 5 on the 1–5 scales.",
+            ));
         }
         let (s, _reviewers, items, answers) = self.owner_rows(&req.session_id, "adjudication")?;
         let decisions = self.store().with_conn(|c| repo::adjudications(c, &s.session_id, None))?;
@@ -502,7 +534,14 @@ impl Engine {
         for a in &answers {
             by_case.entry(a.case_id.as_str()).or_default().push(a);
         }
-        let mut out = ReviewQueue { session_id: s.session_id.clone(), threshold, low_rating: low, items: Vec::new(), pending: 0, decided: 0 };
+        let mut out = ReviewQueue {
+            session_id: s.session_id.clone(),
+            threshold,
+            low_rating: low,
+            items: Vec::new(),
+            pending: 0,
+            decided: 0,
+        };
         for it in &items {
             let rows = by_case.get(it.case_id.as_str()).cloned().unwrap_or_default();
             let reasons = crate::review::adjudication::reasons(it, &rows, threshold, low);
@@ -518,7 +557,8 @@ impl Engine {
             if !listed {
                 continue;
             }
-            let excluded = self.store().with_conn(|c| repo::case_exclusion(c, &it.case_id))?.map(|(e, _)| e).unwrap_or(false);
+            let excluded =
+                self.store().with_conn(|c| repo::case_exclusion(c, &it.case_id))?.map(|(e, _)| e).unwrap_or(false);
             out.items.push(QueueItem {
                 case_id: it.case_id.clone(),
                 case_type: it.case_type.as_str().into(),
@@ -549,7 +589,9 @@ impl Engine {
             return Err(invalid(format!("The note is longer than {MAX_NOTE_CHARS} characters.")));
         }
         if req.exclude && req.decision != AdjudicationDecision::Reject {
-            return Err(invalid("Only a rejection can exclude a case from the dataset; choose reject, or leave out the exclusion."));
+            return Err(invalid(
+                "Only a rejection can exclude a case from the dataset; choose reject, or leave out the exclusion.",
+            ));
         }
         self.store().with_tx(|tx| {
             let s = owner_session(tx, &req.session_id, "adjudication")?;
@@ -626,7 +668,9 @@ impl Engine {
         let format = match ext.as_deref() {
             Some("csv") => ReviewExportFormat::Csv,
             Some("jsonl") => ReviewExportFormat::Jsonl,
-            _ => return Err(ApiError::invalid(format!("{}: use a file name ending in .csv or .jsonl.", out.display()))),
+            _ => {
+                return Err(ApiError::invalid(format!("{}: use a file name ending in .csv or .jsonl.", out.display())))
+            }
         };
         let rows = self.review_export_rows(session)?;
         write_atomic(out, crate::review::export::to_text(&rows, format)?.as_bytes())?;
@@ -648,7 +692,9 @@ impl Engine {
         let s = self.review_summary(session)?;
         let json = serde_json::to_string_pretty(&s.stats).map_err(|e| ApiError::internal(e.to_string()))? + "\n";
         let mut files = Vec::new();
-        for (name, text) in [("review-summary.md", &s.markdown), ("review-summary.tex", &s.latex), ("review-stats.json", &json)] {
+        for (name, text) in
+            [("review-summary.md", &s.markdown), ("review-summary.tex", &s.latex), ("review-stats.json", &json)]
+        {
             let p = dir.join(name);
             write_atomic(&p, text.as_bytes())?;
             files.push(p.display().to_string());
@@ -664,7 +710,8 @@ impl Engine {
         self.store().with_tx(|tx| {
             let s = owner_session(tx, session, "exporting review packs")?;
             let r = find_reviewer(tx, &s, reviewer)?;
-            let items: HashMap<String, ItemRow> = repo::items(tx, &s.session_id)?.into_iter().map(|i| (i.case_id.clone(), i)).collect();
+            let items: HashMap<String, ItemRow> =
+                repo::items(tx, &s.session_id)?.into_iter().map(|i| (i.case_id.clone(), i)).collect();
             let rows = repo::answers(tx, &s.session_id, Some(&r))?;
             let now = now_rfc3339();
             let token = crate::review::tokens::new_token()?;
@@ -715,16 +762,28 @@ impl Engine {
         }
         let reviewer = clean_reviewer(&f.reviewer)?;
         if !crate::review::tokens::well_formed(&f.token) {
-            return Err(ApiError::new(ErrorCode::ValidationFailed, format!("{name}: the pack's token is damaged; ask for a fresh pack.")));
+            return Err(ApiError::new(
+                ErrorCode::ValidationFailed,
+                format!("{name}: the pack's token is damaged; ask for a fresh pack."),
+            ));
         }
         // Check the items before touching the store.
         let mut seen_no = HashSet::new();
         let mut seen_id = HashSet::new();
         let mut items = Vec::new();
         for it in &f.items {
-            let bad = |m: &str| ApiError::new(ErrorCode::ValidationFailed, format!("{name}: item {} {m}; ask for a fresh pack.", it.item_no));
+            let bad = |m: &str| {
+                ApiError::new(
+                    ErrorCode::ValidationFailed,
+                    format!("{name}: item {} {m}; ask for a fresh pack.", it.item_no),
+                )
+            };
             let case_type = CaseType::parse(&it.case_type).ok_or_else(|| bad("has an unknown case type"))?;
-            if it.item_no == 0 || !seen_no.insert(it.item_no) || !seen_id.insert(it.case_id.clone()) || it.reveal.case_id != it.case_id {
+            if it.item_no == 0
+                || !seen_no.insert(it.item_no)
+                || !seen_id.insert(it.case_id.clone())
+                || it.reveal.case_id != it.case_id
+            {
                 return Err(bad("is numbered twice or does not match its case"));
             }
             items.push(ItemRow {
@@ -745,7 +804,10 @@ impl Engine {
             if by_no.get(&a.item_no) != Some(&a.case_id.as_str()) {
                 return Err(ApiError::new(
                     ErrorCode::ValidationFailed,
-                    format!("{name}: an answer refers to item {} that is not in the pack; ask for a fresh pack.", a.item_no),
+                    format!(
+                        "{name}: an answer refers to item {} that is not in the pack; ask for a fresh pack.",
+                        a.item_no
+                    ),
                 ));
             }
             answers::validate_incoming(&a.record(), a.item_no)?;
@@ -834,7 +896,11 @@ impl Engine {
 
     /// In the store where a pack was opened: the reviewer's answers as an answers file to send
     /// back. `reviewer` may be omitted when the session has one reviewer here.
-    pub fn review_pack_answers_text(&self, session: &str, reviewer: Option<&str>) -> ApiResult<(ReviewPackExported, String)> {
+    pub fn review_pack_answers_text(
+        &self,
+        session: &str,
+        reviewer: Option<&str>,
+    ) -> ApiResult<(ReviewPackExported, String)> {
         self.store().with_conn(|c| {
             let s = repo::resolve_session(c, session)?;
             if s.role == SessionRole::Owner {
@@ -875,7 +941,12 @@ impl Engine {
         })
     }
 
-    pub fn review_pack_answers_export(&self, session: &str, reviewer: Option<&str>, out: &Path) -> ApiResult<ReviewPackExported> {
+    pub fn review_pack_answers_export(
+        &self,
+        session: &str,
+        reviewer: Option<&str>,
+        out: &Path,
+    ) -> ApiResult<ReviewPackExported> {
         let (mut info, text) = self.review_pack_answers_text(session, reviewer)?;
         write_atomic(out, text.as_bytes())?;
         info.path = Some(out.display().to_string());
@@ -973,7 +1044,10 @@ impl Engine {
                 (t.session_id, t.reviewer)
             }
             Some(_) => return Err(crate::review::tokens::refused()),
-            None => self.extension::<crate::review::tokens::LocalTokens>().resolve(&h).ok_or_else(crate::review::tokens::refused)?,
+            None => self
+                .extension::<crate::review::tokens::LocalTokens>()
+                .resolve(&h)
+                .ok_or_else(crate::review::tokens::refused)?,
         };
         let session = repo::get_session(c, &session_id)?.ok_or_else(crate::review::tokens::refused)?;
         if !repo::reviewers(c, &session_id)?.contains(&reviewer) {
@@ -1029,9 +1103,11 @@ impl Engine {
         self.store().with_conn(|c| {
             let ctx = self.reviewer_ctx(c, token)?;
             let rows = repo::answers(c, &ctx.session.session_id, Some(&ctx.reviewer))?;
-            let pos = rows.iter().position(|a| a.item_no == item_no).ok_or_else(|| item_not_found(item_no, rows.len()))?;
+            let pos =
+                rows.iter().position(|a| a.item_no == item_no).ok_or_else(|| item_not_found(item_no, rows.len()))?;
             let a = &rows[pos];
-            let it = repo::item(c, &ctx.session.session_id, &a.case_id)?.ok_or_else(|| ApiError::internal("an assignment has no case"))?;
+            let it = repo::item(c, &ctx.session.session_id, &a.case_id)?
+                .ok_or_else(|| ApiError::internal("an assignment has no case"))?;
             let (progress, _) = progress_and_resume(&rows);
             Ok(ReviewItemView {
                 session_id: ctx.session.session_id.clone(),

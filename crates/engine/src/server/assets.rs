@@ -48,10 +48,11 @@ pub struct EmbeddedAssets(pub &'static [(&'static str, &'static [u8])]);
 
 impl Assets for EmbeddedAssets {
     fn get(&self, path: &str) -> Option<Asset> {
-        self.0
-            .iter()
-            .find(|(p, _)| *p == path)
-            .map(|(p, b)| Asset { path: p.to_string(), bytes: Cow::Borrowed(*b), mime: mime_for(p) })
+        self.0.iter().find(|(p, _)| *p == path).map(|(p, b)| Asset {
+            path: p.to_string(),
+            bytes: Cow::Borrowed(*b),
+            mime: mime_for(p),
+        })
     }
 }
 

@@ -81,7 +81,9 @@ fn is_loopback_host(host: &str) -> bool {
     } else {
         host.rsplit_once(':').map(|(h, _)| h).unwrap_or(host)
     };
-    h == "localhost" || h.ends_with(".localhost") || h.parse::<std::net::IpAddr>().map(|ip| ip.is_loopback()).unwrap_or(false)
+    h == "localhost"
+        || h.ends_with(".localhost")
+        || h.parse::<std::net::IpAddr>().map(|ip| ip.is_loopback()).unwrap_or(false)
 }
 
 /// Refuse requests addressed to a foreign host name or sent by a page of another origin.
@@ -114,7 +116,9 @@ fn caller(st: &AppState, headers: &HeaderMap) -> Result<Caller, Response> {
     let token = headers
         .get("x-review-token")
         .and_then(|v| v.to_str().ok())
-        .or_else(|| headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer ")))
+        .or_else(|| {
+            headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "))
+        })
         .map(str::trim)
         .filter(|t| !t.is_empty());
     match token {
@@ -123,7 +127,12 @@ fn caller(st: &AppState, headers: &HeaderMap) -> Result<Caller, Response> {
     }
 }
 
-async fn api_call(State(st): State<AppState>, Path(method): Path<String>, headers: HeaderMap, body: axum::body::Bytes) -> Response {
+async fn api_call(
+    State(st): State<AppState>,
+    Path(method): Path<String>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
     let who = match caller(&st, &headers) {
         Ok(c) => c,
         Err(r) => return r,
@@ -247,18 +256,18 @@ pub async fn serve(
 ) -> ApiResult<()> {
     check_options(&opts)?;
     let listener = tokio::net::TcpListener::bind(opts.addr).await.map_err(|e| {
-        ApiError::new(ErrorCode::Io, format!("Could not listen on {}: {e}. Is another program using that port? Try --port 0.", opts.addr))
+        ApiError::new(
+            ErrorCode::Io,
+            format!("Could not listen on {}: {e}. Is another program using that port? Try --port 0.", opts.addr),
+        )
     })?;
     let addr = listener.local_addr().map_err(|e| ApiError::new(ErrorCode::Io, e.to_string()))?;
     tracing::info!(%addr, lan = opts.lan, review_session = ?opts.review_session, store = %engine.store().path().display(), "server started");
     ready(addr);
-    axum::serve(listener, router(engine, opts))
-        .with_graceful_shutdown(shutdown)
-        .await
-        .map_err(|e| {
-            tracing::error!(error = %e, "the server stopped with an error");
-            ApiError::new(ErrorCode::Io, format!("The server stopped: {e}"))
-        })?;
+    axum::serve(listener, router(engine, opts)).with_graceful_shutdown(shutdown).await.map_err(|e| {
+        tracing::error!(error = %e, "the server stopped with an error");
+        ApiError::new(ErrorCode::Io, format!("The server stopped: {e}"))
+    })?;
     tracing::info!(%addr, "server stopped");
     Ok(())
 }
@@ -272,12 +281,18 @@ mod tests {
         let e = Engine::open_in_memory().unwrap();
         router(
             e,
-            ServeOptions { addr: "127.0.0.1:0".parse().unwrap(), lan, review_session: review.map(str::to_string), assets: Arc::new(NoAssets) },
+            ServeOptions {
+                addr: "127.0.0.1:0".parse().unwrap(),
+                lan,
+                review_session: review.map(str::to_string),
+                assets: Arc::new(NoAssets),
+            },
         )
     }
 
     fn post(path: &str, host: &str, origin: Option<&str>) -> Request<Body> {
-        let mut b = Request::builder().method("POST").uri(path).header("host", host).header("content-type", "application/json");
+        let mut b =
+            Request::builder().method("POST").uri(path).header("host", host).header("content-type", "application/json");
         if let Some(o) = origin {
             b = b.header("origin", o);
         }
@@ -289,11 +304,13 @@ mod tests {
         let a = app(None, false);
         let ok = a.clone().oneshot(post("/api/store.info", "127.0.0.1:8080", None)).await.unwrap();
         assert_eq!(ok.status(), StatusCode::OK);
-        let same = a.clone().oneshot(post("/api/store.info", "localhost:8080", Some("http://localhost:8080"))).await.unwrap();
+        let same =
+            a.clone().oneshot(post("/api/store.info", "localhost:8080", Some("http://localhost:8080"))).await.unwrap();
         assert_eq!(same.status(), StatusCode::OK);
         let rebinding = a.clone().oneshot(post("/api/store.info", "evil.example:8080", None)).await.unwrap();
         assert_eq!(rebinding.status(), StatusCode::FORBIDDEN);
-        let cross = a.clone().oneshot(post("/api/store.info", "127.0.0.1:8080", Some("http://evil.example"))).await.unwrap();
+        let cross =
+            a.clone().oneshot(post("/api/store.info", "127.0.0.1:8080", Some("http://evil.example"))).await.unwrap();
         assert_eq!(cross.status(), StatusCode::FORBIDDEN);
         let unknown = a.oneshot(post("/api/no.such", "127.0.0.1:8080", None)).await.unwrap();
         assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
@@ -330,7 +347,9 @@ mod tests {
         let s1 = e.review_create(&mk("first")).unwrap().summary.session_id;
         let s2 = e.review_create(&mk("second")).unwrap().summary.session_id;
         let token = |s: &str| {
-            e.review_links(&ReviewLinksRequest { session_id: s.into(), reviewers: vec!["Ana".into()], rotate: false }).unwrap().links[0]
+            e.review_links(&ReviewLinksRequest { session_id: s.into(), reviewers: vec!["Ana".into()], rotate: false })
+                .unwrap()
+                .links[0]
                 .token
                 .clone()
                 .unwrap()
@@ -338,7 +357,12 @@ mod tests {
         let (t1, t2) = (token(&s1), token(&s2));
         let app = router(
             e.clone(),
-            ServeOptions { addr: "0.0.0.0:0".parse().unwrap(), lan: true, review_session: Some(s1.clone()), assets: Arc::new(NoAssets) },
+            ServeOptions {
+                addr: "0.0.0.0:0".parse().unwrap(),
+                lan: true,
+                review_session: Some(s1.clone()),
+                assets: Arc::new(NoAssets),
+            },
         );
         let call = |tok: Option<&str>, origin: Option<&str>, method: &str| {
             let mut r = post(&format!("/api/{method}"), "192.168.1.5:8765", origin);
@@ -350,14 +374,15 @@ mod tests {
         let ok = app.clone().oneshot(call(Some(&t1), None, "review.me")).await.unwrap();
         assert_eq!(ok.status(), StatusCode::OK);
         assert_eq!(body_json(ok).await["reviewer"], "Ana");
-        let same_origin = app.clone().oneshot(call(Some(&t1), Some("http://192.168.1.5:8765"), "review.me")).await.unwrap();
+        let same_origin =
+            app.clone().oneshot(call(Some(&t1), Some("http://192.168.1.5:8765"), "review.me")).await.unwrap();
         assert_eq!(same_origin.status(), StatusCode::OK);
         for (tok, origin, method) in [
-            (Some(t2.as_str()), None, "review.me"),                          // a link of another review
-            (Some(t1.as_str()), Some("http://evil.example"), "review.me"),   // another web site
-            (None, None, "review.me"),                                      // no link at all
-            (Some("0".repeat(64).as_str()), None, "review.me"),             // a made-up token
-            (Some(t1.as_str()), None, "review.list"),                       // an owner method
+            (Some(t2.as_str()), None, "review.me"), // a link of another review
+            (Some(t1.as_str()), Some("http://evil.example"), "review.me"), // another web site
+            (None, None, "review.me"),              // no link at all
+            (Some("0".repeat(64).as_str()), None, "review.me"), // a made-up token
+            (Some(t1.as_str()), None, "review.list"), // an owner method
             (Some(t1.as_str()), None, "cases.list"),
         ] {
             let r = app.clone().oneshot(call(tok, origin, method)).await.unwrap();
@@ -367,7 +392,12 @@ mod tests {
 
     #[test]
     fn lan_needs_the_flag_and_a_review_session() {
-        let mut o = ServeOptions { addr: "0.0.0.0:0".parse().unwrap(), lan: false, review_session: None, assets: Arc::new(NoAssets) };
+        let mut o = ServeOptions {
+            addr: "0.0.0.0:0".parse().unwrap(),
+            lan: false,
+            review_session: None,
+            assets: Arc::new(NoAssets),
+        };
         assert!(check_options(&o).is_err());
         o.lan = true;
         assert!(check_options(&o).is_err());

@@ -56,16 +56,19 @@ fn backup_path(path: &Path, last: &str) -> PathBuf {
     path.with_file_name(format!("{name}.before-upgrade-{schema}-{stamp}.bak"))
 }
 
-pub(super) fn migrate(conn: &mut Connection, path: &Path, existed: bool, upto: usize) -> Result<OpenReport, StoreError> {
+pub(super) fn migrate(
+    conn: &mut Connection,
+    path: &Path,
+    existed: bool,
+    upto: usize,
+) -> Result<OpenReport, StoreError> {
     let done = applied(conn)?;
     let known: Vec<&str> = MIGRATIONS.iter().map(|m| m.id).collect();
     if let Some(unknown) = done.iter().find(|id| !known.contains(&id.as_str())) {
         return Err(StoreError::NewerSchema { path: path.display().to_string(), found: unknown.clone() });
     }
-    let pending: Vec<&Migration> = MIGRATIONS[..upto.min(MIGRATIONS.len())]
-        .iter()
-        .filter(|m| !done.iter().any(|d| d == m.id))
-        .collect();
+    let pending: Vec<&Migration> =
+        MIGRATIONS[..upto.min(MIGRATIONS.len())].iter().filter(|m| !done.iter().any(|d| d == m.id)).collect();
     let mut report = OpenReport { created: !existed, ..Default::default() };
     if pending.is_empty() {
         return Ok(report);
@@ -73,11 +76,10 @@ pub(super) fn migrate(conn: &mut Connection, path: &Path, existed: bool, upto: u
     // Existing data gets a full copy before anything changes.
     if existed && !done.is_empty() {
         let target = backup_path(path, done.last().map(String::as_str).unwrap_or("0"));
-        conn.backup(rusqlite::MAIN_DB, &target, None)
-            .map_err(|e| {
-                tracing::error!(path = %path.display(), error = %e, "could not back up the store before upgrading it");
-                StoreError::Backup { message: e.to_string() }
-            })?;
+        conn.backup(rusqlite::MAIN_DB, &target, None).map_err(|e| {
+            tracing::error!(path = %path.display(), error = %e, "could not back up the store before upgrading it");
+            StoreError::Backup { message: e.to_string() }
+        })?;
         tracing::info!(backup = %target.display(), "store backed up before upgrading it");
         report.backup = Some(target);
     }

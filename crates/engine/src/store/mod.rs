@@ -49,7 +49,9 @@ pub enum StoreError {
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         let code = match e {
-            StoreError::NewerSchema { .. } | StoreError::Open { .. } | StoreError::Backup { .. } => ErrorCode::StoreUnavailable,
+            StoreError::NewerSchema { .. } | StoreError::Open { .. } | StoreError::Backup { .. } => {
+                ErrorCode::StoreUnavailable
+            }
             StoreError::Migration { .. } | StoreError::Sql(_) => ErrorCode::StoreFailed,
         };
         ApiError::new(code, e.to_string())
@@ -99,10 +101,7 @@ pub fn default_db_path() -> PathBuf {
             return PathBuf::from(p);
         }
     }
-    dirs::data_dir()
-        .unwrap_or_else(std::env::temp_dir)
-        .join("psebench")
-        .join("psebench.db")
+    dirs::data_dir().unwrap_or_else(std::env::temp_dir).join("psebench").join("psebench.db")
 }
 
 /// Every connection gets the same pragmas, set here and nowhere else.
@@ -152,7 +151,12 @@ impl Store {
         let mut conn = Connection::open_in_memory()?;
         configure(&conn)?;
         let report = migrations::migrate(&mut conn, Path::new(":memory:"), false, MIGRATIONS.len())?;
-        Ok(Store { path: PathBuf::from(":memory:"), conn: Arc::new(Mutex::new(conn)), readers: None, report: Arc::new(report) })
+        Ok(Store {
+            path: PathBuf::from(":memory:"),
+            conn: Arc::new(Mutex::new(conn)),
+            readers: None,
+            report: Arc::new(report),
+        })
     }
 
     pub fn path(&self) -> &Path {
@@ -206,7 +210,10 @@ impl Store {
     }
 
     /// Run `f` in one transaction: committed if `f` returns Ok, rolled back otherwise.
-    pub fn with_tx<T, E: From<rusqlite::Error>>(&self, f: impl FnOnce(&Transaction<'_>) -> Result<T, E>) -> Result<T, E> {
+    pub fn with_tx<T, E: From<rusqlite::Error>>(
+        &self,
+        f: impl FnOnce(&Transaction<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
         let mut conn = self.lock();
         let tx = conn.transaction()?;
         let out = f(&tx)?;
@@ -221,5 +228,7 @@ impl Store {
 }
 
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> ApiResult<T> + Send + 'static) -> ApiResult<T> {
-    tokio::task::spawn_blocking(f).await.map_err(|e| ApiError::internal(format!("a store task stopped unexpectedly: {e}")))?
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ApiError::internal(format!("a store task stopped unexpectedly: {e}")))?
 }

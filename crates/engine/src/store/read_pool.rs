@@ -45,7 +45,12 @@ fn open_reader(path: &std::path::Path) -> Result<Connection, rusqlite::Error> {
 
 impl ReadPool {
     pub(super) fn new(path: PathBuf, max: usize) -> ReadPool {
-        ReadPool { path, max: max.max(1), state: Mutex::new(PoolState { idle: Vec::new(), opened: 0 }), returned: Condvar::new() }
+        ReadPool {
+            path,
+            max: max.max(1),
+            state: Mutex::new(PoolState { idle: Vec::new(), opened: 0 }),
+            returned: Condvar::new(),
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, PoolState> {
@@ -76,7 +81,10 @@ impl ReadPool {
         }
     }
 
-    pub(super) fn with<T, E: From<rusqlite::Error>>(&self, f: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
+    pub(super) fn with<T, E: From<rusqlite::Error>>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, E>,
+    ) -> Result<T, E> {
         let lent = self.take()?;
         // `conn` is only emptied by `drop`, so it is always present here.
         let Some(c) = lent.conn.as_ref() else { return Err(rusqlite::Error::InvalidQuery.into()) };

@@ -42,13 +42,23 @@ impl StoredColumn {
 
     /// [`StoredColumn::parse`] inside a rusqlite row mapper: the error travels as a conversion
     /// failure of column `index` and becomes the same message when it reaches the API.
-    pub fn parse_in_row<T: DeserializeOwned>(&'static self, text: &str, row: &str, index: usize) -> rusqlite::Result<T> {
+    pub fn parse_in_row<T: DeserializeOwned>(
+        &'static self,
+        text: &str,
+        row: &str,
+        index: usize,
+    ) -> rusqlite::Result<T> {
         self.parse(text, row)
             .map_err(|e| rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, Box::new(e)))
     }
 
     /// Like [`StoredColumn::parse_in_row`] for a column that may be NULL.
-    pub fn parse_opt_in_row<T: DeserializeOwned>(&'static self, text: Option<String>, row: &str, index: usize) -> rusqlite::Result<Option<T>> {
+    pub fn parse_opt_in_row<T: DeserializeOwned>(
+        &'static self,
+        text: Option<String>,
+        row: &str,
+        index: usize,
+    ) -> rusqlite::Result<Option<T>> {
         text.map(|t| self.parse_in_row(&t, row, index)).transpose()
     }
 }
@@ -65,13 +75,17 @@ pub fn corrupt_json_in(e: &rusqlite::Error) -> Option<&CorruptJson> {
 mod tests {
     use super::*;
 
-    const COL: StoredColumn = StoredColumn { table: "runs", column: "config_json", what: "configuration", row_kind: "run" };
+    const COL: StoredColumn =
+        StoredColumn { table: "runs", column: "config_json", what: "configuration", row_kind: "run" };
 
     #[test]
     fn a_broken_value_names_table_column_and_row() {
         let e = COL.parse::<serde_json::Value>("{not json", "eval-1").unwrap_err();
         let m = e.to_string();
-        assert!(m.starts_with("The stored configuration of run eval-1 (table runs, column config_json) is not valid JSON"), "{m}");
+        assert!(
+            m.starts_with("The stored configuration of run eval-1 (table runs, column config_json) is not valid JSON"),
+            "{m}"
+        );
         let shape = COL.parse::<Vec<String>>("{\"a\": 1}", "eval-2").unwrap_err();
         assert_eq!(shape.problem, "does not have the expected shape");
         let in_row = COL.parse_in_row::<serde_json::Value>("[", "eval-3", 4).unwrap_err();

@@ -149,7 +149,6 @@ pub fn fmt_fixed(v: f64, decimals: u8) -> Option<String> {
     }
 }
 
-
 /// A titled, captioned table with typed cells, renderable as CSV, Markdown and LaTeX.
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct Table {

@@ -2,10 +2,10 @@
 //! behaviour profile, precision/recall breakdown, uncertain routing, ask counts and per-clause M1.
 
 use super::model::{Best, Cell, Column, ColumnGroup, Table};
-use crate::util::format::fmt_thousands;
 use crate::metrics::per_clause::clause_rows;
 use crate::metrics::{CaseTypeMetrics, MetricsReport, ModelMetrics, Prf};
 use crate::policy::PolicyPack;
+use crate::util::format::fmt_thousands;
 
 /// Every table, in the order they appear in the paper (per-clause M1 last).
 pub fn all_tables(report: &MetricsReport, pack: &PolicyPack) -> Vec<Table> {

@@ -256,7 +256,8 @@ fn table_ids_are_unique() {
 fn write_report_files_writes_everything() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
     let pack = pack();
-    let files = crate::export::write_report_files(&report(3, true), &pack, dir.path()).unwrap_or_else(|e| panic!("{e}"));
+    let files =
+        crate::export::write_report_files(&report(3, true), &pack, dir.path()).unwrap_or_else(|e| panic!("{e}"));
     // 9 tables × 3 formats + 5 charts × 3 files + metrics.json + index.md.
     assert_eq!(files.len(), 9 * 3 + 5 * 3 + 2);
     for f in &files {

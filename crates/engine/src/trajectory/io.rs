@@ -54,7 +54,10 @@ pub fn parse_many<S: AsRef<str> + Sync>(texts: &[S]) -> Result<Vec<Trajectory>, 
                 s.spawn(move || {
                     part.iter()
                         .enumerate()
-                        .map(|(i, t)| serde_json::from_str::<Trajectory>(t.as_ref()).map_err(|_| (k * chunk + i, explain(t.as_ref()))))
+                        .map(|(i, t)| {
+                            serde_json::from_str::<Trajectory>(t.as_ref())
+                                .map_err(|_| (k * chunk + i, explain(t.as_ref())))
+                        })
                         .collect::<Result<Vec<_>, _>>()
                 })
             })
@@ -78,7 +81,12 @@ fn read_text(path: &Path) -> ApiResult<String> {
         })
     })?;
     if bytes.len() as u64 > MAX_TRAJECTORY_FILE_BYTES {
-        return Err(ReadError::TooLarge { path: path.to_path_buf(), size: bytes.len() as u64, limit: MAX_TRAJECTORY_FILE_BYTES }.into());
+        return Err(ReadError::TooLarge {
+            path: path.to_path_buf(),
+            size: bytes.len() as u64,
+            limit: MAX_TRAJECTORY_FILE_BYTES,
+        }
+        .into());
     }
     Ok(decode_utf8(path, bytes)?)
 }
@@ -87,9 +95,11 @@ fn read_text(path: &Path) -> ApiResult<String> {
 pub fn read_trajectories(path: &Path) -> ApiResult<Vec<Trajectory>> {
     let shown = path.display().to_string();
     let text = read_text(path)?;
-    let lines: Vec<(usize, &str)> = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).map(|(i, l)| (i + 1, l)).collect();
+    let lines: Vec<(usize, &str)> =
+        text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).map(|(i, l)| (i + 1, l)).collect();
     let texts: Vec<&str> = lines.iter().map(|(_, l)| *l).collect();
-    parse_many(&texts).map_err(|(i, msg)| ApiError::new(ErrorCode::ValidationFailed, format!("{shown}:{}: {msg}", lines[i].0)))
+    parse_many(&texts)
+        .map_err(|(i, msg)| ApiError::new(ErrorCode::ValidationFailed, format!("{shown}:{}: {msg}", lines[i].0)))
 }
 
 /// Takes the facts of each trajectory of one part of a file, in file order.

@@ -10,7 +10,10 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{Action, EvalRole, EvalTurn, FinalAnswer, InfoRole, InfoStatus, InfoTurn, JudgeResult, Trajectory, TrajectoryUsage, Turn};
+use super::{
+    Action, EvalRole, EvalTurn, FinalAnswer, InfoRole, InfoStatus, InfoTurn, JudgeResult, Trajectory, TrajectoryUsage,
+    Turn,
+};
 
 #[derive(Deserialize)]
 struct Slim {
@@ -83,7 +86,13 @@ impl From<Slim> for Trajectory {
                         extra: IndexMap::new(),
                     })
                 } else {
-                    Turn::Eval(EvalTurn { role: EvalRole::Eval, raw: String::new(), action: t.action, ask_question: None, extra: IndexMap::new() })
+                    Turn::Eval(EvalTurn {
+                        role: EvalRole::Eval,
+                        raw: String::new(),
+                        action: t.action,
+                        ask_question: None,
+                        extra: IndexMap::new(),
+                    })
                 }
             })
             .collect();
@@ -105,7 +114,11 @@ impl From<Slim> for Trajectory {
                 extra: IndexMap::new(),
             }),
             judge: s.judge.map(|j| JudgeResult { hits: j.hits, extra: IndexMap::new() }),
-            usage: TrajectoryUsage { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, extra: IndexMap::new() },
+            usage: TrajectoryUsage {
+                prompt_tokens: usage.prompt_tokens,
+                completion_tokens: usage.completion_tokens,
+                extra: IndexMap::new(),
+            },
             error: s.error,
             extra,
         }
@@ -125,7 +138,10 @@ pub fn parse_many_for_scoring<S: AsRef<str> + Sync>(texts: &[S]) -> Result<Vec<T
     }
     let chunk = texts.len().div_ceil(threads);
     let parts: Vec<Result<Vec<Trajectory>, String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = texts.chunks(chunk).map(|part| s.spawn(move || part.iter().map(|t| parse_for_scoring(t.as_ref())).collect())).collect();
+        let handles: Vec<_> = texts
+            .chunks(chunk)
+            .map(|part| s.spawn(move || part.iter().map(|t| parse_for_scoring(t.as_ref())).collect()))
+            .collect();
         handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a parser thread failed".into()))).collect()
     });
     let mut out = Vec::with_capacity(texts.len());

@@ -52,11 +52,9 @@ impl fmt::Display for ReadError {
                 "{}:{line}:{column}: the file is not UTF-8 text; save it as UTF-8 and try again",
                 path.display()
             ),
-            ReadError::Json { path, line, column, message } => write!(
-                f,
-                "{}:{line}:{column}: not valid JSON ({message})",
-                path.display()
-            ),
+            ReadError::Json { path, line, column, message } => {
+                write!(f, "{}:{line}:{column}: not valid JSON ({message})", path.display())
+            }
         }
     }
 }
@@ -168,7 +166,9 @@ pub fn for_each_jsonl<E: From<ReadError>>(
         line_no += 1;
         let n = read_line_limited(&mut reader, &mut buf, MAX_JSONL_LINE_BYTES).map_err(|e| match e {
             LineError::Io(e) => io_err(path, e),
-            LineError::TooLong => ReadError::LineTooLong { path: path.to_path_buf(), line: line_no, limit: MAX_JSONL_LINE_BYTES },
+            LineError::TooLong => {
+                ReadError::LineTooLong { path: path.to_path_buf(), line: line_no, limit: MAX_JSONL_LINE_BYTES }
+            }
         })?;
         if n == 0 {
             break;

@@ -83,7 +83,10 @@ mod tests {
 
     #[test]
     fn tokens_keep_hyphenated_words() {
-        assert_eq!(word_tokens("Never say \"non-reportable\", or reportable."), vec!["never", "say", "non-reportable", "or", "reportable"]);
+        assert_eq!(
+            word_tokens("Never say \"non-reportable\", or reportable."),
+            vec!["never", "say", "non-reportable", "or", "reportable"]
+        );
     }
 
     #[test]

@@ -16,7 +16,8 @@ fn builtin_data_loads_without_problems() {
 fn builtin_library_lints_without_errors_or_overlaps() {
     let (_d, e) = temp_engine();
     let report = e.cards_lint_library("mn29").unwrap();
-    let shown: Vec<String> = report.problems.iter().take(20).map(|p| format!("{} {} {} {}", p.path, p.rule, p.pointer, p.message)).collect();
+    let shown: Vec<String> =
+        report.problems.iter().take(20).map(|p| format!("{} {} {} {}", p.path, p.rule, p.pointer, p.message)).collect();
     assert_eq!(report.errors, 0, "{}", shown.join("\n"));
     assert!(!report.problems.iter().any(|p| p.rule == "overlapping-cards"), "{}", shown.join("\n"));
     let cards = e.cards_list(&CardFilter::default()).unwrap();
@@ -42,8 +43,16 @@ fn library_covers_every_clause_as_the_issue_requires() {
     let guidance: Vec<&str> = pack.guidance.iter().map(|g| g.id.as_str()).collect();
     for clause in &pack.clauses {
         let of: Vec<&ClauseCard> = cards.iter().filter(|c| c.clause_id == clause.clause_id).collect();
-        assert!(of.iter().any(|c| c.event_type == EventType::Reportable), "{} has no Reportable card", clause.clause_id);
-        assert!(of.iter().any(|c| c.event_type == EventType::NonReportable), "{} has no Non_Reportable card", clause.clause_id);
+        assert!(
+            of.iter().any(|c| c.event_type == EventType::Reportable),
+            "{} has no Reportable card",
+            clause.clause_id
+        );
+        assert!(
+            of.iter().any(|c| c.event_type == EventType::NonReportable),
+            "{} has no Non_Reportable card",
+            clause.clause_id
+        );
     }
     let complete = cards.iter().filter(|c| c.event_type != EventType::Uncertain).count();
     assert!(complete >= 100, "{complete} complete-case cards");
@@ -52,11 +61,23 @@ fn library_covers_every_clause_as_the_issue_requires() {
     for c in &cards {
         for v in c.variants() {
             variants += 1;
-            assert!(v.why_reasonable_in_real_world.split_whitespace().count() >= 6, "{} {}", c.clause_card_id, v.missing_variant_id);
-            let alt = ids
-                .iter()
-                .find(|(id, clause)| **clause == c.clause_id && **id != c.clause_card_id && v.why_not_classifiable_from_remaining_event_description.contains(**id));
-            assert!(alt.is_some(), "{} {} names no alternative card of its clause", c.clause_card_id, v.missing_variant_id);
+            assert!(
+                v.why_reasonable_in_real_world.split_whitespace().count() >= 6,
+                "{} {}",
+                c.clause_card_id,
+                v.missing_variant_id
+            );
+            let alt = ids.iter().find(|(id, clause)| {
+                **clause == c.clause_id
+                    && **id != c.clause_card_id
+                    && v.why_not_classifiable_from_remaining_event_description.contains(**id)
+            });
+            assert!(
+                alt.is_some(),
+                "{} {} names no alternative card of its clause",
+                c.clause_card_id,
+                v.missing_variant_id
+            );
         }
     }
     assert!(variants >= 45, "{variants} variants");
@@ -65,7 +86,11 @@ fn library_covers_every_clause_as_the_issue_requires() {
     let clauses: std::collections::BTreeSet<&str> = uncertain.iter().map(|c| c.clause_id.as_str()).collect();
     assert!(clauses.len() >= 8);
     for u in &uncertain {
-        assert!(u.legal_basis().iter().any(|id| guidance.contains(&id.as_str())), "{} cites no guidance passage", u.clause_card_id);
+        assert!(
+            u.legal_basis().iter().any(|id| guidance.contains(&id.as_str())),
+            "{} cites no guidance passage",
+            u.clause_card_id
+        );
         assert!(u.variants().is_empty());
     }
 }
@@ -78,7 +103,11 @@ fn sample_anchors_cover_every_clause() {
         for line in f.text.lines().filter(|l| !l.trim().is_empty()) {
             let a: serde_json::Value = serde_json::from_str(line).unwrap();
             for k in ["anchor_id", "text", "source", "language", "clause_id"] {
-                assert!(a.get(k).and_then(|v| v.as_str()).map(|s| !s.is_empty()).unwrap_or(false), "{} lacks {k}", f.path);
+                assert!(
+                    a.get(k).and_then(|v| v.as_str()).map(|s| !s.is_empty()).unwrap_or(false),
+                    "{} lacks {k}",
+                    f.path
+                );
             }
             assert!(a["source"].as_str().unwrap().contains("synthetic"), "anchors are marked as synthetic examples");
             *per.entry(a["clause_id"].as_str().unwrap().to_string()).or_default() += 1;
@@ -89,8 +118,17 @@ fn sample_anchors_cover_every_clause() {
     }
 }
 
-const BANNED: [&str; 9] =
-    ["reportable", "non-reportable", "uncertain", "uncertainty", "indeterminate", "escalate", "escalation", "inconclusive", "should be reported"];
+const BANNED: [&str; 9] = [
+    "reportable",
+    "non-reportable",
+    "uncertain",
+    "uncertainty",
+    "indeterminate",
+    "escalate",
+    "escalation",
+    "inconclusive",
+    "should be reported",
+];
 
 #[test]
 fn every_demo_case_matches_its_card() {
@@ -111,7 +149,8 @@ fn every_demo_case_matches_its_card() {
         assert_eq!(case.gold_clause, if expected == Verdict::Reportable { Some(label) } else { None }, "{at}");
         assert_eq!(case.gold_legal_basis, card.legal_basis(), "{at}");
         let bcs: Vec<(&str, bool)> = case.boundary_conditions.iter().map(|b| (b.name.as_str(), b.value)).collect();
-        let card_bcs: Vec<(&str, bool)> = card.boundary_conditions().iter().map(|(n, b)| (n.as_str(), b.value)).collect();
+        let card_bcs: Vec<(&str, bool)> =
+            card.boundary_conditions().iter().map(|(n, b)| (n.as_str(), b.value)).collect();
         assert_eq!(bcs, card_bcs, "{at}");
         let names: Vec<&str> = case.element_names().collect();
         let card_names: Vec<&str> = card.basic_event_elements.keys().map(String::as_str).collect();
@@ -124,7 +163,9 @@ fn every_demo_case_matches_its_card() {
         }
         match case.case_type {
             CaseType::Missing => {
-                let v = card.variant(case.missing_variant_id.as_deref().unwrap()).unwrap_or_else(|| panic!("{at}: unknown variant"));
+                let v = card
+                    .variant(case.missing_variant_id.as_deref().unwrap())
+                    .unwrap_or_else(|| panic!("{at}: unknown variant"));
                 assert_eq!(case.masked_elements, v.masked_basic_event_elements, "{at}");
             }
             CaseType::Uncertain => assert_eq!(card.event_type, EventType::Uncertain, "{at}"),

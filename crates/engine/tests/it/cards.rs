@@ -23,12 +23,21 @@ fn import_from_folder_and_jsonl_then_export_round_trips() {
     assert_eq!(r.lint.errors, 0);
 
     let out = dir.path().join("out");
-    let n = e.cards_export(&out, &CardFilter { clause: Some("CareManagement_1_MedicationError".into()), ..Default::default() }).unwrap();
+    let n = e
+        .cards_export(
+            &out,
+            &CardFilter { clause: Some("CareManagement_1_MedicationError".into()), ..Default::default() },
+        )
+        .unwrap();
     assert!(n >= 2);
     let text = std::fs::read_to_string(out.join("CareManagement_1_MedicationError/CardX_1.json")).unwrap();
     let back: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(back, card("CardX_1"));
-    assert_eq!(serde_json::to_string(&back).unwrap(), serde_json::to_string(&card("CardX_1")).unwrap(), "key order kept");
+    assert_eq!(
+        serde_json::to_string(&back).unwrap(),
+        serde_json::to_string(&card("CardX_1")).unwrap(),
+        "key order kept"
+    );
 
     let jl = dir.path().join("all.jsonl");
     e.cards_export(&jl, &CardFilter::default()).unwrap();
@@ -62,7 +71,13 @@ fn a_bad_file_anywhere_imports_nothing() {
     write(dir.path(), "in/bad.json", pretty(&bad));
     let err = e.cards_import(&[dir.path().join("in")], "mn29", "t").unwrap_err();
     assert_eq!(err.code.as_str(), "validation_failed");
-    assert!(err.message.contains("bad.json") && err.message.contains("/basic_event_elements/outcome_type") && err.message.contains("\"colour\""), "{}", err.message);
+    assert!(
+        err.message.contains("bad.json")
+            && err.message.contains("/basic_event_elements/outcome_type")
+            && err.message.contains("\"colour\""),
+        "{}",
+        err.message
+    );
     assert_eq!(stored_ids(&e), before);
     // duplicate ids across files
     write(dir.path(), "in/bad.json", pretty(&card("CardGood_1")));
@@ -87,29 +102,52 @@ fn a_100_megabyte_file_is_refused_with_its_name() {
 fn edits_make_versions_and_audit_is_recorded() {
     let (dir, e) = temp_engine();
     let mut c = card("CardEdit_1");
-    c["basic_event_elements"]["unused_slot"] = json!({"field_type": "string", "meaning": "m", "allowed_content": "a", "disallowed_content": "d"});
+    c["basic_event_elements"]["unused_slot"] =
+        json!({"field_type": "string", "meaning": "m", "allowed_content": "a", "disallowed_content": "d"});
     write(dir.path(), "c.json", pretty(&c));
     let r = e.cards_import(&[dir.path().join("c.json")], "mn29", "importer").unwrap();
     assert_eq!(r.lint.errors, 1, "imported with a lint error, to fix in the app");
     // approval is refused while lint errors remain
     let err = e
-        .card_audit(&CardAuditRequest { card_id: "CardEdit_1".into(), status: AuditStatus::Approved, auditor: "Dr. A".into(), notes: None })
+        .card_audit(&CardAuditRequest {
+            card_id: "CardEdit_1".into(),
+            status: AuditStatus::Approved,
+            auditor: "Dr. A".into(),
+            notes: None,
+        })
         .unwrap_err();
     assert_eq!(err.code.as_str(), "conflict");
     // a schema-breaking edit is refused and stores nothing
     let err = e
-        .card_save(&CardSaveRequest { card_id: "CardEdit_1".into(), json: "{\"clause_card_id\": \"CardEdit_1\"}".into(), author: "A".into(), note: None })
+        .card_save(&CardSaveRequest {
+            card_id: "CardEdit_1".into(),
+            json: "{\"clause_card_id\": \"CardEdit_1\"}".into(),
+            author: "A".into(),
+            note: None,
+        })
         .unwrap_err();
     assert_eq!(err.code.as_str(), "validation_failed");
     assert_eq!(e.cards_show("CardEdit_1", None).unwrap().summary.version, 1);
     // fix it
     c["basic_event_elements"].as_object_mut().unwrap().shift_remove("unused_slot");
-    let d = e.card_save(&CardSaveRequest { card_id: "CardEdit_1".into(), json: pretty(&c), author: "Dr. A".into(), note: Some("drop unused".into()) }).unwrap();
+    let d = e
+        .card_save(&CardSaveRequest {
+            card_id: "CardEdit_1".into(),
+            json: pretty(&c),
+            author: "Dr. A".into(),
+            note: Some("drop unused".into()),
+        })
+        .unwrap();
     assert_eq!(d.summary.version, 2);
     assert_eq!(d.summary.lint_errors, 0);
     assert_eq!(d.summary.status, "draft");
     let d = e
-        .card_audit(&CardAuditRequest { card_id: "CardEdit_1".into(), status: AuditStatus::Approved, auditor: "Dr. A".into(), notes: Some("checked".into()) })
+        .card_audit(&CardAuditRequest {
+            card_id: "CardEdit_1".into(),
+            status: AuditStatus::Approved,
+            auditor: "Dr. A".into(),
+            notes: Some("checked".into()),
+        })
         .unwrap();
     assert_eq!(d.summary.status, "approved");
     assert_eq!(d.summary.auditor.as_deref(), Some("Dr. A"));
@@ -122,7 +160,9 @@ fn edits_make_versions_and_audit_is_recorded() {
     assert!(diff.lines.iter().any(|l| l.kind == "removed" && l.text.contains("unused_slot")));
     // editing again resets the status to draft
     c["clause_card_definition"] = json!("Changed wording.");
-    let d = e.card_save(&CardSaveRequest { card_id: "CardEdit_1".into(), json: pretty(&c), author: "B".into(), note: None }).unwrap();
+    let d = e
+        .card_save(&CardSaveRequest { card_id: "CardEdit_1".into(), json: pretty(&c), author: "B".into(), note: None })
+        .unwrap();
     assert_eq!((d.summary.version, d.summary.status.as_str()), (3, "draft"));
 }
 
@@ -136,7 +176,14 @@ fn editing_a_builtin_card_keeps_the_original_version() {
     let detail = e.cards_show(&first.card_id, None).unwrap();
     let mut v = detail.card.clone();
     v["clause_card_definition"] = json!("Local wording.");
-    let d = e.card_save(&CardSaveRequest { card_id: first.card_id.clone(), json: pretty(&v), author: "Local QA".into(), note: None }).unwrap();
+    let d = e
+        .card_save(&CardSaveRequest {
+            card_id: first.card_id.clone(),
+            json: pretty(&v),
+            author: "Local QA".into(),
+            note: None,
+        })
+        .unwrap();
     assert_eq!(d.summary.origin, "edited");
     assert_eq!(d.summary.version, 2);
     assert_eq!(e.cards_show(&first.card_id, Some(1)).unwrap().card, detail.card);
@@ -152,7 +199,12 @@ fn the_list_searches_ids_and_definitions_and_export_follows_the_search() {
     assert!(hits.iter().any(|c| c.card_id == "CardRep_1_CareManagement_1"), "id match ignores case");
     assert!(hits.len() < all);
     let allergy = search("ALLERGY");
-    assert!(!allergy.is_empty() && allergy.iter().all(|c| c.definition.to_lowercase().contains("allergy") || c.card_id.to_lowercase().contains("allergy")));
+    assert!(
+        !allergy.is_empty()
+            && allergy.iter().all(
+                |c| c.definition.to_lowercase().contains("allergy") || c.card_id.to_lowercase().contains("allergy")
+            )
+    );
     assert!(search("allergy zzzz-no-such-word").is_empty(), "all words must occur");
     assert_eq!(search("   ").len(), all, "blank search matches everything");
     // Combined with another filter.

@@ -26,7 +26,8 @@ fn round_trip_keeps_fields_and_extras() {
     assert_eq!(r.imported, 3);
     let out = dir.path().join("out.jsonl");
     assert_eq!(e.cases_export(&out, &CaseFilter::default()).unwrap(), 3);
-    let back: Vec<Value> = std::fs::read_to_string(&out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let back: Vec<Value> =
+        std::fs::read_to_string(&out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(back, input);
     // same file again: nothing changes
     assert_eq!(e.cases_import(&p, false, "imported").unwrap().unchanged, 3);
@@ -37,11 +38,48 @@ fn invalid_cases_are_refused_with_line_and_field_and_nothing_is_stored() {
     let (dir, e) = temp_engine();
     let checks: Vec<(Value, &str)> = vec![
         (json!({"case_id": "x"}), "cases.jsonl:2: required field \"case_type\" is missing"),
-        ({ let mut c = case("b"); c["gold_verdict"] = json!("reportable"); c }, "cases.jsonl:2: field \"gold_verdict\": unknown variant `reportable`"),
-        ({ let mut c = case("b"); c["gold_clause"] = Value::Null; c }, "gold_clause\" is null but the gold verdict is Reportable"),
-        ({ let mut c = case("b"); c["masked_elements"] = json!(["outcome_type"]); c }, "\"masked_elements\" must be empty for a complete case"),
-        ({ let mut c = case("b"); c["clause_id"] = json!("Nope_1"); c }, "\"clause_id\" \"Nope_1\" is not a clause of policy mn29"),
-        ({ let mut c = case("b"); c["case_type"] = json!("missing"); c["missing_variant_id"] = json!("missing_x"); c["masked_elements"] = json!(["nope"]); c }, "masked element \"nope\" is not one of the case's \"elements\""),
+        (
+            {
+                let mut c = case("b");
+                c["gold_verdict"] = json!("reportable");
+                c
+            },
+            "cases.jsonl:2: field \"gold_verdict\": unknown variant `reportable`",
+        ),
+        (
+            {
+                let mut c = case("b");
+                c["gold_clause"] = Value::Null;
+                c
+            },
+            "gold_clause\" is null but the gold verdict is Reportable",
+        ),
+        (
+            {
+                let mut c = case("b");
+                c["masked_elements"] = json!(["outcome_type"]);
+                c
+            },
+            "\"masked_elements\" must be empty for a complete case",
+        ),
+        (
+            {
+                let mut c = case("b");
+                c["clause_id"] = json!("Nope_1");
+                c
+            },
+            "\"clause_id\" \"Nope_1\" is not a clause of policy mn29",
+        ),
+        (
+            {
+                let mut c = case("b");
+                c["case_type"] = json!("missing");
+                c["missing_variant_id"] = json!("missing_x");
+                c["masked_elements"] = json!(["nope"]);
+                c
+            },
+            "masked element \"nope\" is not one of the case's \"elements\"",
+        ),
         (case("a"), "case id \"a\" was already used on line 1"),
     ];
     for (bad, needle) in checks {

@@ -23,7 +23,15 @@ const CASES: [&str; 4] = [
 ];
 
 fn rule(name: &str, when: When, reply: Reply) -> Rule {
-    Rule { name: Some(name.into()), when, reply: Some(reply), replies: vec![], fail_first: vec![], latency_ms: None, usage: None }
+    Rule {
+        name: Some(name.into()),
+        when,
+        reply: Some(reply),
+        replies: vec![],
+        fail_first: vec![],
+        latency_ms: None,
+        usage: None,
+    }
 }
 
 fn script() -> Script {
@@ -67,7 +75,10 @@ fn script() -> Script {
 pub fn engine(dir: &std::path::Path) -> Engine {
     let opts = EngineOptions {
         secrets: Arc::new(MemoryStore::default()),
-        client: ClientOptions { retry: RetryPolicy { base: Duration::from_millis(2), cap: Duration::from_millis(10), ..Default::default() }, ..Default::default() },
+        client: ClientOptions {
+            retry: RetryPolicy { base: Duration::from_millis(2), cap: Duration::from_millis(10), ..Default::default() },
+            ..Default::default()
+        },
     };
     Engine::open_with(&dir.join("s.db"), opts).unwrap()
 }
@@ -173,8 +184,10 @@ async fn three_kinds_of_model_through_the_whole_environment() {
     }
     // The information provider saw every element, masked ones included.
     let missing = cases.iter().find(|c| !c.masked_elements.is_empty()).unwrap();
-    let masked_value = missing.elements.iter().find(|el| el.name == missing.masked_elements[0]).unwrap().value.clone().unwrap();
-    assert!(mock.requests().iter().any(|r| r.rule.as_deref() == Some("info") && r.body.to_string().contains(&masked_value[..20.min(masked_value.len())])));
+    let masked_value =
+        missing.elements.iter().find(|el| el.name == missing.masked_elements[0]).unwrap().value.clone().unwrap();
+    assert!(mock.requests().iter().any(|r| r.rule.as_deref() == Some("info")
+        && r.body.to_string().contains(&masked_value[..20.min(masked_value.len())])));
     // The judge was called for the three correct answers with a rationale (asker ×2, direct ×1).
     assert_eq!(mock.requests().iter().filter(|r| r.rule.as_deref() == Some("judge")).count(), 3);
 
@@ -211,13 +224,15 @@ async fn three_kinds_of_model_through_the_whole_environment() {
     let m3 = a.m3.unwrap();
     assert_eq!((m3.tp, m3.fp, m3.fn_), (tp, fp, fnn));
     // M4: one hit per judged case over all their conditions.
-    let k: usize = cases.iter().filter(|c| c.gold_verdict.as_str() == "Reportable").map(|c| c.boundary_conditions.len()).sum();
+    let k: usize =
+        cases.iter().filter(|c| c.gold_verdict.as_str() == "Reportable").map(|c| c.boundary_conditions.len()).sum();
     assert!((a.m4.unwrap() - 200.0 / k as f64).abs() < 1e-9);
     assert_eq!(g.no_verdict, 4);
     assert_eq!(a.behavior.missing_no_ask_pct, Some(0.0));
     assert_eq!(d.behavior.missing_no_ask_pct, Some(100.0));
     // tokens and cost were accounted per stage
-    let stages: BTreeSet<String> = e.usage_by_stage(Some(&runs[0])).unwrap().into_iter().filter_map(|u| u.stage).collect();
+    let stages: BTreeSet<String> =
+        e.usage_by_stage(Some(&runs[0])).unwrap().into_iter().filter_map(|u| u.stage).collect();
     assert_eq!(stages, ["eval", "info", "judge"].iter().map(|s| s.to_string()).collect());
 
     // Re-importing the exported trajectories creates separate, completed runs with the same scores.

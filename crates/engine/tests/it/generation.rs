@@ -3,8 +3,8 @@
 //! narration dropped after three failures, a missing narrative caught leaking a withheld value,
 //! an Uncertain card, and a run stopped midway and resumed in a new process.
 
-use psebench::api::models::ModelAddRequest;
 use psebench::api::cards::CardAuditRequest;
+use psebench::api::models::ModelAddRequest;
 use psebench::api::Engine;
 use psebench::card::AuditStatus;
 use psebench::generation::{GenCandidateFilter, GenRequest};
@@ -82,7 +82,15 @@ fn unc_card() -> Value {
 }
 
 fn rule(name: &str, when: When, reply: Reply) -> Rule {
-    Rule { name: Some(name.into()), when, reply: Some(reply), replies: vec![], fail_first: vec![], latency_ms: None, usage: None }
+    Rule {
+        name: Some(name.into()),
+        when,
+        reply: Some(reply),
+        replies: vec![],
+        fail_first: vec![],
+        latency_ms: None,
+        usage: None,
+    }
 }
 
 fn seq(name: &str, when: When, replies: Vec<Reply>) -> Rule {
@@ -132,31 +140,62 @@ fn base_rules() -> Vec<Rule> {
         rule("iver", sys(IVER), j(json!({"pass": true, "issues": []}))),
         rule(
             "narr-unc",
-            When { system_contains: Some(NARR.into()), any_regex: Some("aides lowered".into()), last_user_regex: Some(r"# Anchor\s+(\S+ \S+ \S+)".into()), ..Default::default() },
-            j(json!({"event_narrative": "NARR-UNC During a transfer at 14:00 her knees buckled and two aides lowered her to the floor. Next morning a hip X-ray showed a non-displaced fracture of the right greater trochanter. Scene: {{1}}."})),
+            When {
+                system_contains: Some(NARR.into()),
+                any_regex: Some("aides lowered".into()),
+                last_user_regex: Some(r"# Anchor\s+(\S+ \S+ \S+)".into()),
+                ..Default::default()
+            },
+            j(
+                json!({"event_narrative": "NARR-UNC During a transfer at 14:00 her knees buckled and two aides lowered her to the floor. Next morning a hip X-ray showed a non-displaced fracture of the right greater trochanter. Scene: {{1}}."}),
+            ),
         ),
         rule(
             "narr",
-            When { system_contains: Some(NARR.into()), last_user_regex: Some(r"# Anchor\s+(\S+ \S+ \S+)".into()), ..Default::default() },
+            When {
+                system_contains: Some(NARR.into()),
+                last_user_regex: Some(r"# Anchor\s+(\S+ \S+ \S+)".into()),
+                ..Default::default()
+            },
             j(json!({"event_narrative": complete})),
         ),
         rule(
             "mnarr",
-            When { system_contains: Some(MNARR.into()), last_user_regex: Some(r"# Anchor\s+(\S+ \S+ \S+)".into()), ..Default::default() },
+            When {
+                system_contains: Some(MNARR.into()),
+                last_user_regex: Some(r"# Anchor\s+(\S+ \S+ \S+)".into()),
+                ..Default::default()
+            },
             j(json!({"event_narrative": missing})),
         ),
         rule(
             "extr-missing",
-            When { system_contains: Some(EXTR.into()), last_user_contains: Some("NARR-MISSING".into()), ..Default::default() },
-            j(json!({"slot_values": {"fall_description": "found on the floor beside the bed at 03:40", "injury_outcome": null, "outcome_type": null}})),
+            When {
+                system_contains: Some(EXTR.into()),
+                last_user_contains: Some("NARR-MISSING".into()),
+                ..Default::default()
+            },
+            j(
+                json!({"slot_values": {"fall_description": "found on the floor beside the bed at 03:40", "injury_outcome": null, "outcome_type": null}}),
+            ),
         ),
-        rule("extr-unc", When { system_contains: Some(EXTR.into()), last_user_contains: Some("NARR-UNC".into()), ..Default::default() }, j(unc_slots())),
+        rule(
+            "extr-unc",
+            When {
+                system_contains: Some(EXTR.into()),
+                last_user_contains: Some("NARR-UNC".into()),
+                ..Default::default()
+            },
+            j(unc_slots()),
+        ),
         rule("extr", sys(EXTR), j(rep_slots())),
         rule("nver", sys(NVER), j(json!({"pass": true, "issues": []}))),
         rule(
             "mver",
             sys(MVER),
-            j(json!({"per_bc_check": [{"boundary_condition": "test_fall_caused_serious_injury", "leak_verdict": "indeterminate", "evidence_phrase": null, "explanation": "No injury is described."}], "pass": true, "issues": []})),
+            j(
+                json!({"per_bc_check": [{"boundary_condition": "test_fall_caused_serious_injury", "leak_verdict": "indeterminate", "evidence_phrase": null, "explanation": "No injury is described."}], "pass": true, "issues": []}),
+            ),
         ),
     ]
 }
@@ -189,7 +228,13 @@ fn setup(dir: &std::path::Path, mock: &MockServer) -> Engine {
     let r = e.cards_import(&[cards], "mn29", "tester").unwrap();
     assert_eq!(r.added.len(), 2, "{:?}", r.lint);
     for id in [REP, UNC] {
-        e.card_audit(&CardAuditRequest { card_id: id.into(), status: AuditStatus::Approved, auditor: "tester".into(), notes: None }).unwrap();
+        e.card_audit(&CardAuditRequest {
+            card_id: id.into(),
+            status: AuditStatus::Approved,
+            auditor: "tester".into(),
+            notes: None,
+        })
+        .unwrap();
     }
     e
 }
@@ -212,7 +257,13 @@ fn bodies_by(mock: &MockServer, rule: &str) -> Vec<String> {
 
 fn user_text(body: &str) -> String {
     let v: Value = serde_json::from_str(body).unwrap();
-    v["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "user").map(|m| m["content"].as_str().unwrap_or("").to_string()).collect()
+    v["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["content"].as_str().unwrap_or("").to_string())
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -226,7 +277,11 @@ async fn a_card_that_passes_first_time_becomes_two_cases_with_full_provenance() 
     assert_eq!(plan.candidates_by_type.get("missing"), Some(&1));
     assert!(!plan.sends_data_off_machine, "the mock is on loopback");
     assert_eq!(plan.destinations.len(), 2);
-    assert!(plan.estimate.calls >= 8 && plan.estimate.input_tokens > 1000 && plan.estimate.usd.unwrap() > 0.0, "{:?}", plan.estimate);
+    assert!(
+        plan.estimate.calls >= 8 && plan.estimate.input_tokens > 1000 && plan.estimate.usd.unwrap() > 0.0,
+        "{:?}",
+        plan.estimate
+    );
     assert_eq!(mock.request_count(), 0, "planning sends nothing");
 
     let run = e.gen_create(&req).unwrap();
@@ -239,7 +294,11 @@ async fn a_card_that_passes_first_time_becomes_two_cases_with_full_provenance() 
     let cands = e.gen_candidates(&run, &GenCandidateFilter::default()).unwrap();
     let parent = cands.iter().find(|c| c.missing_variant_id.is_none()).unwrap();
     let child = cands.iter().find(|c| c.missing_variant_id.is_some()).unwrap();
-    assert_eq!(parent.candidate_id, format!("{run}__{REP}__{}", parent.anchor_id), "ids are built from run, card and anchor");
+    assert_eq!(
+        parent.candidate_id,
+        format!("{run}__{REP}__{}", parent.anchor_id),
+        "ids are built from run, card and anchor"
+    );
     assert_eq!(child.candidate_id, format!("{}__missing_injury_outcome", parent.candidate_id));
     assert!(parent.anchor_id.starts_with("syn_CareManagement_7_Fall_"), "sampled from the card's clause bucket");
 
@@ -250,14 +309,18 @@ async fn a_card_that_passes_first_time_becomes_two_cases_with_full_provenance() 
     assert_eq!(case.gold_legal_basis, vec!["Care Management Events clause 7", "General Recommendation 1"]);
     assert_eq!(case.boundary_conditions.len(), 2);
     assert!(case.boundary_conditions.iter().all(|b| b.value && !b.meaning.is_empty()));
-    assert_eq!(case.elements.iter().map(|x| x.name.as_str()).collect::<Vec<_>>(), vec!["fall_description", "injury_outcome", "outcome_type"]);
+    assert_eq!(
+        case.elements.iter().map(|x| x.name.as_str()).collect::<Vec<_>>(),
+        vec!["fall_description", "injury_outcome", "outcome_type"]
+    );
     assert_eq!(case.elements[1].value.as_deref(), Some(OUTCOME));
     assert!(case.elements.iter().all(|x| !x.meaning.is_empty()));
     assert!(case.masked_elements.is_empty() && case.missing_variant_id.is_none());
     assert!(case.narrative.starts_with("NARR-COMPLETE"));
     assert_eq!(case.anchor_id.as_deref(), Some(parent.anchor_id.as_str()));
     assert_eq!(case.extra["generation_run_id"], json!(run));
-    let origin = e.cases_list(&Default::default()).unwrap().into_iter().find(|c| c.case_id == case.case_id).unwrap().origin;
+    let origin =
+        e.cases_list(&Default::default()).unwrap().into_iter().find(|c| c.case_id == case.case_id).unwrap().origin;
     assert_eq!(origin, "generated");
 
     let missing = e.cases_show(child.case_id.as_ref().unwrap()).unwrap();
@@ -273,13 +336,18 @@ async fn a_card_that_passes_first_time_becomes_two_cases_with_full_provenance() 
     let extr = bodies_by(&mock, "extr");
     assert_eq!(extr.len(), 1);
     let seen = user_text(&extr[0]);
-    for hidden in ["test_fall_caused_serious_injury", "Reportable", "allowed_values", "General Recommendation", REP, "field_type"] {
+    for hidden in
+        ["test_fall_caused_serious_injury", "Reportable", "allowed_values", "General Recommendation", REP, "field_type"]
+    {
         assert!(!seen.contains(hidden), "the Extractor must not see {hidden}: {seen}");
     }
     assert!(seen.contains("How, where and when the patient fell."), "meaning-only view");
     let mnarr = user_text(&bodies_by(&mock, "mnarr")[0]);
     assert!(!mnarr.contains("femoral neck"), "the missing narrator never sees withheld values");
-    assert!(mnarr.contains("\"masked_condition_value\": true") && mnarr.contains("The injury the fall caused"), "{mnarr}");
+    assert!(
+        mnarr.contains("\"masked_condition_value\": true") && mnarr.contains("The injury the fall caused"),
+        "{mnarr}"
+    );
     let narr = mock.requests().into_iter().find(|r| r.rule.as_deref() == Some("narr")).unwrap().body;
     assert_eq!(narr["model"], "writer-id");
     assert_eq!(narr["response_format"]["type"], "json_schema", "structured output is requested");
@@ -289,13 +357,30 @@ async fn a_card_that_passes_first_time_becomes_two_cases_with_full_provenance() 
     // Provenance: the missing case tells the whole story, parent's stages first.
     let p = e.gen_provenance(&missing.case_id).unwrap();
     let stages: Vec<(String, u32, bool)> = p.attempts.iter().map(|a| (a.stage.clone(), a.attempt, a.passed)).collect();
-    assert_eq!(stages, vec![("instantiation".into(), 1, true), ("narration".into(), 1, true), ("missing_narration".into(), 1, true)]);
+    assert_eq!(
+        stages,
+        vec![("instantiation".into(), 1, true), ("narration".into(), 1, true), ("missing_narration".into(), 1, true)]
+    );
     let roles: Vec<&str> = p.attempts.iter().flat_map(|a| a.calls.iter().map(|c| c.role.as_str())).collect();
-    assert_eq!(roles, vec!["instantiator", "instantiation_verifier", "narrator", "extractor", "narrative_verifier", "missing_narrator", "extractor", "missing_verifier"]);
+    assert_eq!(
+        roles,
+        vec![
+            "instantiator",
+            "instantiation_verifier",
+            "narrator",
+            "extractor",
+            "narrative_verifier",
+            "missing_narrator",
+            "extractor",
+            "missing_verifier"
+        ]
+    );
     for c in p.attempts.iter().flat_map(|a| a.calls.iter()) {
         assert_eq!(c.prompt_versions.get("gen_background").map(|v| v.len()), Some(12), "{}", c.role);
         assert!(c.prompt_versions.contains_key(&c.prompt_name));
-        assert!(c.request["messages"].as_array().unwrap().len() == 2 && c.response_text.is_some() && c.input_tokens > 0);
+        assert!(
+            c.request["messages"].as_array().unwrap().len() == 2 && c.response_text.is_some() && c.input_tokens > 0
+        );
         assert!(!c.cache_hit);
     }
     assert_eq!(p.attempts[2].verifier.as_ref().unwrap()["per_bc_check"][0]["leak_verdict"], "indeterminate");
@@ -311,10 +396,23 @@ async fn a_card_that_passes_first_time_becomes_two_cases_with_full_provenance() 
 async fn instantiation_passes_on_attempt_two_after_the_verifiers_feedback() {
     let issue = "ISSUE-77: injury_outcome must name the imaging that showed the fracture";
     let mut fixed = rep_slots();
-    fixed["slot_values"]["injury_outcome"] = json!("CT at 05:00 showed a subdural haematoma; transferred to neurosurgical ICU for 4 days");
+    fixed["slot_values"]["injury_outcome"] =
+        json!("CT at 05:00 showed a subdural haematoma; transferred to neurosurgical ICU for 4 days");
     let front = vec![
-        rule("inst-fixed", When { system_contains: Some(INST.into()), last_user_contains: Some("ISSUE-77".into()), ..Default::default() }, j(fixed)),
-        seq("iver-seq", sys(IVER), vec![j(json!({"pass": false, "issues": [issue]})), j(json!({"pass": true, "issues": []}))]),
+        rule(
+            "inst-fixed",
+            When {
+                system_contains: Some(INST.into()),
+                last_user_contains: Some("ISSUE-77".into()),
+                ..Default::default()
+            },
+            j(fixed),
+        ),
+        seq(
+            "iver-seq",
+            sys(IVER),
+            vec![j(json!({"pass": false, "issues": [issue]})), j(json!({"pass": true, "issues": []}))],
+        ),
     ];
     let mock = MockServer::start(script_with(front), 0).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -325,13 +423,24 @@ async fn instantiation_passes_on_attempt_two_after_the_verifiers_feedback() {
     let s = e.gen_execute(&run).await.unwrap();
     assert_eq!((s.status.as_str(), s.counts.accepted, s.counts.retries), ("completed", 1, 1));
     // The second Instantiator request carried the issue and the failed candidate.
-    let inst: Vec<String> = mock.requests().into_iter().filter(|r| r.rule.as_deref().map(|n| n.starts_with("inst")).unwrap_or(false)).map(|r| user_text(&r.body.to_string())).collect();
+    let inst: Vec<String> = mock
+        .requests()
+        .into_iter()
+        .filter(|r| r.rule.as_deref().map(|n| n.starts_with("inst")).unwrap_or(false))
+        .map(|r| user_text(&r.body.to_string()))
+        .collect();
     assert_eq!(inst.len(), 2);
     assert!(!inst[0].contains("ISSUE-77") && !inst[0].contains("attempt 2"));
     assert!(inst[1].contains(issue), "{}", inst[1]);
-    assert!(inst[1].contains("This is attempt 2") && inst[1].contains("femoral neck"), "the failed candidate is shown verbatim");
+    assert!(
+        inst[1].contains("This is attempt 2") && inst[1].contains("femoral neck"),
+        "the failed candidate is shown verbatim"
+    );
     let case = e.cases_all(&Default::default()).unwrap().into_iter().find(|c| c.clause_card_id == REP).unwrap();
-    assert!(case.elements[1].value.as_deref().unwrap().contains("subdural"), "the accepted record is the corrected one");
+    assert!(
+        case.elements[1].value.as_deref().unwrap().contains("subdural"),
+        "the accepted record is the corrected one"
+    );
     let p = e.gen_provenance(&case.case_id).unwrap();
     assert_eq!((p.attempts[0].attempt, p.attempts[0].passed), (1, false));
     assert_eq!(p.attempts[0].issues, vec![issue.to_string()]);
@@ -343,7 +452,11 @@ async fn instantiation_passes_on_attempt_two_after_the_verifiers_feedback() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_narration_that_fails_three_times_is_dropped_with_its_reason_kept() {
-    let front = vec![rule("nver-fail", sys(NVER), j(json!({"pass": false, "issues": ["ISSUE-88: the narrative never says where the patient was found"]})))];
+    let front = vec![rule(
+        "nver-fail",
+        sys(NVER),
+        j(json!({"pass": false, "issues": ["ISSUE-88: the narrative never says where the patient was found"]})),
+    )];
     let mock = MockServer::start(script_with(front), 0).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let e = setup(dir.path(), &mock);
@@ -352,35 +465,54 @@ async fn a_narration_that_fails_three_times_is_dropped_with_its_reason_kept() {
     assert_eq!(s.status, "completed", "a dropped candidate is a finished candidate");
     assert_eq!((s.counts.accepted, s.counts.dropped, s.counts.skipped), (0, 1, 1));
     assert!(e.cases_all(&Default::default()).unwrap().iter().all(|c| c.clause_card_id != REP), "no case was stored");
-    let cands = e.gen_candidates(&run, &GenCandidateFilter { status: Some("dropped".into()), ..Default::default() }).unwrap();
+    let cands =
+        e.gen_candidates(&run, &GenCandidateFilter { status: Some("dropped".into()), ..Default::default() }).unwrap();
     assert_eq!(cands.len(), 1);
     let d = &cands[0];
     assert_eq!(d.drop_stage.as_deref(), Some("narration"));
     assert!(d.drop_reason.as_deref().unwrap().contains("ISSUE-88"), "{:?}", d.drop_reason);
     assert!(d.case_id.is_none());
-    let skipped = e.gen_candidates(&run, &GenCandidateFilter { status: Some("skipped".into()), ..Default::default() }).unwrap();
+    let skipped =
+        e.gen_candidates(&run, &GenCandidateFilter { status: Some("skipped".into()), ..Default::default() }).unwrap();
     assert_eq!(skipped[0].drop_stage.as_deref(), Some("parent"));
     // The dropped candidate's story: one instantiation, three narrations, each retry fed back.
     let p = e.gen_provenance(&d.candidate_id).unwrap();
     assert!(p.case.is_none());
     let stages: Vec<(String, u32, bool)> = p.attempts.iter().map(|a| (a.stage.clone(), a.attempt, a.passed)).collect();
-    assert_eq!(stages, vec![("instantiation".into(), 1, true), ("narration".into(), 1, false), ("narration".into(), 2, false), ("narration".into(), 3, false)]);
+    assert_eq!(
+        stages,
+        vec![
+            ("instantiation".into(), 1, true),
+            ("narration".into(), 1, false),
+            ("narration".into(), 2, false),
+            ("narration".into(), 3, false)
+        ]
+    );
     assert_eq!(bodies_by(&mock, "narr").len(), 3, "each retry is a new request: its prompt carries the feedback");
     assert_eq!(mock.requests().iter().filter(|r| r.rule.as_deref() == Some("nver-fail")).count(), 3);
-    let narrator_calls: Vec<_> = p.attempts.iter().filter(|a| a.stage == "narration").map(|a| a.calls[0].request.to_string()).collect();
+    let narrator_calls: Vec<_> =
+        p.attempts.iter().filter(|a| a.stage == "narration").map(|a| a.calls[0].request.to_string()).collect();
     assert!(narrator_calls[1].contains("ISSUE-88") && narrator_calls[2].contains("This is attempt 3"));
     let st = e.gen_stats(&run).unwrap();
     assert_eq!(st.success[0].success_pct, Some(0.0));
     assert_eq!(st.success[1].initiated, 0, "the variant was never started");
-    assert_eq!(st.drops_by_stage.iter().map(|d| (d.stage.as_str(), d.candidates)).collect::<Vec<_>>(), vec![("narration", 1), ("parent", 1)]);
+    assert_eq!(
+        st.drops_by_stage.iter().map(|d| (d.stage.as_str(), d.candidates)).collect::<Vec<_>>(),
+        vec![("narration", 1), ("parent", 1)]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_missing_narrative_that_leaks_a_withheld_value_is_caught_before_the_verifier() {
-    let leaky = format!("{} X-ray showed a displaced fracture of the left femoral neck.", narrative_for("NARR-MISSING"));
+    let leaky =
+        format!("{} X-ray showed a displaced fracture of the left femoral neck.", narrative_for("NARR-MISSING"));
     let front = vec![seq(
         "mnarr-seq",
-        When { system_contains: Some(MNARR.into()), last_user_regex: Some(r"# Anchor\s+(\S+ \S+ \S+)".into()), ..Default::default() },
+        When {
+            system_contains: Some(MNARR.into()),
+            last_user_regex: Some(r"# Anchor\s+(\S+ \S+ \S+)".into()),
+            ..Default::default()
+        },
         vec![j(json!({"event_narrative": leaky})), j(json!({"event_narrative": narrative_for("NARR-MISSING")}))],
     )];
     let mock = MockServer::start(script_with(front), 0).await.unwrap();
@@ -389,14 +521,23 @@ async fn a_missing_narrative_that_leaks_a_withheld_value_is_caught_before_the_ve
     let run = e.gen_create(&request(REP, 1)).unwrap();
     let s = e.gen_execute(&run).await.unwrap();
     assert_eq!((s.status.as_str(), s.counts.accepted), ("completed", 2));
-    assert_eq!(mock.requests().iter().filter(|r| r.rule.as_deref() == Some("mver")).count(), 1, "the leaky attempt never reached the verifier");
+    assert_eq!(
+        mock.requests().iter().filter(|r| r.rule.as_deref() == Some("mver")).count(),
+        1,
+        "the leaky attempt never reached the verifier"
+    );
     assert_eq!(bodies_by(&mock, "extr-missing").len(), 1, "nor the Extractor");
-    let missing = e.cases_all(&Default::default()).unwrap().into_iter().find(|c| c.case_type.as_str() == "missing").unwrap();
+    let missing =
+        e.cases_all(&Default::default()).unwrap().into_iter().find(|c| c.case_type.as_str() == "missing").unwrap();
     assert!(!missing.narrative.contains("femoral"));
     let p = e.gen_provenance(&missing.case_id).unwrap();
     let m: Vec<_> = p.attempts.iter().filter(|a| a.stage == "missing_narration").collect();
     assert_eq!(m.len(), 2);
-    assert!(!m[0].passed && m[0].guard_findings.iter().any(|f| f.contains("withheld slot injury_outcome")), "{:?}", m[0].guard_findings);
+    assert!(
+        !m[0].passed && m[0].guard_findings.iter().any(|f| f.contains("withheld slot injury_outcome")),
+        "{:?}",
+        m[0].guard_findings
+    );
     assert_eq!(m[0].calls.len(), 1, "only the narrator was called");
     assert!(m[1].passed);
     let second = user_text(&m[1].calls[0].request.to_string());
@@ -410,7 +551,10 @@ async fn an_uncertain_card_uses_both_phases_without_missing_variants_and_its_ban
     let front = vec![seq(
         "narr-unc-seq",
         When { system_contains: Some(NARR.into()), any_regex: Some("aides lowered".into()), ..Default::default() },
-        vec![j(json!({"event_narrative": bad})), j(json!({"event_narrative": bad.replace("; the fall review was inconclusive", "")}))],
+        vec![
+            j(json!({"event_narrative": bad})),
+            j(json!({"event_narrative": bad.replace("; the fall review was inconclusive", "")})),
+        ],
     )];
     let mock = MockServer::start(script_with(front), 0).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -421,14 +565,26 @@ async fn an_uncertain_card_uses_both_phases_without_missing_variants_and_its_ban
     let run = e.gen_create(&GenRequest { concurrency: 1, ..req }).unwrap();
     let s = e.gen_execute(&run).await.unwrap();
     assert_eq!((s.status.as_str(), s.counts.accepted, s.counts.total), ("completed", 2, 2));
-    let cases: Vec<_> = e.cases_all(&Default::default()).unwrap().into_iter().filter(|c| c.clause_card_id == UNC).collect();
+    let cases: Vec<_> =
+        e.cases_all(&Default::default()).unwrap().into_iter().filter(|c| c.clause_card_id == UNC).collect();
     assert_eq!(cases.len(), 2);
     for c in &cases {
-        assert_eq!((c.case_type.as_str(), c.gold_verdict.as_str(), c.gold_clause.as_deref()), ("uncertain", "Uncertain", None));
+        assert_eq!(
+            (c.case_type.as_str(), c.gold_verdict.as_str(), c.gold_clause.as_deref()),
+            ("uncertain", "Uncertain", None)
+        );
         assert!(!c.narrative.contains("inconclusive"));
     }
-    let first = e.gen_provenance(&cases.iter().find(|c| e.gen_provenance(&c.case_id).unwrap().attempts.len() == 3).unwrap().case_id).unwrap();
-    assert!(first.attempts[1].guard_findings.iter().any(|g| g.contains("\"inconclusive\"")), "{:?}", first.attempts[1].guard_findings);
+    let first = e
+        .gen_provenance(
+            &cases.iter().find(|c| e.gen_provenance(&c.case_id).unwrap().attempts.len() == 3).unwrap().case_id,
+        )
+        .unwrap();
+    assert!(
+        first.attempts[1].guard_findings.iter().any(|g| g.contains("\"inconclusive\"")),
+        "{:?}",
+        first.attempts[1].guard_findings
+    );
     let st = e.gen_stats(&run).unwrap();
     assert_eq!(st.success[2].success_pct, Some(100.0));
     assert_eq!(st.narrative_length[2].n, 2);
@@ -517,7 +673,13 @@ async fn plans_explain_what_cannot_be_generated() {
     let dir = tempfile::tempdir().unwrap();
     let e = setup(dir.path(), &mock);
     // A draft card listed by id is used with a warning; by clause it is left out.
-    e.card_audit(&CardAuditRequest { card_id: UNC.into(), status: AuditStatus::Draft, auditor: "tester".into(), notes: None }).unwrap();
+    e.card_audit(&CardAuditRequest {
+        card_id: UNC.into(),
+        status: AuditStatus::Draft,
+        auditor: "tester".into(),
+        notes: None,
+    })
+    .unwrap();
     let p = e.gen_plan(&request(UNC, 1)).unwrap();
     assert_eq!(p.unapproved_cards, vec![UNC.to_string()]);
     assert!(p.warnings.iter().any(|w| w.contains("not approved")), "{:?}", p.warnings);
@@ -566,12 +728,18 @@ async fn a_run_killed_during_a_call_resumes_and_repeats_only_the_call_that_was_i
     drop(e);
     let e_new = super::eval::engine(dir.path());
     let before = e_new.gen_show(&run).unwrap();
-    assert_eq!((before.counts.accepted, before.counts.pending), (1, 3), "the complete case was committed before the kill");
+    assert_eq!(
+        (before.counts.accepted, before.counts.pending),
+        (1, 3),
+        "the complete case was committed before the kill"
+    );
     let s = e_new.gen_execute(&run).await.unwrap();
     assert_eq!((s.status.as_str(), s.counts.accepted), ("completed", 4), "{:?}", s.message);
-    let bodies: Vec<(Option<String>, String)> = mock.requests().into_iter().map(|r| (r.rule, r.body.to_string())).collect();
+    let bodies: Vec<(Option<String>, String)> =
+        mock.requests().into_iter().map(|r| (r.rule, r.body.to_string())).collect();
     let mut seen = HashSet::new();
-    let repeated: Vec<&Option<String>> = bodies.iter().filter(|(_, b)| !seen.insert(b.clone())).map(|(r, _)| r).collect();
+    let repeated: Vec<&Option<String>> =
+        bodies.iter().filter(|(_, b)| !seen.insert(b.clone())).map(|(r, _)| r).collect();
     assert_eq!(repeated, vec![&Some("mver".to_string())], "only the call that was in flight is sent again");
 }
 
@@ -586,7 +754,11 @@ async fn removing_an_anchor_before_resuming_drops_its_candidates_with_a_reason()
     e.anchors_remove(&["o2".to_string()]).unwrap();
     let s = e.gen_execute(&run).await.unwrap();
     assert_eq!((s.status.as_str(), s.counts.accepted, s.counts.dropped), ("completed", 2, 2));
-    let gone = e.gen_candidates(&run, &GenCandidateFilter { status: Some("dropped".into()), ..Default::default() }).unwrap();
+    let gone =
+        e.gen_candidates(&run, &GenCandidateFilter { status: Some("dropped".into()), ..Default::default() }).unwrap();
     assert!(gone.iter().all(|c| c.anchor_id == "o2" && c.drop_stage.as_deref() == Some("anchor")), "{gone:?}");
-    assert!(e.gen_provenance(&gone[0].candidate_id).unwrap().anchor_text.is_none(), "the removed text is gone from the run too");
+    assert!(
+        e.gen_provenance(&gone[0].candidate_id).unwrap().anchor_text.is_none(),
+        "the removed text is gone from the run too"
+    );
 }

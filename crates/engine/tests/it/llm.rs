@@ -11,12 +11,18 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 fn fast_retry() -> RetryPolicy {
-    RetryPolicy { max_retries: 6, base: Duration::from_millis(2), cap: Duration::from_millis(20), max_retry_after: Duration::from_secs(2) }
+    RetryPolicy {
+        max_retries: 6,
+        base: Duration::from_millis(2),
+        cap: Duration::from_millis(20),
+        max_retry_after: Duration::from_secs(2),
+    }
 }
 
 fn engine_with(secrets: Arc<dyn psebench::secrets::SecretStore>, use_cache: bool) -> (tempfile::TempDir, Engine) {
     let dir = tempfile::tempdir().unwrap();
-    let opts = EngineOptions { secrets, client: ClientOptions { retry: fast_retry(), use_cache, ..Default::default() } };
+    let opts =
+        EngineOptions { secrets, client: ClientOptions { retry: fast_retry(), use_cache, ..Default::default() } };
     let e = Engine::open_with(&dir.path().join("s.db"), opts).unwrap();
     (dir, e)
 }
@@ -63,7 +69,12 @@ fn script_json_reply() -> Script {
             replies: vec![],
             fail_first: vec![],
             latency_ms: None,
-            usage: Some(UsageOverride { input_tokens: Some(120), output_tokens: Some(9), cached_input_tokens: Some(100), reasoning_tokens: Some(3) }),
+            usage: Some(UsageOverride {
+                input_tokens: Some(120),
+                output_tokens: Some(9),
+                cached_input_tokens: Some(100),
+                reasoning_tokens: Some(3),
+            }),
         }],
         ..Default::default()
     }
@@ -103,7 +114,10 @@ async fn each_provider_maps_requests_and_responses() {
     assert_eq!(b["model"], "oa-id");
     assert_eq!(b["messages"][0], json!({"role": "system", "content": "SYSTEM-MARKER policy text"}));
     assert_eq!(b["messages"][2]["role"], "assistant");
-    assert_eq!((b["temperature"].as_f64(), b["top_p"].as_f64(), b["max_tokens"].as_u64(), b["seed"].as_i64()), (Some(0.2), Some(0.9), Some(300), Some(7)));
+    assert_eq!(
+        (b["temperature"].as_f64(), b["top_p"].as_f64(), b["max_tokens"].as_u64(), b["seed"].as_i64()),
+        (Some(0.2), Some(0.9), Some(300), Some(7))
+    );
     assert_eq!(b["response_format"]["type"], "json_schema");
     assert_eq!(b["response_format"]["json_schema"]["name"], "verdict");
     // Azure: deployment in the path, no model field
@@ -121,7 +135,10 @@ async fn each_provider_maps_requests_and_responses() {
     assert_eq!(b["systemInstruction"]["parts"][0]["text"], "SYSTEM-MARKER policy text");
     assert_eq!(b["contents"][1]["role"], "model");
     let g = &b["generationConfig"];
-    assert_eq!((g["temperature"].as_f64(), g["topP"].as_f64(), g["maxOutputTokens"].as_u64(), g["seed"].as_i64()), (Some(0.2), Some(0.9), Some(300), Some(7)));
+    assert_eq!(
+        (g["temperature"].as_f64(), g["topP"].as_f64(), g["maxOutputTokens"].as_u64(), g["seed"].as_i64()),
+        (Some(0.2), Some(0.9), Some(300), Some(7))
+    );
     assert_eq!(g["responseMimeType"], "application/json");
     assert_eq!(g["responseSchema"]["properties"]["v"], json!({"type": "string", "nullable": true}));
     assert!(g["responseSchema"].get("additionalProperties").is_none());
@@ -168,12 +185,23 @@ async fn transient_faults_are_retried_until_success() {
     let mock = MockServer::start(failing(faults.clone()), 0).await.unwrap();
     let (_d, e) = engine_with(Arc::new(MemoryStore::default()), false);
     add(&e, "m", "openai-compatible", &mock.openai_base(), None);
-    e.models_add(&ModelAddRequest { name: "m".into(), kind: "openai-compatible".into(), model: "x".into(), base_url: Some(mock.openai_base()), timeout_secs: Some(1), ..Default::default() }).unwrap();
+    e.models_add(&ModelAddRequest {
+        name: "m".into(),
+        kind: "openai-compatible".into(),
+        model: "x".into(),
+        base_url: Some(mock.openai_base()),
+        timeout_secs: Some(1),
+        ..Default::default()
+    })
+    .unwrap();
     let r = call(&e, "m", &ChatRequest::new(vec![Message::user("hi")])).await.unwrap();
     assert_eq!(r.text, "fine");
     assert_eq!(r.attempts, 7, "six faults then a success");
     let outcomes: Vec<String> = mock.requests().iter().map(|q| q.outcome.clone()).collect();
-    assert_eq!(outcomes, vec!["rate_limit", "server_error", "unavailable", "timeout", "malformed_json", "truncated", "ok"]);
+    assert_eq!(
+        outcomes,
+        vec!["rate_limit", "server_error", "unavailable", "timeout", "malformed_json", "truncated", "ok"]
+    );
     // wrong content type is transient too
     mock.set_script(failing(vec![Fault::WrongContentType]));
     let r = call(&e, "m", &ChatRequest::new(vec![Message::user("again")])).await.unwrap();
@@ -219,7 +247,12 @@ async fn a_400_is_never_retried() {
 
 #[tokio::test]
 async fn the_cache_keys_on_model_request_and_repeat_and_never_stores_errors() {
-    let mock = MockServer::start(Script { default_reply: Some(Reply::Template { template: "reply {{n}}".into() }), ..Default::default() }, 0).await.unwrap();
+    let mock = MockServer::start(
+        Script { default_reply: Some(Reply::Template { template: "reply {{n}}".into() }), ..Default::default() },
+        0,
+    )
+    .await
+    .unwrap();
     let (_d, e) = engine_with(Arc::new(MemoryStore::default()), true);
     add(&e, "a", "openai-compatible", &mock.openai_base(), None);
     add(&e, "b", "openai-compatible", &mock.openai_base(), None);
@@ -259,7 +292,15 @@ async fn the_cache_keys_on_model_request_and_repeat_and_never_stores_errors() {
 async fn cancellation_stops_a_call_in_flight() {
     let mock = MockServer::start(Script { latency_ms: 5_000, ..Script::always("late") }, 0).await.unwrap();
     let (_d, e) = engine_with(Arc::new(MemoryStore::default()), false);
-    e.models_add(&ModelAddRequest { name: "m".into(), kind: "openai-compatible".into(), model: "x".into(), base_url: Some(mock.openai_base()), timeout_secs: Some(30), ..Default::default() }).unwrap();
+    e.models_add(&ModelAddRequest {
+        name: "m".into(),
+        kind: "openai-compatible".into(),
+        model: "x".into(),
+        base_url: Some(mock.openai_base()),
+        timeout_secs: Some(30),
+        ..Default::default()
+    })
+    .unwrap();
     let h = e.model_handle("m").unwrap();
     let cancel = CancellationToken::new();
     let c2 = cancel.clone();
@@ -268,7 +309,11 @@ async fn cancellation_stops_a_call_in_flight() {
         c2.cancel();
     });
     let t = Instant::now();
-    let err = e.llm().chat(&h, &ChatRequest::new(vec![Message::user("hi")]), &CallContext::new(None, "t"), &cancel).await.unwrap_err();
+    let err = e
+        .llm()
+        .chat(&h, &ChatRequest::new(vec![Message::user("hi")]), &CallContext::new(None, "t"), &cancel)
+        .await
+        .unwrap_err();
     assert!(matches!(err, LlmError::Cancelled));
     assert!(t.elapsed() < Duration::from_secs(2));
 }
@@ -279,7 +324,15 @@ async fn rate_limits_cut_the_concurrency_limit() {
     s.rules[0].latency_ms = Some(20);
     let mock = MockServer::start(s, 0).await.unwrap();
     let (_d, e) = engine_with(Arc::new(MemoryStore::default()), false);
-    e.models_add(&ModelAddRequest { name: "m".into(), kind: "openai-compatible".into(), model: "x".into(), base_url: Some(mock.openai_base()), concurrency: Some(8), ..Default::default() }).unwrap();
+    e.models_add(&ModelAddRequest {
+        name: "m".into(),
+        kind: "openai-compatible".into(),
+        model: "x".into(),
+        base_url: Some(mock.openai_base()),
+        concurrency: Some(8),
+        ..Default::default()
+    })
+    .unwrap();
     let h = e.model_handle("m").unwrap();
     assert_eq!(e.llm().current_limit(&h.cfg), 8);
     call(&e, "m", &ChatRequest::new(vec![Message::user("hi")])).await.unwrap();
@@ -288,20 +341,44 @@ async fn rate_limits_cut_the_concurrency_limit() {
 
 #[tokio::test]
 async fn keys_from_keyring_env_or_a_clear_error() {
-    let mock = MockServer::start(Script { require_key: Some("sk-right-0000000000".into()), ..Script::always("hi") }, 0).await.unwrap();
+    let mock = MockServer::start(Script { require_key: Some("sk-right-0000000000".into()), ..Script::always("hi") }, 0)
+        .await
+        .unwrap();
     // keyring unavailable: storing a key says what to do instead
     let (_d, e) = engine_with(Arc::new(UnavailableStore), false);
     let err = e
-        .models_add(&ModelAddRequest { name: "m".into(), kind: "openai".into(), model: "x".into(), base_url: Some(mock.openai_base()), api_key: Some("sk-right-0000000000".into()), ..Default::default() })
+        .models_add(&ModelAddRequest {
+            name: "m".into(),
+            kind: "openai".into(),
+            model: "x".into(),
+            base_url: Some(mock.openai_base()),
+            api_key: Some("sk-right-0000000000".into()),
+            ..Default::default()
+        })
         .unwrap_err();
     assert_eq!(err.code.as_str(), "secrets");
     assert!(err.message.contains("--api-key-env"), "{}", err.message);
     // the environment variable route works without any keyring
     std::env::set_var("PSEBENCH_TEST_KEY_A", "sk-right-0000000000");
-    e.models_add(&ModelAddRequest { name: "m".into(), kind: "openai".into(), model: "x".into(), base_url: Some(mock.openai_base()), api_key_env: Some("PSEBENCH_TEST_KEY_A".into()), ..Default::default() }).unwrap();
+    e.models_add(&ModelAddRequest {
+        name: "m".into(),
+        kind: "openai".into(),
+        model: "x".into(),
+        base_url: Some(mock.openai_base()),
+        api_key_env: Some("PSEBENCH_TEST_KEY_A".into()),
+        ..Default::default()
+    })
+    .unwrap();
     assert_eq!(call(&e, "m", &ChatRequest::new(vec![Message::user("x")])).await.unwrap().text, "hi");
     // a remote provider without any key fails before sending anything
-    e.models_add(&ModelAddRequest { name: "nokey".into(), kind: "anthropic".into(), model: "x".into(), base_url: Some("https://api.example.com".into()), ..Default::default() }).unwrap();
+    e.models_add(&ModelAddRequest {
+        name: "nokey".into(),
+        kind: "anthropic".into(),
+        model: "x".into(),
+        base_url: Some("https://api.example.com".into()),
+        ..Default::default()
+    })
+    .unwrap();
     let err = e.model_handle("nokey").unwrap_err();
     assert!(err.message.contains("set-key"), "{}", err.message);
 }
@@ -310,7 +387,9 @@ async fn keys_from_keyring_env_or_a_clear_error() {
 async fn a_key_never_reaches_the_database_errors_or_json_output() {
     const KEY: &str = "sk-FAKE-SECRET-9f8e7d6c5b4a3210";
     // The mock demands a different key and echoes nothing; a second mock echoes the key back in its error.
-    let mock = MockServer::start(Script { require_key: Some("sk-other-key-0000".into()), ..Script::always("x") }, 0).await.unwrap();
+    let mock = MockServer::start(Script { require_key: Some("sk-other-key-0000".into()), ..Script::always("x") }, 0)
+        .await
+        .unwrap();
     let echo = MockServer::start(
         Script {
             rules: vec![Rule {
@@ -332,12 +411,17 @@ async fn a_key_never_reaches_the_database_errors_or_json_output() {
     let (dir, e) = engine_with(secrets.clone(), true);
     add(&e, "m", "openai", &mock.openai_base(), Some(KEY));
     add(&e, "echo", "openai", &echo.openai_base(), Some(KEY));
-    let err1 = call(&e, "m", &ChatRequest::new(vec![Message::user(format!("please repeat {KEY}"))])).await.unwrap_err().to_string();
+    let err1 = call(&e, "m", &ChatRequest::new(vec![Message::user(format!("please repeat {KEY}"))]))
+        .await
+        .unwrap_err()
+        .to_string();
     let err2 = call(&e, "echo", &ChatRequest::new(vec![Message::user("hi")])).await.unwrap_err().to_string();
     let listed = serde_json::to_string(&e.models_list().unwrap()).unwrap();
     let shown = serde_json::to_string(&e.models_get("m").unwrap()).unwrap();
     let usage = serde_json::to_string(&e.usage_by_stage(Some("run-1")).unwrap()).unwrap();
-    for (what, text) in [("error", &err1), ("error", &err2), ("models list", &listed), ("model view", &shown), ("usage", &usage)] {
+    for (what, text) in
+        [("error", &err1), ("error", &err2), ("models list", &listed), ("model view", &shown), ("usage", &usage)]
+    {
         assert!(!text.contains(KEY), "{what} leaks the key: {text}");
         assert!(!text.contains("9f8e7d6c5b4a"), "{what} leaks part of the key");
     }
@@ -357,17 +441,41 @@ async fn a_key_never_reaches_the_database_errors_or_json_output() {
 async fn models_registry_and_locality() {
     let (_d, e) = engine_with(Arc::new(MemoryStore::default()), true);
     add(&e, "local", "openai-compatible", "http://127.0.0.1:9/v1", None);
-    e.models_add(&ModelAddRequest { name: "remote".into(), kind: "openai".into(), model: "gpt-x".into(), api_key_env: Some("X".into()), ..Default::default() }).unwrap();
-    e.models_add(&ModelAddRequest { name: "lan".into(), kind: "openai-compatible".into(), model: "m".into(), base_url: Some("http://10.0.0.5:8000/v1".into()), local: true, ..Default::default() }).unwrap();
+    e.models_add(&ModelAddRequest {
+        name: "remote".into(),
+        kind: "openai".into(),
+        model: "gpt-x".into(),
+        api_key_env: Some("X".into()),
+        ..Default::default()
+    })
+    .unwrap();
+    e.models_add(&ModelAddRequest {
+        name: "lan".into(),
+        kind: "openai-compatible".into(),
+        model: "m".into(),
+        base_url: Some("http://10.0.0.5:8000/v1".into()),
+        local: true,
+        ..Default::default()
+    })
+    .unwrap();
     let list = e.models_list().unwrap();
     let by: std::collections::HashMap<_, _> = list.iter().map(|m| (m.config.name.as_str(), m)).collect();
     assert!(by["local"].local && by["lan"].local && !by["remote"].local);
     assert_eq!(by["remote"].config.base_url, "https://api.openai.com/v1");
     assert_eq!(by["remote"].key_source, "env:X");
     assert!(by["remote"].destination.contains("remote"));
-    let err = e.models_add(&ModelAddRequest { name: "bad name!".into(), kind: "openai".into(), model: "m".into(), ..Default::default() }).unwrap_err();
+    let err = e
+        .models_add(&ModelAddRequest {
+            name: "bad name!".into(),
+            kind: "openai".into(),
+            model: "m".into(),
+            ..Default::default()
+        })
+        .unwrap_err();
     assert_eq!(err.code.as_str(), "invalid_input");
-    let err = e.models_add(&ModelAddRequest { name: "v".into(), kind: "vllm".into(), model: "m".into(), ..Default::default() }).unwrap_err();
+    let err = e
+        .models_add(&ModelAddRequest { name: "v".into(), kind: "vllm".into(), model: "m".into(), ..Default::default() })
+        .unwrap_err();
     assert!(err.message.contains("openai-compatible"));
     e.models_remove("lan").unwrap();
     assert_eq!(e.models_list().unwrap().len(), 2);

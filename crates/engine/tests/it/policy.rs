@@ -23,7 +23,12 @@ fn mn29_pack_matches_the_researched_ids_exactly() {
     let ids: Vec<&str> = guidance.iter().map(|g| g["id"].as_str().unwrap()).collect();
     assert_eq!(v.guidance.iter().map(|g| g.id.as_str()).collect::<Vec<_>>(), ids);
     for g in &v.guidance {
-        assert!(["confirmed", "partially confirmed", "provisional"].contains(&g.status.as_str()), "{}: {}", g.id, g.status);
+        assert!(
+            ["confirmed", "partially confirmed", "provisional"].contains(&g.status.as_str()),
+            "{}: {}",
+            g.id,
+            g.status
+        );
     }
     // evidence = clause labels + guidance ids
     assert_eq!(v.evidence.len(), 29 + ids.len());

@@ -16,7 +16,14 @@ fn demo() -> (tempfile::TempDir, Engine) {
     (dir, e)
 }
 
-fn create(e: &Engine, name: &str, selection: ReviewSelection, reviewers: &[&str], overlap: Option<u32>, seed: u64) -> ReviewSessionDetail {
+fn create(
+    e: &Engine,
+    name: &str,
+    selection: ReviewSelection,
+    reviewers: &[&str],
+    overlap: Option<u32>,
+    seed: u64,
+) -> ReviewSessionDetail {
     e.review_create(&ReviewCreateRequest {
         name: name.into(),
         selection,
@@ -44,12 +51,21 @@ fn links(e: &Engine, session: &str) -> HashMap<String, String> {
 /// (reviewer, item_no) → (case id, case type, by-construction verdict), from the owner's view.
 fn assignment(e: &Engine, session: &str) -> HashMap<(String, u32), (String, String, ReviewVerdict)> {
     let q = e
-        .review_queue(&ReviewQueueRequest { session_id: session.into(), threshold: None, low_rating: None, include_decided: true, include_unflagged: true })
+        .review_queue(&ReviewQueueRequest {
+            session_id: session.into(),
+            threshold: None,
+            low_rating: None,
+            include_decided: true,
+            include_unflagged: true,
+        })
         .unwrap();
     let mut out = HashMap::new();
     for it in q.items {
         for a in it.answers {
-            out.insert((a.reviewer.clone(), a.item_no), (it.case_id.clone(), it.case_type.clone(), it.expected_verdict));
+            out.insert(
+                (a.reviewer.clone(), a.item_no),
+                (it.case_id.clone(), it.case_type.clone(), it.expected_verdict),
+            );
         }
     }
     out
@@ -61,10 +77,20 @@ fn patch() -> ReviewAnswerPatch {
 
 /// Answer one item completely: ratings, a blind verdict, the reveal, an agree mark.
 fn answer_fully(e: &Engine, token: &str, item: u32, realism: u8, plaus: u8, verdict: ReviewVerdict, agree: bool) {
-    e.review_answer(token, item, &ReviewAnswerPatch { realism: Some(realism), plausibility: Some(plaus), blind_verdict: Some(verdict), ..patch() })
-        .unwrap();
+    e.review_answer(
+        token,
+        item,
+        &ReviewAnswerPatch {
+            realism: Some(realism),
+            plausibility: Some(plaus),
+            blind_verdict: Some(verdict),
+            ..patch()
+        },
+    )
+    .unwrap();
     e.review_reveal(token, item).unwrap();
-    e.review_answer(token, item, &ReviewAnswerPatch { agree: Some(agree), add_time_secs: Some(20.0), ..patch() }).unwrap();
+    e.review_answer(token, item, &ReviewAnswerPatch { agree: Some(agree), add_time_secs: Some(20.0), ..patch() })
+        .unwrap();
 }
 
 #[test]
@@ -99,7 +125,14 @@ fn sessions_sample_reproducibly_and_assign_with_overlap() {
     assert_eq!(per_case.len(), 30);
     assert!(per_case.values().all(|n| *n == 2));
     // stratified by clause also works and keeps the counts
-    let bc = create(&e, "By clause", ReviewSelection::Stratified { complete: 12, missing: 6, uncertain: 9, by_clause: true }, &["Ana"], None, 3);
+    let bc = create(
+        &e,
+        "By clause",
+        ReviewSelection::Stratified { complete: 12, missing: 6, uncertain: 9, by_clause: true },
+        &["Ana"],
+        None,
+        3,
+    );
     assert_eq!(bc.cases_by_type.iter().map(|t| t.count).collect::<Vec<_>>(), vec![12, 6, 9]);
     assert_eq!(bc.summary.overlap, 1, "one reviewer: overlap defaults to 1");
 
@@ -130,18 +163,35 @@ fn sample_and_input_problems_are_explained() {
     assert_eq!(e.review_available().unwrap().complete, 29);
     let err = e.review_create(&req(sample(30, 1, 1), vec!["Ana"], None)).unwrap_err();
     assert!(err.message.contains("29 complete case(s)"), "{}", err.message);
-    let err = e.review_create(&req(ReviewSelection::Cases { case_ids: vec![first.case_id.clone()] }, vec!["Ana"], None)).unwrap_err();
+    let err = e
+        .review_create(&req(ReviewSelection::Cases { case_ids: vec![first.case_id.clone()] }, vec!["Ana"], None))
+        .unwrap_err();
     assert!(err.message.contains("excluded"), "{}", err.message);
     // hand-picked lists
-    let err = e.review_create(&req(ReviewSelection::Cases { case_ids: vec!["no_such_case".into()] }, vec!["Ana"], None)).unwrap_err();
+    let err = e
+        .review_create(&req(ReviewSelection::Cases { case_ids: vec!["no_such_case".into()] }, vec!["Ana"], None))
+        .unwrap_err();
     assert_eq!(err.code, ErrorCode::NotFound);
-    let ids: Vec<String> = e.cases_list(&CaseFilter::default()).unwrap().into_iter().take(4).map(|c| c.case_id).collect();
+    let ids: Vec<String> =
+        e.cases_list(&CaseFilter::default()).unwrap().into_iter().take(4).map(|c| c.case_id).collect();
     let ok = e.review_create(&req(ReviewSelection::Cases { case_ids: ids.clone() }, vec!["Ana", "Ben"], None)).unwrap();
     assert_eq!(ok.summary.cases, 4);
     // reviewers and overlap
-    assert!(e.review_create(&req(sample(1, 1, 1), vec![], None)).unwrap_err().message.contains("at least one reviewer"));
-    assert!(e.review_create(&req(sample(1, 1, 1), vec!["Ana", "ana"], None)).unwrap_err().message.contains("named twice"));
-    assert!(e.review_create(&req(sample(1, 1, 1), vec!["Ana", "Ben"], Some(3))).unwrap_err().message.contains("only 2 are named"));
+    assert!(e
+        .review_create(&req(sample(1, 1, 1), vec![], None))
+        .unwrap_err()
+        .message
+        .contains("at least one reviewer"));
+    assert!(e
+        .review_create(&req(sample(1, 1, 1), vec!["Ana", "ana"], None))
+        .unwrap_err()
+        .message
+        .contains("named twice"));
+    assert!(e
+        .review_create(&req(sample(1, 1, 1), vec!["Ana", "Ben"], Some(3)))
+        .unwrap_err()
+        .message
+        .contains("only 2 are named"));
     assert!(e.review_create(&req(sample(1, 1, 1), vec!["A, B"], None)).unwrap_err().message.contains("comma"));
     let mut r = req(sample(1, 1, 1), vec!["Ana"], None);
     r.seed = Some(u64::MAX);
@@ -176,7 +226,9 @@ fn blind_first_is_enforced_by_the_engine() {
     }
     let mut names = Vec::new();
     keys(&serde_json::to_value(&view).unwrap(), &mut names);
-    for hidden in ["case_id", "case_type", "expected_verdict", "clause_id", "card_id", "boundary_conditions", "withheld_elements"] {
+    for hidden in
+        ["case_id", "case_type", "expected_verdict", "clause_id", "card_id", "boundary_conditions", "withheld_elements"]
+    {
         assert!(!names.iter().any(|k| k == hidden), "{hidden} must not appear before the reveal: {text}");
     }
 
@@ -191,12 +243,23 @@ fn blind_first_is_enforced_by_the_engine() {
     let rev = e.review_reveal(&tok, 1).unwrap();
     assert_eq!(rev.your_blind_verdict, ReviewVerdict::Uncertain);
     assert_eq!(&rev.material.case_id, case_id);
-    let err = e.review_answer(&tok, 1, &ReviewAnswerPatch { blind_verdict: Some(ReviewVerdict::Reportable), ..patch() }).unwrap_err();
+    let err = e
+        .review_answer(&tok, 1, &ReviewAnswerPatch { blind_verdict: Some(ReviewVerdict::Reportable), ..patch() })
+        .unwrap_err();
     assert_eq!(err.code, ErrorCode::Forbidden);
     assert!(err.message.contains("locked"));
     // the same verdict again, ratings, agree and comment are fine
     let saved = e
-        .review_answer(&tok, 1, &ReviewAnswerPatch { blind_verdict: Some(ReviewVerdict::Uncertain), realism: Some(3), agree: Some(false), ..patch() })
+        .review_answer(
+            &tok,
+            1,
+            &ReviewAnswerPatch {
+                blind_verdict: Some(ReviewVerdict::Uncertain),
+                realism: Some(3),
+                agree: Some(false),
+                ..patch()
+            },
+        )
         .unwrap();
     assert_eq!(saved.changed, vec!["realism", "agree"]);
     assert_eq!(e.review_item(&tok, 1).unwrap().reveal.unwrap().revealed_at, rev.revealed_at, "reveal is remembered");
@@ -205,7 +268,12 @@ fn blind_first_is_enforced_by_the_engine() {
     for n in 1..=6u32 {
         let (_, t, expected) = map[&("Ana".to_string(), n)].clone();
         if n != 1 {
-            e.review_answer(&tok, n, &ReviewAnswerPatch { blind_verdict: Some(ReviewVerdict::MissingInformation), ..patch() }).unwrap();
+            e.review_answer(
+                &tok,
+                n,
+                &ReviewAnswerPatch { blind_verdict: Some(ReviewVerdict::MissingInformation), ..patch() },
+            )
+            .unwrap();
         }
         let r = e.review_reveal(&tok, n).unwrap();
         assert_eq!(r.material.expected_verdict, expected);
@@ -240,13 +308,19 @@ fn tokens_only_open_their_own_reviewers_items() {
     let (ana, ben) = (t["Ana"].clone(), t["Ben"].clone());
     let map = assignment(&e, &sid);
 
-    e.review_answer(&ana, 1, &ReviewAnswerPatch { realism: Some(2), comment: Some("ANA-PRIVATE-NOTE".into()), ..patch() }).unwrap();
+    e.review_answer(
+        &ana,
+        1,
+        &ReviewAnswerPatch { realism: Some(2), comment: Some("ANA-PRIVATE-NOTE".into()), ..patch() },
+    )
+    .unwrap();
     // Ben's item 1 is his own answer (empty), whatever case it is.
     let bview = e.review_item(&ben, 1).unwrap();
     assert_eq!(bview.answer.realism, None);
     assert_eq!(bview.reviewer, "Ben");
     let ben_case = &map[&("Ben".to_string(), 1)].0;
-    let ana_item_for_ben_case = map.iter().find(|((r, _), (c, _, _))| r == "Ana" && c == ben_case).map(|((_, n), _)| *n).unwrap();
+    let ana_item_for_ben_case =
+        map.iter().find(|((r, _), (c, _, _))| r == "Ana" && c == ben_case).map(|((_, n), _)| *n).unwrap();
     // Ana writing "her" item for that case leaves Ben's answer untouched.
     e.review_answer(&ana, ana_item_for_ben_case, &ReviewAnswerPatch { plausibility: Some(1), ..patch() }).unwrap();
     assert_eq!(e.review_item(&ben, 1).unwrap().answer.plausibility, None);
@@ -268,11 +342,15 @@ fn tokens_only_open_their_own_reviewers_items() {
         assert!(e.review_item(bad, 1).is_err());
     }
     // Rotating a link retires the old token; asking again without rotating keeps it (not shown).
-    let again = e.review_links(&ReviewLinksRequest { session_id: sid.clone(), reviewers: vec!["Ana".into()], rotate: false }).unwrap();
+    let again = e
+        .review_links(&ReviewLinksRequest { session_id: sid.clone(), reviewers: vec!["Ana".into()], rotate: false })
+        .unwrap();
     assert_eq!(again.links[0].status, LinkStatus::Unchanged);
     assert!(again.links[0].token.is_none());
     assert!(e.review_me(&ana).is_ok());
-    let rotated = e.review_links(&ReviewLinksRequest { session_id: sid.clone(), reviewers: vec!["Ana".into()], rotate: true }).unwrap();
+    let rotated = e
+        .review_links(&ReviewLinksRequest { session_id: sid.clone(), reviewers: vec!["Ana".into()], rotate: true })
+        .unwrap();
     assert_eq!(rotated.links[0].status, LinkStatus::Rotated);
     let ana2 = rotated.links[0].token.clone().unwrap();
     assert_eq!(e.review_me(&ana).unwrap_err().code, ErrorCode::Forbidden);
@@ -332,8 +410,14 @@ fn answers_are_saved_as_given_and_resume_where_one_stopped() {
     let t = e.review_answer(&tok, 2, &ReviewAnswerPatch { add_time_secs: Some(100_000.0), ..patch() }).unwrap();
     assert!(t.time_capped);
     assert_eq!(t.answer.time_spent_secs, 907.5);
-    assert_eq!(e.review_answer(&tok, 2, &ReviewAnswerPatch { add_time_secs: Some(-3.0), ..patch() }).unwrap_err().code, ErrorCode::ValidationFailed);
-    assert_eq!(e.review_answer(&tok, 2, &ReviewAnswerPatch { realism: Some(6), ..patch() }).unwrap_err().code, ErrorCode::ValidationFailed);
+    assert_eq!(
+        e.review_answer(&tok, 2, &ReviewAnswerPatch { add_time_secs: Some(-3.0), ..patch() }).unwrap_err().code,
+        ErrorCode::ValidationFailed
+    );
+    assert_eq!(
+        e.review_answer(&tok, 2, &ReviewAnswerPatch { realism: Some(6), ..patch() }).unwrap_err().code,
+        ErrorCode::ValidationFailed
+    );
 
     for n in [2, 4, 5, 6] {
         answer_fully(&e, &tok, n, 5, 5, ReviewVerdict::Uncertain, false);
@@ -370,7 +454,11 @@ fn answered_session(e: &Engine) -> (String, Answers) {
         if reviewer == "Ana" && case_type == "complete" {
             complete_seen += 1;
             if complete_seen <= 2 {
-                verdict = if *expected == ReviewVerdict::Reportable { ReviewVerdict::NonReportable } else { ReviewVerdict::Reportable };
+                verdict = if *expected == ReviewVerdict::Reportable {
+                    ReviewVerdict::NonReportable
+                } else {
+                    ReviewVerdict::Reportable
+                };
             }
         }
         if reviewer == "Ben" && case_type == "missing" && case_id.ends_with("_1") && case_id.contains("Surgical_1_") {
@@ -428,7 +516,8 @@ fn statistics_of_a_fully_answered_session() {
     let dir = tempfile::tempdir().unwrap();
     let files = e.review_summary_write(&sid, dir.path()).unwrap();
     assert_eq!(files.files.len(), 3);
-    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("review-stats.json")).unwrap()).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("review-stats.json")).unwrap()).unwrap();
     assert_eq!(json["by_type"][0]["cases_blind_agreement"]["text"], "28/30");
 
     // 180 answers × (realism, plausibility, blind verdict, agree, time) = 900 rows; no comments.
@@ -452,17 +541,33 @@ fn adjudication_queue_history_and_exclusion() {
     let (_d, e) = demo();
     let (sid, _) = answered_session(&e);
     let q = e
-        .review_queue(&ReviewQueueRequest { session_id: sid.clone(), threshold: None, low_rating: None, include_decided: false, include_unflagged: false })
+        .review_queue(&ReviewQueueRequest {
+            session_id: sid.clone(),
+            threshold: None,
+            low_rating: None,
+            include_decided: false,
+            include_unflagged: false,
+        })
         .unwrap();
     // Two complete cases (Ana) and one missing case (Ben) disagree; ratings 5 vs 4 are not apart enough.
     assert_eq!(q.items.len(), 3, "{:?}", q.items.iter().map(|i| &i.reasons).collect::<Vec<_>>());
     assert_eq!(q.pending, 3);
     let codes: Vec<&str> = q.items[0].reasons.iter().map(|r| r.code.as_str()).collect();
-    assert!(codes.contains(&"verdicts_differ") && codes.contains(&"blind_differs_from_construction") && codes.contains(&"disagree_mark"));
+    assert!(
+        codes.contains(&"verdicts_differ")
+            && codes.contains(&"blind_differs_from_construction")
+            && codes.contains(&"disagree_mark")
+    );
     assert_eq!(q.items[0].answers.len(), 2, "the owner sees every reviewer's answer");
     // a strict spread threshold queues every case (5 vs 4 is more than 0 apart)
     let strict = e
-        .review_queue(&ReviewQueueRequest { session_id: sid.clone(), threshold: Some(0), low_rating: None, include_decided: false, include_unflagged: false })
+        .review_queue(&ReviewQueueRequest {
+            session_id: sid.clone(),
+            threshold: Some(0),
+            low_rating: None,
+            include_decided: false,
+            include_unflagged: false,
+        })
         .unwrap();
     assert_eq!(strict.items.len(), 90);
 
@@ -482,11 +587,23 @@ fn adjudication_queue_history_and_exclusion() {
     assert!(summary.iter().find(|c| c.case_id == case).unwrap().excluded);
     assert!(e.cases_list(&CaseFilter::default()).unwrap().iter().all(|c| c.case_id != case), "runs leave it out");
     let q2 = e
-        .review_queue(&ReviewQueueRequest { session_id: sid.clone(), threshold: None, low_rating: None, include_decided: false, include_unflagged: false })
+        .review_queue(&ReviewQueueRequest {
+            session_id: sid.clone(),
+            threshold: None,
+            low_rating: None,
+            include_decided: false,
+            include_unflagged: false,
+        })
         .unwrap();
     assert_eq!((q2.items.len(), q2.pending, q2.decided), (2, 2, 1));
     let q3 = e
-        .review_queue(&ReviewQueueRequest { session_id: sid.clone(), threshold: None, low_rating: None, include_decided: true, include_unflagged: false })
+        .review_queue(&ReviewQueueRequest {
+            session_id: sid.clone(),
+            threshold: None,
+            low_rating: None,
+            include_decided: true,
+            include_unflagged: false,
+        })
         .unwrap();
     let decided = q3.items.iter().find(|i| i.case_id == case).unwrap();
     assert!(decided.excluded_in_dataset);
@@ -568,7 +685,10 @@ fn review_packs_travel_to_another_store_and_merge_back_once() {
     // owner-only actions are refused in the visiting store
     assert_eq!(visit.review_stats(&sid).unwrap_err().code, ErrorCode::Forbidden);
     assert_eq!(
-        visit.review_links(&ReviewLinksRequest { session_id: sid.clone(), reviewers: vec![], rotate: false }).unwrap_err().code,
+        visit
+            .review_links(&ReviewLinksRequest { session_id: sid.clone(), reviewers: vec![], rotate: false })
+            .unwrap_err()
+            .code,
         ErrorCode::Forbidden
     );
     assert!(visit.review_pack_export_text(&sid, "Ana").is_err());
@@ -611,7 +731,11 @@ fn review_packs_travel_to_another_store_and_merge_back_once() {
     // Refusals, all with nothing merged.
     let answers_text = std::fs::read_to_string(&answers_path).unwrap();
     let tampered = answers_text.replacen("\"realism\": 4", "\"realism\": 5", 1);
-    assert!(owner.review_pack_merge_text("edited.json", &tampered).unwrap_err().message.contains("changed after it was exported"));
+    assert!(owner
+        .review_pack_merge_text("edited.json", &tampered)
+        .unwrap_err()
+        .message
+        .contains("changed after it was exported"));
     let reseal = |f: pack::ReviewPackFile| pack::seal(f).unwrap();
     let base = pack::parse("a", &answers_text).unwrap();
     let mut other_fp = base.clone();
@@ -622,7 +746,9 @@ fn review_packs_travel_to_another_store_and_merge_back_once() {
     as_ben.reviewer = "Ben".into();
     assert_eq!(owner.review_pack_merge_text("ben.json", &reseal(as_ben)).unwrap_err().code, ErrorCode::Forbidden);
     let mut wrong_item = base.clone();
-    let ben_only = map.iter().find(|((r, _), (c, _, _))| r == "Ben" && !map.iter().any(|((r2, _), (c2, _, _))| r2 == "Ana" && c2 == c));
+    let ben_only = map
+        .iter()
+        .find(|((r, _), (c, _, _))| r == "Ben" && !map.iter().any(|((r2, _), (c2, _, _))| r2 == "Ana" && c2 == c));
     if let Some((_, (ben_case, _, _))) = ben_only {
         wrong_item.answers[0].case_id = ben_case.clone();
         let err = owner.review_pack_merge_text("wrong.json", &reseal(wrong_item)).unwrap_err();

@@ -57,7 +57,8 @@ fn upgrade_from_previous_schema_keeps_data_and_backs_up() {
     let name: String = b.query_row("SELECT name FROM policies WHERE id = 'p'", [], |r| r.get(0)).unwrap();
     assert_eq!(name, "P");
     // and the upgraded store still has it
-    let kept: String = store.with_conn(|c| c.query_row("SELECT name FROM policies WHERE id = 'p'", [], |r| r.get(0))).unwrap();
+    let kept: String =
+        store.with_conn(|c| c.query_row("SELECT name FROM policies WHERE id = 'p'", [], |r| r.get(0))).unwrap();
     assert_eq!(kept, "P");
 }
 
@@ -104,7 +105,10 @@ fn a_failing_migration_rolls_back_only_itself() {
 fn engine_with_runs(dir: &std::path::Path) -> (Engine, Vec<String>) {
     let e = Engine::open_with(
         &dir.join("s.db"),
-        psebench::api::EngineOptions { secrets: std::sync::Arc::new(psebench::secrets::MemoryStore::default()), client: Default::default() },
+        psebench::api::EngineOptions {
+            secrets: std::sync::Arc::new(psebench::secrets::MemoryStore::default()),
+            client: Default::default(),
+        },
     )
     .unwrap();
     e.demo_load().unwrap();
@@ -117,7 +121,9 @@ fn a_corrupt_stored_configuration_is_an_error_naming_table_column_and_row() {
     let dir = tempfile::tempdir().unwrap();
     let (e, runs) = engine_with_runs(dir.path());
     let run = &runs[0];
-    e.store().with_conn(|c| c.execute("UPDATE runs SET config_json = '{\"model\": ' WHERE run_id = ?1", [run])).unwrap();
+    e.store()
+        .with_conn(|c| c.execute("UPDATE runs SET config_json = '{\"model\": ' WHERE run_id = ?1", [run]))
+        .unwrap();
     let err = e.eval_show(run).unwrap_err();
     let want = format!("The stored configuration of run {run} (table runs, column config_json) is not valid JSON");
     assert!(err.message.starts_with(&want), "{}", err.message);
@@ -154,12 +160,14 @@ fn readers_do_not_wait_for_the_writer_and_cannot_write() {
         })
     };
     holding_rx.recv().unwrap();
-    let seen: String = store.with_read(|c| c.query_row("SELECT value FROM settings WHERE key = 'k'", [], |r| r.get(0))).unwrap();
+    let seen: String =
+        store.with_read(|c| c.query_row("SELECT value FROM settings WHERE key = 'k'", [], |r| r.get(0))).unwrap();
     assert!(!released.load(Ordering::SeqCst), "the read waited for the writer");
     assert_eq!(seen, "v1", "a reader sees the last committed state");
     release_tx.send(()).unwrap();
     writer.join().unwrap();
-    let now: String = store.with_read(|c| c.query_row("SELECT value FROM settings WHERE key = 'k'", [], |r| r.get(0))).unwrap();
+    let now: String =
+        store.with_read(|c| c.query_row("SELECT value FROM settings WHERE key = 'k'", [], |r| r.get(0))).unwrap();
     assert_eq!(now, "v2", "a committed write is visible to readers");
     let refused = store.with_read(|c| c.execute("DELETE FROM settings", []));
     assert!(refused.is_err(), "read connections are read-only");
@@ -170,7 +178,10 @@ async fn async_calls_run_on_blocking_threads_with_the_same_data() {
     let dir = tempfile::tempdir().unwrap();
     for store in [Store::open(&dir.path().join("a.db")).unwrap(), Store::open_in_memory().unwrap()] {
         store.call(|c| Ok(c.execute("INSERT INTO settings (key, value) VALUES ('a', 'b')", [])?)).await.unwrap();
-        let v: String = store.call_read(|c| Ok(c.query_row("SELECT value FROM settings WHERE key = 'a'", [], |r| r.get(0))?)).await.unwrap();
+        let v: String = store
+            .call_read(|c| Ok(c.query_row("SELECT value FROM settings WHERE key = 'a'", [], |r| r.get(0))?))
+            .await
+            .unwrap();
         assert_eq!(v, "b");
     }
 }

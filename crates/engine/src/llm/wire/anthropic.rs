@@ -15,7 +15,8 @@ const CACHE_MARK_CHARS: usize = 4000;
 const TOOL_DESCRIPTION: &str = "Return the answer as the tool input, following the schema exactly.";
 
 fn wants_prefill(req: &ChatRequest) -> bool {
-    matches!(req.response_format, ResponseFormat::Json) && req.messages.last().map(|m| m.role == Role::User).unwrap_or(false)
+    matches!(req.response_format, ResponseFormat::Json)
+        && req.messages.last().map(|m| m.role == Role::User).unwrap_or(false)
 }
 
 pub fn build(cfg: &ModelConfig, key: Option<&str>, req: &ChatRequest) -> HttpCall {
@@ -42,7 +43,10 @@ pub fn build(cfg: &ModelConfig, key: Option<&str>, req: &ChatRequest) -> HttpCal
     body.insert("max_tokens".into(), json!(req.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)));
     if !system.is_empty() {
         if system.len() >= CACHE_MARK_CHARS {
-            body.insert("system".into(), json!([{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}]));
+            body.insert(
+                "system".into(),
+                json!([{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}]),
+            );
         } else {
             body.insert("system".into(), json!(system));
         }

@@ -62,7 +62,15 @@ pub fn to_gemini_schema(v: &Value) -> Value {
             let mut out = Map::new();
             for (k, val) in m {
                 match k.as_str() {
-                    "additionalProperties" | "$schema" | "$id" | "$defs" | "definitions" | "title" | "const" | "examples" | "default" => {}
+                    "additionalProperties"
+                    | "$schema"
+                    | "$id"
+                    | "$defs"
+                    | "definitions"
+                    | "title"
+                    | "const"
+                    | "examples"
+                    | "default" => {}
                     "type" => match val {
                         Value::Array(types) => {
                             let non_null: Vec<&Value> = types.iter().filter(|t| t.as_str() != Some("null")).collect();
@@ -78,8 +86,10 @@ pub fn to_gemini_schema(v: &Value) -> Value {
                         }
                     },
                     "properties" => {
-                        let props: Map<String, Value> =
-                            val.as_object().map(|p| p.iter().map(|(n, s)| (n.clone(), to_gemini_schema(s))).collect()).unwrap_or_default();
+                        let props: Map<String, Value> = val
+                            .as_object()
+                            .map(|p| p.iter().map(|(n, s)| (n.clone(), to_gemini_schema(s))).collect())
+                            .unwrap_or_default();
                         out.insert("properties".into(), Value::Object(props));
                     }
                     _ => {

@@ -76,7 +76,9 @@ pub fn parse(body: &Value) -> Result<ParsedReply, String> {
     let msg = choice.get("message").ok_or("the first choice has no message")?;
     let text = match msg.get("content") {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join(""),
+        Some(Value::Array(parts)) => {
+            parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("")
+        }
         Some(Value::Null) | None => {
             // Some servers put a refusal or tool call instead of content.
             if let Some(r) = msg.get("refusal").and_then(Value::as_str) {
