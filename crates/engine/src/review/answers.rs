@@ -463,7 +463,6 @@ mod tests {
             },
             time_spent_secs: 40.0,
             time_spent_at: Some("2026-01-01T10:03:00.000Z".into()),
-            ..AnswerRecord::default()
         }
     }
 

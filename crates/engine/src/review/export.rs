@@ -254,7 +254,6 @@ mod tests {
                 },
                 time_spent_secs: 30.26,
                 time_spent_at: Some("t4".into()),
-                ..AnswerRecord::default()
             },
         };
         let rows = long_rows("s", &[item()], &[a]);
