@@ -1233,7 +1233,7 @@ export type ReviewAnswerState = { item_no: number,
 /**
  * Realism, plausibility, blind verdict, reveal and the agree mark are all given.
  */
-complete: boolean, realism: number | null, realism_at: string | null, plausibility: number | null, plausibility_at: string | null, blind_verdict: ReviewVerdict | null, blind_verdict_at: string | null, revealed_at: string | null, agree: boolean | null, agree_at: string | null, comment: string | null, comment_at: string | null, time_spent_secs: number, time_spent_at: string | null, };
+complete: boolean, time_spent_secs: number, time_spent_at: string | null, realism: number | null, realism_at: string | null, plausibility: number | null, plausibility_at: string | null, blind_verdict: ReviewVerdict | null, blind_verdict_at: string | null, revealed_at: string | null, agree: boolean | null, agree_at: string | null, comment: string | null, comment_at: string | null, };
 
 /**
  * How many cases the store offers for a sample (not excluded), per type and clause.

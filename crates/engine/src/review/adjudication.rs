@@ -117,6 +117,7 @@ pub fn reasons(item: &ItemRow, rows: &[&AnswerRow], threshold: u8, low: u8) -> V
 mod tests {
     use super::*;
     use crate::case::CaseType;
+    use crate::review::answers::AnswerParts;
 
     fn item(e: ReviewVerdict) -> ItemRow {
         crate::review::repo::test_item("c", CaseType::Complete, e)
@@ -133,7 +134,10 @@ mod tests {
             reviewer: r.into(),
             item_no: 1,
             case_id: "c".into(),
-            record: AnswerRecord { realism, plausibility: plaus, blind_verdict: v, agree, ..AnswerRecord::default() },
+            record: AnswerRecord {
+                parts: AnswerParts { realism, plausibility: plaus, blind_verdict: v, agree, ..AnswerParts::default() },
+                ..AnswerRecord::default()
+            },
         }
     }
 

@@ -21,12 +21,13 @@ pub const MAX_TIME_REPORT_SECS: f64 = 900.0;
 /// The longest comment accepted.
 pub const MAX_COMMENT_CHARS: usize = 20_000;
 
-/// An answer: a value and a timestamp per part. The one shape every form of an answer shares:
-/// the stored row holds it (`repo::AnswerRow`), the API view flattens it into its own JSON
-/// (`ReviewAnswerState`), and a pack file converts from and to it (`pack::PackAnswer`, which
-/// keeps its own versioned field list).
+/// The parts of an answer that every form of it shares, each with the time it was given: the
+/// one core of an answer. The stored row (`repo::AnswerRow`) and the API view
+/// (`ReviewAnswerState`) hold it inside an [`AnswerRecord`]; a pack file (`pack::PackAnswer`)
+/// holds it directly beside its own item fields and its time in whole milliseconds. In JSON the
+/// parts sit flat beside the fields of whichever form holds them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
-pub struct AnswerRecord {
+pub struct AnswerParts {
     pub realism: Option<u8>,
     pub realism_at: Option<String>,
     pub plausibility: Option<u8>,
@@ -38,8 +39,29 @@ pub struct AnswerRecord {
     pub agree_at: Option<String>,
     pub comment: Option<String>,
     pub comment_at: Option<String>,
+}
+
+/// An answer as the store and the API hold it: the shared parts and the active time spent, in
+/// seconds. Reads and writes of a part go straight through (`record.realism`), by `Deref`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+pub struct AnswerRecord {
+    #[serde(flatten)]
+    pub parts: AnswerParts,
     pub time_spent_secs: f64,
     pub time_spent_at: Option<String>,
+}
+
+impl std::ops::Deref for AnswerRecord {
+    type Target = AnswerParts;
+    fn deref(&self) -> &AnswerParts {
+        &self.parts
+    }
+}
+
+impl std::ops::DerefMut for AnswerRecord {
+    fn deref_mut(&mut self) -> &mut AnswerParts {
+        &mut self.parts
+    }
 }
 
 impl AnswerRecord {
@@ -253,10 +275,11 @@ pub fn merge(local: &AnswerRecord, incoming: &AnswerRecord, item_no: u32) -> Mer
     let mut r = local.clone();
     let mut changed = Vec::new();
     let mut kept = Vec::new();
-    if take(&mut r.realism, &mut r.realism_at, &incoming.realism, &incoming.realism_at) {
+    if take(&mut r.parts.realism, &mut r.parts.realism_at, &incoming.realism, &incoming.realism_at) {
         changed.push("realism");
     }
-    if take(&mut r.plausibility, &mut r.plausibility_at, &incoming.plausibility, &incoming.plausibility_at) {
+    if take(&mut r.parts.plausibility, &mut r.parts.plausibility_at, &incoming.plausibility, &incoming.plausibility_at)
+    {
         changed.push("plausibility");
     }
     if newer(&incoming.blind_verdict_at, &r.blind_verdict_at) {
@@ -281,10 +304,10 @@ pub fn merge(local: &AnswerRecord, incoming: &AnswerRecord, item_no: u32) -> Mer
         r.revealed_at = earliest;
         changed.push("revealed");
     }
-    if take(&mut r.agree, &mut r.agree_at, &incoming.agree, &incoming.agree_at) {
+    if take(&mut r.parts.agree, &mut r.parts.agree_at, &incoming.agree, &incoming.agree_at) {
         changed.push("agree");
     }
-    if take(&mut r.comment, &mut r.comment_at, &incoming.comment, &incoming.comment_at) {
+    if take(&mut r.parts.comment, &mut r.parts.comment_at, &incoming.comment, &incoming.comment_at) {
         changed.push("comment");
     }
     if take(&mut r.time_spent_secs, &mut r.time_spent_at, &incoming.time_spent_secs, &incoming.time_spent_at) {
@@ -428,16 +451,18 @@ mod tests {
 
     fn given() -> AnswerRecord {
         AnswerRecord {
-            realism: Some(4),
-            realism_at: Some("2026-01-01T10:00:00.000Z".into()),
-            blind_verdict: Some(ReviewVerdict::Reportable),
-            blind_verdict_at: Some("2026-01-01T10:01:00.000Z".into()),
-            revealed_at: Some("2026-01-01T10:02:00.000Z".into()),
-            agree: Some(true),
-            agree_at: Some("2026-01-01T10:03:00.000Z".into()),
+            parts: AnswerParts {
+                realism: Some(4),
+                realism_at: Some("2026-01-01T10:00:00.000Z".into()),
+                blind_verdict: Some(ReviewVerdict::Reportable),
+                blind_verdict_at: Some("2026-01-01T10:01:00.000Z".into()),
+                revealed_at: Some("2026-01-01T10:02:00.000Z".into()),
+                agree: Some(true),
+                agree_at: Some("2026-01-01T10:03:00.000Z".into()),
+                ..AnswerParts::default()
+            },
             time_spent_secs: 40.0,
             time_spent_at: Some("2026-01-01T10:03:00.000Z".into()),
-            ..AnswerRecord::default()
         }
     }
 

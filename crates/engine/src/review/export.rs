@@ -229,7 +229,7 @@ pub fn latex(s: &ReviewStats) -> String {
 mod tests {
     use super::*;
     use crate::case::CaseType;
-    use crate::review::answers::AnswerRecord;
+    use crate::review::answers::{AnswerParts, AnswerRecord};
     use crate::review::ReviewVerdict;
 
     fn item() -> ItemRow {
@@ -243,15 +243,17 @@ mod tests {
             item_no: 4,
             case_id: "c1".into(),
             record: AnswerRecord {
-                realism: Some(4),
-                realism_at: Some("t1".into()),
-                blind_verdict: Some(ReviewVerdict::Uncertain),
-                blind_verdict_at: Some("t2".into()),
-                comment: Some("a, \"quoted\" note".into()),
-                comment_at: Some("t3".into()),
+                parts: AnswerParts {
+                    realism: Some(4),
+                    realism_at: Some("t1".into()),
+                    blind_verdict: Some(ReviewVerdict::Uncertain),
+                    blind_verdict_at: Some("t2".into()),
+                    comment: Some("a, \"quoted\" note".into()),
+                    comment_at: Some("t3".into()),
+                    ..AnswerParts::default()
+                },
                 time_spent_secs: 30.26,
                 time_spent_at: Some("t4".into()),
-                ..AnswerRecord::default()
             },
         };
         let rows = long_rows("s", &[item()], &[a]);

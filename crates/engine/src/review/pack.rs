@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use ts_rs::TS;
 
-use super::answers::AnswerRecord;
+use super::answers::{AnswerParts, AnswerRecord};
 use super::{RevealMaterial, ReviewVerdict};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 
@@ -44,24 +44,15 @@ pub struct PackItem {
     pub reveal: RevealMaterial,
 }
 
-/// One answer in a pack: the versioned file form of `AnswerRecord`, converted from and to it
-/// (`from_record`, `record`). Time is in whole milliseconds so the file has no floating-point
+/// One answer in a pack: the shared answer parts (`AnswerParts`) beside the item they answer,
+/// converted from and to an `AnswerRecord` (`from_record`, `record`). Time is in whole milliseconds so the file has no floating-point
 /// numbers (the checksum must survive a read and re-write exactly).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 pub struct PackAnswer {
     pub item_no: u32,
     pub case_id: String,
-    pub realism: Option<u8>,
-    pub realism_at: Option<String>,
-    pub plausibility: Option<u8>,
-    pub plausibility_at: Option<String>,
-    pub blind_verdict: Option<ReviewVerdict>,
-    pub blind_verdict_at: Option<String>,
-    pub revealed_at: Option<String>,
-    pub agree: Option<bool>,
-    pub agree_at: Option<String>,
-    pub comment: Option<String>,
-    pub comment_at: Option<String>,
+    #[serde(flatten)]
+    pub parts: AnswerParts,
     #[ts(type = "number")]
     pub time_spent_ms: u64,
     pub time_spent_at: Option<String>,
@@ -72,17 +63,7 @@ impl PackAnswer {
         PackAnswer {
             item_no,
             case_id: case_id.to_string(),
-            realism: r.realism,
-            realism_at: r.realism_at.clone(),
-            plausibility: r.plausibility,
-            plausibility_at: r.plausibility_at.clone(),
-            blind_verdict: r.blind_verdict,
-            blind_verdict_at: r.blind_verdict_at.clone(),
-            revealed_at: r.revealed_at.clone(),
-            agree: r.agree,
-            agree_at: r.agree_at.clone(),
-            comment: r.comment.clone(),
-            comment_at: r.comment_at.clone(),
+            parts: r.parts.clone(),
             time_spent_ms: (r.time_spent_secs.max(0.0) * 1000.0).round() as u64,
             time_spent_at: r.time_spent_at.clone(),
         }
@@ -90,17 +71,7 @@ impl PackAnswer {
 
     pub fn record(&self) -> AnswerRecord {
         AnswerRecord {
-            realism: self.realism,
-            realism_at: self.realism_at.clone(),
-            plausibility: self.plausibility,
-            plausibility_at: self.plausibility_at.clone(),
-            blind_verdict: self.blind_verdict,
-            blind_verdict_at: self.blind_verdict_at.clone(),
-            revealed_at: self.revealed_at.clone(),
-            agree: self.agree,
-            agree_at: self.agree_at.clone(),
-            comment: self.comment.clone(),
-            comment_at: self.comment_at.clone(),
+            parts: self.parts.clone(),
             time_spent_secs: self.time_spent_ms as f64 / 1000.0,
             time_spent_at: self.time_spent_at.clone(),
         }

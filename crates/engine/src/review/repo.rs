@@ -2,7 +2,7 @@
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
-use super::answers::AnswerRecord;
+use super::answers::{AnswerParts, AnswerRecord};
 use super::{AdjudicationDecision, RevealMaterial, ReviewAdjudication, ReviewSelection, ReviewVerdict, SessionRole};
 use crate::case::CaseType;
 use crate::error::{ApiError, ApiResult};
@@ -297,17 +297,19 @@ fn record_from(r: &Row<'_>, base: usize) -> rusqlite::Result<(AnswerRecord, Opti
     };
     Ok((
         AnswerRecord {
-            realism: rating(0)?,
-            realism_at: r.get(base + 1)?,
-            plausibility: rating(2)?,
-            plausibility_at: r.get(base + 3)?,
-            blind_verdict: None,
-            blind_verdict_at: r.get(base + 5)?,
-            revealed_at: r.get(base + 6)?,
-            agree: r.get::<_, Option<i64>>(base + 7)?.map(|v| v != 0),
-            agree_at: r.get(base + 8)?,
-            comment: r.get(base + 9)?,
-            comment_at: r.get(base + 10)?,
+            parts: AnswerParts {
+                realism: rating(0)?,
+                realism_at: r.get(base + 1)?,
+                plausibility: rating(2)?,
+                plausibility_at: r.get(base + 3)?,
+                blind_verdict: None,
+                blind_verdict_at: r.get(base + 5)?,
+                revealed_at: r.get(base + 6)?,
+                agree: r.get::<_, Option<i64>>(base + 7)?.map(|v| v != 0),
+                agree_at: r.get(base + 8)?,
+                comment: r.get(base + 9)?,
+                comment_at: r.get(base + 10)?,
+            },
             time_spent_secs: r.get(base + 11)?,
             time_spent_at: r.get(base + 12)?,
         },

@@ -266,7 +266,7 @@ fn verdict_agreement(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::review::answers::AnswerRecord;
+    use crate::review::answers::{AnswerParts, AnswerRecord};
 
     fn item(id: &str, t: CaseType, e: ReviewVerdict) -> ItemRow {
         crate::review::repo::test_item(id, t, e)
@@ -278,15 +278,18 @@ mod tests {
             item_no: 1,
             case_id: id.into(),
             record: AnswerRecord {
-                realism: Some(realism),
-                realism_at: Some("t".into()),
-                plausibility: Some(plaus),
-                plausibility_at: Some("t".into()),
-                blind_verdict: Some(v),
-                blind_verdict_at: Some("t".into()),
-                revealed_at: Some("t".into()),
-                agree: Some(agree),
-                agree_at: Some("t".into()),
+                parts: AnswerParts {
+                    realism: Some(realism),
+                    realism_at: Some("t".into()),
+                    plausibility: Some(plaus),
+                    plausibility_at: Some("t".into()),
+                    blind_verdict: Some(v),
+                    blind_verdict_at: Some("t".into()),
+                    revealed_at: Some("t".into()),
+                    agree: Some(agree),
+                    agree_at: Some("t".into()),
+                    ..AnswerParts::default()
+                },
                 ..AnswerRecord::default()
             },
         }
