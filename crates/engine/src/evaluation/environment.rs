@@ -6,6 +6,7 @@ use indexmap::IndexMap;
 use serde_json::{json, Value};
 
 use super::context::{condition_list, fact_list, EvalPrompts};
+use super::judge_input::fenced_rationale;
 use super::parse::{eval_reply, info_reply, judge_reply, EvalReply};
 use crate::case::Case;
 use crate::llm::{CallContext, CancellationToken, ChatRequest, LlmClient, LlmError, Message, ModelHandle, Usage};
@@ -325,7 +326,7 @@ async fn run_judge(
 ) -> Result<JudgeResult, LlmError> {
     let user = prompts
         .judge_user
-        .render(&[("rationale", rationale), ("boundary_conditions", &condition_list(case))])
+        .render(&[("rationale", &fenced_rationale(rationale)), ("boundary_conditions", &condition_list(case))])
         .map_err(|e| LlmError::Config(e.message))?;
     let mut last_problem = String::new();
     for attempt in 0..ROLE_ATTEMPTS {

@@ -6,6 +6,7 @@ pub mod config;
 pub mod context;
 pub mod environment;
 pub mod examples;
+pub mod judge_input;
 pub mod parse;
 pub mod repo;
 pub mod selection;
