@@ -86,6 +86,13 @@ fn is_loopback_host(host: &str) -> bool {
         || h.parse::<std::net::IpAddr>().map(|ip| ip.is_loopback()).unwrap_or(false)
 }
 
+/// The Content-Security-Policy of every response: the desktop app's policy (tauri.conf.json
+/// `app.security.csp`) with `connect-src` pointed at this server instead of the app's IPC, plus
+/// no framing, no `<base>` and forms only to this origin.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; img-src 'self' data: blob:; \
+     style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; \
+     base-uri 'none'; form-action 'self'";
+
 /// Refuse requests addressed to a foreign host name or sent by a page of another origin.
 async fn guard(State(st): State<AppState>, req: Request<Body>, next: Next) -> Response {
     let headers = req.headers();
@@ -104,6 +111,7 @@ async fn guard(State(st): State<AppState>, req: Request<Body>, next: Next) -> Re
     h.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
     h.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
     h.insert("x-frame-options", HeaderValue::from_static("DENY"));
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CONTENT_SECURITY_POLICY));
     resp
 }
 
@@ -314,6 +322,56 @@ mod tests {
         assert_eq!(cross.status(), StatusCode::FORBIDDEN);
         let unknown = a.oneshot(post("/api/no.such", "127.0.0.1:8080", None)).await.unwrap();
         assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_ui_is_served_with_the_content_security_policy() {
+        static FILES: &[(&str, &[u8])] =
+            &[("index.html", b"<!doctype html><div id=root></div>"), ("assets/app.js", b"console.log(1)")];
+        let opts = ServeOptions {
+            addr: "127.0.0.1:0".parse().unwrap(),
+            lan: false,
+            review_session: None,
+            assets: Arc::new(assets::EmbeddedAssets(FILES)),
+        };
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(serve(
+            Engine::open_in_memory().unwrap(),
+            opts,
+            move |addr| {
+                let _ = tx.send(addr);
+            },
+            async move {
+                let _ = stopped.await;
+            },
+        ));
+        let addr = rx.await.unwrap();
+        let http = reqwest::Client::new();
+        for path in ["/", "/results", "/assets/app.js"] {
+            let r = http.get(format!("http://{addr}{path}")).send().await.unwrap();
+            assert_eq!(r.status(), reqwest::StatusCode::OK, "{path}");
+            let csp = r.headers().get("content-security-policy").and_then(|v| v.to_str().ok()).unwrap_or("");
+            assert_eq!(csp, CONTENT_SECURITY_POLICY, "{path}");
+        }
+        let api = http.post(format!("http://{addr}/api/store.info")).body("{}").send().await.unwrap();
+        assert!(api.headers().contains_key("content-security-policy"));
+        for directive in ["default-src 'self'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"] {
+            assert!(CONTENT_SECURITY_POLICY.contains(directive), "{directive}");
+        }
+        stop.send(()).unwrap();
+        server.await.unwrap().unwrap();
+    }
+
+    /// The served policy keeps every directive of the desktop app's policy except `connect-src`
+    /// (the app talks over IPC, the browser to this server).
+    #[test]
+    fn the_served_policy_follows_the_desktop_app() {
+        let conf: serde_json::Value = serde_json::from_str(include_str!("../../../../tauri.conf.json")).unwrap();
+        let app = conf["app"]["security"]["csp"].as_str().unwrap();
+        for directive in app.split(';').map(str::trim).filter(|d| !d.is_empty() && !d.starts_with("connect-src")) {
+            assert!(CONTENT_SECURITY_POLICY.split("; ").any(|d| d == directive), "missing: {directive}");
+        }
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
