@@ -6,6 +6,7 @@ pub mod files;
 pub mod format;
 pub mod latex;
 pub mod memory;
+pub mod private_files;
 pub mod text;
 
 /// Current time as an RFC 3339 string in UTC (what the store records everywhere).
