@@ -4,6 +4,7 @@
 pub mod csv_text;
 pub mod files;
 pub mod format;
+pub mod ids;
 pub mod latex;
 pub mod memory;
 pub mod private_files;
