@@ -144,7 +144,7 @@ impl Store {
         // and shared-memory files it creates later the database file's mode.
         let new_file = !is_uri && !path.exists();
         if new_file {
-            std::fs::OpenOptions::new().write(true).create_new(true).open(path).map_err(open_err)?;
+            std::fs::File::create_new(path).map_err(open_err)?;
             private_files::restrict_file(path).map_err(open_err)?;
         }
         let mut conn = open_connection(path)?;
