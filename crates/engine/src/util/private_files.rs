@@ -43,12 +43,9 @@ mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
 
-    fn mode(p: &Path) -> u32 {
-        std::fs::metadata(p).unwrap().permissions().mode() & 0o777
-    }
-
     #[test]
     fn new_folders_are_private_and_existing_ones_keep_their_mode() {
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
         let tmp = tempfile::tempdir().unwrap();
         let shared = tmp.path().join("shared");
         std::fs::create_dir(&shared).unwrap();
