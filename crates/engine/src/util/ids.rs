@@ -1,10 +1,13 @@
 //! The one rule every id that comes from an imported file must follow (run ids in trajectory
-//! files, case ids in case files, card ids in card files, session ids in review packs): 1 to 100
-//! characters from `A-Z a-z 0-9 . _ -`, not starting with a dot. Such an id can never name a
-//! folder above or outside the one a file is written in, nor an absolute path, nor a hidden file.
+//! files, case ids in case files, card ids in card files, session ids in review packs): 1 to
+//! [`MAX_ID_LEN`] characters from `A-Z a-z 0-9 . _ -`, not starting with a dot. Such an id can never
+//! name a folder above or outside the one a file is written in, nor an absolute path, nor a hidden
+//! file.
 
-/// Longest id accepted.
-pub const MAX_ID_LEN: usize = 100;
+/// Longest id accepted. Generated case ids join the run, card and anchor ids (and a variant), so
+/// they reach 120 to 160 characters; 200 keeps them importable and, with a suffix such as
+/// `.trajectories.jsonl`, still under the 255-byte file-name limit of common file systems.
+pub const MAX_ID_LEN: usize = 200;
 
 /// Why an id was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -64,7 +67,8 @@ mod tests {
             "case.v2",
             "rev-1",
             "a",
-            &"x".repeat(100),
+            "gen-20261125-101500-3f9a1b__CardRep_3_CareManagement_3_MaternalDeath__syn_CareManagement_3_MaternalDeathOrInjuryLowRiskPregnancy_1__v2",
+            &"x".repeat(200),
         ] {
             assert_eq!(check_id("run id", id), Ok(()), "{id}");
         }
@@ -83,7 +87,7 @@ mod tests {
         assert!(msg("a\0b").contains("U+0000"));
         assert!(msg("é").contains("'é'"));
         assert!(msg("C:x").contains("':'"));
-        assert!(msg(&"x".repeat(101)).contains("101 characters"));
+        assert!(msg(&"x".repeat(201)).contains("201 characters"));
         assert!(msg("../x").starts_with("the run id \"../x\""));
     }
 }
