@@ -95,13 +95,42 @@ fn filter(level: LogLevel) -> EnvFilter {
     EnvFilter::new(format!("warn,psebench={l},psebench_cli={l},psebench_studio={l}"))
 }
 
+/// Set `mode` on `path` (unix; elsewhere the per-user data folder already limits access). The
+/// store does the same through `util::private_files`, which sits above this module.
+#[cfg(unix)]
+fn set_owner_only(path: &Path, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn set_owner_only(_path: &Path, _mode: u32) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// Make this program's log files in `dir` owner-only (they may quote case text and model output).
+/// Files written after a later daily rotation stay in the owner-only folder the log lives in.
+fn restrict_log_files(dir: &Path) -> Result<(), LogError> {
+    let err = |e: std::io::Error| LogError::File { path: dir.display().to_string(), message: e.to_string() };
+    for entry in std::fs::read_dir(dir).map_err(err)? {
+        let path = entry.map_err(err)?.path();
+        let ours = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(FILE_PREFIX));
+        if ours && path.is_file() {
+            set_owner_only(&path, 0o600).map_err(err)?;
+        }
+    }
+    Ok(())
+}
+
 /// Install the process-wide subscriber. Calling it again (tests, a second shell in one process)
 /// leaves the first one in place and returns a guard that does nothing.
 pub fn init(opts: &LogOptions) -> Result<LogGuard, LogError> {
     let mut guard = LogGuard { _file: None };
     let file_layer = match &opts.file_dir {
         Some(dir) => {
+            let existed = dir.is_dir();
             std::fs::create_dir_all(dir)
+                .and_then(|()| if existed { Ok(()) } else { set_owner_only(dir, 0o700) })
                 .map_err(|e| LogError::Folder { path: dir.display().to_string(), message: e.to_string() })?;
             let appender = tracing_appender::rolling::Builder::new()
                 .rotation(tracing_appender::rolling::Rotation::DAILY)
@@ -110,6 +139,7 @@ pub fn init(opts: &LogOptions) -> Result<LogGuard, LogError> {
                 .max_log_files(KEEP_FILES)
                 .build(dir)
                 .map_err(|e| LogError::File { path: dir.display().to_string(), message: e.to_string() })?;
+            restrict_log_files(dir)?;
             let (writer, g) = tracing_appender::non_blocking(appender);
             guard._file = Some(g);
             Some(
@@ -150,5 +180,25 @@ mod tests {
         assert_eq!(LogLevel::from_verbosity(9), LogLevel::Trace);
         assert_eq!(log_dir_for(Path::new("/data/psebench/psebench.db")), PathBuf::from("/data/psebench/logs"));
         assert_eq!(log_dir_for(Path::new("s.db")), PathBuf::from("logs"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn log_files_are_made_owner_only_and_other_files_are_left_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("logs");
+        std::fs::create_dir_all(&dir).unwrap();
+        set_owner_only(&dir, 0o700).unwrap();
+        let ours = dir.join("psebench.2026-11-25.log");
+        let other = dir.join("notes.txt");
+        for f in [&ours, &other] {
+            std::fs::write(f, "x").unwrap();
+            std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o644)).unwrap();
+        }
+        restrict_log_files(&dir).unwrap();
+        assert_eq!(mode(&ours), 0o600);
+        assert_eq!(mode(&other), 0o644);
     }
 }

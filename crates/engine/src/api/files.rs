@@ -152,13 +152,19 @@ pub fn save_in_folder(d: &Download, folder: &Path) -> ApiResult<PathBuf> {
     Ok(path)
 }
 
-/// Write into a temporary file through a path-based exporter and return the bytes.
+/// Write into a temporary file through a path-based exporter and return the bytes. The file has
+/// a fixed internal name with the extension of `file_name` (the download's friendly name), so no
+/// id inside that name ever becomes part of a path.
 pub fn export_via_temp(file_name: &str, f: impl FnOnce(&Path) -> ApiResult<()>) -> ApiResult<Vec<u8>> {
     let dir = tempfile::Builder::new()
         .prefix("psebench-export-")
         .tempdir()
         .map_err(|e| ApiError::new(ErrorCode::Io, format!("could not prepare the export: {e}")))?;
-    let p = dir.path().join(file_name);
+    let ext = match file_name.rsplit_once('.') {
+        Some((_, e)) if !e.is_empty() && e.chars().all(|c| c.is_ascii_alphanumeric()) => e,
+        _ => "out",
+    };
+    let p = dir.path().join(format!("export.{ext}"));
     f(&p)?;
     std::fs::read(&p).map_err(|e| ApiError::new(ErrorCode::Io, format!("the export could not be read back: {e}")))
 }

@@ -214,6 +214,13 @@ impl Engine {
             )
             .with_detail(all.join("\n")));
         }
+        for d in &docs {
+            if let Some(id) = d.value.get("clause_card_id").and_then(Value::as_str) {
+                crate::util::ids::check_id("card id", id).map_err(|e| {
+                    ApiError::new(ErrorCode::ValidationFailed, format!("{}: {e}; nothing was imported", d.origin))
+                })?;
+            }
+        }
         let mut result = CardsImportResult { added: vec![], updated: vec![], unchanged: vec![], lint: report };
         self.store().with_tx(|tx| -> ApiResult<()> {
             for d in &docs {

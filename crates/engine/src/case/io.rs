@@ -8,6 +8,7 @@ use super::Case;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::policy::PolicyVocab;
 use crate::util::files::{for_each_jsonl, write_atomic, MAX_JSONL_LINE_BYTES};
+use crate::util::ids::check_id;
 
 /// Decode one JSON value as a case, naming the field that is wrong.
 pub fn case_from_value(v: serde_json::Value) -> Result<Case, String> {
@@ -66,7 +67,10 @@ fn read_cases_quickly(path: &Path, vocab_for: &dyn Fn(&str) -> Option<PolicyVoca
     let mut vocabs: HashMap<&str, Option<PolicyVocab>> = HashMap::new();
     for case in &cases {
         let vocab = vocabs.entry(case.policy.as_str()).or_insert_with(|| vocab_for(&case.policy)).as_ref()?;
-        if !check_case(case, Some(vocab)).is_empty() || !seen.insert(case.case_id.as_str()) {
+        if check_id("case id", &case.case_id).is_err()
+            || !check_case(case, Some(vocab)).is_empty()
+            || !seen.insert(case.case_id.as_str())
+        {
             return None;
         }
     }
@@ -104,6 +108,8 @@ fn read_cases_line_by_line(path: &Path, vocab_for: &dyn Fn(&str) -> Option<Polic
     for_each_jsonl::<ApiError>(path, |rec| {
         let case = case_from_value(rec.value)
             .map_err(|m| ApiError::new(ErrorCode::ValidationFailed, format!("{shown}:{}: {m}", rec.line)))?;
+        check_id("case id", &case.case_id)
+            .map_err(|e| ApiError::new(ErrorCode::ValidationFailed, format!("{shown}:{}: {e}", rec.line)))?;
         if !vocabs.contains_key(&case.policy) {
             vocabs.insert(case.policy.clone(), vocab_for(&case.policy));
         }
@@ -213,6 +219,7 @@ mod tests {
             good[5].replace("\"clause_id\":\"", "\"clause_id\":\"x"),
             good[5].replace("\"gold_verdict\":", "\"gold_verdict\":1,\"y\":"),
             "{\"case_id\": 3}".to_string(),
+            good[5].replacen("\"case_id\":\"", "\"case_id\":\"../", 1),
         ];
         for b in &bad {
             let mut ls = good.clone();
@@ -220,6 +227,11 @@ mod tests {
             let (quick, slow) = both(&ls.join("\n"));
             assert_eq!(quick.unwrap_err().to_string(), slow.unwrap_err().to_string());
         }
+        let mut ls = good.clone();
+        ls.insert(300, good[5].replacen("\"case_id\":\"", "\"case_id\":\"/tmp/", 1));
+        let msg = both(&ls.join("\n")).0.unwrap_err().to_string();
+        assert!(msg.contains("cases.jsonl:301: the case id \"/tmp/"), "{msg}");
+        assert!(msg.contains("path separator"), "{msg}");
         let (quick, slow) = both("\u{e9}\n");
         assert_eq!(quick.unwrap_err().to_string(), slow.unwrap_err().to_string());
     }

@@ -6,11 +6,14 @@ use std::collections::HashMap;
 use super::repo::{AnswerRow, ItemRow};
 use super::{Fraction, MeanSd, ReviewAnswerRow, ReviewExportFormat, ReviewStats, StatValue};
 use crate::error::{ApiError, ApiResult};
-use crate::util::csv_text::csv_string;
+use crate::util::csv_text::{csv_string, formula_safe};
 use crate::util::latex::latex_escape;
 
 /// The questions of the long format, in the order rows are written.
 pub const QUESTIONS: [&str; 6] = ["realism", "plausibility", "blind_verdict", "agree", "comment", "time_spent_secs"];
+
+/// Questions whose answers are numbers (written to CSV as they are, so a spreadsheet reads numbers).
+const NUMERIC_QUESTIONS: [&str; 3] = ["realism", "plausibility", "time_spent_secs"];
 
 pub const CSV_HEADER: [&str; 9] = [
     "session_id",
@@ -69,17 +72,22 @@ pub fn to_text(rows: &[ReviewAnswerRow], format: ReviewExportFormat) -> ApiResul
             Ok(s)
         }
         ReviewExportFormat::Csv => {
+            // Text cells go through `formula_safe`; `item_no` is a number and stays as written. The
+            // answer column holds numbers for the rating and time questions and text for the rest.
+            let text = |s: &str| formula_safe(s).into_owned();
             let records = rows.iter().map(|r| {
+                let answer =
+                    if NUMERIC_QUESTIONS.contains(&r.question.as_str()) { r.answer.clone() } else { text(&r.answer) };
                 [
-                    r.session_id.clone(),
-                    r.reviewer.clone(),
-                    r.case_id.clone(),
-                    r.case_type.clone(),
+                    text(&r.session_id),
+                    text(&r.reviewer),
+                    text(&r.case_id),
+                    text(&r.case_type),
                     r.item_no.to_string(),
-                    r.question.clone(),
-                    r.answer.clone(),
-                    r.answered_at.clone(),
-                    r.expected_verdict.clone(),
+                    text(&r.question),
+                    answer,
+                    text(&r.answered_at),
+                    text(&r.expected_verdict),
                 ]
             });
             let header = CSV_HEADER.map(String::from);
@@ -274,6 +282,42 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(jsonl.lines().next().unwrap()).unwrap();
         assert_eq!(v["item_no"], 4);
         assert_eq!(v["question"], "realism");
+    }
+
+    #[test]
+    fn csv_cells_that_look_like_formulas_are_quoted_but_numbers_are_not() {
+        let rows: Vec<ReviewAnswerRow> = [
+            ("comment", "=HYPERLINK(\"http://evil\",\"x\")"),
+            ("comment", "-1 is wrong"),
+            ("comment", "plain remark"),
+            ("time_spent_secs", "-0.5"),
+            ("realism", "4"),
+        ]
+        .iter()
+        .map(|(q, a)| ReviewAnswerRow {
+            session_id: "s".into(),
+            reviewer: "@bob".into(),
+            case_id: "c1".into(),
+            case_type: "missing".into(),
+            item_no: 1,
+            question: q.to_string(),
+            answer: a.to_string(),
+            answered_at: "t".into(),
+            expected_verdict: "Missing information".into(),
+        })
+        .collect();
+        let csv = to_text(&rows, ReviewExportFormat::Csv).unwrap();
+        let mut rd = csv::Reader::from_reader(csv.as_bytes());
+        let recs: Vec<csv::StringRecord> = rd.records().map(|r| r.unwrap()).collect();
+        assert_eq!(&recs[0][6], "'=HYPERLINK(\"http://evil\",\"x\")");
+        assert_eq!(&recs[1][6], "'-1 is wrong");
+        assert_eq!(&recs[2][6], "plain remark");
+        assert_eq!(&recs[3][6], "-0.5");
+        assert_eq!(&recs[4][6], "4");
+        assert!(recs.iter().all(|r| &r[1] == "'@bob"));
+        // JSONL keeps the text exactly as answered.
+        let jsonl = to_text(&rows, ReviewExportFormat::Jsonl).unwrap();
+        assert!(jsonl.lines().next().unwrap().contains("\"answer\":\"=HYPERLINK"));
     }
 
     #[test]

@@ -18,6 +18,7 @@ use ts_rs::TS;
 use super::answers::{AnswerParts, AnswerRecord};
 use super::{RevealMaterial, ReviewVerdict};
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::util::ids::check_id;
 
 pub const PACK_FORMAT: &str = "psebench-review-pack";
 pub const PACK_VERSION: u32 = 1;
@@ -153,7 +154,33 @@ fn invalid(name: &str, msg: impl std::fmt::Display) -> ApiError {
     ApiError::new(ErrorCode::InvalidInput, format!("{name}: {msg}"))
 }
 
-/// Read a pack or answers file, checking its format, version and checksum.
+/// The line of `text` (1-based) where the JSON string `value` first appears after `"key"`, for
+/// messages about one field of a pretty-printed file; 1 when it cannot be found.
+fn line_of(text: &str, key: &str, value: &str) -> usize {
+    let quoted = serde_json::to_string(value).unwrap_or_default();
+    let key = format!("\"{key}\"");
+    let at = text.match_indices(&key).find_map(|(i, _)| {
+        let rest = text[i + key.len()..].trim_start().strip_prefix(':')?.trim_start();
+        rest.starts_with(&quoted).then_some(i)
+    });
+    at.map_or(1, |i| text[..i].matches('\n').count() + 1)
+}
+
+/// The session id and every case id in the file follow the id rule (they name rows and, in
+/// exports, files); the first one that does not is refused with its line.
+fn check_ids(name: &str, text: &str, file: &ReviewPackFile) -> ApiResult<()> {
+    let ids = std::iter::once(("session id", "session_id", file.session_id.as_str()))
+        .chain(file.items.iter().map(|i| ("case id", "case_id", i.case_id.as_str())))
+        .chain(file.answers.iter().map(|a| ("case id", "case_id", a.case_id.as_str())));
+    for (kind, key, id) in ids {
+        check_id(kind, id).map_err(|e| {
+            ApiError::new(ErrorCode::ValidationFailed, format!("{name}:{}: {e}", line_of(text, key, id)))
+        })?;
+    }
+    Ok(())
+}
+
+/// Read a pack or answers file, checking its format, version, ids and checksum.
 pub fn parse(name: &str, text: &str) -> ApiResult<ReviewPackFile> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
@@ -174,6 +201,7 @@ pub fn parse(name: &str, text: &str) -> ApiResult<ReviewPackFile> {
     }
     let file: ReviewPackFile = serde_json::from_value(value)
         .map_err(|e| invalid(name, format!("the review pack is incomplete or damaged ({e}).")))?;
+    check_ids(name, text, &file)?;
     if checksum_of(&file)? != file.checksum {
         return Err(ApiError::new(
             ErrorCode::ValidationFailed,
@@ -229,6 +257,20 @@ mod tests {
         assert!(parse("a.json", "{\"format\": \"other\"}").unwrap_err().message.contains("not a PSEBench review pack"));
         let newer = text.replace("\"version\": 1", "\"version\": 99");
         assert!(parse("a.json", &newer).unwrap_err().message.contains("newer version"));
+    }
+
+    #[test]
+    fn a_session_or_case_id_that_is_a_path_is_refused_with_its_line() {
+        let mut f = file();
+        f.session_id = "../../../../outside/x".into();
+        let e = parse("a.json", &seal(f).unwrap()).unwrap_err();
+        assert!(e.message.starts_with("a.json:6: the session id \"../../../../outside/x\""), "{}", e.message);
+        let mut f = file();
+        f.answers[0].case_id = "/tmp/x".into();
+        let text = seal(f).unwrap();
+        let line = text.lines().position(|l| l.contains("\"/tmp/x\"")).unwrap() + 1;
+        let e = parse("a.json", &text).unwrap_err();
+        assert!(e.message.starts_with(&format!("a.json:{line}: the case id \"/tmp/x\"")), "{}", e.message);
     }
 
     #[test]

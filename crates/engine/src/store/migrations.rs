@@ -80,6 +80,11 @@ pub(super) fn migrate(
             tracing::error!(path = %path.display(), error = %e, "could not back up the store before upgrading it");
             StoreError::Backup { message: e.to_string() }
         })?;
+        // The copy holds everything the database does: owner-only, like the database.
+        crate::util::private_files::restrict_file(&target).map_err(|e| {
+            tracing::error!(backup = %target.display(), error = %e, "could not make the store backup owner-only");
+            StoreError::Backup { message: format!("could not restrict access to {}: {e}", target.display()) }
+        })?;
         tracing::info!(backup = %target.display(), "store backed up before upgrading it");
         report.backup = Some(target);
     }

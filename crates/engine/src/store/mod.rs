@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::util::private_files;
 use read_pool::ReadPool;
 
 /// Read-only connections of a file store.
@@ -130,15 +131,34 @@ impl Store {
     /// Open applying only the first `upto` migrations. Tests use it to build older databases.
     #[doc(hidden)]
     pub fn open_upto(path: &Path, upto: usize) -> Result<Store, StoreError> {
+        let open_err =
+            |e: std::io::Error| StoreError::Open { path: path.display().to_string(), message: e.to_string() };
+        let is_uri = path.to_str().is_some_and(|p| p.starts_with("file:"));
         if let Some(parent) = path.parent() {
-            if !parent.as_os_str().is_empty() {
-                std::fs::create_dir_all(parent)
-                    .map_err(|e| StoreError::Open { path: path.display().to_string(), message: e.to_string() })?;
+            if !parent.as_os_str().is_empty() && !is_uri {
+                private_files::create_private_dir_all(parent).map_err(open_err)?;
             }
         }
         let existed = path.exists() && std::fs::metadata(path).map(|m| m.len() > 0).unwrap_or(false);
+        // A new database file is made owner-only before SQLite writes to it; SQLite gives the WAL
+        // and shared-memory files it creates later the database file's mode.
+        let new_file = !is_uri && !path.exists();
+        if new_file {
+            std::fs::File::create_new(path).map_err(open_err)?;
+            private_files::restrict_file(path).map_err(open_err)?;
+        }
         let mut conn = open_connection(path)?;
         let report = migrations::migrate(&mut conn, path, existed, upto)?;
+        if new_file {
+            for suffix in ["-wal", "-shm"] {
+                let mut side = path.as_os_str().to_os_string();
+                side.push(suffix);
+                let side = PathBuf::from(side);
+                if side.exists() {
+                    private_files::restrict_file(&side).map_err(open_err)?;
+                }
+            }
+        }
         if !report.applied.is_empty() {
             tracing::info!(path = %path.display(), applied = ?report.applied, backup = ?report.backup, "store schema brought up to date");
         }

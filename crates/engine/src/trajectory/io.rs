@@ -8,6 +8,7 @@ use super::facts::TrajectoryFacts;
 use super::{lean_read, Trajectory};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::util::files::{decode_utf8, write_atomic, ReadError};
+use crate::util::ids::{check_id, IdError};
 
 /// Largest trajectories file accepted.
 pub const MAX_TRAJECTORY_FILE_BYTES: u64 = 4 * 1024 * 1024 * 1024;
@@ -98,8 +99,22 @@ pub fn read_trajectories(path: &Path) -> ApiResult<Vec<Trajectory>> {
     let lines: Vec<(usize, &str)> =
         text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).map(|(i, l)| (i + 1, l)).collect();
     let texts: Vec<&str> = lines.iter().map(|(_, l)| *l).collect();
-    parse_many(&texts)
-        .map_err(|(i, msg)| ApiError::new(ErrorCode::ValidationFailed, format!("{shown}:{}: {msg}", lines[i].0)))
+    let items = parse_many(&texts)
+        .map_err(|(i, msg)| ApiError::new(ErrorCode::ValidationFailed, format!("{shown}:{}: {msg}", lines[i].0)))?;
+    for (t, (line, _)) in items.iter().zip(&lines) {
+        check_trajectory_ids(t)
+            .map_err(|e| ApiError::new(ErrorCode::ValidationFailed, format!("{shown}:{line}: {e}")))?;
+    }
+    Ok(items)
+}
+
+/// The ids of an imported trajectory follow the id rule; an empty run id is allowed (the import
+/// then makes up a new one).
+fn check_trajectory_ids(t: &Trajectory) -> Result<(), IdError> {
+    if !t.run_id.is_empty() {
+        check_id("run id", &t.run_id)?;
+    }
+    check_id("case id", &t.case_id)
 }
 
 /// Takes the facts of each trajectory of one part of a file, in file order.

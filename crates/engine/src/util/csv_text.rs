@@ -1,5 +1,8 @@
 //! Writing CSV text with the `csv` crate (RFC 4180 quoting, `\n` line ends), shared by every export
-//! that produces CSV so they all quote the same way.
+//! that produces CSV so they all quote the same way, and the guard that keeps free text from being
+//! read as a spreadsheet formula.
+
+use std::borrow::Cow;
 
 use crate::error::ApiError;
 
@@ -38,9 +41,41 @@ where
     Ok(String::from_utf8(bytes)?)
 }
 
+/// First characters that make a spreadsheet treat a cell as a formula (or, for tab and carriage
+/// return, that some spreadsheets strip before looking for one).
+const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// A free-text cell made safe to open in a spreadsheet: text starting with `=`, `+`, `-`, `@`, a tab
+/// or a carriage return gets a leading single quote, so it shows as text instead of running as a
+/// formula. Other text is returned as it is. Use it on text columns only, never on numeric ones.
+pub fn formula_safe(text: &str) -> Cow<'_, str> {
+    if text.starts_with(FORMULA_STARTS) {
+        Cow::Owned(format!("'{text}"))
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::csv_string;
+    use super::{csv_string, formula_safe};
+
+    #[test]
+    fn formula_starts_get_a_quote_and_other_text_stays() {
+        for (raw, safe) in [
+            ("=HYPERLINK(\"http://x\")", "'=HYPERLINK(\"http://x\")"),
+            ("+1+2", "'+1+2"),
+            ("-2+3", "'-2+3"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("\t=1", "'\t=1"),
+            ("\r=1", "'\r=1"),
+        ] {
+            assert_eq!(formula_safe(raw), safe);
+        }
+        for plain in ["", "fine, really", "a=b", "'quoted", "4", "x-1"] {
+            assert_eq!(formula_safe(plain), plain);
+        }
+    }
 
     #[test]
     fn quotes_only_what_needs_it() {

@@ -4,8 +4,10 @@
 pub mod csv_text;
 pub mod files;
 pub mod format;
+pub mod ids;
 pub mod latex;
 pub mod memory;
+pub mod private_files;
 pub mod text;
 
 /// Current time as an RFC 3339 string in UTC (what the store records everywhere).

@@ -214,3 +214,15 @@ fn the_list_searches_ids_and_definitions_and_export_follows_the_search() {
     let out = dir.path().join("found.jsonl");
     assert_eq!(e.cards_export(&out, &f).unwrap(), both.len());
 }
+
+#[test]
+fn a_card_id_that_is_a_path_is_refused_with_its_file_and_line() {
+    let (dir, e) = temp_engine();
+    let lines = [card("CardRep_9_Ok_1").to_string(), card("../../outside/x").to_string()];
+    let file = write(dir.path(), "in/cards.jsonl", lines.join("\n") + "\n");
+    let before = stored_ids(&e);
+    let err = e.cards_import(&[dir.path().join("in")], "mn29", "t").unwrap_err();
+    let expected = format!("{}:2: the card id \"../../outside/x\"", file.display());
+    assert!(err.message.contains(&expected), "{}", err.message);
+    assert_eq!(stored_ids(&e), before, "nothing was imported");
+}

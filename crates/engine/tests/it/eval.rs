@@ -376,3 +376,44 @@ async fn a_rationale_reaches_the_judge_fenced_as_data() {
         assert!(user[end..].contains("Boundary conditions of this case"));
     }
 }
+
+/// Trajectory files whose run id is a path are refused at import with the line named, so no such
+/// id reaches the store or an export; exports write to a fixed internal file name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn imported_run_ids_that_are_paths_are_refused_and_exports_stay_inside() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = Engine::open(&dir.path().join("s.db")).unwrap();
+    e.demo_load().unwrap();
+    let runs = e.demo_example_results().unwrap().run_ids;
+    let good = dir.path().join("good.jsonl");
+    e.eval_export(&runs[0], &good).unwrap();
+    let lines: Vec<String> = std::fs::read_to_string(&good).unwrap().lines().map(str::to_string).collect();
+    assert!(lines.len() >= 2);
+    let before = e.eval_list().unwrap().len();
+    let work = dir.path().join("a").join("b").join("c").join("d");
+    std::fs::create_dir_all(&work).unwrap();
+    for bad in ["../../../../outside/x", "/tmp/x", ".hidden"] {
+        let mut ls = lines.clone();
+        let mut v: serde_json::Value = serde_json::from_str(&ls[1]).unwrap();
+        v["run_id"] = json!(bad);
+        ls[1] = v.to_string();
+        let file = work.join("trajectories.jsonl");
+        std::fs::write(&file, ls.join("\n") + "\n").unwrap();
+        let err = e.eval_import(&file).unwrap_err();
+        let expected = format!("{}:2: the run id \"{bad}\"", file.display());
+        assert!(err.message.starts_with(&expected), "{}", err.message);
+        assert_eq!(e.eval_list().unwrap().len(), before, "nothing was imported");
+    }
+    assert!(!dir.path().join("outside").exists());
+    assert!(!work.join("../../../../outside").exists());
+
+    // The download keeps its friendly name; a path-like run id is simply not found.
+    let owner = psebench::api::rpc::Caller::Owner;
+    let d = psebench::api::rpc::call(&e, &owner, "eval.export", json!({"run_id": runs[0]})).await.unwrap();
+    assert_eq!(d["file_name"], format!("{}.trajectories.jsonl", runs[0]));
+    let err = psebench::api::rpc::call(&e, &owner, "eval.export", json!({"run_id": "../../../../outside/x"}))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code.as_str(), "not_found", "{}", err.message);
+    assert!(!std::path::Path::new("/outside").exists());
+}

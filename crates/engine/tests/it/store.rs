@@ -185,3 +185,37 @@ async fn async_calls_run_on_blocking_threads_with_the_same_data() {
         assert_eq!(v, "b");
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn the_store_folder_database_wal_and_backup_are_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("data");
+    let path = folder.join("p.db");
+    {
+        let old = Store::open_upto(&path, MIGRATIONS.len() - 1).unwrap();
+        assert_eq!(mode(&folder), 0o700, "a data folder the store creates is owner-only");
+        assert_eq!(mode(&path), 0o600);
+        for side in ["p.db-wal", "p.db-shm"] {
+            let p = folder.join(side);
+            assert!(p.exists(), "{side} exists while the store is open");
+            assert_eq!(mode(&p), 0o600, "{side}");
+        }
+        drop(old);
+    }
+    let store = Store::open(&path).unwrap();
+    let backup = store.open_report().backup.clone().expect("upgrading takes a backup");
+    assert_eq!(mode(&backup), 0o600, "the backup before an upgrade is owner-only");
+}
+
+#[cfg(unix)]
+#[test]
+fn an_existing_data_folder_keeps_its_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o750)).unwrap();
+    drop(Store::open(&dir.path().join("p.db")).unwrap());
+    assert_eq!(std::fs::metadata(dir.path()).unwrap().permissions().mode() & 0o777, 0o750);
+}
