@@ -17,9 +17,10 @@
 //! context                               the engine handle: store, LLM client, jobs, secrets
 //! jobs                                  long-running work, progress, stop rules
 //! llm                                   providers, retries, limits, cache, accounting
-//! store · secrets · prompt · builtin    SQLite; API keys; prompt templates; embedded files
+//! store · secrets · prompt · builtin    SQLite; API keys; prompt templates; embedded files;
+//! · logging                             the log setup
 //! util                                  files, text and number helpers
-//! error · logging                       the error type every layer returns; the log setup
+//! error                                 the error type every layer returns
 //! ```
 //!
 //! Outside the stack, behind cargo features: `server` (`psebench serve`), `mock` (the loopback

@@ -4,6 +4,7 @@
 //! Events never carry secrets: provider errors are scrubbed of keys before they are logged, and
 //! request bodies are not logged at all.
 
+use crate::util::private_files;
 use std::path::{Path, PathBuf};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
@@ -95,19 +96,6 @@ fn filter(level: LogLevel) -> EnvFilter {
     EnvFilter::new(format!("warn,psebench={l},psebench_cli={l},psebench_studio={l}"))
 }
 
-/// Set `mode` on `path` (unix; elsewhere the per-user data folder already limits access). The
-/// store does the same through `util::private_files`, which sits above this module.
-#[cfg(unix)]
-fn set_owner_only(path: &Path, mode: u32) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
-}
-
-#[cfg(not(unix))]
-fn set_owner_only(_path: &Path, _mode: u32) -> std::io::Result<()> {
-    Ok(())
-}
-
 /// Make this program's log files in `dir` owner-only (they may quote case text and model output).
 /// Files written after a later daily rotation stay in the owner-only folder the log lives in.
 fn restrict_log_files(dir: &Path) -> Result<(), LogError> {
@@ -116,7 +104,7 @@ fn restrict_log_files(dir: &Path) -> Result<(), LogError> {
         let path = entry.map_err(err)?.path();
         let ours = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(FILE_PREFIX));
         if ours && path.is_file() {
-            set_owner_only(&path, 0o600).map_err(err)?;
+            private_files::restrict_file(&path).map_err(err)?;
         }
     }
     Ok(())
@@ -128,9 +116,7 @@ pub fn init(opts: &LogOptions) -> Result<LogGuard, LogError> {
     let mut guard = LogGuard { _file: None };
     let file_layer = match &opts.file_dir {
         Some(dir) => {
-            let existed = dir.is_dir();
-            std::fs::create_dir_all(dir)
-                .and_then(|()| if existed { Ok(()) } else { set_owner_only(dir, 0o700) })
+            private_files::create_private_dir_all(dir)
                 .map_err(|e| LogError::Folder { path: dir.display().to_string(), message: e.to_string() })?;
             let appender = tracing_appender::rolling::Builder::new()
                 .rotation(tracing_appender::rolling::Rotation::DAILY)
@@ -190,7 +176,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("logs");
         std::fs::create_dir_all(&dir).unwrap();
-        set_owner_only(&dir, 0o700).unwrap();
+        private_files::restrict_dir(&dir).unwrap();
         let ours = dir.join("psebench.2026-11-25.log");
         let other = dir.join("notes.txt");
         for f in [&ours, &other] {

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 /// Bottom first. Modules in one layer may not use each other.
 const LAYERS: &[&[&str]] = &[
-    &["error", "logging"],
+    &["error"],
     &["util"],
-    &["store", "secrets", "prompt", "builtin"],
+    &["store", "secrets", "prompt", "builtin", "logging"],
     &["llm"],
     &["jobs"],
     &["context"],
