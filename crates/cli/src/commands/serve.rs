@@ -1,5 +1,5 @@
 use clap::Args;
-use psebench::server::{serve, Assets, EmbeddedAssets, FolderAssets, ServeOptions};
+use psebench::server::{serve, write_token_file, Assets, EmbeddedAssets, FolderAssets, OwnerToken, ServeOptions};
 use psebench::ApiError;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
@@ -34,6 +34,10 @@ pub struct ServeArgs {
     /// With --review: replace every reviewer's link with a new one (old links stop working).
     #[arg(long, requires = "review")]
     pub new_links: bool,
+    /// Write this launch's key (the `token` of the printed link) to this file, readable by you only,
+    /// for scripts: they send it as `Authorization: Bearer KEY`.
+    #[arg(long, conflicts_with = "review")]
+    pub token_file: Option<PathBuf>,
 }
 
 /// This computer's address on the local network (the route a packet would take; nothing is sent).
@@ -78,8 +82,18 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
         None => Arc::new(EmbeddedAssets(embedded::UI_ASSETS)),
     };
     let ip: IpAddr = if a.lan { IpAddr::V4(Ipv4Addr::UNSPECIFIED) } else { IpAddr::V4(Ipv4Addr::LOCALHOST) };
-    let opts = ServeOptions { addr: SocketAddr::new(ip, a.port), lan: a.lan, review_session: a.review.clone(), assets };
+    let owner_token = OwnerToken::generate()?;
+    let opts = ServeOptions {
+        addr: SocketAddr::new(ip, a.port),
+        lan: a.lan,
+        review_session: a.review.clone(),
+        assets,
+        owner_token: owner_token.clone(),
+    };
     psebench::server::check_options(&opts)?;
+    if let Some(path) = &a.token_file {
+        write_token_file(path, &owner_token)?;
+    }
     let links = match &a.review {
         Some(session) => {
             let detail = e.review_show(session)?;
@@ -100,6 +114,9 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
     rt.block_on(async move {
         let ready = move |addr: SocketAddr| {
             let url = format!("http://127.0.0.1:{}/", addr.port());
+            // The owner's link carries the key; a review server has only reviewers' links.
+            let owner_link = review.is_none().then(|| owner_token.link(addr.port()));
+            let token = review.is_none().then(|| owner_token.as_str().to_string());
             let host = if lan { lan_address().map(|ip| ip.to_string()).unwrap_or_else(|| "THIS-COMPUTER".into()) } else { "127.0.0.1".into() };
             let link_list: Vec<serde_json::Value> = links
                 .as_ref()
@@ -114,7 +131,10 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
                 })
                 .unwrap_or_default();
             if json {
-                println!("{}", serde_json::json!({"url": url, "port": addr.port(), "links": link_list}));
+                println!(
+                    "{}",
+                    serde_json::json!({"url": url, "port": addr.port(), "links": link_list, "token": token, "link": owner_link})
+                );
             } else {
                 match &review {
                     Some(_) => {
@@ -135,13 +155,20 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
                             println!("Only this computer can open these links (add --lan for other computers on your network). Press Ctrl-C to stop.");
                         }
                     }
-                    None => println!("PSEBench Studio is running at {url} — press Ctrl-C to stop."),
+                    None => {
+                        let link = owner_link.as_deref().unwrap_or(&url);
+                        println!("PSEBench Studio is running at {link} — press Ctrl-C to stop.");
+                        println!(
+                            "Open that exact link: it carries this session's key (a new one at every start); \
+                             the address without it shows only a notice."
+                        );
+                    }
                 }
             }
             use std::io::Write;
             let _ = std::io::stdout().flush();
             if open {
-                open_browser(&url);
+                open_browser(owner_link.as_deref().unwrap_or(&url));
             }
         };
         let shutdown = async {
