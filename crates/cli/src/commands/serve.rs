@@ -1,5 +1,7 @@
 use clap::Args;
-use psebench::server::{serve, write_token_file, Assets, EmbeddedAssets, FolderAssets, OwnerToken, ServeOptions};
+use psebench::server::{
+    serve, write_open_page, write_token_file, Assets, EmbeddedAssets, FolderAssets, OwnerToken, ServeOptions,
+};
 use psebench::ApiError;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
@@ -48,13 +50,15 @@ fn lan_address() -> Option<IpAddr> {
     (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
 }
 
-fn open_browser(url: &str) {
+/// Open `target` (a file or an address) in the default browser; `link` is what the user is told
+/// to open if that fails.
+fn open_browser(target: &str, link: &str) {
     let cmd = if cfg!(target_os = "macos") {
-        ("open", vec![url.to_string()])
+        ("open", vec![target.to_string()])
     } else if cfg!(windows) {
-        ("cmd", vec!["/C".into(), "start".into(), String::new(), url.to_string()])
+        ("cmd", vec!["/C".into(), "start".into(), String::new(), target.to_string()])
     } else {
-        ("xdg-open", vec![url.to_string()])
+        ("xdg-open", vec![target.to_string()])
     };
     let started = std::process::Command::new(cmd.0)
         .args(&cmd.1)
@@ -62,8 +66,8 @@ fn open_browser(url: &str) {
         .stderr(std::process::Stdio::null())
         .spawn();
     match started {
-        Ok(_) => eprintln!("Opening it in your web browser (if nothing opens, go to {url})."),
-        Err(_) => eprintln!("Could not open a web browser here; open {url} yourself."),
+        Ok(_) => eprintln!("Opening it in your web browser (if nothing opens, go to {link})."),
+        Err(_) => eprintln!("Could not open a web browser here; open {link} yourself."),
     }
 }
 
@@ -110,8 +114,11 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
     let open = a.open && a.review.is_none();
     let review = a.review.clone();
     let lan = a.lan;
+    // The forwarding page made for --open, removed when the server stops.
+    let open_page: Arc<std::sync::Mutex<Option<PathBuf>>> = Arc::default();
+    let made_page = open_page.clone();
     let rt = runtime()?;
-    rt.block_on(async move {
+    let served = rt.block_on(async move {
         let ready = move |addr: SocketAddr| {
             let url = format!("http://127.0.0.1:{}/", addr.port());
             // The owner's link carries the key; a review server has only reviewers' links.
@@ -167,14 +174,26 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
             }
             use std::io::Write;
             let _ = std::io::stdout().flush();
-            if open {
-                open_browser(owner_link.as_deref().unwrap_or(&url));
+            if let (true, Some(link)) = (open, owner_link.as_deref()) {
+                // The browser gets a private page that forwards to the link: the key stays out of
+                // command lines, which other users of the computer can read.
+                match write_open_page(&std::env::temp_dir(), link) {
+                    Ok(page) => {
+                        open_browser(&page.display().to_string(), link);
+                        *open_page.lock().unwrap_or_else(|p| p.into_inner()) = Some(page);
+                    }
+                    Err(e) => eprintln!("{} Open {link} yourself.", e.message),
+                }
             }
         };
         let shutdown = async {
             let _ = tokio::signal::ctrl_c().await;
         };
         serve(e, opts, ready, shutdown).await
-    })?;
+    });
+    if let Some(page) = made_page.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        let _ = std::fs::remove_file(page);
+    }
+    served?;
     Ok(ExitCode::SUCCESS)
 }

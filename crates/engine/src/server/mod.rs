@@ -17,7 +17,7 @@ mod assets;
 mod owner_auth;
 
 pub use assets::{mime_for, Asset, Assets, EmbeddedAssets, FolderAssets, NoAssets};
-pub use owner_auth::{write_token_file, OwnerToken, COOKIE_PREFIX, MISSING_KEY_MESSAGE};
+pub use owner_auth::{write_open_page, write_token_file, OwnerToken, COOKIE_PREFIX, MISSING_KEY_MESSAGE};
 
 use axum::body::Body;
 use axum::extract::{Path, State};

@@ -97,6 +97,32 @@ pub fn write_token_file(path: &Path, token: &OwnerToken) -> ApiResult<()> {
     file.sync_all().map_err(failed)
 }
 
+/// A small page in the temporary folder, readable by the owner only, that forwards the browser to
+/// `link`. `--open` hands the browser this file instead of the link itself, because a command line
+/// (of the opener and of a browser it starts) can be read by every user of the computer.
+pub fn write_open_page(dir: &Path, link: &str) -> ApiResult<std::path::PathBuf> {
+    let mut nonce = [0u8; 8];
+    OsRng
+        .try_fill_bytes(&mut nonce)
+        .map_err(|e| ApiError::internal("No random bytes for a file name.").with_detail(e.to_string()))?;
+    let path = dir.join(format!("psebench-open-{}.html", hex::encode(nonce)));
+    let failed = |e: std::io::Error| ApiError::new(ErrorCode::Io, format!("Could not write {}: {e}", path.display()));
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    let mut file = opts.open(&path).map_err(failed)?;
+    let page = format!(
+        "<!doctype html><meta charset=utf-8><meta http-equiv=\"refresh\" content=\"0;url={link}\">\
+         <title>PSEBench Studio</title><p><a href=\"{link}\">Open PSEBench Studio</a></p>\n"
+    );
+    file.write_all(page.as_bytes()).map_err(failed)?;
+    Ok(path)
+}
+
 /// The keys a request presents: `Authorization: Bearer KEY` and every `psebench_owner*` cookie.
 fn presented(headers: &HeaderMap) -> Vec<&str> {
     let bearer = headers
@@ -305,6 +331,21 @@ mod tests {
         // A key in the query of an API call is not a way in.
         let q = a.oneshot(req("POST", &format!("/api/store.info?token={KEY}"), &[])).await.unwrap();
         assert_eq!(q.status(), StatusCode::UNAUTHORIZED);
+    }
+
+    #[test]
+    fn the_page_for_the_browser_forwards_to_the_link_and_is_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = OwnerToken::generate().unwrap().link(8765);
+        let path = write_open_page(dir.path(), &link).unwrap();
+        let page = std::fs::read_to_string(&path).unwrap();
+        assert!(page.contains(&format!("content=\"0;url={link}\"")), "{page}");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+        assert_ne!(write_open_page(dir.path(), &link).unwrap(), path, "a fresh file each time");
     }
 
     #[test]
