@@ -3,7 +3,7 @@
 
 import { test as base, expect, Page } from "@playwright/test";
 import { ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -67,6 +67,10 @@ export const MOCK_SCRIPT = {
 
 export type Studio = {
   url: string;
+  /** The link `psebench serve` printed: `${url}?token=KEY` (opening it signs the browser in). */
+  link: string;
+  /** This launch's key (scripts send it as `Authorization: Bearer KEY`). */
+  token: string;
   dir: string;
   mockBase: string;
   /** Call the API directly (setup steps that are not under test). */
@@ -75,14 +79,41 @@ export type Studio = {
 
 type Running = { studio: Studio; stop: () => void };
 
-/** `Studio.api` for a server at `url`: the engine's answer, or an error with its message. */
-export function apiAt(url: string): Studio["api"] {
+/** `Studio.api` for a server at `url` with its key: the engine's answer, or an error with its message. */
+export function apiAt(url: string, token: string): Studio["api"] {
   return async <M extends ApiMethod>(method: M, params: unknown = {}) => {
-    const r = await fetch(`${url}api/${method}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(params) });
+    const r = await fetch(`${url}api/${method}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify(params),
+    });
     const body: unknown = await r.json();
     if (!r.ok) throw new Error(`${method}: ${(body as { message?: string }).message}`);
     return body as ApiMethods[M]["result"];
   };
+}
+
+// The printed links of the owner servers started by the tests, by origin. A test page's first
+// visit to one of these servers goes through its link, as a person would (see the `page` fixture).
+const LINKS = new Map<string, string>();
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "";
+  }
+}
+
+/** Note the printed link of a server the tests started (its key travels in the link). */
+export function registerLink(link: string) {
+  LINKS.set(new URL(link).origin, link);
+}
+
+/** Open a server's printed link in `page`: the server sets its cookie and redirects to `/`. */
+export async function signIn(page: Page, server: { link: string; url: string }) {
+  const r = await page.goto(server.link);
+  if (r?.url() !== server.url) throw new Error(`the link led to ${r?.url()}, not ${server.url}`);
 }
 
 async function startStudio(): Promise<Running> {
@@ -90,15 +121,20 @@ async function startStudio(): Promise<Running> {
   const scriptPath = join(dir, "mock.json");
   writeFileSync(scriptPath, JSON.stringify(MOCK_SCRIPT));
   const mock = await startAndRead(BIN, ["mock-llm", "serve", "--port", "0", "--script", scriptPath], {}, /OpenAI base (http:\/\/\S+\/v1)/);
+  // The key is read from --token-file here (other helpers read it from the printed JSON line).
+  const tokenFile = join(dir, "owner.key");
   const serve = await startAndRead(
     BIN,
-    ["serve", "--port", "0", "--json", "--ui-dir", UI_DIR],
+    ["serve", "--port", "0", "--json", "--ui-dir", UI_DIR, "--token-file", tokenFile],
     { PSEBENCH_DB: join(dir, "store.db"), HOME: dir, XDG_DATA_HOME: join(dir, "data") },
     /"url":"(http:\/\/[^"]+)"/,
   );
   const url = serve.match[1];
+  const token = readFileSync(tokenFile, "utf8").trim();
+  const link = `${url}?token=${token}`;
+  registerLink(link);
   return {
-    studio: { url, dir, mockBase: mock.match[1].replace(/\)$/, ""), api: apiAt(url) },
+    studio: { url, link, token, dir, mockBase: mock.match[1].replace(/\)$/, ""), api: apiAt(url, token) },
     stop: () => {
       serve.proc.kill();
       mock.proc.kill();
@@ -110,6 +146,23 @@ async function startStudio(): Promise<Running> {
 // One studio (server + fresh store) per test file: a worker may run several files one after
 // another, and each file must start from an empty store.
 export const test = base.extend<{ studio: Studio }, { studios: Map<string, Running> }>({
+  // The first visit of a test page to a server the tests started goes through its printed link
+  // (the cookie flow), then on to the address asked for. Pages opened with `newPage()` call
+  // `signIn` themselves.
+  page: async ({ page }, use) => {
+    const signedIn = new Set<string>();
+    const goto = page.goto.bind(page);
+    page.goto = async (url, options) => {
+      const origin = originOf(url);
+      const link = LINKS.get(origin);
+      if (link && !signedIn.has(origin)) {
+        signedIn.add(origin);
+        await goto(link);
+      }
+      return goto(url, options);
+    };
+    await use(page);
+  },
   studios: [
     // eslint-disable-next-line no-empty-pattern -- Playwright reads a fixture's first parameter as an object pattern; `{}` asks for no other fixture
     async ({}, use) => {

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { apiAt, BIN, ROOT, Studio } from "./fixtures";
+import { apiAt, BIN, registerLink, ROOT, Studio } from "./fixtures";
 
 export type MockLlm = { base: string; stop: () => void };
 
@@ -72,15 +72,17 @@ export function startStudio(): Promise<OwnStudio> {
     proc.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => fail(new Error(`psebench serve did not start: ${stderr}`)), 20_000);
     createInterface({ input: proc.stdout }).on("line", (line) => {
-      const m = line.match(/"url":"(http:\/\/[^"]+)"/);
-      if (!m) return;
+      if (!line.startsWith("{")) return;
       clearTimeout(timer);
-      const url = m[1];
+      const { url, link, token } = JSON.parse(line) as { url: string; link: string; token: string };
+      registerLink(link);
       ok({
         url,
+        link,
+        token,
         dir,
         mockBase: "",
-        api: apiAt(url),
+        api: apiAt(url, token),
         stop: () => {
           proc.kill();
           rmSync(dir, { recursive: true, force: true });

@@ -7,11 +7,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { ApiMethod, ApiMethods } from "../src/api/generated";
-import { BIN, ROOT } from "./fixtures";
+import { BIN, registerLink, ROOT } from "./fixtures";
 
 export const UI_DIR = join(ROOT, "ui/dist");
 
-export type Served = { proc: ChildProcess; info: { url: string; port: number; links: { reviewer: string; link: string | null }[] } };
+/** The JSON line `psebench serve --json` prints; `token` and `link` are null on a review server. */
+export type Served = {
+  proc: ChildProcess;
+  info: { url: string; port: number; links: { reviewer: string; link: string | null }[]; token: string | null; link: string | null };
+};
 
 /** Start `psebench serve … --json` on a store and read the line it prints when ready. */
 export function serve(args: string[], db: string, home: string): Promise<Served> {
@@ -26,7 +30,9 @@ export function serve(args: string[], db: string, home: string): Promise<Served>
     createInterface({ input: proc.stdout }).on("line", (line) => {
       if (!line.startsWith("{")) return;
       clearTimeout(timer);
-      ok({ proc, info: JSON.parse(line) as Served["info"] });
+      const info = JSON.parse(line) as Served["info"];
+      if (info.link) registerLink(info.link);
+      ok({ proc, info });
     });
     proc.on("exit", (code) => {
       clearTimeout(timer);
@@ -40,6 +46,11 @@ export async function otherApp(): Promise<Served & { dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), "psebench-e2e-other-"));
   const s = await serve([], join(dir, "store.db"), dir);
   return { ...s, dir };
+}
+
+/** The header that carries an owner server's key. */
+export function asOwner(s: Served): Record<string, string> {
+  return s.info.token ? { authorization: `Bearer ${s.info.token}` } : {};
 }
 
 /** Call an API method; returns the HTTP status and the body (never throws on HTTP errors). */
@@ -77,6 +88,9 @@ export function tokenOf(link: string): string {
  */
 export type FileStudio = {
   url: string;
+  link: string;
+  /** Headers that carry the server's key, for `call` and `ok`. */
+  owner: Record<string, string>;
   dir: string;
   api: <M extends ApiMethod>(method: M, params?: ApiMethods[M]["params"]) => Promise<ApiMethods[M]["result"]>;
   close: () => void;
@@ -86,10 +100,13 @@ export async function fileStudio(): Promise<FileStudio> {
   const dir = mkdtempSync(join(tmpdir(), "psebench-e2e-review-"));
   const s = await serve([], join(dir, "store.db"), dir);
   const url = s.info.url;
+  const owner = asOwner(s);
   return {
     url,
+    link: s.info.link ?? url,
+    owner,
     dir,
-    api: (method, params = {}) => ok(url, method, params),
+    api: (method, params = {}) => ok(url, method, params, owner),
     close: () => {
       s.proc.kill();
       rmSync(dir, { recursive: true, force: true });

@@ -5,8 +5,8 @@
 import { readFileSync } from "node:fs";
 import { rmSync } from "node:fs";
 import type { ReviewVerdict } from "../src/api/generated";
-import { expect, test, watchErrors } from "./fixtures";
-import { call, fileStudio, FileStudio, ok, otherApp } from "./review-helpers";
+import { expect, signIn, test, watchErrors } from "./fixtures";
+import { asOwner, call, fileStudio, FileStudio, ok, otherApp } from "./review-helpers";
 
 type Ctx = { sid: string; caseIds: string[] };
 const ctx: Ctx = { sid: "", caseIds: [] };
@@ -110,6 +110,7 @@ test("a review pack is answered in another copy of the app and merged back", asy
   const other = await otherApp();
   try {
     const p2 = await page.context().newPage();
+    await signIn(p2, { url: other.info.url, link: other.info.link ?? "" });
     await p2.goto(`${other.info.url}#/review`);
     await p2.locator('input[type="file"]').setInputFiles(packPath);
     await expect(p2.getByText(/“E2E review” for Ana: 6 cases/)).toBeVisible();
@@ -127,11 +128,11 @@ test("a review pack is answered in another copy of the app and merged back", asy
     await p2.getByRole("radio", { name: /^Agree / }).click();
     await expect(p2.getByText("This case is complete.")).toBeVisible();
     // The other five through the API of Ana's copy (the questionnaire is tested elsewhere).
-    const tok = (await ok(other.info.url, "review.local_token", { session: ctx.sid, reviewer: "Ana" })).token;
+    const tok = (await ok(other.info.url, "review.local_token", { session: ctx.sid, reviewer: "Ana" }, asOwner(other))).token;
     for (const it of pack.items.slice(1)) {
-      await ok(other.info.url, "review.answer", { token: tok, item_no: it.item_no, patch: { realism: 5, plausibility: 4, blind_verdict: it.expected_verdict, add_time_secs: 30 } });
-      await ok(other.info.url, "review.reveal", { token: tok, item_no: it.item_no });
-      await ok(other.info.url, "review.answer", { token: tok, item_no: it.item_no, patch: { agree: true } });
+      await ok(other.info.url, "review.answer", { token: tok, item_no: it.item_no, patch: { realism: 5, plausibility: 4, blind_verdict: it.expected_verdict, add_time_secs: 30 } }, asOwner(other));
+      await ok(other.info.url, "review.reveal", { token: tok, item_no: it.item_no }, asOwner(other));
+      await ok(other.info.url, "review.answer", { token: tok, item_no: it.item_no, patch: { agree: true } }, asOwner(other));
     }
     await p2.getByRole("link", { name: "Leave" }).click();
     await p2.getByRole("tab", { name: "Send answers back" }).click();
@@ -172,7 +173,7 @@ test("results, adjudication with exclusion, and exports", async ({ page }) => {
     const view = await studio.api("review.item", { token: tok, item_no: it.item_no });
     await studio.api("review.answer", { token: tok, item_no: it.item_no, patch: { realism: first ? 1 : 4, plausibility: first ? 2 : 4, add_time_secs: 20 } });
     // Ben's blind verdict: for his first case, one that differs from what the case was built to have.
-    const reveal0 = await call(studio.url, "review.reveal", { token: tok, item_no: it.item_no });
+    const reveal0 = await call(studio.url, "review.reveal", { token: tok, item_no: it.item_no }, studio.owner);
     expect(reveal0.status).toBe(403); // blind first: no verdict yet, nothing revealed
     await studio.api("review.answer", { token: tok, item_no: it.item_no, patch: { blind_verdict: verdicts[0] } });
     const r = await studio.api("review.reveal", { token: tok, item_no: it.item_no });

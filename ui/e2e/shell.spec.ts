@@ -1,4 +1,4 @@
-import { expect, test, watchErrors } from "./fixtures";
+import { expect, signIn, test, watchErrors } from "./fixtures";
 
 test("home shows the workflow and opens the demo cases", async ({ page, studio }) => {
   const errors = watchErrors(page);
@@ -40,4 +40,33 @@ test("policy page lists clauses, guidance and evidence, and imports official tex
   await expect(page.getByText(/Imported statute.md: 2 sections, 2 matched/)).toBeVisible();
   await expect(page.getByText("Official text imported.")).toBeVisible();
   expect(errors).toEqual([]);
+});
+
+test("the printed link signs the browser in; without it the app shows only how to get in", async ({ browser, studio }) => {
+  // A browser that never opened the link (its own context: no cookie) gets the notice, not the app.
+  const stranger = await browser.newContext();
+  try {
+    const page = await stranger.newPage();
+    await page.goto(`${studio.url}#/cases`);
+    await expect(page.getByRole("heading", { name: "Open the link that psebench serve printed" })).toBeVisible();
+    await expect(page.getByText("That link carries this session's key")).toBeVisible();
+    await expect(page.getByRole("navigation", { name: "Main" })).toHaveCount(0);
+    // A link with a wrong key gets a plain page and no cookie.
+    const wrong = await page.goto(`${studio.url}?token=not-the-key`);
+    expect(wrong?.status()).toBe(401);
+    await expect(page.getByRole("heading", { name: "This link is not valid" })).toBeVisible();
+    expect(await stranger.cookies()).toEqual([]);
+
+    // The right link: the key moves into an HttpOnly, SameSite=Strict cookie and leaves the address.
+    await signIn(page, studio);
+    expect(page.url()).toBe(studio.url);
+    const [cookie] = await stranger.cookies();
+    expect(cookie).toMatchObject({ value: studio.token, httpOnly: true, sameSite: "Strict", path: "/" });
+    await expect(page.getByRole("heading", { name: "PSEBench Studio", level: 1 })).toBeVisible();
+    await page.goto(`${studio.url}#/cases`);
+    await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
+    await expect(page.getByText("Open the link that psebench serve printed")).toHaveCount(0);
+  } finally {
+    await stranger.close();
+  }
 });

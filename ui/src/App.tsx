@@ -14,6 +14,7 @@ import { ResultsPage } from "./pages/Results";
 import { ReviewPage } from "./pages/Review";
 import { ReviewLinkApp, reviewLinkToken, ReviewServerNotice, useReviewServerWithoutLink } from "./pages/review/LinkEntry";
 import { SettingsPage } from "./pages/Settings";
+import { OwnerKeyNotice, useOwnerKeyMissing } from "./components/OwnerKeyNotice";
 
 type NavItem = { id: string; label: string; step?: number; page: ComponentType; title: string };
 
@@ -31,8 +32,11 @@ export const NAV: NavItem[] = [
 ];
 
 export function App() {
+  // A browser that did not come through `psebench serve`'s printed link gets only a notice.
+  const keyMissing = useOwnerKeyMissing();
   // A reviewer's personal link (`/review/<token>`) shows only the questionnaire.
   const token = typeof window !== "undefined" ? reviewLinkToken(window.location.pathname) : null;
+  if (keyMissing) return <OwnerKeyNotice />;
   return token ? <ReviewLinkApp token={token} /> : <Shell />;
 }
 

@@ -30,6 +30,8 @@ pub enum ErrorCode {
     Cancelled,
     /// The action is not allowed (for example: revealing a verdict before a blind answer).
     Forbidden,
+    /// The request did not carry the key of the server's printed link (`psebench serve`).
+    Unauthorized,
     /// A bug: something that should never happen did.
     Internal,
 }
@@ -48,6 +50,7 @@ impl ErrorCode {
             ErrorCode::Secrets => "secrets",
             ErrorCode::Cancelled => "cancelled",
             ErrorCode::Forbidden => "forbidden",
+            ErrorCode::Unauthorized => "unauthorized",
             ErrorCode::Internal => "internal",
         }
     }

@@ -1,12 +1,14 @@
 // Diagnostic (not a test): where the time goes when the Results page opens on a tab. Uses a
-// running server (BENCH_URL, BENCH_RUNS); BENCH_TAB picks the tab (default cases).
+// running server (BENCH_URL: the link it printed, with its key; BENCH_RUNS); BENCH_TAB picks the tab (default cases).
 import { test } from "@playwright/test";
 
 /** The part of a Chromium trace event read here. */
 type TraceEvent = { name: string; ph: string; dur?: number; args?: { data?: { functionName?: string; url?: string; lineNumber?: number } } };
 
 test("load trace", async ({ page, browser }) => {
-  const url = process.env.BENCH_URL!;
+  const link = process.env.BENCH_URL!;
+  const url = `${new URL(link).origin}/`;
+  await page.goto(link); // signs the browser in (cookie)
   const runs = process.env.BENCH_RUNS!;
   const tab = process.env.BENCH_TAB ?? "cases";
   const ready = tab === "cases" ? `document.querySelectorAll(".g-row").length > 20` : `document.querySelectorAll("table.leaderboard tbody tr").length > 1`;

@@ -23,15 +23,16 @@ const CASES = Number(process.env.BENCH_CASES ?? 5074);
 const MODELS = Number(process.env.BENCH_MODELS ?? 15);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
 
-function serve(db: string, home: string): Promise<{ proc: ChildProcess; url: string }> {
+function serve(db: string, home: string): Promise<{ proc: ChildProcess; url: string; link: string }> {
   return new Promise((ok, fail) => {
     const proc = spawn(BIN, ["serve", "--port", "0", "--json", "--ui-dir", join(ROOT, "ui/dist")], {
       env: { ...process.env, PSEBENCH_DB: db, HOME: home },
       stdio: ["ignore", "pipe", "inherit"],
     });
     createInterface({ input: proc.stdout }).on("line", (line) => {
-      const m = line.match(/"url":"(http:\/\/[^"]+)"/);
-      if (m) ok({ proc, url: m[1] });
+      if (!line.startsWith("{")) return;
+      const { url, link } = JSON.parse(line) as { url: string; link: string };
+      ok({ proc, url, link });
     });
     proc.on("exit", (c) => fail(new Error(`serve exited with ${c}`)));
   });
@@ -46,10 +47,11 @@ test("Results page at 5,074 cases × 15 models", async ({ page }) => {
   const db = join(dir, "store.db");
   const loaded = JSON.parse(execFileSync(BIN, ["--json", "bench", "load-results", "--cases", String(CASES), "--models", String(MODELS)], { env: { ...process.env, PSEBENCH_DB: db, HOME: dir } }).toString()) as { run_ids: string[]; cases: number; trajectories: number };
   const runs: string = loaded.run_ids.join(",");
-  const { proc, url } = await serve(db, dir);
+  const { proc, url, link } = await serve(db, dir);
   const out: Record<string, unknown> = { cases: loaded.cases, trajectories: loaded.trajectories, runs: loaded.run_ids.length, binary: BIN };
   try {
     await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(link); // the printed link: the browser keeps the key in a cookie
     const results = `${url}#/results?runs=${encodeURIComponent(runs)}`;
 
     /** Navigate to a fresh page and return ms from navigation start until `ready` holds. */

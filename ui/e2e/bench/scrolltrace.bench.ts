@@ -1,9 +1,11 @@
 // Diagnostic (not a test): where the time goes while the case grid scrolls. Uses the store and
-// server given by BENCH_URL and BENCH_RUNS (start them by hand), prints time per trace event name.
+// server given by BENCH_URL (the link it printed, with its key) and BENCH_RUNS (start them by hand), prints time per trace event name.
 import { test } from "@playwright/test";
 
 test("scroll trace", async ({ page, browser }) => {
-  const url = process.env.BENCH_URL!;
+  const link = process.env.BENCH_URL!;
+  const url = `${new URL(link).origin}/`;
+  await page.goto(link); // signs the browser in (cookie)
   const runs = process.env.BENCH_RUNS!;
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.goto(`${url}#/results?runs=${encodeURIComponent(runs)}&tab=cases`);

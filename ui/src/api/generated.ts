@@ -466,7 +466,7 @@ stage: string, candidates: number, };
 /**
  * Stable error codes. The strings are part of the API contract (UI and scripts branch on them).
  */
-export type ErrorCode = "invalid_input" | "validation_failed" | "not_found" | "conflict" | "store_unavailable" | "store_failed" | "io" | "provider" | "secrets" | "cancelled" | "forbidden" | "internal";
+export type ErrorCode = "invalid_input" | "validation_failed" | "not_found" | "conflict" | "store_unavailable" | "store_failed" | "io" | "provider" | "secrets" | "cancelled" | "forbidden" | "unauthorized" | "internal";
 
 export type EvalImportParams = { file: Upload, };
 

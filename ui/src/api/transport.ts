@@ -44,6 +44,27 @@ function asEngineError(e: unknown): EngineError {
 
 let reviewToken: string | null = null;
 
+// `psebench serve` answers 401 to a browser that did not come through the link it printed (the
+// link carries the session's key). Once that happens the app shows one full-page notice instead.
+let ownerKeyMissing = false;
+const keyListeners = new Set<() => void>();
+
+function markOwnerKeyMissing() {
+  if (ownerKeyMissing) return;
+  ownerKeyMissing = true;
+  keyListeners.forEach((l) => l());
+}
+
+/** Whether the server refused this page for lack of its key (see `useOwnerKeyMissing`). */
+export function isOwnerKeyMissing(): boolean {
+  return ownerKeyMissing;
+}
+
+export function onOwnerKeyMissing(l: () => void): () => void {
+  keyListeners.add(l);
+  return () => keyListeners.delete(l);
+}
+
 /** Calls made from a reviewer's personal link carry its token. */
 export function setReviewToken(token: string | null) {
   reviewToken = token;
@@ -62,6 +83,7 @@ async function callHttp(method: string, params: unknown): Promise<unknown> {
       detail: String(e),
     });
   }
+  if (resp.status === 401) markOwnerKeyMissing();
   const text = await resp.text();
   let body: unknown = null;
   try {
@@ -111,7 +133,7 @@ function startEvents() {
     });
     es.onerror = () => {
       es.close();
-      setTimeout(connect, 2000);
+      if (!ownerKeyMissing) setTimeout(connect, 2000);
     };
   };
   connect();

@@ -10,6 +10,7 @@ const NEXT_STEP: Record<string, string> = {
   provider: "The model provider did not answer properly. Check the model in Settings and try again; finished work is kept.",
   secrets: "Store the model's API key in Settings, or name an environment variable that holds it.",
   forbidden: "This action is not allowed here.",
+  unauthorized: "Open the link that psebench serve printed (or start it again and open the new link).",
 };
 
 export function ErrorBanner({ error, onDismiss, title }: { error: EngineError | undefined | null; onDismiss?: () => void; title?: string }) {

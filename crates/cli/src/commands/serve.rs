@@ -1,5 +1,7 @@
 use clap::Args;
-use psebench::server::{serve, Assets, EmbeddedAssets, FolderAssets, ServeOptions};
+use psebench::server::{
+    serve, write_open_page, write_token_file, Assets, EmbeddedAssets, FolderAssets, OwnerToken, ServeOptions,
+};
 use psebench::ApiError;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
@@ -34,6 +36,10 @@ pub struct ServeArgs {
     /// With --review: replace every reviewer's link with a new one (old links stop working).
     #[arg(long, requires = "review")]
     pub new_links: bool,
+    /// Write this launch's key (the `token` of the printed link) to this file, readable by you only,
+    /// for scripts: they send it as `Authorization: Bearer KEY`.
+    #[arg(long, conflicts_with = "review")]
+    pub token_file: Option<PathBuf>,
 }
 
 /// This computer's address on the local network (the route a packet would take; nothing is sent).
@@ -44,13 +50,15 @@ fn lan_address() -> Option<IpAddr> {
     (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
 }
 
-fn open_browser(url: &str) {
+/// Open `target` (a file or an address) in the default browser; `link` is what the user is told
+/// to open if that fails.
+fn open_browser(target: &str, link: &str) {
     let cmd = if cfg!(target_os = "macos") {
-        ("open", vec![url.to_string()])
+        ("open", vec![target.to_string()])
     } else if cfg!(windows) {
-        ("cmd", vec!["/C".into(), "start".into(), String::new(), url.to_string()])
+        ("cmd", vec!["/C".into(), "start".into(), String::new(), target.to_string()])
     } else {
-        ("xdg-open", vec![url.to_string()])
+        ("xdg-open", vec![target.to_string()])
     };
     let started = std::process::Command::new(cmd.0)
         .args(&cmd.1)
@@ -58,8 +66,8 @@ fn open_browser(url: &str) {
         .stderr(std::process::Stdio::null())
         .spawn();
     match started {
-        Ok(_) => eprintln!("Opening it in your web browser (if nothing opens, go to {url})."),
-        Err(_) => eprintln!("Could not open a web browser here; open {url} yourself."),
+        Ok(_) => eprintln!("Opening it in your web browser (if nothing opens, go to {link})."),
+        Err(_) => eprintln!("Could not open a web browser here; open {link} yourself."),
     }
 }
 
@@ -78,8 +86,18 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
         None => Arc::new(EmbeddedAssets(embedded::UI_ASSETS)),
     };
     let ip: IpAddr = if a.lan { IpAddr::V4(Ipv4Addr::UNSPECIFIED) } else { IpAddr::V4(Ipv4Addr::LOCALHOST) };
-    let opts = ServeOptions { addr: SocketAddr::new(ip, a.port), lan: a.lan, review_session: a.review.clone(), assets };
+    let owner_token = OwnerToken::generate()?;
+    let opts = ServeOptions {
+        addr: SocketAddr::new(ip, a.port),
+        lan: a.lan,
+        review_session: a.review.clone(),
+        assets,
+        owner_token: owner_token.clone(),
+    };
     psebench::server::check_options(&opts)?;
+    if let Some(path) = &a.token_file {
+        write_token_file(path, &owner_token)?;
+    }
     let links = match &a.review {
         Some(session) => {
             let detail = e.review_show(session)?;
@@ -96,10 +114,16 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
     let open = a.open && a.review.is_none();
     let review = a.review.clone();
     let lan = a.lan;
+    // The forwarding page made for --open, removed when the server stops.
+    let open_page: Arc<std::sync::Mutex<Option<PathBuf>>> = Arc::default();
+    let made_page = open_page.clone();
     let rt = runtime()?;
-    rt.block_on(async move {
+    let served = rt.block_on(async move {
         let ready = move |addr: SocketAddr| {
             let url = format!("http://127.0.0.1:{}/", addr.port());
+            // The owner's link carries the key; a review server has only reviewers' links.
+            let owner_link = review.is_none().then(|| owner_token.link(addr.port()));
+            let token = review.is_none().then(|| owner_token.as_str().to_string());
             let host = if lan { lan_address().map(|ip| ip.to_string()).unwrap_or_else(|| "THIS-COMPUTER".into()) } else { "127.0.0.1".into() };
             let link_list: Vec<serde_json::Value> = links
                 .as_ref()
@@ -114,7 +138,10 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
                 })
                 .unwrap_or_default();
             if json {
-                println!("{}", serde_json::json!({"url": url, "port": addr.port(), "links": link_list}));
+                println!(
+                    "{}",
+                    serde_json::json!({"url": url, "port": addr.port(), "links": link_list, "token": token, "link": owner_link})
+                );
             } else {
                 match &review {
                     Some(_) => {
@@ -135,19 +162,38 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
                             println!("Only this computer can open these links (add --lan for other computers on your network). Press Ctrl-C to stop.");
                         }
                     }
-                    None => println!("PSEBench Studio is running at {url} — press Ctrl-C to stop."),
+                    None => {
+                        let link = owner_link.as_deref().unwrap_or(&url);
+                        println!("PSEBench Studio is running at {link} — press Ctrl-C to stop.");
+                        println!(
+                            "Open that exact link: it carries this session's key (a new one at every start); \
+                             the address without it shows only a notice."
+                        );
+                    }
                 }
             }
             use std::io::Write;
             let _ = std::io::stdout().flush();
-            if open {
-                open_browser(&url);
+            if let (true, Some(link)) = (open, owner_link.as_deref()) {
+                // The browser gets a private page that forwards to the link: the key stays out of
+                // command lines, which other users of the computer can read.
+                match write_open_page(&std::env::temp_dir(), link) {
+                    Ok(page) => {
+                        open_browser(&page.display().to_string(), link);
+                        *open_page.lock().unwrap_or_else(|p| p.into_inner()) = Some(page);
+                    }
+                    Err(e) => eprintln!("{} Open {link} yourself.", e.message),
+                }
             }
         };
         let shutdown = async {
             let _ = tokio::signal::ctrl_c().await;
         };
         serve(e, opts, ready, shutdown).await
-    })?;
+    });
+    if let Some(page) = made_page.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        let _ = std::fs::remove_file(page);
+    }
+    served?;
     Ok(ExitCode::SUCCESS)
 }

@@ -16,7 +16,7 @@ use crate::api::{Engine, EngineOptions};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::evaluation::EvalRunRequest;
 use crate::mock::{MockServer, Reply, Rule, Script, When};
-use crate::server::{NoAssets, ServeOptions};
+use crate::server::{NoAssets, OwnerToken, ServeOptions};
 
 /// What the store benchmark is asked to do.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -90,7 +90,10 @@ type ServerTask = tokio::task::JoinHandle<ApiResult<()>>;
 
 /// `psebench serve` in this process, on a free loopback port: the task, its stop switch (drop it
 /// to stop) and the URL of `store.info`.
-async fn start_server(engine: &Engine) -> ApiResult<(ServerTask, tokio::sync::oneshot::Sender<()>, String)> {
+async fn start_server(
+    engine: &Engine,
+    owner_token: &OwnerToken,
+) -> ApiResult<(ServerTask, tokio::sync::oneshot::Sender<()>, String)> {
     let (addr_tx, addr_rx) = tokio::sync::oneshot::channel();
     let (quit_tx, quit_rx) = tokio::sync::oneshot::channel::<()>();
     let e = engine.clone();
@@ -99,6 +102,7 @@ async fn start_server(engine: &Engine) -> ApiResult<(ServerTask, tokio::sync::on
         lan: false,
         review_session: None,
         assets: Arc::new(NoAssets),
+        owner_token: owner_token.clone(),
     };
     let server = tokio::spawn(async move {
         crate::server::serve(
@@ -143,8 +147,17 @@ pub async fn run(dir: &Path, opts: &StoreBenchOptions) -> ApiResult<StoreBench> 
         .map_err(|e| ApiError::internal(format!("loading the synthetic set failed: {e}")))??;
     let setup_ms = setup.elapsed().as_secs_f64() * 1000.0;
 
-    let (server, quit_tx, url) = start_server(&engine).await?;
-    let http = reqwest::Client::new();
+    let owner_token = OwnerToken::generate()?;
+    let (server, quit_tx, url) = start_server(&engine, &owner_token).await?;
+    // Every call carries the server's key, as a script with `--token-file` would send it.
+    let mut auth = reqwest::header::HeaderMap::new();
+    let bearer = reqwest::header::HeaderValue::from_str(&format!("Bearer {}", owner_token.as_str()))
+        .map_err(|e| ApiError::internal(format!("the server's key is not a header value: {e}")))?;
+    auth.insert(reqwest::header::AUTHORIZATION, bearer);
+    let http = reqwest::Client::builder()
+        .default_headers(auth)
+        .build()
+        .map_err(|e| ApiError::internal(format!("could not make an HTTP client: {e}")))?;
     let mut idle = Vec::new();
     for _ in 0..50 {
         if let Some(ms) = store_info_ms(&http, &url).await {

@@ -11,10 +11,13 @@
 //! present, is the server itself (a web page cannot make your browser call it). Listening on other
 //! addresses needs the explicit LAN option and is only offered for a review session, where every
 //! API call needs a reviewer's personal token and can reach only that reviewer's assignment.
+//! The owner's server needs the key of its printed link on every API call (see `owner_auth`).
 
 mod assets;
+mod owner_auth;
 
 pub use assets::{mime_for, Asset, Assets, EmbeddedAssets, FolderAssets, NoAssets};
+pub use owner_auth::{write_open_page, write_token_file, OwnerToken, COOKIE_PREFIX, MISSING_KEY_MESSAGE};
 
 use axum::body::Body;
 use axum::extract::{Path, State};
@@ -44,6 +47,8 @@ pub struct ServeOptions {
     /// Serve only the review of this session: API calls need a reviewer token.
     pub review_session: Option<String>,
     pub assets: Arc<dyn Assets>,
+    /// The owner's key for this launch: every API call needs it (unused by a review server).
+    pub owner_token: OwnerToken,
 }
 
 #[derive(Clone)]
@@ -59,6 +64,7 @@ pub fn status_for(code: ErrorCode) -> StatusCode {
         ErrorCode::NotFound => StatusCode::NOT_FOUND,
         ErrorCode::Conflict => StatusCode::CONFLICT,
         ErrorCode::Forbidden => StatusCode::FORBIDDEN,
+        ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
         ErrorCode::Cancelled => StatusCode::CONFLICT,
         ErrorCode::Provider => StatusCode::BAD_GATEWAY,
         ErrorCode::Secrets => StatusCode::UNPROCESSABLE_ENTITY,
@@ -228,13 +234,21 @@ async fn static_file(State(st): State<AppState>, method: Method, uri: axum::http
 
 /// The routes, ready to serve (tests drive this directly).
 pub fn router(engine: Engine, opts: ServeOptions) -> Router {
+    let owner = opts.review_session.is_none().then(|| opts.owner_token.clone());
     let st = AppState { engine, opts };
-    Router::new()
+    let mut app = Router::new()
         .route("/api/events", get(events))
         .route("/api/_methods", get(api_methods))
-        .route("/api/{method}", post(api_call))
-        .fallback(static_file)
-        .layer(middleware::from_fn_with_state(st.clone(), guard))
+        .route("/api/{method}", post(api_call));
+    if let Some(token) = &owner {
+        // Only the API routes need the key (checked before any body is read); the UI stays public.
+        app = app.route_layer(middleware::from_fn_with_state(token.clone(), owner_auth::require_owner));
+    }
+    app = app.fallback(static_file);
+    if let Some(token) = owner {
+        app = app.layer(middleware::from_fn_with_state(token, owner_auth::accept_link));
+    }
+    app.layer(middleware::from_fn_with_state(st.clone(), guard))
         .layer(axum::extract::DefaultBodyLimit::max(crate::api::files::MAX_UPLOAD_BYTES * 2))
         .with_state(st)
 }
@@ -285,6 +299,8 @@ mod tests {
     use super::*;
     use tower::ServiceExt;
 
+    const TEST_KEY: &str = "the-owner-key-of-these-tests";
+
     fn app(review: Option<&str>, lan: bool) -> Router {
         let e = Engine::open_in_memory().unwrap();
         router(
@@ -294,6 +310,7 @@ mod tests {
                 lan,
                 review_session: review.map(str::to_string),
                 assets: Arc::new(NoAssets),
+                owner_token: OwnerToken::from_text(TEST_KEY),
             },
         )
     }
@@ -307,20 +324,33 @@ mod tests {
         b.body(Body::from("{}")).unwrap()
     }
 
+    /// A request of the owner's app: it carries the key.
+    fn owner_post(path: &str, host: &str, origin: Option<&str>) -> Request<Body> {
+        let mut r = post(path, host, origin);
+        r.headers_mut().insert(header::AUTHORIZATION, HeaderValue::from_str(&format!("Bearer {TEST_KEY}")).unwrap());
+        r
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn local_calls_work_and_foreign_hosts_or_origins_are_refused() {
         let a = app(None, false);
-        let ok = a.clone().oneshot(post("/api/store.info", "127.0.0.1:8080", None)).await.unwrap();
+        let ok = a.clone().oneshot(owner_post("/api/store.info", "127.0.0.1:8080", None)).await.unwrap();
         assert_eq!(ok.status(), StatusCode::OK);
-        let same =
-            a.clone().oneshot(post("/api/store.info", "localhost:8080", Some("http://localhost:8080"))).await.unwrap();
+        let same = a
+            .clone()
+            .oneshot(owner_post("/api/store.info", "localhost:8080", Some("http://localhost:8080")))
+            .await
+            .unwrap();
         assert_eq!(same.status(), StatusCode::OK);
-        let rebinding = a.clone().oneshot(post("/api/store.info", "evil.example:8080", None)).await.unwrap();
+        let rebinding = a.clone().oneshot(owner_post("/api/store.info", "evil.example:8080", None)).await.unwrap();
         assert_eq!(rebinding.status(), StatusCode::FORBIDDEN);
-        let cross =
-            a.clone().oneshot(post("/api/store.info", "127.0.0.1:8080", Some("http://evil.example"))).await.unwrap();
+        let cross = a
+            .clone()
+            .oneshot(owner_post("/api/store.info", "127.0.0.1:8080", Some("http://evil.example")))
+            .await
+            .unwrap();
         assert_eq!(cross.status(), StatusCode::FORBIDDEN);
-        let unknown = a.oneshot(post("/api/no.such", "127.0.0.1:8080", None)).await.unwrap();
+        let unknown = a.oneshot(owner_post("/api/no.such", "127.0.0.1:8080", None)).await.unwrap();
         assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
     }
 
@@ -333,6 +363,7 @@ mod tests {
             lan: false,
             review_session: None,
             assets: Arc::new(assets::EmbeddedAssets(FILES)),
+            owner_token: OwnerToken::from_text(TEST_KEY),
         };
         let (tx, rx) = tokio::sync::oneshot::channel();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -354,7 +385,8 @@ mod tests {
             let csp = r.headers().get("content-security-policy").and_then(|v| v.to_str().ok()).unwrap_or("");
             assert_eq!(csp, CONTENT_SECURITY_POLICY, "{path}");
         }
-        let api = http.post(format!("http://{addr}/api/store.info")).body("{}").send().await.unwrap();
+        let api =
+            http.post(format!("http://{addr}/api/store.info")).bearer_auth(TEST_KEY).body("{}").send().await.unwrap();
         assert!(api.headers().contains_key("content-security-policy"));
         for directive in ["default-src 'self'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"] {
             assert!(CONTENT_SECURITY_POLICY.contains(directive), "{directive}");
@@ -420,6 +452,7 @@ mod tests {
                 lan: true,
                 review_session: Some(s1.clone()),
                 assets: Arc::new(NoAssets),
+                owner_token: OwnerToken::from_text(TEST_KEY),
             },
         );
         let call = |tok: Option<&str>, origin: Option<&str>, method: &str| {
@@ -455,6 +488,7 @@ mod tests {
             lan: false,
             review_session: None,
             assets: Arc::new(NoAssets),
+            owner_token: OwnerToken::from_text(TEST_KEY),
         };
         assert!(check_options(&o).is_err());
         o.lan = true;

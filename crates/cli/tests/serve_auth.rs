@@ -1,0 +1,195 @@
+//! `psebench serve` as a real process: only a caller holding the owner's key reaches the API.
+
+// Test helpers may unwrap: a failure is a failed test, with the message it carries.
+#![allow(clippy::unwrap_used)]
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// A running `psebench serve`, stopped when dropped.
+struct Served {
+    child: Child,
+    first_line: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(args: &[&str], envs: &[(&str, &str)]) -> Served {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_psebench"));
+    cmd.arg("serve")
+        .args(["--port", "0", "--ui-dir"])
+        .arg(ui_dir(dir.path()))
+        .args(args)
+        .env("PSEBENCH_DB", dir.path().join("store.db"))
+        .env("HOME", dir.path())
+        .env_remove("RUST_BACKTRACE")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut first_line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first_line).unwrap();
+    assert!(!first_line.is_empty(), "psebench serve printed nothing");
+    Served { child, first_line, _dir: dir }
+}
+
+/// A one-page UI folder (the tests do not need the real one).
+fn ui_dir(dir: &Path) -> std::path::PathBuf {
+    let ui = dir.join("ui");
+    std::fs::create_dir_all(&ui).unwrap();
+    std::fs::write(ui.join("index.html"), "<!doctype html><title>t</title><div id=root></div>").unwrap();
+    ui
+}
+
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Answer {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or(Value::Null)
+    }
+}
+
+/// One HTTP/1.1 request over a fresh connection.
+fn http(port: u16, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Answer {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let raw = String::from_utf8_lossy(&raw).to_string();
+    let (head, rest) = raw.split_once("\r\n\r\n").unwrap();
+    let mut lines = head.lines();
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers: Vec<(String, String)> =
+        lines.filter_map(|l| l.split_once(':')).map(|(k, v)| (k.trim().to_string(), v.trim().to_string())).collect();
+    let chunked = headers.iter().any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+    let body = if chunked { unchunk(rest) } else { rest.to_string() };
+    Answer { status, headers, body }
+}
+
+fn unchunk(mut s: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = s.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        s = rest[n..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+/// A loopback listener that records every request it receives (and refuses each at once).
+fn recording_listener() -> (u16, Arc<Mutex<Vec<String>>>) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for conn in l.incoming() {
+            let Ok(mut c) = conn else { continue };
+            let _ = c.set_read_timeout(Some(Duration::from_millis(500)));
+            let mut buf = vec![0u8; 8192];
+            let n = c.read(&mut buf).unwrap_or(0);
+            log.lock().unwrap().push(String::from_utf8_lossy(&buf[..n]).to_string());
+            let _ = c.write_all(b"HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        }
+    });
+    (port, seen)
+}
+
+/// The issue's reproduction: a local process without the key asks the server to test a model whose
+/// key is read from an environment variable, pointed at a listener of its own.
+#[test]
+fn a_caller_without_the_key_cannot_make_the_server_send_a_secret() {
+    let canary = "canary-5b1e0c2d7f";
+    let (listener, seen) = recording_listener();
+    let s = serve(&["--json"], &[("SECRET_CANARY", canary)]);
+    let info: Value = serde_json::from_str(&s.first_line).unwrap();
+    let port = info["port"].as_u64().unwrap() as u16;
+    let add = format!(
+        r#"{{"name":"probe","kind":"openai-compatible","model":"x","base_url":"http://127.0.0.1:{listener}/v1","api_key_env":"SECRET_CANARY"}}"#
+    );
+    let added = http(port, "POST", "/api/models.add", &[], &add);
+    assert_eq!(added.status, 401, "{}", added.body);
+    assert_eq!(added.json()["code"], "unauthorized");
+    assert!(added.json()["message"].as_str().unwrap().contains("Open the link that psebench serve printed"));
+    let tested = http(port, "POST", "/api/models.test", &[], r#"{"name":"probe"}"#);
+    assert_eq!(tested.status, 401, "{}", tested.body);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(seen.lock().unwrap().is_empty(), "the listener was reached: {:?}", seen.lock().unwrap());
+
+    // The same calls with the key do reach the listener (so the listener would have seen them).
+    let token = info["token"].as_str().unwrap();
+    assert_eq!(info["link"], format!("http://127.0.0.1:{port}/?token={token}"));
+    let bearer = format!("Bearer {token}");
+    let added = http(port, "POST", "/api/models.add", &[("Authorization", &bearer)], &add);
+    assert_eq!(added.status, 200, "{}", added.body);
+    let _ = http(port, "POST", "/api/models.test", &[("Authorization", &bearer)], r#"{"name":"probe"}"#);
+    let seen = seen.lock().unwrap();
+    assert!(!seen.is_empty());
+    assert!(seen.iter().any(|r| r.contains(canary)), "the owner's own test carries the key");
+}
+
+#[test]
+fn the_printed_link_opens_the_app_and_the_token_file_is_private() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("owner.key");
+    let s = serve(&["--token-file", file.to_str().unwrap()], &[]);
+    let token = std::fs::read_to_string(&file).unwrap().trim().to_string();
+    assert_eq!(token.len(), 43, "{token}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+    // "PSEBench Studio is running at http://127.0.0.1:PORT/?token=TOKEN ..."
+    let link = s.first_line.split_whitespace().find(|w| w.starts_with("http://")).unwrap().to_string();
+    let port: u16 = link.trim_start_matches("http://127.0.0.1:").split('/').next().unwrap().parse().unwrap();
+    assert_eq!(link, format!("http://127.0.0.1:{port}/?token={token}"), "{}", s.first_line);
+
+    let none = http(port, "POST", "/api/store.info", &[], "{}");
+    assert_eq!(none.status, 401);
+    let opened = http(port, "GET", &format!("/?token={token}"), &[], "");
+    assert_eq!(opened.status, 303);
+    assert_eq!(opened.header("location"), Some("/"));
+    let set = opened.header("set-cookie").unwrap();
+    assert!(set.contains("HttpOnly") && set.contains("SameSite=Strict"), "{set}");
+    let cookie = set.split(';').next().unwrap();
+    assert_eq!(http(port, "POST", "/api/store.info", &[("Cookie", cookie)], "{}").status, 200);
+    let bearer = format!("Bearer {token}");
+    assert_eq!(http(port, "POST", "/api/store.info", &[("Authorization", &bearer)], "{}").status, 200);
+    assert_eq!(http(port, "GET", "/?token=wrong", &[], "").status, 401);
+    assert_eq!(http(port, "GET", "/", &[], "").status, 200, "the page itself stays public");
+}

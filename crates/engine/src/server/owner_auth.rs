@@ -1,0 +1,372 @@
+//! The owner's key for `psebench serve` (not for review servers, which use reviewer tokens).
+//!
+//! Each start of the server makes a fresh random key (32 bytes from the operating system, written
+//! as 43 URL-safe base64 characters). The printed link `http://127.0.0.1:PORT/?token=KEY` hands it
+//! to the browser: opening the link stores the key in a cookie (HttpOnly, SameSite=Strict) and
+//! redirects to `/`, so the key leaves the address bar and the history. Scripts send it as
+//! `Authorization: Bearer KEY` (`--token-file` writes it to a file they can read).
+//!
+//! Every API route (`/api/...`, including the event stream) needs the key; the files of the user
+//! interface stay public because they hold no data. The check runs as a route layer, before the
+//! handler reads any request body, and compares keys in constant time.
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, HeaderValue, Method, Request, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use base64::Engine as _;
+use rand::rngs::OsRng;
+use rand::TryRngCore;
+use std::fmt;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+use subtle::ConstantTimeEq;
+
+use crate::error::{ApiError, ApiResult, ErrorCode};
+
+/// Random bytes in a key (256 bits).
+pub const OWNER_TOKEN_BYTES: usize = 32;
+
+/// Cookie names start with this; the port is appended so that two servers on this computer
+/// (cookies do not tell ports apart) keep their own keys.
+pub const COOKIE_PREFIX: &str = "psebench_owner";
+
+/// What a request without a valid key is told.
+pub const MISSING_KEY_MESSAGE: &str = "Open the link that psebench serve printed; it carries this session's key.";
+
+/// The key of one running server. `Debug` never shows it.
+#[derive(Clone)]
+pub struct OwnerToken(Arc<str>);
+
+impl OwnerToken {
+    /// A fresh key from the operating system's random source.
+    pub fn generate() -> ApiResult<OwnerToken> {
+        let mut buf = [0u8; OWNER_TOKEN_BYTES];
+        OsRng.try_fill_bytes(&mut buf).map_err(|e| {
+            ApiError::internal("The operating system could not provide random bytes for the server's key.")
+                .with_detail(e.to_string())
+        })?;
+        Ok(OwnerToken(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(buf).into()))
+    }
+
+    /// A key with a known text (tests and embedding programs that make their own).
+    pub fn from_text(text: impl Into<String>) -> OwnerToken {
+        OwnerToken(text.into().into())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether `candidate` is this key; the time taken does not depend on where they differ.
+    pub fn matches(&self, candidate: &str) -> bool {
+        !self.0.is_empty() && bool::from(self.0.as_bytes().ct_eq(candidate.as_bytes()))
+    }
+
+    /// The link that opens the app on this computer with this key.
+    pub fn link(&self, port: u16) -> String {
+        format!("http://127.0.0.1:{port}/?token={}", self.0)
+    }
+}
+
+impl fmt::Debug for OwnerToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("OwnerToken(hidden)")
+    }
+}
+
+/// Write the key (and a line end) to `path` for scripts, readable by the owner only on unix.
+/// An existing file is replaced.
+pub fn write_token_file(path: &Path, token: &OwnerToken) -> ApiResult<()> {
+    let failed =
+        |e: std::io::Error| ApiError::new(ErrorCode::Io, format!("Could not write the key to {}: {e}", path.display()));
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    let mut file = opts.open(path).map_err(failed)?;
+    // A file that existed before keeps its old mode on open: narrow it before the key goes in.
+    crate::util::private_files::restrict_file(path).map_err(failed)?;
+    file.write_all(format!("{}\n", token.as_str()).as_bytes()).map_err(failed)?;
+    file.sync_all().map_err(failed)
+}
+
+/// A small page in the temporary folder, readable by the owner only, that forwards the browser to
+/// `link`. `--open` hands the browser this file instead of the link itself, because a command line
+/// (of the opener and of a browser it starts) can be read by every user of the computer.
+pub fn write_open_page(dir: &Path, link: &str) -> ApiResult<std::path::PathBuf> {
+    let mut nonce = [0u8; 8];
+    OsRng
+        .try_fill_bytes(&mut nonce)
+        .map_err(|e| ApiError::internal("No random bytes for a file name.").with_detail(e.to_string()))?;
+    let path = dir.join(format!("psebench-open-{}.html", hex::encode(nonce)));
+    let failed = |e: std::io::Error| ApiError::new(ErrorCode::Io, format!("Could not write {}: {e}", path.display()));
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    let mut file = opts.open(&path).map_err(failed)?;
+    let page = format!(
+        "<!doctype html><meta charset=utf-8><meta http-equiv=\"refresh\" content=\"0;url={link}\">\
+         <title>PSEBench Studio</title><p><a href=\"{link}\">Open PSEBench Studio</a></p>\n"
+    );
+    file.write_all(page.as_bytes()).map_err(failed)?;
+    Ok(path)
+}
+
+/// The keys a request presents: `Authorization: Bearer KEY` and every `psebench_owner*` cookie.
+fn presented(headers: &HeaderMap) -> Vec<&str> {
+    let bearer = headers
+        .get_all(header::AUTHORIZATION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .filter_map(|v| v.strip_prefix("Bearer "))
+        .map(str::trim);
+    let cookies = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .filter(|(name, _)| name.starts_with(COOKIE_PREFIX))
+        .map(|(_, value)| value.trim());
+    bearer.chain(cookies).collect()
+}
+
+/// Route layer of every API route: without the key, 401 and nothing else happens.
+pub async fn require_owner(State(token): State<OwnerToken>, req: Request<Body>, next: Next) -> Response {
+    if presented(req.headers()).into_iter().any(|t| token.matches(t)) {
+        return next.run(req).await;
+    }
+    tracing::warn!(path = %req.uri().path(), "an API call without the owner's key was refused");
+    let body = ApiError::new(ErrorCode::Unauthorized, MISSING_KEY_MESSAGE).with_detail(
+        "No valid key came with this request: neither the cookie that the printed link sets nor an \
+         `Authorization: Bearer` header. Each start of psebench serve makes a new key.",
+    );
+    let mut resp = (StatusCode::UNAUTHORIZED, Json(body)).into_response();
+    resp.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    resp
+}
+
+/// The `token` parameter of a query string, if any.
+fn query_token(query: Option<&str>) -> Option<&str> {
+    query?.split('&').filter_map(|p| p.split_once('=')).find(|(k, _)| *k == "token").map(|(_, v)| v)
+}
+
+/// The cookie name for the port of a `Host` header.
+fn cookie_name(headers: &HeaderMap) -> String {
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    let port = host.rsplit_once(':').map(|(_, p)| p).filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    match port {
+        Some(p) => format!("{COOKIE_PREFIX}_{p}"),
+        None => COOKIE_PREFIX.to_string(),
+    }
+}
+
+/// Layer of the whole app: a page opened with `?token=KEY` gets the cookie and is sent on to the
+/// same address without the key; a wrong key gets a plain page saying what to do.
+pub async fn accept_link(State(token): State<OwnerToken>, req: Request<Body>, next: Next) -> Response {
+    let is_page = req.method() == Method::GET || req.method() == Method::HEAD;
+    let path = req.uri().path();
+    let candidate = match query_token(req.uri().query()) {
+        Some(c) if is_page && !path.starts_with("/api/") => c,
+        _ => return next.run(req).await,
+    };
+    if !token.matches(candidate) {
+        tracing::warn!("a link with a wrong owner key was opened");
+        return (
+            StatusCode::UNAUTHORIZED,
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")],
+            "<!doctype html><meta charset=utf-8><title>PSEBench Studio: link not valid</title>\
+             <h1>This link is not valid</h1>\
+             <p>The key in this link does not belong to the psebench serve that is running now. \
+             Each start makes a new key: open the link it printed most recently, or start it again.</p>",
+        )
+            .into_response();
+    }
+    let cookie = format!("{}={}; HttpOnly; SameSite=Strict; Path=/", cookie_name(req.headers()), token.as_str());
+    let mut resp = Response::new(Body::empty());
+    *resp.status_mut() = StatusCode::SEE_OTHER;
+    let h = resp.headers_mut();
+    // The path alone: the key leaves the address bar (a `#/page` part is kept by the browser).
+    h.insert(header::LOCATION, HeaderValue::from_str(path).unwrap_or(HeaderValue::from_static("/")));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    match HeaderValue::from_str(&cookie) {
+        Ok(v) => {
+            h.insert(header::SET_COOKIE, v);
+        }
+        Err(_) => return StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+    resp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::Engine;
+    use crate::server::{router, NoAssets, ServeOptions};
+    use axum::Router;
+    use tower::ServiceExt;
+
+    const KEY: &str = "k3y-for-tests_k3y-for-tests_k3y-for-tests_x";
+
+    fn app() -> Router {
+        router(
+            Engine::open_in_memory().unwrap(),
+            ServeOptions {
+                addr: "127.0.0.1:0".parse().unwrap(),
+                lan: false,
+                review_session: None,
+                assets: Arc::new(NoAssets),
+                owner_token: OwnerToken::from_text(KEY),
+            },
+        )
+    }
+
+    fn req(method: &str, uri: &str, headers: &[(&str, &str)]) -> Request<Body> {
+        let mut b = Request::builder().method(method).uri(uri).header("host", "127.0.0.1:8765");
+        for (k, v) in headers {
+            b = b.header(*k, *v);
+        }
+        b.body(Body::from(if method == "POST" { "{}" } else { "" })).unwrap()
+    }
+
+    async fn json_of(r: Response) -> serde_json::Value {
+        let b = axum::body::to_bytes(r.into_body(), 1 << 20).await.unwrap();
+        serde_json::from_slice(&b).unwrap_or(serde_json::Value::Null)
+    }
+
+    #[test]
+    fn keys_are_random_url_safe_and_hidden_from_debug() {
+        let a = OwnerToken::generate().unwrap();
+        let b = OwnerToken::generate().unwrap();
+        assert_ne!(a.as_str(), b.as_str());
+        assert_eq!(a.as_str().len(), 43, "32 bytes in unpadded base64");
+        assert!(a.as_str().bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'));
+        assert!(a.matches(a.as_str()));
+        assert!(!a.matches(b.as_str()));
+        assert!(!a.matches(""));
+        assert!(!a.matches(&a.as_str()[..42]));
+        assert!(!format!("{a:?}").contains(a.as_str()));
+        assert_eq!(a.link(9), format!("http://127.0.0.1:9/?token={}", a.as_str()));
+        assert!(!OwnerToken::from_text("").matches(""), "an empty key opens nothing");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn api_calls_without_the_key_get_401_with_a_plain_message() {
+        let a = app();
+        for r in [
+            req("POST", "/api/store.info", &[]),
+            req("GET", "/api/_methods", &[]),
+            req("GET", "/api/events", &[]),
+            req("POST", "/api/store.info", &[("authorization", "Bearer wrong")]),
+            req("POST", "/api/store.info", &[("cookie", "psebench_owner_8765=wrong")]),
+            req("POST", "/api/store.info", &[("cookie", &format!("other={KEY}"))]),
+            req("POST", "/api/store.info", &[("authorization", KEY)]),
+        ] {
+            let what = format!("{} {} {:?}", r.method(), r.uri(), r.headers());
+            let resp = a.clone().oneshot(r).await.unwrap();
+            assert_eq!(resp.status(), StatusCode::UNAUTHORIZED, "{what}");
+            assert_eq!(resp.headers()["content-security-policy"], crate::server::CONTENT_SECURITY_POLICY);
+            let body = json_of(resp).await;
+            assert_eq!(body["code"], "unauthorized", "{what}");
+            assert_eq!(body["message"], MISSING_KEY_MESSAGE);
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_bearer_header_opens_every_api_route() {
+        let a = app();
+        let bearer = format!("Bearer {KEY}");
+        let ok = a.clone().oneshot(req("POST", "/api/store.info", &[("authorization", &bearer)])).await.unwrap();
+        assert_eq!(ok.status(), StatusCode::OK);
+        assert!(json_of(ok).await.is_object());
+        let methods = a.clone().oneshot(req("GET", "/api/_methods", &[("authorization", &bearer)])).await.unwrap();
+        assert_eq!(methods.status(), StatusCode::OK);
+        let events = a.clone().oneshot(req("GET", "/api/events", &[("authorization", &bearer)])).await.unwrap();
+        assert_eq!(events.status(), StatusCode::OK);
+        assert_eq!(events.headers()["content-type"], "text/event-stream");
+        // The UI files stay public.
+        let page = a.oneshot(req("GET", "/", &[])).await.unwrap();
+        assert_eq!(page.status(), StatusCode::OK);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_link_sets_a_strict_cookie_and_redirects_and_a_wrong_link_gets_401() {
+        let a = app();
+        let opened = a.clone().oneshot(req("GET", &format!("/?token={KEY}"), &[])).await.unwrap();
+        assert_eq!(opened.status(), StatusCode::SEE_OTHER);
+        assert_eq!(opened.headers()["location"], "/");
+        assert_eq!(opened.headers()["cache-control"], "no-store");
+        let set = opened.headers()["set-cookie"].to_str().unwrap().to_string();
+        assert!(set.starts_with(&format!("psebench_owner_8765={KEY};")), "{set}");
+        for attr in ["HttpOnly", "SameSite=Strict", "Path=/"] {
+            assert!(set.split("; ").any(|a| a == attr), "{attr} missing in {set}");
+        }
+        // The browser sends the cookie back: the API answers, and so does the event stream.
+        let cookie = set.split(';').next().unwrap().to_string();
+        let call = a.clone().oneshot(req("POST", "/api/store.info", &[("cookie", &cookie)])).await.unwrap();
+        assert_eq!(call.status(), StatusCode::OK);
+        let with_others = format!("theme=dark; {cookie}; x=y");
+        let call = a.clone().oneshot(req("POST", "/api/store.info", &[("cookie", &with_others)])).await.unwrap();
+        assert_eq!(call.status(), StatusCode::OK);
+        let events = a.clone().oneshot(req("GET", "/api/events", &[("cookie", &cookie)])).await.unwrap();
+        assert_eq!(events.status(), StatusCode::OK);
+
+        let wrong = a.clone().oneshot(req("GET", "/?token=not-the-key", &[])).await.unwrap();
+        assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED);
+        assert!(wrong.headers().get("set-cookie").is_none());
+        assert!(wrong.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
+        let page = axum::body::to_bytes(wrong.into_body(), 1 << 20).await.unwrap();
+        assert!(String::from_utf8_lossy(&page).contains("This link is not valid"));
+        // A key in the query of an API call is not a way in.
+        let q = a.oneshot(req("POST", &format!("/api/store.info?token={KEY}"), &[])).await.unwrap();
+        assert_eq!(q.status(), StatusCode::UNAUTHORIZED);
+    }
+
+    #[test]
+    fn the_page_for_the_browser_forwards_to_the_link_and_is_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = OwnerToken::generate().unwrap().link(8765);
+        let path = write_open_page(dir.path(), &link).unwrap();
+        let page = std::fs::read_to_string(&path).unwrap();
+        assert!(page.contains(&format!("content=\"0;url={link}\"")), "{page}");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+        assert_ne!(write_open_page(dir.path(), &link).unwrap(), path, "a fresh file each time");
+    }
+
+    #[test]
+    fn the_token_file_holds_the_key_for_the_owner_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("key");
+        std::fs::write(&path, "old").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        }
+        let t = OwnerToken::generate().unwrap();
+        write_token_file(&path, &t).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), format!("{}\n", t.as_str()));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+        let missing = write_token_file(&dir.path().join("no/such/folder/key"), &t).unwrap_err();
+        assert_eq!(missing.code, ErrorCode::Io);
+    }
+}
