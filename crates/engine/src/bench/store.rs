@@ -99,6 +99,8 @@ async fn start_server(engine: &Engine) -> ApiResult<(ServerTask, tokio::sync::on
         lan: false,
         review_session: None,
         assets: Arc::new(NoAssets),
+        limits: Default::default(),
+        tls: None,
     };
     let server = tokio::spawn(async move {
         crate::server::serve(

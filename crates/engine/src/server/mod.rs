@@ -13,8 +13,13 @@
 //! API call needs a reviewer's personal token and can reach only that reviewer's assignment.
 
 mod assets;
+pub mod limits;
+mod listener;
+pub mod tls;
 
 pub use assets::{mime_for, Asset, Assets, EmbeddedAssets, FolderAssets, NoAssets};
+pub use limits::Limits;
+pub use tls::TlsFiles;
 
 use axum::body::Body;
 use axum::extract::{Path, State};
@@ -44,6 +49,10 @@ pub struct ServeOptions {
     /// Serve only the review of this session: API calls need a reviewer token.
     pub review_session: Option<String>,
     pub assets: Arc<dyn Assets>,
+    /// Body sizes, time limits and the connection cap (`Limits::default()` outside tests).
+    pub limits: Limits,
+    /// Serve HTTPS with this certificate and key instead of plain HTTP.
+    pub tls: Option<TlsFiles>,
 }
 
 #[derive(Clone)]
@@ -135,14 +144,24 @@ fn caller(st: &AppState, headers: &HeaderMap) -> Result<Caller, Response> {
     }
 }
 
-async fn api_call(
-    State(st): State<AppState>,
-    Path(method): Path<String>,
-    headers: HeaderMap,
-    body: axum::body::Bytes,
-) -> Response {
-    let who = match caller(&st, &headers) {
+async fn api_call(State(st): State<AppState>, Path(method): Path<String>, req: Request<Body>) -> Response {
+    // Who is calling is decided from the headers alone, before any of the body is read.
+    let (parts, body) = req.into_parts();
+    let who = match caller(&st, &parts.headers) {
         Ok(c) => c,
+        Err(r) => return r,
+    };
+    let max = match &who {
+        Caller::Owner => st.opts.limits.owner_body_bytes,
+        Caller::Reviewer { token, session } => {
+            if let Err(e) = rpc::check_reviewer(&st.engine, token, session.as_deref()).await {
+                return error_response(e);
+            }
+            st.opts.limits.reviewer_body_bytes
+        }
+    };
+    let body = match limits::read_body(body, &parts.headers, max, st.opts.limits.body_read).await {
+        Ok(b) => b,
         Err(r) => return r,
     };
     let params: Value = if body.is_empty() {
@@ -153,6 +172,7 @@ async fn api_call(
             Err(e) => return error_response(ApiError::invalid(format!("The request body is not valid JSON: {e}"))),
         }
     };
+    drop(body);
     match rpc::call(&st.engine, &who, &method, params).await {
         Ok(v) => Json(v).into_response(),
         Err(e) => error_response(e),
@@ -234,8 +254,8 @@ pub fn router(engine: Engine, opts: ServeOptions) -> Router {
         .route("/api/_methods", get(api_methods))
         .route("/api/{method}", post(api_call))
         .fallback(static_file)
+        .layer(middleware::from_fn_with_state(st.clone(), limits::time_limit))
         .layer(middleware::from_fn_with_state(st.clone(), guard))
-        .layer(axum::extract::DefaultBodyLimit::max(crate::api::files::MAX_UPLOAD_BYTES * 2))
         .with_state(st)
 }
 
@@ -263,6 +283,7 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> ApiResult<()> {
     check_options(&opts)?;
+    let tls = opts.tls.as_ref().map(tls::acceptor).transpose()?;
     let listener = tokio::net::TcpListener::bind(opts.addr).await.map_err(|e| {
         ApiError::new(
             ErrorCode::Io,
@@ -270,12 +291,10 @@ pub async fn serve(
         )
     })?;
     let addr = listener.local_addr().map_err(|e| ApiError::new(ErrorCode::Io, e.to_string()))?;
-    tracing::info!(%addr, lan = opts.lan, review_session = ?opts.review_session, store = %engine.store().path().display(), "server started");
+    tracing::info!(%addr, lan = opts.lan, https = tls.is_some(), review_session = ?opts.review_session, store = %engine.store().path().display(), "server started");
     ready(addr);
-    axum::serve(listener, router(engine, opts)).with_graceful_shutdown(shutdown).await.map_err(|e| {
-        tracing::error!(error = %e, "the server stopped with an error");
-        ApiError::new(ErrorCode::Io, format!("The server stopped: {e}"))
-    })?;
+    let limits = opts.limits.clone();
+    listener::run(listener, router(engine, opts), limits, tls, shutdown).await;
     tracing::info!(%addr, "server stopped");
     Ok(())
 }
@@ -294,6 +313,8 @@ mod tests {
                 lan,
                 review_session: review.map(str::to_string),
                 assets: Arc::new(NoAssets),
+                limits: Limits::default(),
+                tls: None,
             },
         )
     }
@@ -333,6 +354,8 @@ mod tests {
             lan: false,
             review_session: None,
             assets: Arc::new(assets::EmbeddedAssets(FILES)),
+            limits: Limits::default(),
+            tls: None,
         };
         let (tx, rx) = tokio::sync::oneshot::channel();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -420,6 +443,8 @@ mod tests {
                 lan: true,
                 review_session: Some(s1.clone()),
                 assets: Arc::new(NoAssets),
+                limits: Limits::default(),
+                tls: None,
             },
         );
         let call = |tok: Option<&str>, origin: Option<&str>, method: &str| {
@@ -455,6 +480,8 @@ mod tests {
             lan: false,
             review_session: None,
             assets: Arc::new(NoAssets),
+            limits: Limits::default(),
+            tls: None,
         };
         assert!(check_options(&o).is_err());
         o.lan = true;
