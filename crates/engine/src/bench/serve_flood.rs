@@ -128,6 +128,9 @@ async fn one_client(addr: SocketAddr, token: Option<String>, framing: Framing, b
             }
             sent += PIECE as u64;
         }
+        if sent >= body && matches!(framing, Framing::Chunked) {
+            let _ = wr.write_all(b"0\r\n\r\n").await;
+        }
     }
     let answer = tokio::time::timeout(Duration::from_secs(30), reader)
         .await
