@@ -85,7 +85,11 @@ fn plain(status: StatusCode, message: String) -> Response {
 }
 
 fn too_large(max: usize) -> Response {
-    let size = if max >= 1024 * 1024 { format!("{} MB", max / (1024 * 1024)) } else { format!("{} KB", max / 1024) };
+    let size = if max >= 1024 * 1024 {
+        format!("{} MB", max.div_ceil(1024 * 1024))
+    } else {
+        format!("{} KB", max.div_ceil(1024))
+    };
     plain(
         StatusCode::PAYLOAD_TOO_LARGE,
         format!("The request is larger than this server accepts ({size}); nothing was saved."),

@@ -303,3 +303,19 @@ async fn https_with_a_certificate_made_here() {
         assert!(err.message.contains(expected), "{files:?}: {}", err.message);
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn owner_bodies_are_bounded_by_the_upload_limit() {
+    use psebench::server::limits::OWNER_BODY_BYTES;
+    // The largest upload, base64-encoded, fits; the limit is not much larger than that.
+    let encoded = psebench::api::files::MAX_UPLOAD_BYTES.div_ceil(3) * 4;
+    assert!(OWNER_BODY_BYTES > encoded && OWNER_BODY_BYTES <= encoded + 2 * 1024 * 1024);
+    let served = start(Engine::open_in_memory().unwrap(), None, Limits::default(), None).await;
+    let addr = served.addr;
+    let mut c = TcpStream::connect(addr).await.unwrap();
+    c.write_all(post_head(addr, "cases.import", None, OWNER_BODY_BYTES + 1).as_bytes()).await.unwrap();
+    let reply = read_reply(&mut c, Duration::from_secs(20)).await.expect("no answer to an oversized body");
+    assert!(reply.starts_with("HTTP/1.1 413"), "{reply}");
+    assert!(reply.contains("(268 MB)"), "{reply}");
+    served.stop().await;
+}
