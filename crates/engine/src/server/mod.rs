@@ -11,6 +11,10 @@
 //! present, is the server itself (a web page cannot make your browser call it). Listening on other
 //! addresses needs the explicit LAN option and is only offered for a review session, where every
 //! API call needs a reviewer's personal token and can reach only that reviewer's assignment.
+//!
+//! Bounds (`limits.rs`, `listener.rs`): the caller is checked from the headers before a body is
+//! read, bodies have a size and a time limit, requests a time limit, and connections a cap.
+//! `tls.rs` serves HTTPS when a certificate and key are given.
 
 mod assets;
 pub mod limits;
