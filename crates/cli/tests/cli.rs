@@ -609,3 +609,58 @@ fn expert_review_from_creation_to_merged_packs_and_exports() {
     env.ok(&["review", "delete", &sid, "--yes"]);
     assert_eq!(env.json(&["review", "list"]), json!([]));
 }
+
+#[test]
+fn a_closed_review_refuses_its_links_until_reopened_and_lan_links_warn_about_plain_http() {
+    use std::io::{BufRead, BufReader};
+    let env = Env::new();
+    env.ok(&["demo", "load"]);
+    let created =
+        env.json(&["review", "create", "--name", "Closing", "--sample", "1,1,1", "--reviewers", "Ana", "--seed", "2"]);
+    let sid = created["summary"]["session_id"].as_str().unwrap().to_string();
+
+    // Served on the LAN over plain HTTP: the output says so and how to close the review.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_psebench"))
+        .args(["serve", "--review", &sid, "--lan", "--port", "0"])
+        .env("PSEBENCH_DB", env.db())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut printed = String::new();
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        printed.push_str(&line);
+        printed.push('\n');
+        if line.contains("review close") {
+            break;
+        }
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(printed.contains("plain HTTP") && printed.contains("unencrypted"), "{printed}");
+    assert!(printed.contains("--tls-cert"), "{printed}");
+    assert!(printed.contains(&format!("psebench review close {sid}")), "{printed}");
+    let token = printed.split("/review/").nth(1).unwrap().split_whitespace().next().unwrap().to_string();
+    assert_eq!(env.json(&["review", "me", "--token", &token])["reviewer"], "Ana");
+
+    let closed = env.json(&["review", "close", &sid]);
+    assert!(closed["closed_at"].is_string());
+    let o = env.run(&["review", "me", "--token", &token]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("This review has been closed by its organiser"));
+    // Nothing is served for a closed review; its answers stay readable to the owner.
+    let o = env.run(&["serve", "--review", &sid, "--port", "0"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is closed"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(env.json(&["review", "show", &sid])["summary"]["closed_at"], closed["closed_at"]);
+
+    env.ok(&["review", "reopen", &sid]);
+    assert_eq!(env.json(&["review", "me", "--token", &token])["reviewer"], "Ana");
+
+    // Certificate files that cannot be read are explained.
+    let o =
+        env.run(&["serve", "--port", "0", "--tls-cert", "/nonexistent/cert.pem", "--tls-key", "/nonexistent/key.pem"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("certificate file /nonexistent/cert.pem could not be read"));
+}

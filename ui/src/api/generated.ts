@@ -1380,7 +1380,11 @@ export type ReviewSessionSummary = { session_id: string, name: string, role: Ses
 /**
  * Reviewer × case assignments, and how many of them are fully answered.
  */
-assignments: number, completed: number, };
+assignments: number, completed: number, 
+/**
+ * When the owner closed the session (its links are refused since); null while it is open.
+ */
+closed_at: string | null, };
 
 /**
  * A session's results (owner only).
@@ -1810,6 +1814,10 @@ export interface ApiMethods {
   "review.set_guidelines": { params: GuidelinesParams; result: ReviewSessionDetail };
   /** Delete a review session and its answers. */
   "review.delete": { params: SessionParams; result: Flag };
+  /** Close a review session: every reviewer link of it is refused until it is reopened; answers are kept. */
+  "review.close": { params: SessionParams; result: ReviewSessionDetail };
+  /** Reopen a closed review session: the links given out before work again. */
+  "review.reopen": { params: SessionParams; result: ReviewSessionDetail };
   /** Personal review links (tokens are shown only when created or rotated). */
   "review.links": { params: ReviewLinksRequest; result: ReviewLinks };
   /** A token for a reviewer answering in this app (kept in memory only). */

@@ -53,6 +53,14 @@ pub enum BenchCmd {
         #[arg(long, default_value_t = 20.0)]
         seconds: f64,
     },
+    /// Memory of a review server while CLIENTS clients at once each push a MB-megabyte request body
+    /// at it (without a token, with a made-up one, and with a valid link). Uses a scratch store.
+    ServeFlood {
+        #[arg(long, default_value_t = 8)]
+        clients: usize,
+        #[arg(long, default_value_t = 400)]
+        mb: u64,
+    },
 }
 
 /// A mock provider in a child process, so the measured CPU is the client's alone.
@@ -142,6 +150,45 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
                     ],
                 );
                 println!("PARSE = reading and decoding the inputs; SCORE = the report without bootstrap intervals (METRICS includes them).");
+            }
+        }
+        BenchCmd::ServeFlood { clients, mb } => {
+            let dir = tempfile::tempdir().map_err(|e| ApiError::internal(e.to_string()))?;
+            let opts = psebench::bench::serve_flood::ServeFloodOptions { clients: *clients, body_mb: *mb };
+            let b = runtime()?.block_on(psebench::bench::serve_flood::run(dir.path(), &opts))?;
+            if cli.json {
+                print_json(&b);
+            } else {
+                println!(
+                    "{clients} clients at once, each trying to send a {mb} MB body to a review server in this process:"
+                );
+                let rows: Vec<Vec<String>> = b
+                    .cases
+                    .iter()
+                    .map(|c| {
+                        let mut answers = c.answers.clone();
+                        answers.sort();
+                        answers.dedup();
+                        vec![
+                            c.case.clone(),
+                            format!("{:.1}", c.sent_bytes as f64 / 1e6),
+                            answers.join(" / "),
+                            format!("{:.2}", c.seconds),
+                            format!("{:.1}", c.rss_before_kib as f64 / 1024.0),
+                            format!("{:.1}", c.rss_peak_kib as f64 / 1024.0),
+                            format!("{:.1}", c.rss_growth_kib as f64 / 1024.0),
+                        ]
+                    })
+                    .collect();
+                table(
+                    &["REQUESTS", "SENT MB", "ANSWER", "SECONDS", "RSS BEFORE MiB", "RSS PEAK MiB", "GROWTH MiB"],
+                    &rows,
+                );
+                println!(
+                    "Largest growth: {:.1} MiB; the process's peak resident memory: {:.1} MiB. SENT MB is what the clients wrote before the server answered or hung up; the server reads none of it without a valid link, and at most 256 KiB with one.",
+                    b.max_growth_mib,
+                    b.vm_hwm_kib as f64 / 1024.0
+                );
             }
         }
         BenchCmd::LoadResults { cases, models } => {

@@ -63,6 +63,10 @@ pub enum ReviewCmd {
         #[arg(long)]
         yes: bool,
     },
+    /// Close a session: every reviewer link of it is refused from now on; the answers are kept.
+    Close { session: String },
+    /// Reopen a closed session: the links given out before work again.
+    Reopen { session: String },
     /// Make personal review links (tokens are shown only now; --rotate replaces existing ones).
     Links {
         session: String,
@@ -451,6 +455,21 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
                 println!("Deleted review session {session}.");
             }
         }
+        ReviewCmd::Close { session } | ReviewCmd::Reopen { session } => {
+            let closing = matches!(cmd, ReviewCmd::Close { .. });
+            let d = if closing { e.review_close(session)? } else { e.review_reopen(session)? };
+            if cli.json {
+                print_json(&d.summary);
+            } else if closing {
+                println!(
+                    "Review \"{}\" is closed: its reviewers' links are refused from now on. The answers are kept \
+                     (`psebench review reopen {}` opens it again).",
+                    d.summary.name, d.summary.session_id
+                );
+            } else {
+                println!("Review \"{}\" is open again: the links given out before work again.", d.summary.name);
+            }
+        }
         ReviewCmd::Links { session, reviewers, rotate, base } => {
             let l = e.review_links(&ReviewLinksRequest {
                 session_id: session.clone(),
@@ -469,6 +488,11 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
                 }
                 println!(
                     "\nThe tokens are shown only now and stored hashed. `psebench serve --review {}` prints the links with the real address.",
+                    l.session_id
+                );
+                println!(
+                    "Served with --lan, links and answers travel unencrypted (plain HTTP) on the local network: use it only on \
+                     a network you trust, or add --tls-cert and --tls-key. `psebench review close {}` makes every link stop working.",
                     l.session_id
                 );
             }

@@ -1,6 +1,7 @@
 use clap::Args;
 use psebench::server::{
-    serve, write_open_page, write_token_file, Assets, EmbeddedAssets, FolderAssets, OwnerToken, ServeOptions,
+    serve, write_open_page, write_token_file, Assets, EmbeddedAssets, FolderAssets, Limits, OwnerToken, ServeOptions,
+    TlsFiles,
 };
 use psebench::ApiError;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -40,6 +41,12 @@ pub struct ServeArgs {
     /// for scripts: they send it as `Authorization: Bearer KEY`.
     #[arg(long, conflicts_with = "review")]
     pub token_file: Option<PathBuf>,
+    /// Serve HTTPS with this certificate (PEM; with --tls-key). Without it the server speaks plain HTTP.
+    #[arg(long, value_name = "PATH", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key (PEM) of --tls-cert.
+    #[arg(long, value_name = "PATH", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
 }
 
 /// This computer's address on the local network (the route a packet would take; nothing is sent).
@@ -87,12 +94,19 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
     };
     let ip: IpAddr = if a.lan { IpAddr::V4(Ipv4Addr::UNSPECIFIED) } else { IpAddr::V4(Ipv4Addr::LOCALHOST) };
     let owner_token = OwnerToken::generate()?;
+    let tls = match (&a.tls_cert, &a.tls_key) {
+        (Some(cert), Some(key)) => Some(TlsFiles { cert: cert.clone(), key: key.clone() }),
+        _ => None,
+    };
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let opts = ServeOptions {
         addr: SocketAddr::new(ip, a.port),
         lan: a.lan,
         review_session: a.review.clone(),
         assets,
         owner_token: owner_token.clone(),
+        limits: Limits::default(),
+        tls,
     };
     psebench::server::check_options(&opts)?;
     if let Some(path) = &a.token_file {
@@ -120,9 +134,9 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
     let rt = runtime()?;
     let served = rt.block_on(async move {
         let ready = move |addr: SocketAddr| {
-            let url = format!("http://127.0.0.1:{}/", addr.port());
+            let url = format!("{scheme}://127.0.0.1:{}/", addr.port());
             // The owner's link carries the key; a review server has only reviewers' links.
-            let owner_link = review.is_none().then(|| owner_token.link(addr.port()));
+            let owner_link = review.is_none().then(|| owner_token.link(scheme, addr.port()));
             let token = review.is_none().then(|| owner_token.as_str().to_string());
             let host = if lan { lan_address().map(|ip| ip.to_string()).unwrap_or_else(|| "THIS-COMPUTER".into()) } else { "127.0.0.1".into() };
             let link_list: Vec<serde_json::Value> = links
@@ -131,7 +145,7 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
                     l.links
                         .iter()
                         .map(|x| {
-                            let link = x.path.as_ref().map(|p| format!("http://{host}:{}{p}", addr.port()));
+                            let link = x.path.as_ref().map(|p| format!("{scheme}://{host}:{}{p}", addr.port()));
                             serde_json::json!({"reviewer": x.reviewer, "link": link})
                         })
                         .collect()
@@ -158,6 +172,16 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
                         }
                         if lan {
                             println!("Reviewers on your local network can open these links; only their own review is reachable. Press Ctrl-C to stop.");
+                            if scheme == "http" {
+                                println!(
+                                    "Note: this is plain HTTP, so the links and the answers travel unencrypted on the local network. \
+                                     Use it only on a network you trust, or restart with --tls-cert and --tls-key."
+                                );
+                            }
+                            println!(
+                                "When the review is over, `psebench review close {}` makes every link stop working.",
+                                review.as_deref().unwrap_or("SESSION")
+                            );
                         } else {
                             println!("Only this computer can open these links (add --lan for other computers on your network). Press Ctrl-C to stop.");
                         }

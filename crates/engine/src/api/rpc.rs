@@ -705,6 +705,12 @@ api_methods! {
     "review.delete" ["Delete a review session and its answers."] (e, p: SessionParams) -> Flag {
         blocking(move || e.review_delete(&p.session).map(|_| Flag { value: true })).await?
     }
+    "review.close" ["Close a review session: every reviewer link of it is refused until it is reopened; answers are kept."] (e, p: SessionParams) -> ReviewSessionDetail {
+        blocking(move || e.review_close(&p.session)).await?
+    }
+    "review.reopen" ["Reopen a closed review session: the links given out before work again."] (e, p: SessionParams) -> ReviewSessionDetail {
+        blocking(move || e.review_reopen(&p.session)).await?
+    }
     "review.links" ["Personal review links (tokens are shown only when created or rotated)."] (e, p: ReviewLinksRequest) -> ReviewLinks {
         blocking(move || e.review_links(&p)).await?
     }
@@ -784,6 +790,26 @@ api_methods! {
 /// Methods a reviewer's personal link may use (the server passes the link's token to them).
 pub const REVIEWER_METHODS: &[&str] = &["review.me", "review.item", "review.answer", "review.reveal"];
 
+/// Refuse a reviewer token that opens nothing, or (when `served` is given) opens a review other
+/// than the one being served. The server calls this before reading a request's body.
+pub async fn check_reviewer(engine: &Engine, token: &str, served: Option<&str>) -> ApiResult<()> {
+    let e = engine.clone();
+    let t = token.to_string();
+    let owner = blocking(move || e.review_token_session(&t)).await?;
+    if let Some(served) = served {
+        let e = engine.clone();
+        let s = served.to_string();
+        let served_id = blocking(move || e.review_show(&s).map(|d| d.summary.session_id.clone())).await?;
+        if owner != served_id {
+            return Err(ApiError::new(
+                ErrorCode::Forbidden,
+                "This review link does not belong to the review being served here.",
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Call one API method. Errors are `{code, message, detail}`.
 pub async fn call(engine: &Engine, caller: &Caller, method: &str, params: Value) -> ApiResult<Value> {
     match caller {
@@ -795,21 +821,8 @@ pub async fn call(engine: &Engine, caller: &Caller, method: &str, params: Value)
                     "A review link can only be used to answer its own review.",
                 ));
             }
-            if let Some(served) = session {
-                let e = engine.clone();
-                let t = token.clone();
-                let owner = blocking(move || e.review_token_session(&t)).await?;
-                let served_id = {
-                    let e = engine.clone();
-                    let s = served.clone();
-                    blocking(move || e.review_show(&s).map(|d| d.summary.session_id.clone())).await?
-                };
-                if owner != served_id {
-                    return Err(ApiError::new(
-                        ErrorCode::Forbidden,
-                        "This review link does not belong to the review being served here.",
-                    ));
-                }
+            if session.is_some() {
+                check_reviewer(engine, token, session.as_deref()).await?;
             }
             let mut params = if params.is_null() { Value::Object(Default::default()) } else { params };
             match params.as_object_mut() {

@@ -2,6 +2,7 @@
 
 pub mod llm;
 pub mod metrics;
+pub mod serve_flood;
 pub mod store;
 
 /// CPU time (user + system) this process has used so far, when the OS tells us (Linux).

@@ -103,6 +103,8 @@ async fn start_server(
         review_session: None,
         assets: Arc::new(NoAssets),
         owner_token: owner_token.clone(),
+        limits: Default::default(),
+        tls: None,
     };
     let server = tokio::spawn(async move {
         crate::server::serve(

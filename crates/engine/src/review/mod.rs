@@ -12,12 +12,13 @@
 //! Files: `sampling` (which cases), `assignment` (who rates what), `repo` (SQL), `answers` (the
 //! per-answer state machine), `reveal` (what is shown after the blind verdict), `tokens`,
 //! `stats` (agreement statistics, pure), `results` (a session's statistics), `adjudication`,
-//! `export` (long format, summary tables), `pack` (review packs), `workflow` (the user actions that
-//! tie these together).
+//! `export` (long format, summary tables), `pack` (review packs), `closing` (closing and reopening a
+//! session), `workflow` (the user actions that tie these together).
 
 pub mod adjudication;
 pub mod answers;
 pub mod assignment;
+pub mod closing;
 pub mod export;
 pub mod pack;
 pub mod repo;
@@ -310,6 +311,9 @@ pub struct ReviewSessionSummary {
     /// Reviewer × case assignments, and how many of them are fully answered.
     pub assignments: u32,
     pub completed: u32,
+    /// When the owner closed the session (its links are refused since); null while it is open.
+    #[serde(default)]
+    pub closed_at: Option<String>,
 }
 
 /// One reviewer's progress (owner view).

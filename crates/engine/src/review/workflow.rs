@@ -90,7 +90,13 @@ fn item_not_found(item_no: u32, total: usize) -> ApiError {
     ApiError::not_found(format!("There is no item {item_no}: you have {total} item(s), numbered 1 to {total}."))
 }
 
-fn summary_of(s: &SessionRow, reviewers: Vec<String>, items: usize, answers: &[AnswerRow]) -> ReviewSessionSummary {
+fn summary_of(
+    s: &SessionRow,
+    reviewers: Vec<String>,
+    items: usize,
+    answers: &[AnswerRow],
+    closed_at: Option<String>,
+) -> ReviewSessionSummary {
     ReviewSessionSummary {
         session_id: s.session_id.clone(),
         name: s.name.clone(),
@@ -101,6 +107,7 @@ fn summary_of(s: &SessionRow, reviewers: Vec<String>, items: usize, answers: &[A
         overlap: s.overlap,
         assignments: answers.len() as u32,
         completed: answers.iter().filter(|a| a.record.complete()).count() as u32,
+        closed_at,
     }
 }
 
@@ -368,7 +375,8 @@ impl Engine {
                 let reviewers = repo::reviewers(c, &s.session_id)?;
                 let items = repo::items(c, &s.session_id)?.len();
                 let answers = repo::answers(c, &s.session_id, None)?;
-                out.push(summary_of(&s, reviewers, items, &answers));
+                let closed = crate::review::closing::closed_at(c, &s.session_id)?;
+                out.push(summary_of(&s, reviewers, items, &answers, closed));
             }
             Ok(out)
         })
@@ -404,7 +412,13 @@ impl Engine {
                 })
                 .collect();
             Ok(ReviewSessionDetail {
-                summary: summary_of(&s, reviewers, items.len(), &answers),
+                summary: summary_of(
+                    &s,
+                    reviewers,
+                    items.len(),
+                    &answers,
+                    crate::review::closing::closed_at(c, &s.session_id)?,
+                ),
                 guidelines: s.guidelines.clone(),
                 selection: s.selection.clone(),
                 seed: s.seed,
@@ -446,6 +460,16 @@ impl Engine {
     pub fn review_links(&self, req: &ReviewLinksRequest) -> ApiResult<ReviewLinks> {
         self.store().with_tx(|tx| {
             let s = owner_session(tx, &req.session_id, "making review links")?;
+            if crate::review::closing::closed_at(tx, &s.session_id)?.is_some() {
+                return Err(ApiError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "Review \"{}\" is closed, so its links are refused. Reopen it first (psebench review reopen, or \
+                         Reopen review in the app).",
+                        s.name
+                    ),
+                ));
+            }
             let all = repo::reviewers(tx, &s.session_id)?;
             let targets: Vec<String> = if req.reviewers.is_empty() {
                 all.clone()
@@ -1053,6 +1077,7 @@ impl Engine {
         if !repo::reviewers(c, &session_id)?.contains(&reviewer) {
             return Err(crate::review::tokens::refused());
         }
+        crate::review::closing::ensure_open(c, &session_id)?;
         Ok(ReviewerCtx { session, reviewer })
     }
 

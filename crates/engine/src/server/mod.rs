@@ -12,12 +12,21 @@
 //! addresses needs the explicit LAN option and is only offered for a review session, where every
 //! API call needs a reviewer's personal token and can reach only that reviewer's assignment.
 //! The owner's server needs the key of its printed link on every API call (see `owner_auth`).
+//!
+//! Bounds (`limits.rs`, `listener.rs`): the caller is checked from the headers before a body is
+//! read, bodies have a size and a time limit, requests a time limit, and connections a cap.
+//! `tls.rs` serves HTTPS when a certificate and key are given.
 
 mod assets;
+pub mod limits;
+mod listener;
 mod owner_auth;
+pub mod tls;
 
 pub use assets::{mime_for, Asset, Assets, EmbeddedAssets, FolderAssets, NoAssets};
+pub use limits::Limits;
 pub use owner_auth::{write_open_page, write_token_file, OwnerToken, COOKIE_PREFIX, MISSING_KEY_MESSAGE};
+pub use tls::TlsFiles;
 
 use axum::body::Body;
 use axum::extract::{Path, State};
@@ -49,6 +58,10 @@ pub struct ServeOptions {
     pub assets: Arc<dyn Assets>,
     /// The owner's key for this launch: every API call needs it (unused by a review server).
     pub owner_token: OwnerToken,
+    /// Body sizes, time limits and the connection cap (`Limits::default()` outside tests).
+    pub limits: Limits,
+    /// Serve HTTPS with this certificate and key instead of plain HTTP.
+    pub tls: Option<TlsFiles>,
 }
 
 #[derive(Clone)]
@@ -141,14 +154,24 @@ fn caller(st: &AppState, headers: &HeaderMap) -> Result<Caller, Response> {
     }
 }
 
-async fn api_call(
-    State(st): State<AppState>,
-    Path(method): Path<String>,
-    headers: HeaderMap,
-    body: axum::body::Bytes,
-) -> Response {
-    let who = match caller(&st, &headers) {
+async fn api_call(State(st): State<AppState>, Path(method): Path<String>, req: Request<Body>) -> Response {
+    // Who is calling is decided from the headers alone, before any of the body is read.
+    let (parts, body) = req.into_parts();
+    let who = match caller(&st, &parts.headers) {
         Ok(c) => c,
+        Err(r) => return r,
+    };
+    let max = match &who {
+        Caller::Owner => st.opts.limits.owner_body_bytes,
+        Caller::Reviewer { token, session } => {
+            if let Err(e) = rpc::check_reviewer(&st.engine, token, session.as_deref()).await {
+                return error_response(e);
+            }
+            st.opts.limits.reviewer_body_bytes
+        }
+    };
+    let body = match limits::read_body(body, &parts.headers, max, st.opts.limits.body_read).await {
+        Ok(b) => b,
         Err(r) => return r,
     };
     let params: Value = if body.is_empty() {
@@ -159,6 +182,7 @@ async fn api_call(
             Err(e) => return error_response(ApiError::invalid(format!("The request body is not valid JSON: {e}"))),
         }
     };
+    drop(body);
     match rpc::call(&st.engine, &who, &method, params).await {
         Ok(v) => Json(v).into_response(),
         Err(e) => error_response(e),
@@ -244,13 +268,11 @@ pub fn router(engine: Engine, opts: ServeOptions) -> Router {
         // Only the API routes need the key (checked before any body is read); the UI stays public.
         app = app.route_layer(middleware::from_fn_with_state(token.clone(), owner_auth::require_owner));
     }
-    app = app.fallback(static_file);
+    app = app.fallback(static_file).layer(middleware::from_fn_with_state(st.clone(), limits::time_limit));
     if let Some(token) = owner {
         app = app.layer(middleware::from_fn_with_state(token, owner_auth::accept_link));
     }
-    app.layer(middleware::from_fn_with_state(st.clone(), guard))
-        .layer(axum::extract::DefaultBodyLimit::max(crate::api::files::MAX_UPLOAD_BYTES * 2))
-        .with_state(st)
+    app.layer(middleware::from_fn_with_state(st.clone(), guard)).with_state(st)
 }
 
 /// Check the options before binding anything.
@@ -277,6 +299,7 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> ApiResult<()> {
     check_options(&opts)?;
+    let tls = opts.tls.as_ref().map(tls::acceptor).transpose()?;
     let listener = tokio::net::TcpListener::bind(opts.addr).await.map_err(|e| {
         ApiError::new(
             ErrorCode::Io,
@@ -284,12 +307,10 @@ pub async fn serve(
         )
     })?;
     let addr = listener.local_addr().map_err(|e| ApiError::new(ErrorCode::Io, e.to_string()))?;
-    tracing::info!(%addr, lan = opts.lan, review_session = ?opts.review_session, store = %engine.store().path().display(), "server started");
+    tracing::info!(%addr, lan = opts.lan, https = tls.is_some(), review_session = ?opts.review_session, store = %engine.store().path().display(), "server started");
     ready(addr);
-    axum::serve(listener, router(engine, opts)).with_graceful_shutdown(shutdown).await.map_err(|e| {
-        tracing::error!(error = %e, "the server stopped with an error");
-        ApiError::new(ErrorCode::Io, format!("The server stopped: {e}"))
-    })?;
+    let limits = opts.limits.clone();
+    listener::run(listener, router(engine, opts), limits, tls, shutdown).await;
     tracing::info!(%addr, "server stopped");
     Ok(())
 }
@@ -311,6 +332,8 @@ mod tests {
                 review_session: review.map(str::to_string),
                 assets: Arc::new(NoAssets),
                 owner_token: OwnerToken::from_text(TEST_KEY),
+                limits: Limits::default(),
+                tls: None,
             },
         )
     }
@@ -364,6 +387,8 @@ mod tests {
             review_session: None,
             assets: Arc::new(assets::EmbeddedAssets(FILES)),
             owner_token: OwnerToken::from_text(TEST_KEY),
+            limits: Limits::default(),
+            tls: None,
         };
         let (tx, rx) = tokio::sync::oneshot::channel();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -453,6 +478,8 @@ mod tests {
                 review_session: Some(s1.clone()),
                 assets: Arc::new(NoAssets),
                 owner_token: OwnerToken::from_text(TEST_KEY),
+                limits: Limits::default(),
+                tls: None,
             },
         );
         let call = |tok: Option<&str>, origin: Option<&str>, method: &str| {
@@ -489,6 +516,8 @@ mod tests {
             review_session: None,
             assets: Arc::new(NoAssets),
             owner_token: OwnerToken::from_text(TEST_KEY),
+            limits: Limits::default(),
+            tls: None,
         };
         assert!(check_options(&o).is_err());
         o.lan = true;

@@ -67,8 +67,8 @@ impl OwnerToken {
     }
 
     /// The link that opens the app on this computer with this key.
-    pub fn link(&self, port: u16) -> String {
-        format!("http://127.0.0.1:{port}/?token={}", self.0)
+    pub fn link(&self, scheme: &str, port: u16) -> String {
+        format!("{scheme}://127.0.0.1:{port}/?token={}", self.0)
     }
 }
 
@@ -228,6 +228,8 @@ mod tests {
                 review_session: None,
                 assets: Arc::new(NoAssets),
                 owner_token: OwnerToken::from_text(KEY),
+                limits: crate::server::Limits::default(),
+                tls: None,
             },
         )
     }
@@ -257,7 +259,7 @@ mod tests {
         assert!(!a.matches(""));
         assert!(!a.matches(&a.as_str()[..42]));
         assert!(!format!("{a:?}").contains(a.as_str()));
-        assert_eq!(a.link(9), format!("http://127.0.0.1:9/?token={}", a.as_str()));
+        assert_eq!(a.link("http", 9), format!("http://127.0.0.1:9/?token={}", a.as_str()));
         assert!(!OwnerToken::from_text("").matches(""), "an empty key opens nothing");
     }
 
@@ -336,7 +338,7 @@ mod tests {
     #[test]
     fn the_page_for_the_browser_forwards_to_the_link_and_is_private() {
         let dir = tempfile::tempdir().unwrap();
-        let link = OwnerToken::generate().unwrap().link(8765);
+        let link = OwnerToken::generate().unwrap().link("http", 8765);
         let path = write_open_page(dir.path(), &link).unwrap();
         let page = std::fs::read_to_string(&path).unwrap();
         assert!(page.contains(&format!("content=\"0;url={link}\"")), "{page}");

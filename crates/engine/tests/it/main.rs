@@ -15,4 +15,5 @@ mod layers;
 mod llm;
 mod policy;
 mod review;
+mod server;
 mod store;

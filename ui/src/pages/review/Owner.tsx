@@ -93,6 +93,7 @@ function SessionList() {
           </a>
           <div className="rev-nowrap">
             <Id value={s.session_id} />
+            {s.closed_at != null && <span className="small muted"> · closed</span>}
           </div>
         </div>
       ),

@@ -597,11 +597,15 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
 
   if (loadError) {
     const bad = loadError.code === "forbidden" || loadError.code === "not_found";
+    // The organiser closed the review: the server's own sentence says so.
+    const closed = loadError.code === "forbidden" && loadError.message.startsWith("This review has been closed");
     return (
       <div className={mode === "link" ? "rv rv-link" : "rv"}>
         <div className="rv-message" role="alert">
-          <h1>{bad ? "This review link does not work" : "The review could not be opened"}</h1>
-          {bad ? (
+          <h1>{closed ? "This review has been closed" : bad ? "This review link does not work" : "The review could not be opened"}</h1>
+          {closed ? (
+            <p>{loadError.message}</p>
+          ) : bad ? (
             <p>
               The link may have been replaced by a newer one, or the review may have ended. Ask the person who sent it to you for a new link. Your
               answers given so far are kept.

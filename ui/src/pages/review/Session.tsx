@@ -119,6 +119,7 @@ function LinksTab({ d }: { d: ReviewSessionDetail }) {
     return m ? m[1] : "8766";
   })();
   const cmd = `psebench serve --review ${d.summary.session_id} --lan --port ${port}`;
+  const closed = d.summary.closed_at != null;
   const remember = (r: ReviewLinks | undefined) => {
     if (!r) return;
     const next = { ...made };
@@ -158,6 +159,20 @@ function LinksTab({ d }: { d: ReviewSessionDetail }) {
             </button>
           </div>
         </div>
+        {base.trim().toLowerCase().startsWith("http://") && (
+          <Notice kind="warn" title="Plain HTTP.">
+            <span data-testid="lan-plain-http">
+              The review server speaks plain HTTP, so on your network these links and the reviewers' answers travel unencrypted. Use it only on a
+              network you trust, or start it with <code>--tls-cert</code> and <code>--tls-key</code> (then the links start with https://). Closing the
+              review makes every link stop working.
+            </span>
+          </Notice>
+        )}
+        {closed && (
+          <Notice kind="info" title="This review is closed.">
+            Its links are refused and no new ones can be made until you reopen it.
+          </Notice>
+        )}
         <DataTable
           rows={d.progress}
           rowKey={(p) => p.reviewer}
@@ -188,12 +203,13 @@ function LinksTab({ d }: { d: ReviewSessionDetail }) {
               align: "right",
               render: (p) =>
                 p.link_active || made[p.reviewer] ? (
-                  <button className="btn btn-small" onClick={() => setRotate(p.reviewer)}>
+                  <button className="btn btn-small" disabled={closed} onClick={() => setRotate(p.reviewer)}>
                     Replace link
                   </button>
                 ) : (
                   <button
                     className="btn btn-small"
+                    disabled={closed}
                     onClick={async () => remember(await links.run({ session_id: d.summary.session_id, reviewers: [p.reviewer], rotate: false }))}
                   >
                     Make link
@@ -205,7 +221,7 @@ function LinksTab({ d }: { d: ReviewSessionDetail }) {
         <div className="row gap">
           <button
             className="btn btn-primary"
-            disabled={links.busy}
+            disabled={links.busy || closed}
             onClick={async () => remember(await links.run({ session_id: d.summary.session_id, reviewers: [], rotate: false }))}
           >
             Make links for everyone without one
@@ -451,7 +467,10 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
   const route = useRoute();
   const detail = useApi("review.show", { session: sessionId });
   const del = useAction("review.delete");
+  const close = useAction("review.close");
+  const reopen = useAction("review.reopen");
   const [asking, setAsking] = useState(false);
+  const [closing, setClosing] = useState(false);
   const d = detail.data;
   if (detail.error)
     return (
@@ -491,11 +510,37 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         title={s.name}
         subtitle={`${plural(s.cases, "case")} · ${plural(s.reviewers.length, "reviewer")} (${s.reviewers.join(", ")}) · each case rated by ${s.overlap} · ${num(s.completed)} of ${num(s.assignments)} answers complete${visiting ? " · opened from a review pack" : ""}`}
         actions={
-          <button className="btn" onClick={() => setAsking(true)}>
-            Delete…
-          </button>
+          <>
+            {!visiting && s.closed_at == null && (
+              <button className="btn" onClick={() => setClosing(true)}>
+                Close review…
+              </button>
+            )}
+            {!visiting && s.closed_at != null && (
+              <button
+                className="btn"
+                disabled={reopen.busy}
+                onClick={async () => {
+                  if (await reopen.run({ session: s.session_id })) toast(`“${s.name}” is open again: the links given out before work again.`);
+                }}
+              >
+                Reopen review
+              </button>
+            )}
+            <button className="btn" onClick={() => setAsking(true)}>
+              Delete…
+            </button>
+          </>
         }
       />
+      {s.closed_at != null && (
+        <Notice kind="info" title="Closed.">
+          <span data-testid="review-closed">
+            You closed this review on {when(s.closed_at)}: every reviewer link of it is refused. The answers stay here for results and exports.
+          </span>
+        </Notice>
+      )}
+      <ErrorBanner error={close.error ?? reopen.error} onDismiss={() => (close.clearError(), reopen.clearError())} title="Nothing changed." />
       <Tabs tabs={tabs} active={tab} onChange={(t) => setQuery("tab", t)} label="Review sections" />
       <div role="tabpanel" aria-labelledby={`tab-${tab}`}>
         {tab === "progress" && <ProgressTab d={d} />}
@@ -508,6 +553,22 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
         {tab === "guidelines" && <GuidelinesTab key={d.guidelines} d={d} />}
       </div>
       <ErrorBanner error={del.error} onDismiss={del.clearError} title="The review was not deleted." />
+      {closing && (
+        <ConfirmDialog
+          title={`Close “${s.name}”?`}
+          confirmLabel="Close the review"
+          onCancel={() => setClosing(false)}
+          onConfirm={async () => {
+            setClosing(false);
+            if (await close.run({ session: s.session_id })) toast(`Closed “${s.name}”: its links no longer work.`);
+          }}
+        >
+          <p>
+            Every reviewer's link stops working at once: reviewers who open it are told the review has been closed. Their answers stay here for results
+            and exports, and you can reopen the review later.
+          </p>
+        </ConfirmDialog>
+      )}
       {asking && (
         <ConfirmDialog
           title={`Delete “${s.name}”?`}

@@ -1,0 +1,158 @@
+//! How much and how long the server reads: request body sizes, time limits and the connection
+//! cap. The values are named constants; `Limits` carries them so tests can shrink the times.
+//!
+//! Order of work for an API call: the headers arrive (within `header_read`), the caller is checked
+//! from the headers alone, and only then is the body read, up to the caller's size limit and
+//! within `body_read`. A body that is too large is refused from its declared length before any of
+//! it is read.
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, Request, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use std::time::Duration;
+
+use super::AppState;
+use crate::api::files::MAX_UPLOAD_BYTES;
+use crate::error::ApiError;
+
+/// A reviewer's calls carry a token, an item number and at most a comment: 256 KiB leaves room
+/// for a long comment (the engine caps notes at 20,000 characters, up to 80 KB in UTF-8) and
+/// JSON escaping.
+pub const REVIEWER_BODY_BYTES: usize = 256 * 1024;
+
+/// The owner's largest call is an upload of `MAX_UPLOAD_BYTES` (200 MiB of file data). Files
+/// travel base64-encoded inside JSON, which turns every 3 bytes into 4 characters, so the body may
+/// be 4/3 of the data plus the file names and the other parameters (1 MiB is plenty for those).
+pub const OWNER_BODY_BYTES: usize = MAX_UPLOAD_BYTES.div_ceil(3) * 4 + 1024 * 1024;
+
+/// Time for a client to send a request's headers once it starts (and for the TLS handshake). A
+/// browser sends its headers in one go; ten seconds is ample even on a poor wireless network.
+/// An idle kept-alive connection is closed after the same time.
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Time to receive a request body. Reviewer bodies are small; an owner upload of 267 MiB over
+/// the loopback takes a few seconds even on a slow machine.
+pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Time from the request's arrival to the response's headers for a reviewer: each reviewer call
+/// is one small database read or write.
+pub const REVIEW_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The same for the owner, whose calls can wait on a model provider for a whole batch (sorting or
+/// translating anchors): long, but still bounded. The event stream (`/api/events`) has none.
+pub const OWNER_REQUEST_TIMEOUT: Duration = Duration::from_secs(15 * 60);
+
+/// Connections served at once. A browser opens about six per server; 64 serves several
+/// reviewers or tabs together. Further connections wait in the operating system's queue until
+/// one closes (they are not refused, and not accepted into memory either).
+pub const MAX_CONNECTIONS: usize = 64;
+
+/// On shutdown, how long open connections get to finish before the server stops anyway (an open
+/// event stream would otherwise keep it running).
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// The limits one server applies (`Limits::default()` holds the constants above).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Limits {
+    pub header_read: Duration,
+    pub body_read: Duration,
+    pub review_request: Duration,
+    pub owner_request: Duration,
+    pub max_connections: usize,
+    pub reviewer_body_bytes: usize,
+    pub owner_body_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            header_read: HEADER_READ_TIMEOUT,
+            body_read: BODY_READ_TIMEOUT,
+            review_request: REVIEW_REQUEST_TIMEOUT,
+            owner_request: OWNER_REQUEST_TIMEOUT,
+            max_connections: MAX_CONNECTIONS,
+            reviewer_body_bytes: REVIEWER_BODY_BYTES,
+            owner_body_bytes: OWNER_BODY_BYTES,
+        }
+    }
+}
+
+fn plain(status: StatusCode, message: String) -> Response {
+    (status, Json(ApiError::invalid(message))).into_response()
+}
+
+fn too_large(max: usize) -> Response {
+    let size = if max >= 1024 * 1024 {
+        format!("{} MB", max.div_ceil(1024 * 1024))
+    } else {
+        format!("{} KB", max.div_ceil(1024))
+    };
+    plain(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!("The request is larger than this server accepts ({size}); nothing was saved."),
+    )
+}
+
+/// Read a request body of at most `max` bytes within `within`, after the caller was admitted.
+// axum's `Response` is what the handler returns on failure; boxing it here would only move it.
+#[allow(clippy::result_large_err)]
+pub(super) async fn read_body(
+    body: Body,
+    headers: &HeaderMap,
+    max: usize,
+    within: Duration,
+) -> Result<Vec<u8>, Response> {
+    let declared =
+        headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > max as u64) {
+        return Err(too_large(max));
+    }
+    let read = async {
+        // Reserve at most 1 MiB up front: a declared length is only a promise.
+        let mut buf = Vec::with_capacity(declared.unwrap_or(0).min(1 << 20) as usize);
+        let mut stream = body.into_data_stream();
+        while let Some(chunk) = futures::StreamExt::next(&mut stream).await {
+            let chunk = chunk.map_err(|e| {
+                plain(StatusCode::BAD_REQUEST, format!("The request body could not be read ({e}); please try again."))
+            })?;
+            if buf.len() + chunk.len() > max {
+                return Err(too_large(max));
+            }
+            buf.extend_from_slice(&chunk);
+        }
+        Ok(buf)
+    };
+    match tokio::time::timeout(within, read).await {
+        Ok(r) => r,
+        Err(_) => Err(plain(
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "The request body did not arrive within {} seconds; check the network connection and try again.",
+                within.as_secs()
+            ),
+        )),
+    }
+}
+
+/// Middleware: answer every request (except the long-lived event stream) within the request
+/// time limit of its server.
+pub(super) async fn time_limit(State(st): State<AppState>, req: Request<Body>, next: Next) -> Response {
+    if req.uri().path() == "/api/events" {
+        return next.run(req).await;
+    }
+    let limit =
+        if st.opts.review_session.is_some() { st.opts.limits.review_request } else { st.opts.limits.owner_request };
+    match tokio::time::timeout(limit, next.run(req)).await {
+        Ok(r) => r,
+        Err(_) => {
+            tracing::warn!(seconds = limit.as_secs(), "a request took longer than its time limit and was stopped");
+            plain(
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!("The request took longer than {} seconds and was stopped; please try again.", limit.as_secs()),
+            )
+        }
+    }
+}

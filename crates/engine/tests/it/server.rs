@@ -1,0 +1,335 @@
+//! `psebench serve` over real sockets: the caller is checked before a body is read, bodies and
+//! slow clients are bounded, the connection cap holds, closed reviews refuse their links, and
+//! HTTPS works with a certificate made here.
+
+use psebench::api::Engine;
+use psebench::review::{ReviewCreateRequest, ReviewLinksRequest, ReviewSelection};
+use psebench::server::{serve, Limits, NoAssets, OwnerToken, ServeOptions, TlsFiles};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// The owner key of the servers these tests start (owner calls send it as Bearer).
+const OWNER_KEY: &str = "owner-key-for-the-server-tests";
+
+/// A served store; dropping it stops the server.
+struct Served {
+    addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<Result<(), psebench::ApiError>>>,
+}
+
+impl Served {
+    async fn stop(mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.task.take() {
+            t.await.unwrap().unwrap();
+        }
+    }
+}
+
+async fn start(engine: Engine, review: Option<&str>, limits: Limits, tls: Option<TlsFiles>) -> Served {
+    let opts = ServeOptions {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        lan: false,
+        review_session: review.map(str::to_string),
+        assets: Arc::new(NoAssets),
+        limits,
+        tls,
+        owner_token: OwnerToken::from_text(OWNER_KEY),
+    };
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(serve(
+        engine,
+        opts,
+        move |addr| {
+            let _ = tx.send(addr);
+        },
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    let addr = rx.await.unwrap();
+    Served { addr, stop: Some(stop), task: Some(task) }
+}
+
+/// A demo store with one review session; returns the session id and Ana's link token.
+fn review_store() -> (Engine, String, String) {
+    let e = Engine::open_in_memory().unwrap();
+    e.demo_load().unwrap();
+    let s = e
+        .review_create(&ReviewCreateRequest {
+            name: "Pilot".into(),
+            selection: ReviewSelection::Stratified { complete: 2, missing: 2, uncertain: 2, by_clause: false },
+            reviewers: vec!["Ana".into(), "Ben".into()],
+            overlap: Some(1),
+            seed: Some(3),
+            guidelines: None,
+        })
+        .unwrap()
+        .summary
+        .session_id;
+    let token = e
+        .review_links(&ReviewLinksRequest { session_id: s.clone(), reviewers: vec!["Ana".into()], rotate: false })
+        .unwrap()
+        .links[0]
+        .token
+        .clone()
+        .unwrap();
+    (e, s, token)
+}
+
+/// Read what the server sends until it closes or `wait` passes. `None` when it neither answered
+/// nor closed in time.
+async fn read_reply(conn: &mut TcpStream, wait: Duration) -> Option<String> {
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        match tokio::time::timeout_at(deadline, conn.read(&mut buf)).await {
+            Err(_) => return if got.is_empty() { None } else { Some(String::from_utf8_lossy(&got).into_owned()) },
+            Ok(Ok(0)) | Ok(Err(_)) => return Some(String::from_utf8_lossy(&got).into_owned()),
+            Ok(Ok(n)) => {
+                got.extend_from_slice(&buf[..n]);
+                // Stop once a whole small response is in (headers and a JSON body).
+                let text = String::from_utf8_lossy(&got);
+                if let Some(head_end) = text.find("\r\n\r\n") {
+                    let len = text[..head_end]
+                        .lines()
+                        .find_map(|l| {
+                            l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().to_string())
+                        })
+                        .and_then(|v| v.parse::<usize>().ok());
+                    if len.is_some_and(|n| got.len() >= head_end + 4 + n) {
+                        return Some(text.into_owned());
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn post_head(addr: SocketAddr, method: &str, token: Option<&str>, length: usize) -> String {
+    let auth = token.map(|t| format!("authorization: Bearer {t}\r\n")).unwrap_or_default();
+    format!(
+        "POST /api/{method} HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n{auth}content-length: {length}\r\n\r\n"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unauthenticated_upload_is_refused_before_its_body_is_read() {
+    let (e, s, token) = review_store();
+    let served = start(e, Some(&s), Limits::default(), None).await;
+    let addr = served.addr;
+    const TEN_MB: usize = 10 * 1024 * 1024;
+    let first_part = vec![b' '; 64 * 1024];
+    // No token, and a well-formed token that opens nothing: the answer comes while more than 99 %
+    // of the declared body has not been sent.
+    for tok in [None, Some("0".repeat(64))] {
+        let mut c = TcpStream::connect(addr).await.unwrap();
+        c.write_all(post_head(addr, "review.me", tok.as_deref(), TEN_MB).as_bytes()).await.unwrap();
+        c.write_all(&first_part).await.unwrap();
+        let reply = read_reply(&mut c, Duration::from_secs(20)).await;
+        let reply = reply.expect("the server waited for the rest of the body instead of refusing the request");
+        assert!(reply.starts_with("HTTP/1.1 403"), "{tok:?}: {reply}");
+    }
+    // A reviewer's body over 256 KiB is refused from its declared length, unread.
+    let mut c = TcpStream::connect(addr).await.unwrap();
+    c.write_all(post_head(addr, "review.me", Some(&token), TEN_MB).as_bytes()).await.unwrap();
+    let reply = read_reply(&mut c, Duration::from_secs(20)).await.expect("no answer to an oversized body");
+    assert!(reply.starts_with("HTTP/1.1 413"), "{reply}");
+    assert!(reply.contains("larger than this server accepts (256 KB)"), "{reply}");
+    // The same body sent without a declared length is cut off at the limit.
+    let http = reqwest::Client::new();
+    let chunks = futures::stream::iter((0..40).map(|_| Ok::<_, std::io::Error>(vec![b' '; 16 * 1024])));
+    let r = http
+        .post(format!("http://{addr}/api/review.me"))
+        .header("x-review-token", &token)
+        .body(reqwest::Body::wrap_stream(chunks))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), reqwest::StatusCode::PAYLOAD_TOO_LARGE);
+    // A normal call with the link still works.
+    let ok = http
+        .post(format!("http://{addr}/api/review.me"))
+        .header("x-review-token", &token)
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ok.status(), reqwest::StatusCode::OK);
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn half_sent_requests_are_closed_within_the_time_limits() {
+    let (e, s, token) = review_store();
+    let limits =
+        Limits { header_read: Duration::from_millis(300), body_read: Duration::from_millis(300), ..Limits::default() };
+    let served = start(e, Some(&s), limits, None).await;
+    let addr = served.addr;
+    // Headers that never end: the server hangs up.
+    let mut c = TcpStream::connect(addr).await.unwrap();
+    c.write_all(format!("POST /api/review.me HTTP/1.1\r\nhost: {addr}\r\n").as_bytes()).await.unwrap();
+    let reply = read_reply(&mut c, Duration::from_secs(10)).await;
+    assert!(reply.is_some(), "a connection with unfinished headers was still open after 10 s");
+    // A body that stops half-way: the server answers 408 and hangs up.
+    let mut c = TcpStream::connect(addr).await.unwrap();
+    c.write_all(post_head(addr, "review.me", Some(&token), 1000).as_bytes()).await.unwrap();
+    c.write_all(b"{\"item_no\":").await.unwrap();
+    let reply = read_reply(&mut c, Duration::from_secs(10)).await.expect("a stalled body kept its connection open");
+    assert!(reply.starts_with("HTTP/1.1 408"), "{reply}");
+    // A connection that sends nothing at all is closed as well.
+    let mut c = TcpStream::connect(addr).await.unwrap();
+    assert!(read_reply(&mut c, Duration::from_secs(10)).await.is_some(), "an idle connection was kept open");
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_beyond_the_cap_wait_for_a_free_place() {
+    let e = Engine::open_in_memory().unwrap();
+    let limits = Limits { max_connections: 2, ..Limits::default() };
+    let served = start(e, None, limits, None).await;
+    let addr = served.addr;
+    let request = format!(
+        "GET /api/_methods HTTP/1.1\r\nhost: {addr}\r\nauthorization: Bearer {OWNER_KEY}\r\nconnection: close\r\n\r\n"
+    );
+    // Two connections take both places (they send nothing yet).
+    let first = TcpStream::connect(addr).await.unwrap();
+    let _second = TcpStream::connect(addr).await.unwrap();
+    // The third connects (the operating system queues it) but is not served.
+    let mut third = TcpStream::connect(addr).await.unwrap();
+    third.write_all(request.as_bytes()).await.unwrap();
+    assert!(read_reply(&mut third, Duration::from_millis(700)).await.is_none(), "a third connection was served");
+    // When one of the first two goes away, the third is served.
+    drop(first);
+    let reply = read_reply(&mut third, Duration::from_secs(10)).await.expect("the waiting connection was never served");
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    served.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_review_refuses_its_links_and_keeps_its_answers() {
+    let (e, s, token) = review_store();
+    let served = start(e.clone(), Some(&s), Limits::default(), None).await;
+    let http = reqwest::Client::new();
+    let url = |m: &str| format!("http://{}/api/{m}", served.addr);
+    let me = || http.post(url("review.me")).header("x-review-token", &token).body("{}").send();
+    assert_eq!(me().await.unwrap().status(), reqwest::StatusCode::OK);
+    let saved = http
+        .post(url("review.answer"))
+        .header("x-review-token", &token)
+        .json(&serde_json::json!({"item_no": 1, "patch": {"realism": 4}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(saved.status(), reqwest::StatusCode::OK);
+
+    let closed = e.review_close(&s).unwrap();
+    assert!(closed.summary.closed_at.is_some());
+    for (method, body) in [("review.me", "{}"), ("review.item", "{\"item_no\":1}")] {
+        let r = http.post(url(method)).header("x-review-token", &token).body(body).send().await.unwrap();
+        assert_eq!(r.status(), reqwest::StatusCode::FORBIDDEN, "{method}");
+        let v: serde_json::Value = r.json().await.unwrap();
+        assert!(v["message"].as_str().unwrap().starts_with("This review has been closed by its organiser"), "{v}");
+    }
+    // The owner still reads everything; no new links while closed.
+    let rows = e.review_export_rows(&s).unwrap();
+    assert!(rows.iter().any(|r| r.reviewer == "Ana" && r.answer == "4"), "{rows:?}");
+    let err =
+        e.review_links(&ReviewLinksRequest { session_id: s.clone(), reviewers: vec![], rotate: true }).unwrap_err();
+    assert!(err.message.contains("closed"), "{}", err.message);
+    assert!(e.review_list().unwrap()[0].closed_at.is_some());
+
+    // Reopened, the same link works again.
+    assert!(e.review_reopen(&s).unwrap().summary.closed_at.is_none());
+    assert_eq!(me().await.unwrap().status(), reqwest::StatusCode::OK);
+    served.stop().await;
+}
+
+fn write_pem(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn https_with_a_certificate_made_here() {
+    let dir = tempfile::tempdir().unwrap();
+    let made = rcgen::generate_simple_self_signed(vec!["127.0.0.1".into(), "localhost".into()]).unwrap();
+    let cert = write_pem(dir.path(), "cert.pem", &made.cert.pem());
+    let key = write_pem(dir.path(), "key.pem", &made.key_pair.serialize_pem());
+    let tls = TlsFiles { cert: cert.clone(), key: key.clone() };
+    let served = start(Engine::open_in_memory().unwrap(), None, Limits::default(), Some(tls)).await;
+    let trusted = reqwest::Client::builder()
+        .add_root_certificate(reqwest::Certificate::from_pem(made.cert.pem().as_bytes()).unwrap())
+        .build()
+        .unwrap();
+    let r = trusted
+        .post(format!("https://127.0.0.1:{}/api/store.info", served.addr.port()))
+        .bearer_auth(OWNER_KEY)
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), reqwest::StatusCode::OK);
+    // Plain HTTP on the same port gets no answer from the application.
+    let plain =
+        reqwest::Client::new().get(format!("http://127.0.0.1:{}/api/_methods", served.addr.port())).send().await;
+    assert!(plain.map(|r| !r.status().is_success()).unwrap_or(true));
+    served.stop().await;
+
+    // Files that cannot be used are explained before anything listens.
+    let other = rcgen::generate_simple_self_signed(vec!["localhost".into()]).unwrap();
+    let other_key = write_pem(dir.path(), "other-key.pem", &other.key_pair.serialize_pem());
+    let not_pem = write_pem(dir.path(), "notes.txt", "just some words\n");
+    let cases = [
+        (TlsFiles { cert: cert.clone(), key: other_key }, "do not go together"),
+        (TlsFiles { cert: dir.path().join("missing.pem"), key: key.clone() }, "could not be read"),
+        (TlsFiles { cert: not_pem.clone(), key: key.clone() }, "holds no certificate"),
+        (TlsFiles { cert: cert.clone(), key: not_pem }, "holds no private key"),
+    ];
+    for (files, expected) in cases {
+        let opts = ServeOptions {
+            addr: "127.0.0.1:0".parse().unwrap(),
+            lan: false,
+            review_session: None,
+            assets: Arc::new(NoAssets),
+            limits: Limits::default(),
+            tls: Some(files.clone()),
+            owner_token: OwnerToken::from_text(OWNER_KEY),
+        };
+        let err = serve(Engine::open_in_memory().unwrap(), opts, |_| panic!("the server started"), async {})
+            .await
+            .unwrap_err();
+        assert!(err.message.contains(expected), "{files:?}: {}", err.message);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn owner_bodies_are_bounded_by_the_upload_limit() {
+    use psebench::server::limits::OWNER_BODY_BYTES;
+    // The largest upload, base64-encoded, fits; the limit is not much larger than that.
+    let encoded = psebench::api::files::MAX_UPLOAD_BYTES.div_ceil(3) * 4;
+    assert!(OWNER_BODY_BYTES > encoded && OWNER_BODY_BYTES <= encoded + 2 * 1024 * 1024);
+    let served = start(Engine::open_in_memory().unwrap(), None, Limits::default(), None).await;
+    let addr = served.addr;
+    let mut c = TcpStream::connect(addr).await.unwrap();
+    c.write_all(post_head(addr, "cases.import", Some(OWNER_KEY), OWNER_BODY_BYTES + 1).as_bytes()).await.unwrap();
+    let reply = read_reply(&mut c, Duration::from_secs(20)).await.expect("no answer to an oversized body");
+    assert!(reply.starts_with("HTTP/1.1 413"), "{reply}");
+    assert!(reply.contains("(268 MB)"), "{reply}");
+    // Without the owner key the same request is refused before any of its body is read.
+    let mut c = TcpStream::connect(addr).await.unwrap();
+    c.write_all(post_head(addr, "cases.import", None, OWNER_BODY_BYTES).as_bytes()).await.unwrap();
+    c.write_all(&[b' '; 1024]).await.unwrap();
+    let reply = read_reply(&mut c, Duration::from_secs(20)).await.expect("no answer without the key");
+    assert!(reply.starts_with("HTTP/1.1 401"), "{reply}");
+    served.stop().await;
+}
