@@ -7,3 +7,4 @@
 mod common_faults;
 mod disk;
 mod faults;
+mod fuzz;
