@@ -4,8 +4,9 @@
 //! a panic fails the test, and proptest shrinks it and stores the case in
 //! tests/chaos/fuzz.proptest-regressions so it is replayed first from then on.
 //!
-//! Iterations: 256 cases per target in CI, 5000 with `CHAOS_LONG=1`; `PROPTEST_CASES=n` sets
-//! any other number.
+//! Iterations: 256 cases per target in CI (64 for cards, whose import lints each card against the
+//! library and takes about 0.2 s in a debug build), 5000 with `CHAOS_LONG=1` (2000 for cards);
+//! `PROPTEST_CASES=n` sets any other number for every target.
 
 use crate::common_faults::long_run;
 use proptest::prelude::*;
@@ -15,11 +16,12 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-fn config() -> Config {
-    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(if long_run() {
-        5000
-    } else {
-        256
+fn config(slow: bool) -> Config {
+    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(match (long_run(), slow) {
+        (false, false) => 256,
+        (false, true) => 64,
+        (true, false) => 5000,
+        (true, true) => 2000,
     });
     Config {
         cases,
@@ -267,9 +269,9 @@ fn typed<T>(r: Result<T, psebench::ApiError>) -> Result<(), TestCaseError> {
 }
 
 /// Run one fuzz target and print its iteration count and time.
-fn fuzz(target: &'static str, check: impl Fn(&Path, &Engine, &str, &[u8]) -> Result<(), TestCaseError>) {
+fn fuzz(target: &'static str, slow: bool, check: impl Fn(&Path, &Engine, &str, &[u8]) -> Result<(), TestCaseError>) {
     let (dir, e) = engine();
-    let cfg = config();
+    let cfg = config(slow);
     let cases = cfg.cases;
     let started = Instant::now();
     let mut runner = proptest::test_runner::TestRunner::new_with_rng(
@@ -285,22 +287,24 @@ fn fuzz(target: &'static str, check: impl Fn(&Path, &Engine, &str, &[u8]) -> Res
 
 #[test]
 fn card_import_never_panics() {
-    fuzz("cards", |dir, e, name, bytes| typed(e.cards_import(&[write_input(dir, name, bytes)], "mn29", "fuzz")));
+    fuzz("cards", true, |dir, e, name, bytes| typed(e.cards_import(&[write_input(dir, name, bytes)], "mn29", "fuzz")));
 }
 
 #[test]
 fn case_import_never_panics() {
-    fuzz("cases", |dir, e, name, bytes| typed(e.cases_import(&write_input(dir, name, bytes), false, "imported")));
+    fuzz("cases", false, |dir, e, name, bytes| {
+        typed(e.cases_import(&write_input(dir, name, bytes), false, "imported"))
+    });
 }
 
 #[test]
 fn trajectory_import_never_panics() {
-    fuzz("trajectories", |dir, e, name, bytes| typed(e.eval_import(&write_input(dir, name, bytes))));
+    fuzz("trajectories", false, |dir, e, name, bytes| typed(e.eval_import(&write_input(dir, name, bytes))));
 }
 
 #[test]
 fn anchor_import_never_panics() {
-    fuzz("anchors", |dir, e, name, bytes| {
+    fuzz("anchors", false, |dir, e, name, bytes| {
         let opts = psebench::anchor::AnchorImportOptions::default();
         typed(e.anchors_import(&write_input(dir, name, bytes), &opts))?;
         typed(e.anchors_import_text(name, &String::from_utf8_lossy(bytes), &opts))
@@ -309,7 +313,7 @@ fn anchor_import_never_panics() {
 
 #[test]
 fn policy_text_import_never_panics() {
-    fuzz("policy", |dir, e, name, bytes| {
+    fuzz("policy", false, |dir, e, name, bytes| {
         let p = write_input(dir, name, bytes);
         let req = psebench::policy::actions::PolicyImportRequest {
             policy: "mn29".into(),
@@ -322,7 +326,7 @@ fn policy_text_import_never_panics() {
 
 #[test]
 fn model_reply_readers_never_panic() {
-    fuzz("model_output", |_, _, _, bytes| {
+    fuzz("model_output", false, |_, _, _, bytes| {
         let text = String::from_utf8_lossy(bytes);
         let _ = psebench::llm::json_extract::extract_json_object(&text);
         let _ = psebench::evaluation::parse::eval_reply(&text);
