@@ -5,7 +5,7 @@
 //! tests/chaos/fuzz.proptest-regressions so it is replayed first from then on.
 //!
 //! Iterations: 256 cases per target in CI (64 for cards, whose import lints each card against the
-//! library and takes about 0.2 s in a debug build), 5000 with `CHAOS_LONG=1` (2000 for cards);
+//! library and takes about 0.2 s in a debug build), 20,000 with `CHAOS_LONG=1` (10,000 for cards);
 //! `PROPTEST_CASES=n` sets any other number for every target.
 
 use crate::common_faults::long_run;
@@ -20,8 +20,8 @@ fn config(slow: bool) -> Config {
     let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(match (long_run(), slow) {
         (false, false) => 256,
         (false, true) => 64,
-        (true, false) => 5000,
-        (true, true) => 2000,
+        (true, false) => 20_000,
+        (true, true) => 10_000,
     });
     Config {
         cases,
