@@ -4,9 +4,9 @@
 //! a panic fails the test, and proptest shrinks it and stores the case in
 //! tests/chaos/fuzz.proptest-regressions so it is replayed first from then on.
 //!
-//! Iterations: 256 cases per target in CI (64 for cards, whose import lints each card against the
-//! library and takes about 0.2 s in a debug build), 20,000 with `CHAOS_LONG=1` (10,000 for cards);
-//! `PROPTEST_CASES=n` sets any other number for every target.
+//! Iterations: 256 cases per target in CI; with `CHAOS_LONG=1` 20,000 per target, 10,000 for
+//! cards (each card import lints the card against the whole library); `PROPTEST_CASES=n` sets any
+//! other number for every target.
 
 use crate::common_faults::long_run;
 use proptest::prelude::*;
@@ -19,7 +19,7 @@ use std::time::Instant;
 fn config(slow: bool) -> Config {
     let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(match (long_run(), slow) {
         (false, false) => 256,
-        (false, true) => 64,
+        (false, true) => 256,
         (true, false) => 20_000,
         (true, true) => 10_000,
     });
