@@ -64,6 +64,16 @@ struct Meter {
     usage_info: Usage,
     usage_judge: Usage,
     cost: f64,
+    /// Provider attempts that failed and were retried, over every call of the case.
+    failed_attempts: usize,
+}
+
+/// Keep on the turn what went wrong with the attempts that were retried before a reply came.
+fn note_failed_attempts(extra: &mut IndexMap<String, Value>, failed: &[String], meter: &mut Meter) {
+    meter.failed_attempts += failed.len();
+    if !failed.is_empty() {
+        extra.insert("failed_attempts".into(), json!(failed));
+    }
 }
 
 impl Meter {
@@ -96,8 +106,13 @@ pub async fn run_case(
     let ctx_eval = CallContext::new(Some(run_id), "eval");
     let ctx_info = CallContext::new(Some(run_id), "info");
     let ctx_judge = CallContext::new(Some(run_id), "judge");
-    let mut meter =
-        Meter { usage_eval: Usage::default(), usage_info: Usage::default(), usage_judge: Usage::default(), cost: 0.0 };
+    let mut meter = Meter {
+        usage_eval: Usage::default(),
+        usage_info: Usage::default(),
+        usage_judge: Usage::default(),
+        cost: 0.0,
+        failed_attempts: 0,
+    };
     let mut messages = vec![Message::system(system)];
     let mut pending_user =
         prompts.initial.render(&[("event_narrative", &case.narrative)]).map_err(|e| LlmError::Config(e.message))?;
@@ -126,6 +141,7 @@ pub async fn run_case(
         extra.insert("completion_tokens".into(), json!(resp.usage.output_tokens));
         extra.insert("latency_ms".into(), json!(resp.latency_ms));
         extra.insert("cache_hit".into(), json!(resp.cache_hit));
+        note_failed_attempts(&mut extra, &resp.failed_attempts, &mut meter);
         extra.insert(
             "prompt_versions".into(),
             json!({"eval_system": prompts.system.version, "eval_initial": prompts.initial.version, "eval_force_answer": prompts.force_answer.version}),
@@ -214,6 +230,9 @@ pub async fn run_case(
     extra.insert("info_usage".into(), usage_json(&meter.usage_info));
     extra.insert("judge_usage".into(), usage_json(&meter.usage_judge));
     extra.insert("cost_usd".into(), json!(meter.cost));
+    if meter.failed_attempts > 0 {
+        extra.insert("failed_attempts".into(), json!(meter.failed_attempts));
+    }
     extra.insert(
         "models".into(),
         json!({"eval": roles.eval.cfg.name, "info": roles.info.cfg.name, "judge": roles.judge.cfg.name}),
@@ -259,6 +278,7 @@ async fn ask_provider(
         .render(&[("fact_list", &fact_list(case)), ("question", question)])
         .map_err(|e| LlmError::Config(e.message))?;
     let mut last_problem = String::new();
+    let mut failed: Vec<String> = Vec::new();
     for attempt in 0..ROLE_ATTEMPTS {
         let req = ChatRequest {
             repeat: attempt,
@@ -268,6 +288,7 @@ async fn ask_provider(
         let resp = client.chat(&roles.info, &req, ctx, cancel).await?;
         meter.usage_info.add(&resp.usage);
         meter.cost += resp.cost_usd;
+        failed.extend(resp.failed_attempts);
         match info_reply(&resp.text, element_names) {
             Ok(p) => {
                 let r = p.value;
@@ -276,6 +297,7 @@ async fn ask_provider(
                 extra.insert("completion_tokens".into(), json!(resp.usage.output_tokens));
                 extra.insert("latency_ms".into(), json!(resp.latency_ms));
                 extra.insert("attempts".into(), json!(attempt + 1));
+                note_failed_attempts(&mut extra, &failed, meter);
                 extra.insert(
                     "prompt_versions".into(),
                     json!({"info_system": prompts.info_system.version, "info_user": prompts.info_user.version}),
@@ -299,6 +321,7 @@ async fn ask_provider(
     let mut extra: IndexMap<String, Value> = IndexMap::new();
     extra.insert("provider_error".into(), json!(last_problem));
     extra.insert("attempts".into(), json!(ROLE_ATTEMPTS));
+    note_failed_attempts(&mut extra, &failed, meter);
     Ok((
         InfoTurn {
             role: InfoRole::Info,
@@ -329,6 +352,7 @@ async fn run_judge(
         .render(&[("rationale", &fenced_rationale(rationale)), ("boundary_conditions", &condition_list(case))])
         .map_err(|e| LlmError::Config(e.message))?;
     let mut last_problem = String::new();
+    let mut failed: Vec<String> = Vec::new();
     for attempt in 0..ROLE_ATTEMPTS {
         let req = ChatRequest {
             temperature: Some(0.0),
@@ -339,6 +363,7 @@ async fn run_judge(
         let resp = client.chat(&roles.judge, &req, ctx, cancel).await?;
         meter.usage_judge.add(&resp.usage);
         meter.cost += resp.cost_usd;
+        failed.extend(resp.failed_attempts);
         match judge_reply(&resp.text, bc_names) {
             Ok(p) => {
                 let mut extra: IndexMap<String, Value> = IndexMap::new();
@@ -347,6 +372,7 @@ async fn run_judge(
                     extra.insert("dropped_hits".into(), json!(p.value.dropped_hits));
                 }
                 extra.insert("attempts".into(), json!(attempt + 1));
+                note_failed_attempts(&mut extra, &failed, meter);
                 extra.insert("model".into(), json!(roles.judge.cfg.name));
                 extra.insert(
                     "prompt_versions".into(),
@@ -362,5 +388,6 @@ async fn run_judge(
         "judge_error".into(),
         json!(format!("no well-formed judgement after {ROLE_ATTEMPTS} attempts: {last_problem}")),
     );
+    note_failed_attempts(&mut extra, &failed, meter);
     Ok(JudgeResult { hits: vec![], extra })
 }

@@ -142,7 +142,7 @@ impl RunShared<'_> {
             prompt_name: prompt.prompt.name.clone(),
             prompt_versions: self.prompts.call_versions(prompt, with_feedback),
             model: handle.cfg.name.clone(),
-            request: json!({"messages": req.messages, "response_format": req.response_format, "repeat": repeat}),
+            request: request_record(&req, repeat, &resp.failed_attempts),
             response_text: Some(resp.text.clone()),
             parsed: None,
             parse_notes: Vec::new(),
@@ -193,6 +193,16 @@ impl RunShared<'_> {
         (self.on_progress)();
         Ok(())
     }
+}
+
+/// The stored request of a call; the provider attempts that failed before the reply (rate limits,
+/// server errors, timeouts, cut connections) are kept with it so a case's history shows them.
+fn request_record(req: &ChatRequest, repeat: u32, failed_attempts: &[String]) -> Value {
+    let mut v = json!({"messages": req.messages, "response_format": req.response_format, "repeat": repeat});
+    if !failed_attempts.is_empty() {
+        v["failed_attempts"] = json!(failed_attempts);
+    }
+    v
 }
 
 // ---- reading replies ---------------------------------------------------------------------------

@@ -160,6 +160,7 @@ impl LlmClient {
                     hit.cache_hit = true;
                     hit.attempts = 0;
                     hit.cost_usd = 0.0;
+                    hit.failed_attempts.clear();
                     hit.latency_ms = started.elapsed().as_millis() as u64;
                     let rec = CallRecord {
                         ctx,
@@ -184,6 +185,7 @@ impl LlmClient {
         let call = wire::build(&m.cfg, m.key.as_ref().map(Secret::expose), &req);
         let limiter = self.limiter(&m.cfg);
         let mut attempts = 0u32;
+        let mut failed_attempts: Vec<String> = Vec::new();
         let outcome: Result<ParsedReply, LlmError> = loop {
             if cancel.is_cancelled() {
                 break Err(LlmError::Cancelled);
@@ -209,7 +211,9 @@ impl LlmClient {
                         limiter.on_rate_limited();
                     }
                     let wait = self.opts.retry.delay(attempts, e.retry_after());
-                    tracing::debug!(model = %m.cfg.name, attempt = attempts, wait_ms = wait.as_millis() as u64, error = %m.scrub(&e.to_string()), "retrying a model call");
+                    let problem = m.scrub(&e.to_string());
+                    tracing::debug!(model = %m.cfg.name, attempt = attempts, wait_ms = wait.as_millis() as u64, error = %problem, "retrying a model call");
+                    failed_attempts.push(format!("attempt {attempts}: {problem}"));
                     tokio::select! {
                         _ = tokio::time::sleep(wait) => {},
                         _ = cancel.cancelled() => break Err(LlmError::Cancelled),
@@ -234,6 +238,7 @@ impl LlmClient {
                     attempts,
                     latency_ms,
                     cost_usd: cost,
+                    failed_attempts,
                 };
                 if self.opts.use_cache {
                     if let Err(err) = cache::put(&self.store, &key, &m.cfg, &resp).await {

@@ -108,4 +108,8 @@ pub struct ChatResponse {
     pub latency_ms: u64,
     #[serde(default)]
     pub cost_usd: f64,
+    /// What went wrong with the attempts before the one that answered (429s, 5xx, timeouts,
+    /// unreadable bodies, cut connections), oldest first; empty when the first attempt answered.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_attempts: Vec<String>,
 }

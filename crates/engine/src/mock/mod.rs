@@ -4,6 +4,7 @@
 //! real HTTP client. Also available as `psebench mock-llm serve`.
 
 pub mod normalize;
+mod reset;
 pub mod script;
 mod server;
 

@@ -51,6 +51,8 @@ pub enum Fault {
     Truncated,
     /// HTTP 200 with an HTML page instead of JSON.
     WrongContentType,
+    /// The connection is reset after the request arrived: no status, no body.
+    Reset,
 }
 
 fn default_hang() -> u64 {

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::normalize::{self, Api, Normalized};
+use super::reset::{ResettableListener, RESET_HEADER};
 use super::script::{Fault, Reply, Rule, Script};
 
 /// A request as the mock received it.
@@ -112,8 +113,8 @@ impl MockServer {
             .route("/_mock/script", post(replace_script))
             .route("/_mock/health", get(|| async { "ok" }))
             .with_state(state.clone());
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
-        let addr = listener.local_addr()?;
+        let listener = ResettableListener(tokio::net::TcpListener::bind(("127.0.0.1", port)).await?);
+        let addr = listener.0.local_addr()?;
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(async move {
             let served = axum::serve(listener, app)
@@ -347,6 +348,7 @@ fn fault_name(f: &Fault) -> &'static str {
         Fault::MalformedJson => "malformed_json",
         Fault::Truncated => "truncated",
         Fault::WrongContentType => "wrong_content_type",
+        Fault::Reset => "reset",
     }
 }
 
@@ -554,6 +556,11 @@ fn fault_response(f: &Fault) -> Response {
             .header("content-type", "text/html")
             .body(Body::from("<html><body>502 Bad Gateway</body></html>"))
             .unwrap_or_else(|_| StatusCode::OK.into_response()),
+        Fault::Reset => {
+            let mut r = StatusCode::INTERNAL_SERVER_ERROR.into_response();
+            r.headers_mut().insert(RESET_HEADER, HeaderValue::from_static("1"));
+            r
+        }
         Fault::Slow { .. } | Fault::Timeout { .. } => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
     }
 }

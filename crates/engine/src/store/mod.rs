@@ -7,6 +7,7 @@
 //! has a single connection for both. Async code reaches the store through [`Store::call`] and
 //! [`Store::call_read`], which run the work on tokio's blocking threads.
 
+mod disk_errors;
 mod migrations;
 mod read_pool;
 mod stored_json;
@@ -45,6 +46,9 @@ pub enum StoreError {
     Migration { migration: String, message: String },
     #[error("Database error: {0}")]
     Sql(#[from] rusqlite::Error),
+    /// The store (or its folder) cannot be written, or the disk under it is full.
+    #[error("{}", disk_errors::api_error(*problem, Some(Path::new(path)), message.clone()).message)]
+    Disk { path: String, problem: crate::util::disk::DiskProblem, message: String },
 }
 
 impl From<StoreError> for ApiError {
@@ -54,6 +58,9 @@ impl From<StoreError> for ApiError {
                 ErrorCode::StoreUnavailable
             }
             StoreError::Migration { .. } | StoreError::Sql(_) => ErrorCode::StoreFailed,
+            StoreError::Disk { path, problem, message } => {
+                return disk_errors::api_error(problem, Some(Path::new(&path)), message)
+            }
         };
         ApiError::new(code, e.to_string())
     }
@@ -70,6 +77,10 @@ impl From<rusqlite::Error> for ApiError {
     fn from(e: rusqlite::Error) -> Self {
         if let Some(c) = corrupt_json_in(&e) {
             return c.clone().into();
+        }
+        if let Some(problem) = disk_errors::problem_of(&e) {
+            tracing::warn!(error = %e, "a store write failed on the disk");
+            return disk_errors::api_error(problem, None, e.to_string());
         }
         tracing::warn!(error = %e, "a store operation failed");
         ApiError::new(ErrorCode::StoreFailed, "The database could not complete the operation; nothing was changed.")
@@ -131,6 +142,25 @@ impl Store {
     /// Open applying only the first `upto` migrations. Tests use it to build older databases.
     #[doc(hidden)]
     pub fn open_upto(path: &Path, upto: usize) -> Result<Store, StoreError> {
+        Self::open_upto_inner(path, upto).map_err(|e| Self::name_disk_problem(path, e))
+    }
+
+    /// An open that failed on a full disk or on a store that cannot be written says so plainly.
+    fn name_disk_problem(path: &Path, e: StoreError) -> StoreError {
+        let problem = match &e {
+            StoreError::Sql(s) => disk_errors::problem_of(s),
+            StoreError::Open { .. } | StoreError::Migration { .. } | StoreError::Backup { .. } => {
+                crate::util::disk::is_read_only(path).then_some(crate::util::disk::DiskProblem::ReadOnly)
+            }
+            StoreError::NewerSchema { .. } | StoreError::Disk { .. } => None,
+        };
+        match problem {
+            Some(problem) => StoreError::Disk { path: path.display().to_string(), problem, message: e.to_string() },
+            None => e,
+        }
+    }
+
+    fn open_upto_inner(path: &Path, upto: usize) -> Result<Store, StoreError> {
         let open_err =
             |e: std::io::Error| StoreError::Open { path: path.display().to_string(), message: e.to_string() };
         let is_uri = path.to_str().is_some_and(|p| p.starts_with("file:"));

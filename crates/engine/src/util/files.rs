@@ -240,11 +240,31 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ApiError> {
         path.extension().and_then(|s| s.to_str()).unwrap_or(""),
         std::process::id()
     ));
-    std::fs::write(&tmp, contents)
-        .map_err(|e| ApiError::new(ErrorCode::Io, format!("{}: could not write ({e})", tmp.display())))?;
-    std::fs::rename(&tmp, path)
-        .map_err(|e| ApiError::new(ErrorCode::Io, format!("{}: could not write ({e})", path.display())))?;
+    let written = std::fs::write(&tmp, contents).and_then(|()| std::fs::rename(&tmp, path));
+    if let Err(e) = written {
+        // A half-written temporary file is never left behind (on a full disk it is most of the
+        // reason the write failed); the target keeps its old contents or stays absent.
+        let _ = std::fs::remove_file(&tmp);
+        return Err(write_error(path, &e));
+    }
     Ok(())
+}
+
+/// The error for a file that could not be written: a full disk and a read-only place are named.
+pub fn write_error(path: &Path, e: &std::io::Error) -> ApiError {
+    let message = match super::disk::problem_of(e) {
+        Some(problem @ super::disk::DiskProblem::Full) => super::disk::message(problem, &path.display().to_string()),
+        Some(problem @ super::disk::DiskProblem::ReadOnly) => {
+            super::disk::message(problem, &format!("The folder of {}", path.display()))
+        }
+        None if e.kind() == std::io::ErrorKind::PermissionDenied => format!(
+            "{}: could not write there: the folder is read-only for you or you may not write to it ({e}). \
+             Choose another place or change its permissions.",
+            path.display()
+        ),
+        None => format!("{}: could not write ({e})", path.display()),
+    };
+    ApiError::new(ErrorCode::Io, message)
 }
 
 #[cfg(test)]

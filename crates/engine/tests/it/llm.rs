@@ -206,6 +206,12 @@ async fn transient_faults_are_retried_until_success() {
     mock.set_script(failing(vec![Fault::WrongContentType]));
     let r = call(&e, "m", &ChatRequest::new(vec![Message::user("again")])).await.unwrap();
     assert_eq!(r.attempts, 2);
+    // a connection reset after the request was sent (no status at all) is retried as well
+    mock.set_script(failing(vec![Fault::Reset, Fault::Reset]));
+    let r = call(&e, "m", &ChatRequest::new(vec![Message::user("once more")])).await.unwrap();
+    assert_eq!((r.text.as_str(), r.attempts), ("fine", 3));
+    let last: Vec<String> = mock.requests().iter().rev().take(3).map(|q| q.outcome.clone()).collect();
+    assert_eq!(last, vec!["ok", "reset", "reset"]);
 }
 
 #[tokio::test]
