@@ -167,7 +167,8 @@ fn engine_modules_only_use_modules_below_them() {
 fn engine_methods(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut inside = false;
-    for line in text.lines() {
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, line) in lines.iter().copied().enumerate() {
         if line.starts_with("impl Engine {") || line.starts_with("impl crate::context::Engine {") {
             inside = true;
         } else if inside && line == "}" {
@@ -184,6 +185,13 @@ fn engine_methods(text: &str) -> Vec<String> {
                 .or_else(|| t.strip_prefix("pub async fn "))
                 .or_else(|| t.strip_prefix("pub(crate) async fn "));
             if let Some(rest) = rest {
+                // Only methods (`self` in the signature, on its line or the next): associated
+                // functions such as `Engine::open` are never called as `.name(`, and their names
+                // clash with unrelated methods (`OpenOptions::open`).
+                let next = lines.get(i + 1).copied().unwrap_or("");
+                if !(rest.contains("self") || next.trim_start().starts_with("&self") || next.contains("self,")) {
+                    continue;
+                }
                 let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
                 out.push(name);
             }
