@@ -229,6 +229,17 @@ impl Store {
         blocking(move || store.with_read(f)).await
     }
 
+    /// A connection of its own for short writes that must not wait behind the shared writer
+    /// connection (a run's heartbeat): long work holding that connection cannot delay it, and
+    /// SQLite itself only makes it wait for another write transaction (up to the busy timeout).
+    /// `None` for an in-memory store, which has only one connection.
+    pub fn own_connection(&self) -> Result<Option<Connection>, StoreError> {
+        if self.readers.is_none() {
+            return Ok(None);
+        }
+        open_connection(&self.path).map(Some)
+    }
+
     /// Run `f` in one transaction: committed if `f` returns Ok, rolled back otherwise.
     pub fn with_tx<T, E: From<rusqlite::Error>>(
         &self,
