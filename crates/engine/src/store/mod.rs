@@ -16,6 +16,7 @@ pub use stored_json::{corrupt_json_in, CorruptJson, StoredColumn};
 
 use rusqlite::{Connection, OpenFlags, Transaction};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -105,11 +106,28 @@ pub fn default_db_path() -> PathBuf {
     dirs::data_dir().unwrap_or_else(std::env::temp_dir).join("psebench").join("psebench.db")
 }
 
+/// Whether connections opened from now on trade durability for speed (`synchronous=NORMAL`).
+/// Only the durability benchmark turns this on, to measure what the default costs.
+static RELAXED_SYNC: AtomicBool = AtomicBool::new(false);
+
+/// Open later connections with `synchronous=NORMAL` (`true`) or the default `FULL` (`false`).
+/// For the durability benchmark only.
+#[doc(hidden)]
+pub fn relax_sync_for_benchmark(relaxed: bool) {
+    RELAXED_SYNC.store(relaxed, Ordering::SeqCst);
+}
+
 /// Every connection gets the same pragmas, set here and nowhere else.
+///
+/// `synchronous=FULL`: in WAL mode every commit is flushed to the disk before it returns, so a
+/// finished case or candidate survives a power cut or an OS crash, not only a crash of the app
+/// (NORMAL only flushes at checkpoints and could lose the last commits). The cost is measured by
+/// `psebench bench durability`.
 fn configure(conn: &Connection) -> Result<(), rusqlite::Error> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
-    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    let sync = if RELAXED_SYNC.load(Ordering::SeqCst) { "NORMAL" } else { "FULL" };
+    conn.pragma_update(None, "synchronous", sync)?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     Ok(())
 }
