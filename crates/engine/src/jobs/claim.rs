@@ -461,7 +461,8 @@ mod tests {
         };
         held_rx.recv().unwrap();
         assert!(renewer.renew().unwrap());
-        done_tx.send(()).unwrap();
+        // The long query may already have given up (when the beat waited for it); the check below says so.
+        let _ = done_tx.send(());
         let held_for = long.join().unwrap().unwrap();
         assert!(held_for < std::time::Duration::from_secs(10), "the beat waited for the shared connection");
         let silent = store.with_read(|c| read_holder(c, "eval-1")).unwrap().silent_secs();
