@@ -162,6 +162,17 @@ fn busy_message(h: &Holder) -> String {
     )
 }
 
+/// Fail with the Conflict [`claim`] would give if another live process holds the run; changes
+/// nothing. Lets a request that starts work in the background be refused at once.
+pub fn ensure_free(conn: &Connection, run_id: &str, owner: &RunOwner) -> ApiResult<()> {
+    let h = read_holder(conn, run_id)?;
+    let held_elsewhere = h.status == RunStatus::Running.as_str() && h.owner_id.as_deref() != Some(owner.id());
+    if held_elsewhere && !h.gone() {
+        return Err(ApiError::conflict(busy_message(&h)));
+    }
+    Ok(())
+}
+
 /// Claim `run_id` for `owner` and mark it running. Refused with a Conflict naming the holder when
 /// another live process holds it. Returns the previous holder when its stale claim was taken over.
 pub fn claim(conn: &Connection, run_id: &str, owner: &RunOwner) -> ApiResult<Option<Holder>> {

@@ -8,7 +8,9 @@ mod config;
 mod state;
 mod stopper;
 
-pub use claim::{claim, host_name, release, renew, set_process_label, ClaimRenewer, Heartbeat, Holder, RunOwner};
+pub use claim::{
+    claim, ensure_free, host_name, release, renew, set_process_label, ClaimRenewer, Heartbeat, Holder, RunOwner,
+};
 pub use config::RunModel;
 pub use state::{RunKind, RunStatus, StoredRunError, UnknownValue};
 pub use stopper::{is_fatal, RunStopper, CONSECUTIVE_FAILURES_TO_STOP};

@@ -477,6 +477,10 @@ async fn a_run_whose_holder_went_silent_is_taken_over() {
     first.store().with_conn(|c| psebench::jobs::claim(c, &run, first.jobs().owner())).unwrap();
     let err = second.eval_execute(&run).await.unwrap_err();
     assert_eq!(err.code, psebench::ErrorCode::Conflict, "{}", err.message);
+    // The app's resume request is refused at once, not in the background.
+    let owner = psebench::api::rpc::Caller::Owner;
+    let err = psebench::api::rpc::call(&second, &owner, "eval.resume", json!({"run_id": run})).await.unwrap_err();
+    assert!(err.message.starts_with("This run is already running in "), "{}", err.message);
     first
         .store()
         .with_conn(|c| c.execute("UPDATE runs SET heartbeat_at = '2020-01-01T00:00:00.000Z' WHERE run_id = ?1", [&run]))
