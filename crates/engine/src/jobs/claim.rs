@@ -125,7 +125,8 @@ impl Holder {
         let place = match self.host.as_deref() {
             _ if self.on_this_computer() => "this computer".to_string(),
             Some(h) if !h.is_empty() => format!("the computer \"{h}\""),
-            _ => "another computer".to_string(),
+            Some(_) => "another computer".to_string(),
+            None => "this or another computer".to_string(),
         };
         let seen = match self.silent_secs() {
             Some(s) => format!("last seen {s} s ago"),
