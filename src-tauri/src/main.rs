@@ -58,6 +58,8 @@ fn main() {
             None
         }
     };
+    // How other processes (the CLI) name this one when it holds a run they want to execute.
+    psebench::jobs::set_process_label("the desktop app");
     let engine = Engine::open(&db);
     if let Err(e) = &engine {
         tracing::error!(error = %e, path = %db.display(), "the store could not be opened");

@@ -1,5 +1,7 @@
-//! The fault suite: provider faults, a full or read-only disk, and fuzzed imports.
-//! `CHAOS_LONG=1` runs the long versions (scripts/bench/chaos-faults).
+//! The fault suite: the real `psebench` binary killed, raced and starved on purpose (`kill`,
+//! `writers`), provider faults (`faults`), a full or read-only disk (`disk`) and fuzzed imports
+//! (`fuzz`). A short run is part of `cargo test -p psebench-cli`; `CHAOS_LONG=1` gives the full
+//! figures (scripts/bench/chaos and scripts/bench/chaos-faults).
 
 // Test helpers may unwrap: a failure is a failed test, with the message it carries.
 #![allow(clippy::unwrap_used)]
@@ -8,3 +10,6 @@ mod common_faults;
 mod disk;
 mod faults;
 mod fuzz;
+mod kill;
+mod support;
+mod writers;

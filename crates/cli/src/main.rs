@@ -100,6 +100,11 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
+    // How other processes name this one when it holds a run they want to execute.
+    psebench::jobs::set_process_label(match cli.command {
+        Command::Serve(_) => "psebench serve",
+        _ => "psebench CLI",
+    });
     let _log = match start_logging(&cli) {
         Ok(guard) => Some(guard),
         Err(e) => {

@@ -61,6 +61,18 @@ pub enum BenchCmd {
         #[arg(long, default_value_t = 400)]
         mb: u64,
     },
+    /// What flushing every commit costs: one evaluation of N synthetic cases against the mock
+    /// (0 ms) in a store with synchronous=NORMAL, then in one with the default FULL.
+    Durability {
+        #[arg(long, default_value_t = 2000)]
+        cases: usize,
+        /// Evaluation concurrency.
+        #[arg(long, default_value_t = 8)]
+        concurrency: u32,
+        /// Folder for the scratch stores (the disk being measured); a temporary folder by default.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<std::path::PathBuf>,
+    },
 }
 
 /// A mock provider in a child process, so the measured CPU is the client's alone.
@@ -253,6 +265,37 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
                         format!("{:.1}", b.idle_max_ms),
                     ]],
                 );
+            }
+        }
+        BenchCmd::Durability { cases, concurrency, dir } => {
+            let scratch = match dir {
+                Some(d) => tempfile::tempdir_in(d),
+                None => tempfile::tempdir(),
+            }
+            .map_err(|e| ApiError::internal(format!("could not create a scratch folder: {e}")))?;
+            if !cli.json {
+                eprintln!("Evaluating {cases} synthetic cases at C={concurrency} in {}, with synchronous=NORMAL and then FULL…", scratch.path().display());
+            }
+            let b = runtime()?.block_on(psebench::bench::durability::run(scratch.path(), *cases, *concurrency))?;
+            if cli.json {
+                print_json(&b);
+            } else {
+                let rows: Vec<Vec<String>> = b
+                    .points
+                    .iter()
+                    .map(|p| {
+                        vec![
+                            p.synchronous.clone(),
+                            p.cases.to_string(),
+                            p.requests.to_string(),
+                            format!("{:.0}", p.wall_ms),
+                            format!("{:.1}", p.cases_per_sec),
+                            format!("{:.2}", p.ms_per_case),
+                        ]
+                    })
+                    .collect();
+                table(&["SYNCHRONOUS", "CASES", "REQUESTS", "WALL ms", "CASES/S", "ms/CASE"], &rows);
+                println!("FULL takes {:+.1}% wall time compared with NORMAL.", b.full_extra_pct);
             }
         }
         BenchCmd::Llm { seconds } => {

@@ -571,7 +571,12 @@ api_methods! {
     "eval.resume" ["Finish what is missing in a stopped run, in the background."] (e, p: RunParams) -> RunStarted {
         let e2 = e.clone();
         let id = p.run_id.clone();
-        blocking(move || e2.eval_show(&id)).await?;
+        blocking(move || {
+            e2.eval_show(&id)?;
+            // Refused now, not in the background, when another process executes the run.
+            e2.store().with_conn(|c| crate::jobs::ensure_free(c, &id, e2.jobs().owner()))
+        })
+        .await?;
         spawn_eval(e, p.run_id.clone());
         RunStarted { run_id: p.run_id }
     }
@@ -662,7 +667,12 @@ api_methods! {
     "gen.resume" ["Finish what is missing in a stopped generation run, in the background."] (e, p: RunParams) -> RunStarted {
         let e2 = e.clone();
         let id = p.run_id.clone();
-        blocking(move || e2.gen_show(&id)).await?;
+        blocking(move || {
+            e2.gen_show(&id)?;
+            // Refused now, not in the background, when another process executes the run.
+            e2.store().with_conn(|c| crate::jobs::ensure_free(c, &id, e2.jobs().owner()))
+        })
+        .await?;
         spawn_gen(e, p.run_id.clone());
         RunStarted { run_id: p.run_id }
     }

@@ -1,5 +1,6 @@
 //! Benchmarks (run by `psebench bench …`, never as timed tests).
 
+pub mod durability;
 pub mod llm;
 pub mod metrics;
 pub mod serve_flood;

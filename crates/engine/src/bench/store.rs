@@ -69,7 +69,7 @@ fn io_error(what: &str, e: impl std::fmt::Display) -> ApiError {
 }
 
 /// A mock that answers every evaluation turn at once with a verdict, and the judge with no hits.
-fn mock_script(latency_ms: u64) -> Script {
+pub(super) fn mock_script(latency_ms: u64) -> Script {
     let answer = json!({
         "action": "ANSWER", "ask_question": null, "final_verdict": "Reportable",
         "targeted_clause": null, "clause_and_guidance_evidence": [], "rationale": "Benchmark answer."

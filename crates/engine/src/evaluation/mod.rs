@@ -270,6 +270,11 @@ impl Engine {
         let prompts = Arc::new(EvalPrompts::load()?);
         let system = Arc::new(self.eval_system_prompt(policy, &prompts)?);
         let cancel = self.jobs().register(run_id)?;
+        // Only one process executes a run: claim it in the store, or say where it runs.
+        if let Err(e) = self.store().with_conn(|c| jobs::claim(c, run_id, self.jobs().owner())) {
+            self.jobs().finish(run_id);
+            return Err(e);
+        }
         let result = self.eval_work(run_id, roles, prompts, system, turns, concurrency, cancel.clone()).await;
         self.jobs().finish(run_id);
         result
@@ -286,7 +291,6 @@ impl Engine {
         concurrency: usize,
         cancel: crate::llm::CancellationToken,
     ) -> ApiResult<EvalSummary> {
-        self.store().with_conn(|c| jobs::set_status(c, run_id, RunStatus::Running, None))?;
         tracing::info!(run = %run_id, concurrency, "evaluation started");
         let pending = self.store().with_conn(|c| repo::pending(c, run_id))?;
         let mut case_map: HashMap<String, Arc<Case>> = HashMap::new();
@@ -299,7 +303,7 @@ impl Engine {
         let base = self.store().with_conn(|c| repo::counts(c, run_id))?;
         let live = Arc::new(Mutex::new(base.clone()));
         let stopper = Arc::new(jobs::RunStopper::new(cancel.clone(), "cases", "cases"));
-        let heartbeat = jobs::Heartbeat::start(self.store(), run_id);
+        let heartbeat = jobs::Heartbeat::start(self.store(), run_id, self.jobs().owner(), vec![cancel.clone()]);
         self.publish_eval(run_id, RunStatus::Running, &base, base.done, started, None);
         let done_here = Arc::new(AtomicU32::new(0));
         futures::stream::iter(pending)
@@ -361,7 +365,11 @@ impl Engine {
                 }
             })
             .await;
-        drop(heartbeat);
+        if let Some(lost) = heartbeat.lost() {
+            // Another process owns the run now: it records how the run ends, not this one.
+            return Err(ApiError::conflict(lost));
+        }
+        heartbeat.end();
         let counts = self.store().with_conn(|c| repo::counts(c, run_id))?;
         let (status, message) = if let Some(f) = stopper.reason() {
             (RunStatus::Failed, Some(f))
@@ -384,7 +392,7 @@ impl Engine {
         } else {
             (RunStatus::Completed, None)
         };
-        self.store().with_conn(|c| jobs::set_status(c, run_id, status, message.as_deref()))?;
+        self.store().with_conn(|c| jobs::release(c, run_id, self.jobs().owner(), status, message.as_deref()))?;
         tracing::info!(run = %run_id, status = %status, done = counts.done, total = counts.total, reason = ?message, "evaluation stopped");
         self.publish_eval(run_id, status, &counts, base.done, started, message.clone());
         self.eval_summary(run_id, message)

@@ -417,7 +417,29 @@ impl Engine {
         }
         let anchors: HashMap<String, String> =
             self.store().with_conn(|c| repo::run_anchors(c, run_id))?.into_iter().collect();
-        let all = self.store().with_conn(|c| repo::candidates(c, run_id))?;
+        let stop = self.jobs().register(run_id)?;
+        let abort = match self.jobs().register(&abort_key(run_id)) {
+            Ok(t) => t,
+            Err(e) => {
+                self.jobs().finish(run_id);
+                return Err(e);
+            }
+        };
+        // Only one process executes a run: claim it in the store, or say where it runs.
+        if let Err(e) = self.store().with_conn(|c| jobs::claim(c, run_id, self.jobs().owner())) {
+            self.jobs().finish(run_id);
+            self.jobs().finish(&abort_key(run_id));
+            return Err(e);
+        }
+        let all = self.store().with_conn(|c| repo::candidates(c, run_id));
+        let all = match all {
+            Ok(all) => all,
+            Err(e) => {
+                self.jobs().finish(run_id);
+                self.jobs().finish(&abort_key(run_id));
+                return Err(e);
+            }
+        };
         let mut units: BTreeMap<i64, (Option<repo::CandidateRow>, Vec<repo::CandidateRow>)> = BTreeMap::new();
         for c in all {
             let e = units.entry(c.unit).or_default();
@@ -453,21 +475,18 @@ impl Engine {
             }
         }
         if !orphans.is_empty() {
-            self.store().with_tx(|tx| -> ApiResult<()> {
+            let marked = self.store().with_tx(|tx| -> ApiResult<()> {
                 for (id, stage, why) in &orphans {
                     repo::mark_finished(tx, id, "dropped", stage, why)?;
                 }
                 Ok(())
-            })?;
-        }
-        let stop = self.jobs().register(run_id)?;
-        let abort = match self.jobs().register(&abort_key(run_id)) {
-            Ok(t) => t,
-            Err(e) => {
+            });
+            if let Err(e) = marked {
                 self.jobs().finish(run_id);
+                self.jobs().finish(&abort_key(run_id));
                 return Err(e);
             }
-        };
+        }
         let result =
             self.gen_work(run_id, policy, &prompts, background, &roles, work, concurrency, stop.clone(), abort).await;
         self.jobs().finish(run_id);
@@ -488,7 +507,6 @@ impl Engine {
         stop: crate::llm::CancellationToken,
         abort: crate::llm::CancellationToken,
     ) -> ApiResult<GenSummary> {
-        self.store().with_conn(|c| jobs::set_status(c, run_id, RunStatus::Running, None))?;
         tracing::info!(run = %run_id, "generation started");
         let started = Instant::now();
         let base = self.store().with_conn(|c| repo::counts(c, run_id))?;
@@ -498,7 +516,8 @@ impl Engine {
             }
         };
         let on_progress = || publish(RunStatus::Running, None);
-        let heartbeat = jobs::Heartbeat::start(self.store(), run_id);
+        let heartbeat =
+            jobs::Heartbeat::start(self.store(), run_id, self.jobs().owner(), vec![stop.clone(), abort.clone()]);
         publish(RunStatus::Running, None);
         let shared = RunShared {
             engine: self,
@@ -531,7 +550,11 @@ impl Engine {
                 }
             })
             .await;
-        drop(heartbeat);
+        if let Some(lost) = heartbeat.lost() {
+            // Another process owns the run now: it records how the run ends, not this one.
+            return Err(ApiError::conflict(lost));
+        }
+        heartbeat.end();
         let counts = self.store().with_conn(|c| repo::counts(c, run_id))?;
         let (status, message) = if let Some(f) = stopper.reason() {
             (RunStatus::Failed, Some(f))
@@ -554,7 +577,7 @@ impl Engine {
         } else {
             (RunStatus::Completed, None)
         };
-        self.store().with_conn(|c| jobs::set_status(c, run_id, status, message.as_deref()))?;
+        self.store().with_conn(|c| jobs::release(c, run_id, self.jobs().owner(), status, message.as_deref()))?;
         tracing::info!(run = %run_id, status = %status, reason = ?message, "generation stopped");
         publish(status, message.clone());
         self.gen_summary(run_id, message)

@@ -1,11 +1,16 @@
 //! Long-running work as resumable jobs: a run record with a persisted status, progress events
 //! broadcast to whoever listens (CLI progress bar, desktop app, HTTP clients), cancellation, and
-//! a heartbeat so a run whose process died shows up as interrupted rather than running forever.
+//! an exclusive claim with a heartbeat (see `claim`): one process at a time executes a run, and a
+//! run whose process died shows up as interrupted rather than running forever.
 
+mod claim;
 mod config;
 mod state;
 mod stopper;
 
+pub use claim::{
+    claim, ensure_free, host_name, release, renew, set_process_label, ClaimRenewer, Heartbeat, Holder, RunOwner,
+};
 pub use config::RunModel;
 pub use state::{RunKind, RunStatus, StoredRunError, UnknownValue};
 pub use stopper::{is_fatal, RunStopper, CONSECUTIVE_FAILURES_TO_STOP};
@@ -51,16 +56,22 @@ pub struct JobHub {
     cancels: Mutex<HashMap<String, CancellationToken>>,
     /// The latest progress of every run seen in this process (for listeners that arrive late).
     last: Mutex<HashMap<String, Progress>>,
+    /// Who this engine is when it claims runs in the store.
+    owner: RunOwner,
 }
 
 impl Default for JobHub {
     fn default() -> Self {
         let (tx, _) = broadcast::channel(1024);
-        JobHub { tx, cancels: Mutex::new(HashMap::new()), last: Mutex::new(HashMap::new()) }
+        JobHub { tx, cancels: Mutex::new(HashMap::new()), last: Mutex::new(HashMap::new()), owner: RunOwner::default() }
     }
 }
 
 impl JobHub {
+    /// The identity this engine claims runs with.
+    pub fn owner(&self) -> &RunOwner {
+        &self.owner
+    }
     pub fn subscribe(&self) -> broadcast::Receiver<Progress> {
         self.tx.subscribe()
     }
@@ -272,49 +283,8 @@ pub fn set_status(conn: &Connection, run_id: &str, status: RunStatus, error: Opt
     Ok(())
 }
 
-pub fn heartbeat(conn: &Connection, run_id: &str) -> ApiResult<()> {
-    conn.execute("UPDATE runs SET heartbeat_at = ?2 WHERE run_id = ?1", params![run_id, now_rfc3339()])?;
-    Ok(())
-}
-
-/// Keeps a run's heartbeat fresh while work is in progress in this process. The beat stops when
-/// the guard is dropped — when the work ends, and also if the work's future is dropped midway —
-/// so a run whose process died or stopped shows up as interrupted.
-pub struct Heartbeat {
-    stop: CancellationToken,
-}
-
-/// How often a working run refreshes its heartbeat.
+/// How often a working run renews its claim (its heartbeat).
 pub const HEARTBEAT_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
-
-impl Heartbeat {
-    /// Start beating for `run_id` (needs a tokio runtime).
-    pub fn start(store: &crate::store::Store, run_id: &str) -> Heartbeat {
-        let stop = CancellationToken::new();
-        let (store, run, stopped) = (store.clone(), run_id.to_string(), stop.clone());
-        tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    _ = tokio::time::sleep(HEARTBEAT_EVERY) => {
-                        let id = run.clone();
-                        if let Err(e) = store.call(move |c| heartbeat(c, &id)).await {
-                            // The work goes on; if beats keep failing the run will look interrupted.
-                            tracing::warn!(run = %run, error = %e, "could not refresh the run's heartbeat");
-                        }
-                    }
-                    _ = stopped.cancelled() => break,
-                }
-            }
-        });
-        Heartbeat { stop }
-    }
-}
-
-impl Drop for Heartbeat {
-    fn drop(&mut self) {
-        self.stop.cancel();
-    }
-}
 
 /// Estimated seconds left from the pace so far.
 pub fn eta(elapsed_secs: f64, done: u64, total: u64) -> Option<f64> {

@@ -28,6 +28,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!("20261124120000_review"),
     migration!("20261125150000_case_counts_index"),
     migration!("20261125180000_review_closing"),
+    migration!("20261125181000_run_claims"),
 ];
 
 const BOOKKEEPING: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -17,6 +17,7 @@ pub use stored_json::{corrupt_json_in, CorruptJson, StoredColumn};
 
 use rusqlite::{Connection, OpenFlags, Transaction};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -116,11 +117,28 @@ pub fn default_db_path() -> PathBuf {
     dirs::data_dir().unwrap_or_else(std::env::temp_dir).join("psebench").join("psebench.db")
 }
 
+/// Whether connections opened from now on trade durability for speed (`synchronous=NORMAL`).
+/// Only the durability benchmark turns this on, to measure what the default costs.
+static RELAXED_SYNC: AtomicBool = AtomicBool::new(false);
+
+/// Open later connections with `synchronous=NORMAL` (`true`) or the default `FULL` (`false`).
+/// For the durability benchmark only.
+#[doc(hidden)]
+pub fn relax_sync_for_benchmark(relaxed: bool) {
+    RELAXED_SYNC.store(relaxed, Ordering::SeqCst);
+}
+
 /// Every connection gets the same pragmas, set here and nowhere else.
+///
+/// `synchronous=FULL`: in WAL mode every commit is flushed to the disk before it returns, so a
+/// finished case or candidate survives a power cut or an OS crash, not only a crash of the app
+/// (NORMAL only flushes at checkpoints and could lose the last commits). The cost is measured by
+/// `psebench bench durability`.
 fn configure(conn: &Connection) -> Result<(), rusqlite::Error> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
-    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    let sync = if RELAXED_SYNC.load(Ordering::SeqCst) { "NORMAL" } else { "FULL" };
+    conn.pragma_update(None, "synchronous", sync)?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     Ok(())
 }
@@ -257,6 +275,17 @@ impl Store {
     {
         let store = self.clone();
         blocking(move || store.with_read(f)).await
+    }
+
+    /// A connection of its own for short writes that must not wait behind the shared writer
+    /// connection (a run's heartbeat): long work holding that connection cannot delay it, and
+    /// SQLite itself only makes it wait for another write transaction (up to the busy timeout).
+    /// `None` for an in-memory store, which has only one connection.
+    pub fn own_connection(&self) -> Result<Option<Connection>, StoreError> {
+        if self.readers.is_none() {
+            return Ok(None);
+        }
+        open_connection(&self.path).map(Some)
     }
 
     /// Run `f` in one transaction: committed if `f` returns Ok, rolled back otherwise.

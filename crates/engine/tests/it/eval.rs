@@ -417,3 +417,96 @@ async fn imported_run_ids_that_are_paths_are_refused_and_exports_stay_inside() {
     assert_eq!(err.code.as_str(), "not_found", "{}", err.message);
     assert!(!std::path::Path::new("/outside").exists());
 }
+
+/// Two engines on one store file (two processes, as the app and the CLI would be) resume the same
+/// run at once: one executes it, the other is refused with where the run is executing, and the
+/// evaluated model is paid once per case.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_engines_resuming_one_run_execute_it_once() {
+    let mut s = script();
+    s.latency_ms = 40;
+    let mock = MockServer::start(s, 0).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (first, second) = two_engines(dir.path());
+    register(&first, &mock);
+    let file = cases_file(&first, dir.path());
+    let req = EvalRunRequest {
+        cases: file.display().to_string(),
+        model: "direct".into(),
+        info_model: "info".into(),
+        judge_model: "judge".into(),
+        concurrency: 1,
+        ..Default::default()
+    };
+    let run = first.eval_create(&req).unwrap();
+    let (a, b) = tokio::join!(first.eval_execute(&run), second.eval_execute(&run));
+    let (done, refused) = match (a, b) {
+        (Ok(s), Err(e)) | (Err(e), Ok(s)) => (s, e),
+        (a, b) => panic!("expected exactly one executor, got {:?} and {:?}", a.map(|s| s.status), b.map(|s| s.status)),
+    };
+    assert_eq!(done.status, "completed");
+    assert_eq!(done.counts.done, 4);
+    assert_eq!(refused.code, psebench::ErrorCode::Conflict);
+    assert!(
+        refused.message.starts_with("This run is already running in PSEBench Studio (pid ")
+            && refused.message.contains(") on this computer, last seen "),
+        "{}",
+        refused.message
+    );
+    let paid = mock.requests().iter().filter(|r| r.model == "direct-id").count();
+    assert_eq!(paid, CASES.len(), "the evaluated model was called once per case");
+}
+
+/// A run whose holder stopped renewing its claim (its process was killed) is taken over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_whose_holder_went_silent_is_taken_over() {
+    let mock = MockServer::start(script(), 0).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (first, second) = two_engines(dir.path());
+    register(&first, &mock);
+    let file = cases_file(&first, dir.path());
+    let req = EvalRunRequest {
+        cases: file.display().to_string(),
+        model: "direct".into(),
+        info_model: "info".into(),
+        judge_model: "judge".into(),
+        ..Default::default()
+    };
+    let run = first.eval_create(&req).unwrap();
+    // The first engine claimed the run and then went silent.
+    first.store().with_conn(|c| psebench::jobs::claim(c, &run, first.jobs().owner())).unwrap();
+    let err = second.eval_execute(&run).await.unwrap_err();
+    assert_eq!(err.code, psebench::ErrorCode::Conflict, "{}", err.message);
+    // The app's resume request is refused at once, not in the background.
+    let owner = psebench::api::rpc::Caller::Owner;
+    let err = psebench::api::rpc::call(&second, &owner, "eval.resume", json!({"run_id": run})).await.unwrap_err();
+    assert!(err.message.starts_with("This run is already running in "), "{}", err.message);
+    first
+        .store()
+        .with_conn(|c| c.execute("UPDATE runs SET heartbeat_at = '2020-01-01T00:00:00.000Z' WHERE run_id = ?1", [&run]))
+        .unwrap();
+    let s = second.eval_execute(&run).await.unwrap();
+    assert_eq!((s.status.as_str(), s.counts.done), ("completed", 4));
+    let paid = mock.requests().iter().filter(|r| r.model == "direct-id").count();
+    assert_eq!(paid, CASES.len());
+}
+
+/// Two engines on one store file sharing one secret store (like two processes on one computer).
+fn two_engines(dir: &std::path::Path) -> (Engine, Engine) {
+    let secrets = Arc::new(MemoryStore::default());
+    let open = || {
+        let opts = EngineOptions {
+            secrets: secrets.clone(),
+            client: ClientOptions {
+                retry: RetryPolicy {
+                    base: Duration::from_millis(2),
+                    cap: Duration::from_millis(10),
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+        };
+        Engine::open_with(&dir.join("s.db"), opts).unwrap()
+    };
+    (open(), open())
+}
