@@ -349,6 +349,28 @@ pub fn validate_incoming(a: &AnswerRecord, item_no: u32) -> ApiResult<()> {
     Ok(())
 }
 
+/// An answer that arrives in a file must have its blind verdict dated no later than the reveal:
+/// the app never shows the by-construction verdict first, so a later blind verdict means the file
+/// was made some other way. The case is named in the refusal.
+pub fn check_blind_before_reveal(a: &AnswerRecord, case_id: &str, item_no: u32) -> ApiResult<()> {
+    let (Some(blind_at), Some(revealed_at)) = (&a.blind_verdict_at, &a.revealed_at) else { return Ok(()) };
+    let when = |t: &str| chrono::DateTime::parse_from_rfc3339(t).ok();
+    let refuse = |why: String| {
+        ApiError::new(
+            ErrorCode::ValidationFailed,
+            format!("The answer to case \"{case_id}\" (item {item_no}) {why}; nothing was merged."),
+        )
+    };
+    match (when(blind_at), when(revealed_at)) {
+        (Some(b), Some(r)) if b > r => Err(refuse(format!(
+            "has its blind verdict dated {blind_at}, after the by-construction verdict was shown at {revealed_at}, so it \
+             was not given blind"
+        ))),
+        (Some(_), Some(_)) => Ok(()),
+        _ => Err(refuse("has a blind verdict or reveal time that is not a date and time".to_string())),
+    }
+}
+
 fn located(e: ApiError, item_no: u32) -> ApiError {
     ApiError::new(e.code, format!("Item {item_no}: {}", e.message))
 }

@@ -745,6 +745,16 @@ fn review_packs_travel_to_another_store_and_merge_back_once() {
     let mut as_ben = base.clone();
     as_ben.reviewer = "Ben".into();
     assert_eq!(owner.review_pack_merge_text("ben.json", &reseal(as_ben)).unwrap_err().code, ErrorCode::Forbidden);
+    // Answers are signed with a key the pack carries: edited answers are refused, but someone who
+    // takes that key from the pack file can sign their own (the merge checks below still hold).
+    let mut edited_answer = base.clone();
+    edited_answer.answers[0].parts.realism = Some(1);
+    let err = owner.review_pack_merge_text("edited.json", &reseal(edited_answer)).unwrap_err();
+    assert!(err.message.contains("changed outside the app"), "{}", err.message);
+    let reseal = |mut f: pack::ReviewPackFile| {
+        psebench::review::signing::sign_answers(&mut f, &pack_file.answers_key).unwrap();
+        pack::seal(f).unwrap()
+    };
     let mut wrong_item = base.clone();
     let ben_only = map
         .iter()
@@ -795,4 +805,104 @@ fn guidelines_can_be_written_and_shown_to_reviewers() {
     assert_eq!(e.review_me(&tok).unwrap().guidelines, "New text\n");
     e.review_delete(&s.summary.session_id).unwrap();
     assert_eq!(e.review_me(&tok).unwrap_err().code, ErrorCode::Forbidden);
+}
+
+/// A session with one reviewer who answered everything in a visiting store: (owner, pack text,
+/// answers text, the visiting store kept alive).
+struct PackRound {
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
+    owner: Engine,
+    pack: String,
+    answers: String,
+}
+
+fn pack_round() -> PackRound {
+    let (d1, owner) = demo();
+    let s = create(&owner, "Signed", sample(2, 2, 2), &["Ana"], None, 5);
+    let sid = s.summary.session_id.clone();
+    let map = assignment(&owner, &sid);
+    let (_, pack_text) = owner.review_pack_export_text(&sid, "Ana").unwrap();
+    let (d2, visit) = temp_engine();
+    visit.review_pack_open_text("ana-pack.json", &pack_text).unwrap();
+    let tok = visit.review_local_token(&sid, "Ana").unwrap();
+    for n in 1..=6 {
+        let (_, _, expected) = map[&("Ana".to_string(), n)];
+        answer_fully(&visit, &tok, n, 4, 3, expected, true);
+    }
+    let (_, answers) = visit.review_pack_answers_text(&sid, None).unwrap();
+    PackRound { _dirs: (d1, d2), owner, pack: pack_text, answers }
+}
+
+/// Change a file's JSON with `edit`, then write it again with a valid checksum, as someone who
+/// edits the file by hand and recomputes the unkeyed checksum would.
+fn edited(text: &str, edit: impl FnOnce(&mut serde_json::Value)) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+    edit(&mut v);
+    let f: pack::ReviewPackFile = serde_json::from_value(v).unwrap();
+    pack::seal(f).unwrap()
+}
+
+fn flip_expected(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                if k == "expected_verdict" {
+                    *x = serde_json::json!(if x == "Reportable" { "Uncertain" } else { "Reportable" });
+                } else {
+                    flip_expected(x);
+                }
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(flip_expected),
+        _ => {}
+    }
+}
+
+#[test]
+fn an_untouched_signed_round_trip_merges() {
+    let r = pack_round();
+    let m = r.owner.review_pack_merge_text("ana-answers.json", &r.answers).unwrap();
+    assert_eq!(m.items_changed, 6);
+    assert_eq!(r.owner.review_pack_merge_text("ana-pack.json", &r.pack).unwrap().fields_updated, 0);
+}
+
+#[test]
+fn an_edited_expected_verdict_is_refused_at_merge() {
+    let r = pack_round();
+    for (name, text) in [("pack.json", &r.pack), ("answers.json", &r.answers)] {
+        let forged = edited(text, flip_expected);
+        assert_ne!(&forged, text);
+        let e = r.owner.review_pack_merge_text(name, &forged).unwrap_err();
+        assert!(e.message.contains("edited after the pack was exported"), "{name}: {}", e.message);
+        assert!(e.message.contains("nothing was merged"), "{}", e.message);
+    }
+    assert!(r.owner.review_pack_merge_text("answers.json", &r.answers).is_ok());
+}
+
+#[test]
+fn an_answer_edited_by_hand_is_refused_at_merge() {
+    let r = pack_round();
+    let forged = edited(&r.answers, |v| v["answers"][0]["realism"] = serde_json::json!(1));
+    let e = r.owner.review_pack_merge_text("answers.json", &forged).unwrap_err();
+    assert_eq!(e.code, ErrorCode::ValidationFailed);
+    assert!(e.message.contains("answers were changed outside the app"), "{}", e.message);
+    let stats = r.owner.review_export_rows(&pack::parse("a", &r.answers).unwrap().session_id).unwrap();
+    assert!(stats.iter().all(|row| row.question != "realism" || row.answer.is_empty()), "nothing was merged");
+}
+
+#[test]
+fn a_blind_verdict_dated_after_its_reveal_is_refused_with_the_case_named() {
+    let r = pack_round();
+    let f = pack::parse("a", &r.answers).unwrap();
+    let case = f.answers[2].case_id.clone();
+    // Forged the way a determined reviewer could: with the answers key the pack carries.
+    let key = pack::parse("p", &r.pack).unwrap().answers_key;
+    let mut f2 = f.clone();
+    let revealed = f2.answers[2].parts.revealed_at.clone().unwrap();
+    assert!(revealed.as_str() < "2999");
+    f2.answers[2].parts.blind_verdict_at = Some("2999-01-01T00:00:00.000Z".into());
+    psebench::review::signing::sign_answers(&mut f2, &key).unwrap();
+    let e = r.owner.review_pack_merge_text("answers.json", &pack::seal(f2).unwrap()).unwrap_err();
+    assert!(e.message.contains(&format!("\"{case}\"")), "{}", e.message);
+    assert!(e.message.contains("after the by-construction verdict was shown"), "{}", e.message);
 }
