@@ -2,6 +2,7 @@
 //! LaTeX escaping every export uses.
 
 pub mod csv_text;
+pub mod downloads;
 pub mod files;
 pub mod format;
 pub mod ids;
