@@ -27,7 +27,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!("20261124090000_anchors_and_generation"),
     migration!("20261124120000_review"),
     migration!("20261125150000_case_counts_index"),
-    migration!("20261125180000_review_pack_seals"),
+    migration!("20261125180000_pack_seals_and_key_links"),
 ];
 
 const BOOKKEEPING: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (
