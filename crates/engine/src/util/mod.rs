@@ -7,6 +7,7 @@ pub mod files;
 pub mod format;
 pub mod ids;
 pub mod latex;
+pub mod markdown;
 pub mod memory;
 pub mod private_files;
 pub mod text;

@@ -906,3 +906,65 @@ fn a_blind_verdict_dated_after_its_reveal_is_refused_with_the_case_named() {
     assert!(e.message.contains(&format!("\"{case}\"")), "{}", e.message);
     assert!(e.message.contains("after the by-construction verdict was shown"), "{}", e.message);
 }
+
+const HOSTILE: &str = "<script>alert(1)</script> <img src=x onerror=alert(2)> \u{202E}fdp.exe | a*b_c `x` [l](javascript:alert(3)) 50% & $x$ #1 {} \\end{table} ~^";
+
+/// Hostile narratives, session names and comments come out of every export quoted or escaped,
+/// and the data formats read back to the same text.
+#[test]
+fn hostile_text_is_escaped_in_every_export_and_reads_back() {
+    let (dir, e) = demo();
+    let template_id = e.cases_list(&CaseFilter::default()).unwrap()[0].case_id.clone();
+    let mut case = serde_json::to_value(e.cases_show(&template_id).unwrap()).unwrap();
+    let narrative = format!("{HOSTILE} nul:\u{0}: {}", "N".repeat(1024 * 1024));
+    case["case_id"] = "hostile_case_1".into();
+    case["narrative"] = narrative.clone().into();
+    let path =
+        crate::common::write(dir.path(), "hostile.jsonl", format!("{}\n", serde_json::to_string(&case).unwrap()));
+    assert_eq!(e.cases_import(&path, false, "imported").unwrap().imported, 1);
+    // cases.jsonl reads back to the same narrative
+    let out = dir.path().join("out.jsonl");
+    e.cases_export(&out, &CaseFilter { origin: Some("imported".into()), ..Default::default() }).unwrap();
+    let line = std::fs::read_to_string(&out).unwrap();
+    let back: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+    assert_eq!(back["narrative"].as_str(), Some(narrative.as_str()));
+
+    let name = "Pilot <script>alert(1)</script> \u{202E} | *x* _y_ 50% & $ # [l](javascript:x)";
+    let s = e
+        .review_create(&ReviewCreateRequest {
+            name: name.into(),
+            selection: ReviewSelection::Cases { case_ids: vec!["hostile_case_1".into()] },
+            reviewers: vec!["Ana".into()],
+            overlap: None,
+            seed: Some(1),
+            guidelines: None,
+        })
+        .unwrap();
+    let sid = s.summary.session_id.clone();
+    let tok = e.review_local_token(&sid, "Ana").unwrap();
+    let comment = format!("=1+2 {HOSTILE}\u{0}\n\"quoted\", line two {}", "C".repeat(15_000));
+    answer_fully(&e, &tok, 1, 1, 1, ReviewVerdict::Uncertain, false);
+    e.review_answer(&tok, 1, &ReviewAnswerPatch { comment: Some(comment.clone()), ..patch() }).unwrap();
+
+    // CSV: one cell, quoted, read back intact (a formula-looking cell gets its prefix).
+    let csv_text = e.review_export_text(&sid, ReviewExportFormat::Csv).unwrap();
+    let mut rd = csv::Reader::from_reader(csv_text.as_bytes());
+    let headers = rd.headers().unwrap().clone();
+    let answer_col = headers.iter().position(|h| h == "answer").unwrap();
+    let cells: Vec<String> = rd.records().map(|r| r.unwrap()[answer_col].to_string()).collect();
+    assert!(cells.iter().any(|c| c.trim_start_matches('\'') == comment), "the comment reads back from the CSV");
+    assert!(!cells.iter().any(|c| c.starts_with('=')), "no cell starts as a formula");
+    // JSONL: every line is JSON, the comment reads back exactly.
+    let jsonl = e.review_export_text(&sid, ReviewExportFormat::Jsonl).unwrap();
+    let rows: Vec<serde_json::Value> = jsonl.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(rows.iter().any(|r| r["answer"].as_str() == Some(comment.as_str())));
+
+    // Markdown and LaTeX summaries: the session name cannot add markup or break out.
+    let sum = e.review_summary(&sid).unwrap();
+    assert!(!sum.markdown.contains("<script>"), "{}", &sum.markdown[..200]);
+    assert!(!sum.markdown.contains("](javascript"), "no live link");
+    let heading = sum.markdown.lines().next().unwrap();
+    assert!(heading.contains("\\|") && heading.contains("\\*x\\*"), "{heading}");
+    assert!(!sum.latex.contains("50% "), "percent signs are escaped");
+    assert!(sum.latex.contains("50\\%") && sum.latex.contains("\\&") && sum.latex.contains("\\$"));
+}
