@@ -84,7 +84,7 @@ pub fn save_new(folder: &Path, name: &str, bytes: &[u8]) -> ApiResult<PathBuf> {
     };
     for n in 1..=MAX_ALTERNATIVES {
         let path = if n == 1 { folder.join(&name) } else { folder.join(format!("{stem} ({n}){ext}")) };
-        let mut file = match OpenOptions::new().write(true).create_new(true).open(&path) {
+        let mut file = match OpenOptions::open(OpenOptions::new().write(true).create_new(true), &path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => {
