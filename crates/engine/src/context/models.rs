@@ -107,8 +107,8 @@ fn relink_key(cfg: &mut ModelConfig, existing: Option<&ModelConfig>, req: &Model
     };
     cfg.key_link_dropped = Some(format!(
         "The address moved from {} to {}, so {link} is no longer sent with requests. To use a key with the new address, \
-         confirm it: type the key again, or keep the environment variable and tick \"use it with the new address\" \
-         (command line: models add ... --confirm-key-for-new-host).",
+         confirm it: type the key again, or choose the environment variable again in the model form (command line: \
+         models add ... --confirm-key-for-new-host).",
         old.origin(),
         cfg.origin()
     ));
