@@ -18,7 +18,7 @@ const HOSTILE = `${SCRIPT} ${IMG} ${RTL} ${NUL}`;
 const ONE_MB = "W".repeat(1024 * 1024);
 
 let mock: MockLlm | null = null;
-let ctx = { run: "", sid: "", hostileCase: "", bigCase: "" };
+const ctx = { run: "", sid: "", hostileCase: "", bigCase: "" };
 
 test.afterAll(() => mock?.stop());
 
