@@ -304,6 +304,23 @@ pub fn merge(local: &AnswerRecord, incoming: &AnswerRecord, item_no: u32) -> Mer
         r.revealed_at = earliest;
         changed.push("revealed");
     }
+    // A verdict given here after the reveal happened elsewhere was not blind: the one given
+    // before that reveal (in the incoming answer) is the blind verdict.
+    let after_reveal = matches!((&r.blind_verdict_at, &r.revealed_at), (Some(b), Some(rv)) if b > rv);
+    if after_reveal && incoming.blind_verdict.is_some() && incoming.blind_verdict_at <= r.revealed_at {
+        if r.blind_verdict != incoming.blind_verdict {
+            kept.push(format!(
+                "item {item_no}: took the verdict {} given before the reveal; {} was given after it and is not blind",
+                incoming.blind_verdict.map(|v| v.as_str()).unwrap_or("-"),
+                r.blind_verdict.map(|v| v.as_str()).unwrap_or("-")
+            ));
+        }
+        r.blind_verdict = incoming.blind_verdict;
+        r.blind_verdict_at = incoming.blind_verdict_at.clone();
+        if !changed.contains(&"blind_verdict") {
+            changed.push("blind_verdict");
+        }
+    }
     if take(&mut r.parts.agree, &mut r.parts.agree_at, &incoming.agree, &incoming.agree_at) {
         changed.push("agree");
     }
@@ -503,6 +520,26 @@ mod tests {
         older.realism_at = Some("2025-12-31T00:00:00.000Z".into());
         let m3 = merge(&given(), &older, 1);
         assert_eq!(m3.record.realism, Some(4));
+    }
+
+    #[test]
+    fn merge_never_leaves_a_blind_verdict_dated_after_the_reveal() {
+        // Here: a verdict given through a link, never revealed. Elsewhere (a pack): an earlier
+        // verdict, then the reveal, both before the verdict given here.
+        let mut local = AnswerRecord::default();
+        local.blind_verdict = Some(ReviewVerdict::Uncertain);
+        local.blind_verdict_at = Some("2026-01-01T11:00:00.000Z".into());
+        let incoming = given();
+        let m = merge(&local, &incoming, 3);
+        assert_eq!(m.record.blind_verdict, Some(ReviewVerdict::Reportable));
+        assert_eq!(m.record.blind_verdict_at, incoming.blind_verdict_at);
+        assert!(check_blind_before_reveal(&m.record, "c", 3).is_ok());
+        assert!(m.kept.iter().any(|k| k.contains("given before the reveal")), "{:?}", m.kept);
+        let again = merge(&m.record, &incoming, 3);
+        assert!(again.changed.is_empty(), "{:?}", again.changed);
+        let mut late = given();
+        late.blind_verdict_at = Some("2026-01-01T10:05:00.000Z".into());
+        assert!(check_blind_before_reveal(&late, "case-7", 2).unwrap_err().message.contains("\"case-7\" (item 2)"));
     }
 
     #[test]
