@@ -526,9 +526,14 @@ mod tests {
     fn merge_never_leaves_a_blind_verdict_dated_after_the_reveal() {
         // Here: a verdict given through a link, never revealed. Elsewhere (a pack): an earlier
         // verdict, then the reveal, both before the verdict given here.
-        let mut local = AnswerRecord::default();
-        local.blind_verdict = Some(ReviewVerdict::Uncertain);
-        local.blind_verdict_at = Some("2026-01-01T11:00:00.000Z".into());
+        let local = AnswerRecord {
+            parts: AnswerParts {
+                blind_verdict: Some(ReviewVerdict::Uncertain),
+                blind_verdict_at: Some("2026-01-01T11:00:00.000Z".into()),
+                ..AnswerParts::default()
+            },
+            ..AnswerRecord::default()
+        };
         let incoming = given();
         let m = merge(&local, &incoming, 3);
         assert_eq!(m.record.blind_verdict, Some(ReviewVerdict::Reportable));
