@@ -1,11 +1,11 @@
 //! PSEBench Studio desktop app: a thin shell. The window shows the web UI (ui/dist); its one API
 //! command forwards to the engine's call surface (the same one `psebench serve` uses), job
 //! progress is pushed to the window as "job-progress" events, and downloads are written to the
-//! user's Downloads folder. No business logic lives here.
+//! user's Downloads folder (chosen and checked by the engine). No business logic lives here.
 
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
-use psebench::api::files::{save_in_folder, Download};
+use psebench::api::files::Download;
 use psebench::api::rpc::{self, Caller};
 use psebench::api::Engine;
 use psebench::ApiError;
@@ -25,8 +25,9 @@ async fn api(studio: State<'_, Studio>, method: String, params: Value) -> Result
 
 #[tauri::command]
 async fn save_download(download: Download) -> Result<String, ApiError> {
-    let folder = dirs::download_dir().or_else(dirs::home_dir).unwrap_or_else(std::env::temp_dir);
-    let path = save_in_folder(&download, &folder)?;
+    // The engine chooses the folder (never the home folder itself), checks the name and never
+    // overwrites (psebench::util::downloads).
+    let path = psebench::api::files::save_download(&download)?;
     Ok(path.display().to_string())
 }
 

@@ -116,3 +116,29 @@ test("data: store location, cache and usage; appearance: theme", async ({ page, 
   await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
   expect(errors).toEqual([]);
 });
+
+test("moving a model to another server drops its key link until it is confirmed", async ({ page, studio }) => {
+  const errors = watchErrors(page);
+  await studio.api("models.add", { name: "moving", kind: "openai-compatible", model: "m", base_url: "https://one.example.com/v1", api_key_env: "MOVING_KEY", local: false });
+  await page.goto(`${studio.url}#/settings`);
+  await page.getByRole("button", { name: "Edit moving" }).click();
+  const edit = page.getByRole("dialog", { name: "Edit moving" });
+  await edit.getByLabel("Server address (base URL)").fill("https://two.example.com/v1");
+  await expect(edit.getByText(/will not be sent there unless you confirm it/)).toBeVisible();
+  await edit.getByRole("button", { name: "Save changes" }).click();
+  await expect(edit).toBeHidden();
+  const row = page.getByRole("row", { name: /moving/ });
+  await expect(row.getByText("Key not sent:")).toBeVisible();
+  await expect(row.getByText(/https:\/\/one\.example\.com to https:\/\/two\.example\.com/)).toBeVisible();
+  await expect(row).toContainText("No key");
+
+  // Confirmed in the form: the variable is used again and the notice goes away.
+  await page.getByRole("button", { name: "Edit moving" }).click();
+  await edit.getByLabel("Read it from an environment variable").check();
+  await edit.getByLabel("Environment variable name").fill("MOVING_KEY");
+  await edit.getByRole("button", { name: "Save changes" }).click();
+  await expect(edit).toBeHidden();
+  await expect(row.getByText("MOVING_KEY", { exact: true })).toBeVisible();
+  await expect(row.getByText("Key not sent:")).toHaveCount(0);
+  expect(errors).toEqual([]);
+});

@@ -879,7 +879,13 @@ export type ModelAddRequest = { name: string, kind: string, model: string, base_
 /**
  * A key to store in the OS keyring now (never written anywhere else).
  */
-api_key?: string, temperature?: number, top_p?: number, max_tokens?: number, seed?: number, price_in?: number, price_out?: number, price_cached_in?: number, local: boolean, concurrency?: number, timeout_secs?: number, api_version?: string, };
+api_key?: string, temperature?: number, top_p?: number, max_tokens?: number, seed?: number, price_in?: number, price_out?: number, price_cached_in?: number, local: boolean, concurrency?: number, timeout_secs?: number, api_version?: string, 
+/**
+ * When the base URL moves to another scheme, host or port, keep the environment variable
+ * (or keyring key) for the new address. Without it the key link is dropped (a key typed in
+ * this request always counts as confirmed).
+ */
+confirm_key_for_new_host?: boolean, };
 
 export type ModelKeyParams = { name: string, key: string, };
 
@@ -931,7 +937,12 @@ concurrency: number, timeout_secs: number,
 /**
  * Azure `api-version` or Anthropic `anthropic-version` override.
  */
-api_version: string | null, };
+api_version: string | null, 
+/**
+ * Set when the base URL moved to another scheme, host or port and the key link was dropped:
+ * says which, and how to confirm the key for the new address. No key is sent meanwhile.
+ */
+key_link_dropped: string | null, };
 
 /**
  * Parameters of methods that take none (`{}` or null).

@@ -191,6 +191,11 @@ function ModelRows({ m, test, onTest, onEdit, onRemove }: { m: ModelView; test?:
           ) : (
             keySourceText(m)
           )}
+          {m.key_link_dropped && (
+            <div className="warn-text" role="note">
+              <strong>Key not sent:</strong> {m.key_link_dropped}
+            </div>
+          )}
         </td>
         <td className="small">{price ?? <span className="muted">{m.local ? "free (local)" : "not set"}</span>}</td>
         <td className="actions">

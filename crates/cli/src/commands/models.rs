@@ -59,6 +59,10 @@ pub enum ModelsCmd {
         /// Azure api-version or Anthropic version header.
         #[arg(long)]
         api_version: Option<String>,
+        /// When the base URL moves to another host, scheme or port, keep the key link (the
+        /// environment variable or stored key) for the new address; without it the link is dropped.
+        #[arg(long)]
+        confirm_key_for_new_host: bool,
     },
     /// List registered models (local or remote, where the key comes from).
     List,
@@ -110,6 +114,7 @@ pub fn run(cli: &Cli, cmd: &ModelsCmd) -> Result<ExitCode, ApiError> {
             concurrency,
             timeout,
             api_version,
+            confirm_key_for_new_host,
         } => {
             let api_key = if *api_key_stdin { Some(read_key()?) } else { None };
             let v = e.models_add(&ModelAddRequest {
@@ -130,6 +135,7 @@ pub fn run(cli: &Cli, cmd: &ModelsCmd) -> Result<ExitCode, ApiError> {
                 concurrency: *concurrency,
                 timeout_secs: *timeout,
                 api_version: api_version.clone(),
+                confirm_key_for_new_host: Some(*confirm_key_for_new_host),
             })?;
             if cli.json {
                 print_json(&v);
@@ -140,6 +146,9 @@ pub fn run(cli: &Cli, cmd: &ModelsCmd) -> Result<ExitCode, ApiError> {
                 );
                 if !v.local {
                     println!("Note: this endpoint is remote; runs that use it send case text off this machine.");
+                }
+                if let Some(notice) = &v.config.key_link_dropped {
+                    println!("Key not confirmed: {notice}");
                 }
             }
         }

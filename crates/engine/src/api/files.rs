@@ -132,24 +132,19 @@ impl UploadDir {
 }
 
 /// Save a download into `folder` under its own name, never overwriting: `name (2).ext` and so on.
-/// Returns where it went.
+/// Names starting with a dot or holding a path are refused (see `util::downloads`). Returns where
+/// it went.
 pub fn save_in_folder(d: &Download, folder: &Path) -> ApiResult<PathBuf> {
-    let name = safe_name(&d.file_name)?;
-    std::fs::create_dir_all(folder)
-        .map_err(|e| ApiError::new(ErrorCode::Io, format!("{}: could not be created: {e}", folder.display())))?;
-    let (stem, ext) = match name.rsplit_once('.') {
-        Some((s, e)) if !s.is_empty() => (s.to_string(), format!(".{e}")),
-        _ => (name.clone(), String::new()),
-    };
-    let mut path = folder.join(&name);
-    let mut n = 2;
-    while path.exists() {
-        path = folder.join(format!("{stem} ({n}){ext}"));
-        n += 1;
-    }
-    std::fs::write(&path, d.bytes()?)
-        .map_err(|e| ApiError::new(ErrorCode::Io, format!("{}: could not be saved: {e}", path.display())))?;
-    Ok(path)
+    crate::util::downloads::check_name(&d.file_name)?;
+    crate::util::downloads::save_new(folder, &d.file_name, &d.bytes()?)
+}
+
+/// Save a download where the desktop app puts them: the system's Downloads folder, or a
+/// `Downloads` folder beside the store when that would be the home folder itself.
+pub fn save_download(d: &Download) -> ApiResult<PathBuf> {
+    let db = crate::store::default_db_path();
+    let app_data = db.parent().map(Path::to_path_buf).unwrap_or_else(std::env::temp_dir);
+    save_in_folder(d, &crate::util::downloads::default_folder(&app_data))
 }
 
 /// Write into a temporary file through a path-based exporter and return the bytes. The file has
@@ -196,6 +191,16 @@ mod tests {
         assert_eq!(a.file_name().unwrap(), "chart.svg");
         assert_eq!(b.file_name().unwrap(), "chart (2).svg");
         assert_eq!(std::fs::read(&b).unwrap(), b"<svg/>");
+    }
+
+    #[test]
+    fn downloads_with_dot_names_or_paths_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [".profile", "../x.csv", "a/b.csv", "..", "a\\b.csv"] {
+            let d = Download::from_bytes(name, "text/plain", b"x", "a file");
+            assert!(save_in_folder(&d, dir.path()).is_err(), "{name} was accepted");
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing was written");
     }
 
     #[test]

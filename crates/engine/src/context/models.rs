@@ -34,6 +34,10 @@ pub struct ModelAddRequest {
     pub concurrency: Option<u32>,
     pub timeout_secs: Option<u32>,
     pub api_version: Option<String>,
+    /// When the base URL moves to another scheme, host or port, keep the environment variable
+    /// (or keyring key) for the new address. Without it the key link is dropped (a key typed in
+    /// this request always counts as confirmed).
+    pub confirm_key_for_new_host: Option<bool>,
 }
 
 /// A registered model as shown to people and scripts (no key material, ever).
@@ -79,6 +83,41 @@ fn check_name(name: &str) -> ApiResult<()> {
     }
 }
 
+/// The key link rule for a model being saved again: when its base URL moves to another
+/// scheme, host or port, a stored key or environment variable is not carried to the new
+/// address unless a key is typed now or the request confirms it. Sets `key_link_dropped` and
+/// returns whether the keyring key must be deleted.
+fn relink_key(cfg: &mut ModelConfig, existing: Option<&ModelConfig>, req: &ModelAddRequest) -> bool {
+    let Some(old) = existing else { return false };
+    let has_link = cfg.api_key_env.is_some() || cfg.key_in_keyring;
+    if req.api_key.is_some() || req.confirm_key_for_new_host == Some(true) {
+        return false;
+    }
+    if old.origin() == cfg.origin() {
+        // Same address: a link chosen again settles an earlier notice; otherwise it stays.
+        cfg.key_link_dropped = if has_link { None } else { old.key_link_dropped.clone() };
+        return false;
+    }
+    if !has_link {
+        return false;
+    }
+    let link = match &cfg.api_key_env {
+        Some(v) => format!("the environment variable {v}"),
+        None => "the key stored in the keyring".to_string(),
+    };
+    cfg.key_link_dropped = Some(format!(
+        "The address moved from {} to {}, so {link} is no longer sent with requests. To use a key with the new address, \
+         confirm it: type the key again, or choose the environment variable again in the model form (command line: \
+         models add ... --confirm-key-for-new-host).",
+        old.origin(),
+        cfg.origin()
+    ));
+    let drop_keyring = old.key_in_keyring;
+    cfg.api_key_env = None;
+    cfg.key_in_keyring = false;
+    drop_keyring
+}
+
 impl Engine {
     pub fn models_add(&self, req: &ModelAddRequest) -> ApiResult<ModelView> {
         check_name(&req.name)?;
@@ -110,8 +149,9 @@ impl Engine {
         let existing = self.store().with_conn(|c| registry::get(c, &req.name))?;
         let mut cfg = ModelConfig::new(&req.name, kind, &req.model, &base);
         cfg.api_key_env = req.api_key_env.clone();
-        cfg.key_in_keyring =
-            req.api_key.is_some() || (req.api_key_env.is_none() && existing.map(|e| e.key_in_keyring).unwrap_or(false));
+        cfg.key_in_keyring = req.api_key.is_some()
+            || (req.api_key_env.is_none() && existing.as_ref().map(|e| e.key_in_keyring).unwrap_or(false));
+        let drop_keyring_key = relink_key(&mut cfg, existing.as_ref(), req);
         cfg.temperature = req.temperature;
         cfg.top_p = req.top_p;
         cfg.max_tokens = req.max_tokens;
@@ -130,6 +170,12 @@ impl Engine {
                 .map_err(|e| ApiError::new(ErrorCode::Secrets, e.to_string()))?;
         }
         self.store().with_conn(|c| registry::upsert(c, &cfg))?;
+        if drop_keyring_key {
+            // After the registry no longer points at it; best effort, like `models_remove`.
+            if let Err(e) = self.llm().secrets().delete(&model_account(&req.name)) {
+                tracing::warn!(model = %req.name, error = %e, "could not delete a dropped key from the keyring; remove it there by hand");
+            }
+        }
         Ok(view(cfg))
     }
 
@@ -165,6 +211,7 @@ impl Engine {
             .map_err(|e| ApiError::new(ErrorCode::Secrets, e.to_string()))?;
         cfg.key_in_keyring = true;
         cfg.api_key_env = None;
+        cfg.key_link_dropped = None;
         self.store().with_conn(|c| registry::upsert(c, &cfg))?;
         Ok(view(cfg))
     }

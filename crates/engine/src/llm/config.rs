@@ -77,6 +77,10 @@ pub struct ModelConfig {
     pub timeout_secs: u32,
     /// Azure `api-version` or Anthropic `anthropic-version` override.
     pub api_version: Option<String>,
+    /// Set when the base URL moved to another scheme, host or port and the key link was dropped:
+    /// says which, and how to confirm the key for the new address. No key is sent meanwhile.
+    #[serde(default)]
+    pub key_link_dropped: Option<String>,
 }
 
 impl ModelConfig {
@@ -99,7 +103,13 @@ impl ModelConfig {
             concurrency: 8,
             timeout_secs: 120,
             api_version: None,
+            key_link_dropped: None,
         }
+    }
+
+    /// Scheme, host and port of the base URL (the origin a key is sent to).
+    pub fn origin(&self) -> String {
+        reqwest::Url::parse(&self.base_url).map(|u| u.origin().ascii_serialization()).unwrap_or_default()
     }
 
     /// Host part of the base URL.

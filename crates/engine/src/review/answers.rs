@@ -304,6 +304,23 @@ pub fn merge(local: &AnswerRecord, incoming: &AnswerRecord, item_no: u32) -> Mer
         r.revealed_at = earliest;
         changed.push("revealed");
     }
+    // A verdict given here after the reveal happened elsewhere was not blind: the one given
+    // before that reveal (in the incoming answer) is the blind verdict.
+    let after_reveal = matches!((&r.blind_verdict_at, &r.revealed_at), (Some(b), Some(rv)) if b > rv);
+    if after_reveal && incoming.blind_verdict.is_some() && incoming.blind_verdict_at <= r.revealed_at {
+        if r.blind_verdict != incoming.blind_verdict {
+            kept.push(format!(
+                "item {item_no}: took the verdict {} given before the reveal; {} was given after it and is not blind",
+                incoming.blind_verdict.map(|v| v.as_str()).unwrap_or("-"),
+                r.blind_verdict.map(|v| v.as_str()).unwrap_or("-")
+            ));
+        }
+        r.blind_verdict = incoming.blind_verdict;
+        r.blind_verdict_at = incoming.blind_verdict_at.clone();
+        if !changed.contains(&"blind_verdict") {
+            changed.push("blind_verdict");
+        }
+    }
     if take(&mut r.parts.agree, &mut r.parts.agree_at, &incoming.agree, &incoming.agree_at) {
         changed.push("agree");
     }
@@ -347,6 +364,28 @@ pub fn validate_incoming(a: &AnswerRecord, item_no: u32) -> ApiResult<()> {
         }
     }
     Ok(())
+}
+
+/// An answer that arrives in a file must have its blind verdict dated no later than the reveal:
+/// the app never shows the by-construction verdict first, so a later blind verdict means the file
+/// was made some other way. The case is named in the refusal.
+pub fn check_blind_before_reveal(a: &AnswerRecord, case_id: &str, item_no: u32) -> ApiResult<()> {
+    let (Some(blind_at), Some(revealed_at)) = (&a.blind_verdict_at, &a.revealed_at) else { return Ok(()) };
+    let when = |t: &str| chrono::DateTime::parse_from_rfc3339(t).ok();
+    let refuse = |why: String| {
+        ApiError::new(
+            ErrorCode::ValidationFailed,
+            format!("The answer to case \"{case_id}\" (item {item_no}) {why}; nothing was merged."),
+        )
+    };
+    match (when(blind_at), when(revealed_at)) {
+        (Some(b), Some(r)) if b > r => Err(refuse(format!(
+            "has its blind verdict dated {blind_at}, after the by-construction verdict was shown at {revealed_at}, so it \
+             was not given blind"
+        ))),
+        (Some(_), Some(_)) => Ok(()),
+        _ => Err(refuse("has a blind verdict or reveal time that is not a date and time".to_string())),
+    }
 }
 
 fn located(e: ApiError, item_no: u32) -> ApiError {
@@ -481,6 +520,31 @@ mod tests {
         older.realism_at = Some("2025-12-31T00:00:00.000Z".into());
         let m3 = merge(&given(), &older, 1);
         assert_eq!(m3.record.realism, Some(4));
+    }
+
+    #[test]
+    fn merge_never_leaves_a_blind_verdict_dated_after_the_reveal() {
+        // Here: a verdict given through a link, never revealed. Elsewhere (a pack): an earlier
+        // verdict, then the reveal, both before the verdict given here.
+        let local = AnswerRecord {
+            parts: AnswerParts {
+                blind_verdict: Some(ReviewVerdict::Uncertain),
+                blind_verdict_at: Some("2026-01-01T11:00:00.000Z".into()),
+                ..AnswerParts::default()
+            },
+            ..AnswerRecord::default()
+        };
+        let incoming = given();
+        let m = merge(&local, &incoming, 3);
+        assert_eq!(m.record.blind_verdict, Some(ReviewVerdict::Reportable));
+        assert_eq!(m.record.blind_verdict_at, incoming.blind_verdict_at);
+        assert!(check_blind_before_reveal(&m.record, "c", 3).is_ok());
+        assert!(m.kept.iter().any(|k| k.contains("given before the reveal")), "{:?}", m.kept);
+        let again = merge(&m.record, &incoming, 3);
+        assert!(again.changed.is_empty(), "{:?}", again.changed);
+        let mut late = given();
+        late.blind_verdict_at = Some("2026-01-01T10:05:00.000Z".into());
+        assert!(check_blind_before_reveal(&late, "case-7", 2).unwrap_err().message.contains("\"case-7\" (item 2)"));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use super::{Fraction, MeanSd, ReviewAnswerRow, ReviewExportFormat, ReviewStats, 
 use crate::error::{ApiError, ApiResult};
 use crate::util::csv_text::{csv_string, formula_safe};
 use crate::util::latex::latex_escape;
+use crate::util::markdown::markdown_text as md;
 
 /// The questions of the long format, in the order rows are written.
 pub const QUESTIONS: [&str; 6] = ["realism", "plausibility", "blind_verdict", "agree", "comment", "time_spent_secs"];
@@ -130,16 +131,16 @@ fn stat(s: &StatValue) -> String {
 }
 
 fn pair_lines(label: &str, pairs: &[super::PairStat]) -> Vec<String> {
-    pairs.iter().map(|p| format!("- {label}, {} and {}: {}", p.a, p.b, stat(&p.stat))).collect()
+    pairs.iter().map(|p| format!("- {label}, {} and {}: {}", md(&p.a), md(&p.b), stat(&p.stat))).collect()
 }
 
 /// The summary in Markdown: the per-type table, per-reviewer agreement and inter-rater agreement.
 pub fn markdown(s: &ReviewStats) -> String {
-    let mut out = format!("# Expert review: {}\n\n", s.session_name);
+    let mut out = format!("# Expert review: {}\n\n", md(&s.session_name));
     out.push_str(&format!(
         "{} reviewer(s) ({}); each case rated by {}; {} of {} answers complete.\n\n",
         s.reviewers.len(),
-        s.reviewers.join(", "),
+        s.reviewers.iter().map(|r| md(r)).collect::<Vec<_>>().join(", "),
         s.overlap,
         s.completed,
         s.assignments
@@ -168,7 +169,7 @@ pub fn markdown(s: &ReviewStats) -> String {
     for r in &s.per_reviewer {
         let cells: Vec<String> =
             r.by_type.iter().map(|t| format!("{} / {}", frac(&t.blind_agreement), frac(&t.agree_mark))).collect();
-        out.push_str(&format!("| {} | {} |\n", r.reviewer, cells.join(" | ")));
+        out.push_str(&format!("| {} | {} |\n", md(&r.reviewer), cells.join(" | ")));
     }
     let pooled: Vec<String> =
         s.by_type.iter().map(|t| format!("{} / {}", frac(&t.blind_agreement), frac(&t.agree_mark))).collect();

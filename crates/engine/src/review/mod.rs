@@ -25,6 +25,7 @@ pub mod repo;
 pub mod results;
 pub mod reveal;
 pub mod sampling;
+pub mod signing;
 pub mod stats;
 pub mod tokens;
 pub mod workflow;
@@ -199,6 +200,11 @@ triage benchmark. Please read it as you would read a report arriving at your des
 
 Every answer is saved as soon as you give it, so you can stop at any time and pick up where you
 left off. You will not see other reviewers' answers.
+
+If you review from a pack file: the file itself holds the verdict each case was built to have.
+The app shows it only after your own verdict is saved; that order is kept by the app, not by
+encryption, so please do not open the file in an editor. The file is signed, and answers from an
+edited file are refused when they are merged.
 
 Keys in the app: 1–5 for ratings, 1–4 for the verdict, J/→ next, K/← previous, ? guidelines.
 ";

@@ -7,9 +7,11 @@
 //! blind verdict. The app still enforces blind-first when the pack is opened, but anyone who reads
 //! the file itself can see the answers: a pack is a convenience, not a security boundary.
 //!
-//! The checksum (SHA-256 over the file with an empty checksum field) catches files damaged or
-//! edited by hand; the session fingerprint ties a file to one session and its assignment; the
-//! token ties it to one reviewer.
+//! The checksum (SHA-256 over the file with an empty checksum field) catches files damaged in
+//! transit; the session fingerprint ties a file to one session and its assignment; the token ties
+//! it to one reviewer. Since format 2, the owner's store signs what it issued and each pack's
+//! answers with keyed signatures (see `signing`), so a file edited by hand is refused at merge even
+//! when its checksum was recomputed. Files of format 1 carry no signature and are refused.
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -21,7 +23,9 @@ use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::util::ids::check_id;
 
 pub const PACK_FORMAT: &str = "psebench-review-pack";
-pub const PACK_VERSION: u32 = 1;
+pub const PACK_VERSION: u32 = 2;
+/// The first format with keyed signatures; older files are refused.
+pub const FIRST_SIGNED_VERSION: u32 = 2;
 /// Largest pack file accepted.
 pub const MAX_PACK_BYTES: u64 = 64 * 1024 * 1024;
 
@@ -43,6 +47,25 @@ pub struct PackItem {
     pub expected_verdict: ReviewVerdict,
     pub narrative: String,
     pub reveal: RevealMaterial,
+}
+
+/// One of the reviewer's items as the owner issued it: signed by the owner and copied unchanged
+/// into the answers file, so the cases and their expected verdicts cannot be edited on the way back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct PackAssignment {
+    pub item_no: u32,
+    pub case_id: String,
+    pub expected_verdict: ReviewVerdict,
+}
+
+/// What the reviewer's store keeps of a signed pack, to write the answers file: the owner's part
+/// (copied unchanged) and the key that signs the answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PackSeal {
+    pub pack_id: String,
+    pub assignment: Vec<PackAssignment>,
+    pub owner_signature: String,
+    pub answers_key: String,
 }
 
 /// One answer in a pack: the shared answer parts (`AnswerParts`) beside the item they answer,
@@ -100,12 +123,55 @@ pub struct ReviewPackFile {
     /// The reviewer's items (empty in an answers file).
     pub items: Vec<PackItem>,
     pub answers: Vec<PackAnswer>,
+    /// A random id of this pack (format 2 on).
+    #[serde(default)]
+    pub pack_id: String,
+    /// The reviewer's items as issued (format 2 on): in the pack and in its answers file.
+    #[serde(default)]
+    pub assignment: Vec<PackAssignment>,
+    /// The owner store's signature over what it issued (format 2 on).
+    #[serde(default)]
+    pub owner_signature: String,
+    /// The key that signs this pack's answers: in a pack, empty in an answers file (format 2 on).
+    #[serde(default)]
+    pub answers_key: String,
+    /// The answers signed with the pack's answers key (format 2 on).
+    #[serde(default)]
+    pub answers_signature: String,
     pub checksum: String,
+}
+
+impl ReviewPackFile {
+    /// Whether the items of a pack are exactly the issued assignment (always true of an answers
+    /// file, which has no items).
+    pub fn items_match_assignment(&self) -> bool {
+        if self.kind == PackKind::Answers {
+            return self.items.is_empty();
+        }
+        let mut items: Vec<PackAssignment> = self
+            .items
+            .iter()
+            .map(|i| PackAssignment {
+                item_no: i.item_no,
+                case_id: i.case_id.clone(),
+                expected_verdict: i.expected_verdict,
+            })
+            .collect();
+        let mut issued = self.assignment.clone();
+        items.sort_by_key(|a| a.item_no);
+        issued.sort_by_key(|a| a.item_no);
+        items == issued
+            && self
+                .items
+                .iter()
+                .all(|i| i.reveal.expected_verdict == i.expected_verdict && i.reveal.case_id == i.case_id)
+    }
 }
 
 pub const PACK_NOTICE: &str = "PSEBench Studio review pack. Open it with the app (Review > Open a review pack, or \
 `psebench review pack open FILE`). It contains the verdict each case was built to have; please do not read the file \
-itself before reviewing.";
+itself before reviewing. The app shows that verdict only after yours is saved; the file itself cannot hide it. \
+The file is signed: if it is edited, the answers made from it will be refused.";
 pub const ANSWERS_NOTICE: &str =
     "PSEBench Studio review answers. Send this file back to the person running the review; \
 they merge it with `psebench review pack merge FILE` or Review > Merge answers.";
@@ -199,6 +265,16 @@ pub fn parse(name: &str, text: &str) -> ApiResult<ReviewPackFile> {
             format!("this file was made by a newer version of PSEBench Studio (file format {version}); update the app to open it."),
         ));
     }
+    if version < FIRST_SIGNED_VERSION as u64 {
+        return Err(invalid(
+            name,
+            format!(
+                "this file was made by an older version of PSEBench Studio (file format {version}) whose packs are not signed, so \
+                 edits to it could not be detected. The person running the review should export a new pack for this reviewer; \
+                 answers already given come with it."
+            ),
+        ));
+    }
     let file: ReviewPackFile = serde_json::from_value(value)
         .map_err(|e| invalid(name, format!("the review pack is incomplete or damaged ({e}).")))?;
     check_ids(name, text, &file)?;
@@ -241,6 +317,11 @@ mod tests {
                 time_spent_ms: 12_345,
                 ..PackAnswer::default()
             }],
+            pack_id: "p".into(),
+            assignment: vec![],
+            owner_signature: String::new(),
+            answers_key: String::new(),
+            answers_signature: String::new(),
             checksum: String::new(),
         }
     }
@@ -255,8 +336,12 @@ mod tests {
         assert!(e.message.contains("changed after it was exported"), "{}", e.message);
         assert!(parse("a.json", "{").unwrap_err().message.contains("not valid JSON"));
         assert!(parse("a.json", "{\"format\": \"other\"}").unwrap_err().message.contains("not a PSEBench review pack"));
-        let newer = text.replace("\"version\": 1", "\"version\": 99");
+        let newer = text.replace("\"version\": 2", "\"version\": 99");
         assert!(parse("a.json", &newer).unwrap_err().message.contains("newer version"));
+        let mut old = file();
+        old.version = 1;
+        let e = parse("a.json", &seal(old).unwrap()).unwrap_err();
+        assert!(e.message.contains("not signed") && e.message.contains("export a new pack"), "{}", e.message);
     }
 
     #[test]

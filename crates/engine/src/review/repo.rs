@@ -3,6 +3,7 @@
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use super::answers::{AnswerParts, AnswerRecord};
+use super::pack::PackSeal;
 use super::{AdjudicationDecision, RevealMaterial, ReviewAdjudication, ReviewSelection, ReviewVerdict, SessionRole};
 use crate::case::CaseType;
 use crate::error::{ApiError, ApiResult};
@@ -205,6 +206,33 @@ pub fn set_pack_token(conn: &Connection, session_id: &str, reviewer: &str, token
     conn.execute(
         "UPDATE review_reviewers SET pack_token = ?3 WHERE session_id = ?1 AND reviewer = ?2",
         params![session_id, reviewer, token],
+    )?;
+    Ok(())
+}
+
+/// Where a pack was opened: what its owner issued with it (see `pack::PackSeal`).
+pub fn pack_seal(conn: &Connection, session_id: &str, reviewer: &str) -> ApiResult<Option<PackSeal>> {
+    let text: Option<String> = conn
+        .query_row(
+            "SELECT pack_seal_json FROM review_reviewers WHERE session_id = ?1 AND reviewer = ?2",
+            params![session_id, reviewer],
+            |r| r.get::<_, Option<String>>(0),
+        )
+        .optional()?
+        .flatten();
+    match text {
+        None => Ok(None),
+        Some(t) => serde_json::from_str(&t).map(Some).map_err(|e| {
+            ApiError::internal("the stored review pack seal is damaged; open the pack again").with_detail(e.to_string())
+        }),
+    }
+}
+
+pub fn set_pack_seal(conn: &Connection, session_id: &str, reviewer: &str, seal: &PackSeal) -> ApiResult<()> {
+    let text = serde_json::to_string(seal).map_err(|e| ApiError::internal(e.to_string()))?;
+    conn.execute(
+        "UPDATE review_reviewers SET pack_seal_json = ?3 WHERE session_id = ?1 AND reviewer = ?2",
+        params![session_id, reviewer, text],
     )?;
     Ok(())
 }

@@ -18,9 +18,10 @@ use crate::case::CaseType;
 use crate::context::Engine;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::review::answers::{self, AnswerRecord};
-use crate::review::pack::{self, PackAnswer, PackItem, PackKind, ReviewPackFile};
+use crate::review::pack::{self, PackAnswer, PackAssignment, PackItem, PackKind, PackSeal, ReviewPackFile};
 use crate::review::repo::{self, AnswerRow, ItemRow, SessionRow};
 use crate::review::sampling::{self, Candidate};
+use crate::review::signing;
 use crate::review::*;
 use crate::util::files::{read_text, write_atomic};
 use crate::util::now_rfc3339;
@@ -144,7 +145,10 @@ fn own_case(c: &Connection, ctx: &ReviewerCtx, item_no: u32) -> ApiResult<String
         .ok_or_else(|| item_not_found(item_no, mine.len()))
 }
 
-/// A pack or answers file for a reviewer of a session (sealed by the caller).
+/// A pack or answers file for a reviewer of a session, its answers signed with the seal's answers
+/// key (an answers file does not carry that key). The caller signs the owner part of a new pack
+/// and seals the file.
+#[allow(clippy::too_many_arguments)]
 fn pack_file(
     s: &SessionRow,
     kind: PackKind,
@@ -153,12 +157,13 @@ fn pack_file(
     items: Vec<PackItem>,
     answers: Vec<PackAnswer>,
     now: String,
-) -> ReviewPackFile {
+    seal: PackSeal,
+) -> ApiResult<ReviewPackFile> {
     let (notice, guidelines) = match kind {
         PackKind::Pack => (pack::PACK_NOTICE, s.guidelines.clone()),
         PackKind::Answers => (pack::ANSWERS_NOTICE, String::new()),
     };
-    ReviewPackFile {
+    let mut f = ReviewPackFile {
         format: pack::PACK_FORMAT.into(),
         version: pack::PACK_VERSION,
         kind,
@@ -175,8 +180,30 @@ fn pack_file(
         app_version: crate::version().into(),
         items,
         answers,
+        pack_id: seal.pack_id,
+        assignment: seal.assignment,
+        owner_signature: seal.owner_signature,
+        answers_key: String::new(),
+        answers_signature: String::new(),
         checksum: String::new(),
+    };
+    signing::sign_answers(&mut f, &seal.answers_key)?;
+    if kind == PackKind::Pack {
+        f.answers_key = seal.answers_key;
     }
+    Ok(f)
+}
+
+/// The refusal for a file whose owner-issued part does not match its signature.
+fn owner_part_edited(name: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::ValidationFailed,
+        format!(
+            "{name}: the part written by the person running the review (session, reviewer, pack id, cases, assignment or \
+             expected verdicts) was edited after the pack was exported, so nothing was merged. Ask the reviewer to export \
+             the answers file again from the app; if that fails too, export a new pack for them."
+        ),
+    )
 }
 
 /// The answers a reviewer has started, as they travel in packs.
@@ -761,7 +788,24 @@ impl Engine {
                 answered: answers.len() as u32,
                 path: None,
             };
-            let text = pack::seal(pack_file(&s, PackKind::Pack, r, token, pack_items, answers, now))?;
+            let key = signing::owner_key(tx)?;
+            let pack_id = signing::new_pack_id()?;
+            let seal = PackSeal {
+                answers_key: signing::answers_key(&key, &pack_id),
+                pack_id,
+                assignment: pack_items
+                    .iter()
+                    .map(|i| PackAssignment {
+                        item_no: i.item_no,
+                        case_id: i.case_id.clone(),
+                        expected_verdict: i.expected_verdict,
+                    })
+                    .collect(),
+                owner_signature: String::new(),
+            };
+            let mut f = pack_file(&s, PackKind::Pack, r, token, pack_items, answers, now, seal)?;
+            signing::sign_owner_part(&key, &mut f)?;
+            let text = pack::seal(f)?;
             Ok((info, text))
         })
     }
@@ -791,6 +835,26 @@ impl Engine {
                 format!("{name}: the pack's token is damaged; ask for a fresh pack."),
             ));
         }
+        // The owner's signature can only be checked where the session was created; here the
+        // items must agree with what it covers, and the answers with the pack's own key.
+        if f.pack_id.is_empty() || f.owner_signature.is_empty() || !f.items_match_assignment() {
+            return Err(ApiError::new(
+                ErrorCode::ValidationFailed,
+                format!("{name}: the pack's items do not match what was issued with it (the file was edited); ask for a fresh pack."),
+            ));
+        }
+        if !signing::answers_intact(&f, &f.answers_key)? {
+            return Err(ApiError::new(
+                ErrorCode::ValidationFailed,
+                format!("{name}: the answers in the pack were changed outside the app (their signature does not match); ask for a fresh pack."),
+            ));
+        }
+        let seal = PackSeal {
+            pack_id: f.pack_id.clone(),
+            assignment: f.assignment.clone(),
+            owner_signature: f.owner_signature.clone(),
+            answers_key: f.answers_key.clone(),
+        };
         // Check the items before touching the store.
         let mut seen_no = HashSet::new();
         let mut seen_id = HashSet::new();
@@ -890,6 +954,7 @@ impl Engine {
                 }
                 repo::set_pack_token(tx, &f.session_id, &reviewer, &f.token)?;
             }
+            repo::set_pack_seal(tx, &f.session_id, &reviewer, &seal)?;
             repo::insert_token(tx, &token_hash, &f.session_id, &reviewer, "pack", &now)?;
             if !known_reviewer {
                 for it in &items {
@@ -951,6 +1016,16 @@ impl Engine {
             };
             let token = repo::pack_token(c, &s.session_id, &r)?
                 .ok_or_else(|| ApiError::internal("the review pack's token was not kept; open the pack again"))?;
+            let seal = repo::pack_seal(c, &s.session_id, &r)?.ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "The pack of session \"{}\" was opened with an older version of the app, which did not keep what is needed \
+                         to sign the answers. Open the same pack again (your answers are kept), or ask for a new pack.",
+                        s.name
+                    ),
+                )
+            })?;
             let rows = repo::answers(c, &s.session_id, Some(&r))?;
             let answers = started_answers(&rows);
             let info = ReviewPackExported {
@@ -960,7 +1035,8 @@ impl Engine {
                 answered: answers.len() as u32,
                 path: None,
             };
-            let text = pack::seal(pack_file(&s, PackKind::Answers, r, token, Vec::new(), answers, now_rfc3339()))?;
+            let f = pack_file(&s, PackKind::Answers, r, token, Vec::new(), answers, now_rfc3339(), seal)?;
+            let text = pack::seal(f)?;
             Ok((info, text))
         })
     }
@@ -1017,7 +1093,29 @@ impl Engine {
                     ),
                 ));
             }
+            let key = signing::owner_key(tx)?;
+            if !signing::owner_part_intact(&key, &f)? || !f.items_match_assignment() {
+                return Err(owner_part_edited(name));
+            }
             let assigned: HashMap<u32, String> = repo::assignments_of(tx, &s.session_id, &f.reviewer)?.into_iter().collect();
+            let expected: HashMap<String, ReviewVerdict> =
+                repo::items(tx, &s.session_id)?.into_iter().map(|i| (i.case_id, i.expected)).collect();
+            let issued_here = f.assignment.len() == assigned.len()
+                && f.assignment.iter().all(|a| {
+                    assigned.get(&a.item_no) == Some(&a.case_id) && expected.get(&a.case_id) == Some(&a.expected_verdict)
+                });
+            if !issued_here {
+                return Err(owner_part_edited(name));
+            }
+            if !signing::answers_intact(&f, &signing::answers_key(&key, &f.pack_id))? {
+                return Err(ApiError::new(
+                    ErrorCode::ValidationFailed,
+                    format!(
+                        "{name}: the answers were changed outside the app after it saved them (their signature does not match), \
+                         so nothing was merged. Ask the reviewer to export the answers file again from the app."
+                    ),
+                ));
+            }
             for a in &f.answers {
                 if assigned.get(&a.item_no) != Some(&a.case_id) {
                     return Err(ApiError::new(
@@ -1030,6 +1128,7 @@ impl Engine {
                     ));
                 }
                 answers::validate_incoming(&a.record(), a.item_no)?;
+                answers::check_blind_before_reveal(&a.record(), &a.case_id, a.item_no)?;
             }
             let (items_changed, fields_updated, kept) = merge_answers(tx, &s.session_id, &f.reviewer, &f.answers)?;
             Ok(ReviewPackMergeReport {

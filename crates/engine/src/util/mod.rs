@@ -3,10 +3,12 @@
 
 pub mod csv_text;
 pub mod disk;
+pub mod downloads;
 pub mod files;
 pub mod format;
 pub mod ids;
 pub mod latex;
+pub mod markdown;
 pub mod memory;
 pub mod private_files;
 pub mod text;

@@ -499,3 +499,58 @@ async fn models_test_makes_one_real_call() {
     assert_eq!(r2.reply, "ready");
     assert_eq!(mock.request_count(), 2, "tests bypass the cache");
 }
+
+/// A model's key link (keyring or environment variable) does not follow a change of its base
+/// URL's host: the request to the new address carries no key, and the model says why.
+#[tokio::test]
+async fn a_key_link_is_dropped_when_the_base_url_host_changes() {
+    let first = MockServer::start_with(Script::always("ready"), 0, true).await.unwrap();
+    let elsewhere = MockServer::start_with(Script::always("ready"), 0, true).await.unwrap();
+    let secrets = Arc::new(MemoryStore::default());
+    let (_d, e) = engine_with(secrets.clone(), false);
+    std::env::set_var("PSEBENCH_TEST_HOSTKEY", "sk-env-canary-000000");
+    let req = |name: &str, base: &str, env: Option<&str>, key: Option<&str>| ModelAddRequest {
+        name: name.into(),
+        kind: "openai-compatible".into(),
+        model: "x".into(),
+        base_url: Some(base.into()),
+        api_key_env: env.map(str::to_string),
+        api_key: key.map(str::to_string),
+        ..Default::default()
+    };
+    e.models_add(&req("kr", &first.openai_base(), None, Some("sk-keyring-canary-0000"))).unwrap();
+    e.models_add(&req("ev", &first.openai_base(), Some("PSEBENCH_TEST_HOSTKEY"), None)).unwrap();
+    e.models_test("kr").await.unwrap();
+    e.models_test("ev").await.unwrap();
+    assert!(first.requests().iter().all(|r| r.had_key), "both keys reach the first address");
+    // The same edit form, saved again with only the address changed (another loopback port).
+    for (name, env) in [("kr", None), ("ev", Some("PSEBENCH_TEST_HOSTKEY"))] {
+        let v = e.models_add(&req(name, &elsewhere.openai_base(), env, None)).unwrap();
+        assert_eq!(v.key_source, "none", "{name}");
+        let notice = v.config.key_link_dropped.clone().unwrap_or_default();
+        assert!(notice.contains("confirm"), "{name}: {notice}");
+        assert_eq!(e.models_get(name).unwrap().config.key_link_dropped, v.config.key_link_dropped);
+        e.models_test(name).await.unwrap();
+    }
+    let sent = elsewhere.requests();
+    assert_eq!(sent.len(), 2);
+    assert!(sent.iter().all(|r| !r.had_key), "no key followed the new address");
+    assert_eq!(secrets.get("model:kr").unwrap(), None, "the stored key was deleted");
+    // Confirmed again: a key typed anew, or the variable with the confirmation.
+    e.models_add(&req("kr", &elsewhere.openai_base(), None, Some("sk-new-000000000"))).unwrap();
+    let ev = e
+        .models_add(&ModelAddRequest {
+            confirm_key_for_new_host: Some(true),
+            ..req("ev", &elsewhere.openai_base(), Some("PSEBENCH_TEST_HOSTKEY"), None)
+        })
+        .unwrap();
+    assert_eq!((ev.key_source.as_str(), ev.config.key_link_dropped.clone()), ("env:PSEBENCH_TEST_HOSTKEY", None));
+    e.models_test("kr").await.unwrap();
+    e.models_test("ev").await.unwrap();
+    assert!(elsewhere.requests()[2..].iter().all(|r| r.had_key));
+    // Only the path changed (same scheme, host and port): the link stays.
+    let v = e
+        .models_add(&req("ev", &format!("{}/other/v1", elsewhere.root()), Some("PSEBENCH_TEST_HOSTKEY"), None))
+        .unwrap();
+    assert_eq!(v.key_source, "env:PSEBENCH_TEST_HOSTKEY");
+}

@@ -745,6 +745,16 @@ fn review_packs_travel_to_another_store_and_merge_back_once() {
     let mut as_ben = base.clone();
     as_ben.reviewer = "Ben".into();
     assert_eq!(owner.review_pack_merge_text("ben.json", &reseal(as_ben)).unwrap_err().code, ErrorCode::Forbidden);
+    // Answers are signed with a key the pack carries: edited answers are refused, but someone who
+    // takes that key from the pack file can sign their own (the merge checks below still hold).
+    let mut edited_answer = base.clone();
+    edited_answer.answers[0].parts.realism = Some(1);
+    let err = owner.review_pack_merge_text("edited.json", &reseal(edited_answer)).unwrap_err();
+    assert!(err.message.contains("changed outside the app"), "{}", err.message);
+    let reseal = |mut f: pack::ReviewPackFile| {
+        psebench::review::signing::sign_answers(&mut f, &pack_file.answers_key).unwrap();
+        pack::seal(f).unwrap()
+    };
     let mut wrong_item = base.clone();
     let ben_only = map
         .iter()
@@ -795,4 +805,166 @@ fn guidelines_can_be_written_and_shown_to_reviewers() {
     assert_eq!(e.review_me(&tok).unwrap().guidelines, "New text\n");
     e.review_delete(&s.summary.session_id).unwrap();
     assert_eq!(e.review_me(&tok).unwrap_err().code, ErrorCode::Forbidden);
+}
+
+/// A session with one reviewer who answered everything in a visiting store: (owner, pack text,
+/// answers text, the visiting store kept alive).
+struct PackRound {
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
+    owner: Engine,
+    pack: String,
+    answers: String,
+}
+
+fn pack_round() -> PackRound {
+    let (d1, owner) = demo();
+    let s = create(&owner, "Signed", sample(2, 2, 2), &["Ana"], None, 5);
+    let sid = s.summary.session_id.clone();
+    let map = assignment(&owner, &sid);
+    let (_, pack_text) = owner.review_pack_export_text(&sid, "Ana").unwrap();
+    let (d2, visit) = temp_engine();
+    visit.review_pack_open_text("ana-pack.json", &pack_text).unwrap();
+    let tok = visit.review_local_token(&sid, "Ana").unwrap();
+    for n in 1..=6 {
+        let (_, _, expected) = map[&("Ana".to_string(), n)];
+        answer_fully(&visit, &tok, n, 4, 3, expected, true);
+    }
+    let (_, answers) = visit.review_pack_answers_text(&sid, None).unwrap();
+    PackRound { _dirs: (d1, d2), owner, pack: pack_text, answers }
+}
+
+/// Change a file's JSON with `edit`, then write it again with a valid checksum, as someone who
+/// edits the file by hand and recomputes the unkeyed checksum would.
+fn edited(text: &str, edit: impl FnOnce(&mut serde_json::Value)) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+    edit(&mut v);
+    let f: pack::ReviewPackFile = serde_json::from_value(v).unwrap();
+    pack::seal(f).unwrap()
+}
+
+fn flip_expected(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                if k == "expected_verdict" {
+                    *x = serde_json::json!(if x == "Reportable" { "Uncertain" } else { "Reportable" });
+                } else {
+                    flip_expected(x);
+                }
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(flip_expected),
+        _ => {}
+    }
+}
+
+#[test]
+fn an_untouched_signed_round_trip_merges() {
+    let r = pack_round();
+    let m = r.owner.review_pack_merge_text("ana-answers.json", &r.answers).unwrap();
+    assert_eq!(m.items_changed, 6);
+    assert_eq!(r.owner.review_pack_merge_text("ana-pack.json", &r.pack).unwrap().fields_updated, 0);
+}
+
+#[test]
+fn an_edited_expected_verdict_is_refused_at_merge() {
+    let r = pack_round();
+    for (name, text) in [("pack.json", &r.pack), ("answers.json", &r.answers)] {
+        let forged = edited(text, flip_expected);
+        assert_ne!(&forged, text);
+        let e = r.owner.review_pack_merge_text(name, &forged).unwrap_err();
+        assert!(e.message.contains("edited after the pack was exported"), "{name}: {}", e.message);
+        assert!(e.message.contains("nothing was merged"), "{}", e.message);
+    }
+    assert!(r.owner.review_pack_merge_text("answers.json", &r.answers).is_ok());
+}
+
+#[test]
+fn an_answer_edited_by_hand_is_refused_at_merge() {
+    let r = pack_round();
+    let forged = edited(&r.answers, |v| v["answers"][0]["realism"] = serde_json::json!(1));
+    let e = r.owner.review_pack_merge_text("answers.json", &forged).unwrap_err();
+    assert_eq!(e.code, ErrorCode::ValidationFailed);
+    assert!(e.message.contains("answers were changed outside the app"), "{}", e.message);
+    let stats = r.owner.review_export_rows(&pack::parse("a", &r.answers).unwrap().session_id).unwrap();
+    assert!(stats.iter().all(|row| row.question != "realism" || row.answer.is_empty()), "nothing was merged");
+}
+
+#[test]
+fn a_blind_verdict_dated_after_its_reveal_is_refused_with_the_case_named() {
+    let r = pack_round();
+    let f = pack::parse("a", &r.answers).unwrap();
+    let case = f.answers[2].case_id.clone();
+    // Forged the way a determined reviewer could: with the answers key the pack carries.
+    let key = pack::parse("p", &r.pack).unwrap().answers_key;
+    let mut f2 = f.clone();
+    let revealed = f2.answers[2].parts.revealed_at.clone().unwrap();
+    assert!(revealed.as_str() < "2999");
+    f2.answers[2].parts.blind_verdict_at = Some("2999-01-01T00:00:00.000Z".into());
+    psebench::review::signing::sign_answers(&mut f2, &key).unwrap();
+    let e = r.owner.review_pack_merge_text("answers.json", &pack::seal(f2).unwrap()).unwrap_err();
+    assert!(e.message.contains(&format!("\"{case}\"")), "{}", e.message);
+    assert!(e.message.contains("after the by-construction verdict was shown"), "{}", e.message);
+}
+
+const HOSTILE: &str = "<script>alert(1)</script> <img src=x onerror=alert(2)> \u{202E}fdp.exe | a*b_c `x` [l](javascript:alert(3)) 50% & $x$ #1 {} \\end{table} ~^";
+
+/// Hostile narratives, session names and comments come out of every export quoted or escaped,
+/// and the data formats read back to the same text.
+#[test]
+fn hostile_text_is_escaped_in_every_export_and_reads_back() {
+    let (dir, e) = demo();
+    let template_id = e.cases_list(&CaseFilter::default()).unwrap()[0].case_id.clone();
+    let mut case = serde_json::to_value(e.cases_show(&template_id).unwrap()).unwrap();
+    let narrative = format!("{HOSTILE} nul:\u{0}: {}", "N".repeat(1024 * 1024));
+    case["case_id"] = "hostile_case_1".into();
+    case["narrative"] = narrative.clone().into();
+    let path =
+        crate::common::write(dir.path(), "hostile.jsonl", format!("{}\n", serde_json::to_string(&case).unwrap()));
+    assert_eq!(e.cases_import(&path, false, "imported").unwrap().imported, 1);
+    // cases.jsonl reads back to the same narrative
+    let out = dir.path().join("out.jsonl");
+    e.cases_export(&out, &CaseFilter { origin: Some("imported".into()), ..Default::default() }).unwrap();
+    let line = std::fs::read_to_string(&out).unwrap();
+    let back: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+    assert_eq!(back["narrative"].as_str(), Some(narrative.as_str()));
+
+    let name = "Pilot <script>alert(1)</script> \u{202E} | *x* _y_ 50% & $ # [l](javascript:x)";
+    let s = e
+        .review_create(&ReviewCreateRequest {
+            name: name.into(),
+            selection: ReviewSelection::Cases { case_ids: vec!["hostile_case_1".into()] },
+            reviewers: vec!["Ana".into()],
+            overlap: None,
+            seed: Some(1),
+            guidelines: None,
+        })
+        .unwrap();
+    let sid = s.summary.session_id.clone();
+    let tok = e.review_local_token(&sid, "Ana").unwrap();
+    let comment = format!("=1+2 {HOSTILE}\u{0}\n\"quoted\", line two {}", "C".repeat(15_000));
+    answer_fully(&e, &tok, 1, 1, 1, ReviewVerdict::Uncertain, false);
+    e.review_answer(&tok, 1, &ReviewAnswerPatch { comment: Some(comment.clone()), ..patch() }).unwrap();
+
+    // CSV: one cell, quoted, read back intact (a formula-looking cell gets its prefix).
+    let csv_text = e.review_export_text(&sid, ReviewExportFormat::Csv).unwrap();
+    let mut rd = csv::Reader::from_reader(csv_text.as_bytes());
+    let headers = rd.headers().unwrap().clone();
+    let answer_col = headers.iter().position(|h| h == "answer").unwrap();
+    let cells: Vec<String> = rd.records().map(|r| r.unwrap()[answer_col].to_string()).collect();
+    assert!(cells.iter().any(|c| c.trim_start_matches('\'') == comment), "the comment reads back from the CSV");
+    assert!(!cells.iter().any(|c| c.starts_with('=')), "no cell starts as a formula");
+    // JSONL: every line is JSON, the comment reads back exactly.
+    let jsonl = e.review_export_text(&sid, ReviewExportFormat::Jsonl).unwrap();
+    let rows: Vec<serde_json::Value> = jsonl.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(rows.iter().any(|r| r["answer"].as_str() == Some(comment.as_str())));
+
+    // Markdown and LaTeX summaries: the session name cannot add markup or break out.
+    let sum = e.review_summary(&sid).unwrap();
+    assert!(!sum.markdown.contains("<script>"), "{}", &sum.markdown[..200]);
+    assert!(!sum.markdown.contains("](javascript"), "no live link");
+    let heading = sum.markdown.lines().next().unwrap();
+    assert!(heading.contains("\\|") && heading.contains("\\*x\\*"), "{heading}");
+    assert!(!sum.latex.contains("50% "), "percent signs are escaped");
+    assert!(sum.latex.contains("50\\%") && sum.latex.contains("\\&") && sum.latex.contains("\\$"));
 }

@@ -35,6 +35,10 @@ agree mark and comments can still be changed afterwards.
   the first case you have not finished.
 - Time on a case is counted only while the page is open and you are working on it.
 - Nobody else sees your answers, and you do not see theirs.
+- **If you review from a pack file:** the file itself holds the verdict each case was built to
+  have. The app keeps it hidden until your own verdict is saved, but nothing in the file can hide
+  it from someone who opens the file in an editor, so please do not. The file is signed: answers
+  from an edited pack, or an answers file edited by hand, are refused when they are merged.
 - Keys: **1–5** ratings, **1–4** your verdict, **Enter** show the answer, **A** / **D** agree or
   disagree, **J** or **→** next case, **K** or **←** previous case, **G** these guidelines,
   **?** every key.

@@ -66,7 +66,8 @@ describe("markdown renderer", () => {
     expect(out).toContain("<h1>Reviewing benchmark cases</h1>");
     expect(out).toContain("<strong>Realism, 1 to 5.</strong>");
     expect(out).toContain("<em>Missing information</em>");
-    expect((out.match(/<li>/g) ?? []).length).toBe(9);
+    expect((out.match(/<li>/g) ?? []).length).toBe(10);
+    expect(out).toContain("<strong>If you review from a pack file:</strong>");
   });
 });
 

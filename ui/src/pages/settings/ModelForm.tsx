@@ -8,7 +8,7 @@ import { LocalityBadge } from "../../components/Badges";
 import { Modal } from "../../components/Dialog";
 import { ErrorBanner, toast } from "../../components/Feedback";
 import { Checkbox, Field, Select, TextInput } from "../../components/Forms";
-import { checkForm, emptyForm, formFromView, formToRequest, hostOf, isLoopback, KeyMode, LOCAL_PRESETS, ModelForm, PROVIDERS, providerInfo } from "./logic";
+import { checkForm, emptyForm, formFromView, formToRequest, hostOf, isLoopback, KeyMode, keyMovesToNewServer, LOCAL_PRESETS, ModelForm, originOf, PROVIDERS, providerInfo } from "./logic";
 
 export function ModelFormDialog({ existing, takenNames, onClose }: { existing: ModelView | null; takenNames: string[]; onClose: () => void }) {
   const [f, setF] = useState<ModelForm>(() => (existing ? formFromView(existing) : emptyForm()));
@@ -24,13 +24,15 @@ export function ModelFormDialog({ existing, takenNames, onClose }: { existing: M
 
   const base = f.base_url.trim() || info.defaultBase || "";
   const local = f.local || (base !== "" && isLoopback(base));
+  const movesKey = keyMovesToNewServer(f, existing);
 
   const save = async () => {
     setTried(true);
     if (Object.keys(errors).length > 0) return;
     const r = await add.run(formToRequest(f));
     if (r) {
-      toast(editing ? `Saved ${r.name}.` : `Added ${r.name}. Use “Test” to check that it answers.`);
+      if (r.key_link_dropped) toast(`Saved ${r.name} without its key: ${r.key_link_dropped}`);
+      else toast(editing ? `Saved ${r.name}.` : `Added ${r.name}. Use “Test” to check that it answers.`);
       onClose();
     }
   };
@@ -167,6 +169,21 @@ export function ModelFormDialog({ existing, takenNames, onClose }: { existing: M
             />
           )}
           {f.keyMode === "none" && info.needsKey && <p className="small muted">{info.label} normally needs a key; calls will fail without one.</p>}
+          {editing && existing.key_link_dropped && !movesKey && (
+            <p className="small warn-text" role="note">
+              {existing.key_link_dropped}
+            </p>
+          )}
+          {movesKey && (
+            <div role="note" className="key-move">
+              <p className="small">
+                The address now points to another server ({originOf(base)} instead of {originOf(existing?.base_url ?? "")}). The{" "}
+                {f.keyMode === "env" ? "environment variable" : "stored key"} will not be sent there unless you confirm it; without
+                confirmation the model is saved with no key.
+              </p>
+              <Checkbox label={`Use this key with ${originOf(base)}`} checked={f.confirmNewHost} onChange={(v) => set("confirmNewHost", v)} />
+            </div>
+          )}
         </fieldset>
 
         <fieldset>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ModelView } from "../../api/generated";
-import { checkForm, emptyForm, formFromView, formToRequest, isLoopback, keySourceText, priceText, stageLabel } from "./logic";
+import { checkForm, emptyForm, formFromView, formToRequest, isLoopback, keyMovesToNewServer, keySourceText, priceText, stageLabel } from "./logic";
 
 const view: ModelView = {
   name: "gpt",
@@ -20,6 +20,7 @@ const view: ModelView = {
   concurrency: 8,
   timeout_secs: 120,
   api_version: null,
+  key_link_dropped: null,
   local: false,
   destination: "openai at api.openai.com (remote)",
   key_source: "keyring",
@@ -48,6 +49,17 @@ describe("model form", () => {
     expect("api_key" in req).toBe(false);
     expect(formToRequest({ ...f, key: " sk-new " }).api_key).toBe("sk-new");
     expect(formToRequest({ ...f, keyMode: "env", keyEnv: "OPENAI_API_KEY" }).api_key_env).toBe("OPENAI_API_KEY");
+  });
+  it("asks to confirm a key only when the address moves to another server", () => {
+    const f = formFromView(view);
+    expect(keyMovesToNewServer(f, view)).toBe(false);
+    expect(keyMovesToNewServer({ ...f, base_url: "https://api.openai.com/v2" }, view)).toBe(false);
+    expect(keyMovesToNewServer({ ...f, base_url: "https://proxy.example.com/v1" }, view)).toBe(true);
+    expect(keyMovesToNewServer({ ...f, base_url: "https://api.openai.com:8443/v1" }, view)).toBe(true);
+    expect(keyMovesToNewServer({ ...f, base_url: "https://proxy.example.com/v1", key: "sk-new" }, view)).toBe(false);
+    expect(keyMovesToNewServer({ ...f, base_url: "https://proxy.example.com/v1", keyMode: "none" }, view)).toBe(false);
+    expect(keyMovesToNewServer({ ...f, base_url: "https://proxy.example.com/v1" }, null)).toBe(false);
+    expect(formToRequest({ ...f, confirmNewHost: true }).confirm_key_for_new_host).toBe(true);
   });
   it("previews where data goes and words the key source and prices", () => {
     expect(isLoopback("http://localhost:11434/v1")).toBe(true);

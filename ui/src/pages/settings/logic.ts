@@ -103,6 +103,8 @@ export type ModelForm = {
   /** A new key typed now (stored in the keyring on save, never shown again). */
   key: string;
   keyEnv: string;
+  /** Keep the key link when the address moves to another server (see `keyMovesToNewServer`). */
+  confirmNewHost: boolean;
   temperature: string;
   max_tokens: string;
   price_in: string;
@@ -122,6 +124,7 @@ export function emptyForm(): ModelForm {
     keyMode: "none",
     key: "",
     keyEnv: "",
+    confirmNewHost: false,
     temperature: "0",
     max_tokens: "",
     price_in: "",
@@ -145,6 +148,7 @@ export function formFromView(m: ModelView): ModelForm {
     keyMode: m.api_key_env ? "env" : m.key_in_keyring ? "keyring" : "none",
     key: "",
     keyEnv: m.api_key_env ?? "",
+    confirmNewHost: false,
     temperature: str(m.temperature),
     max_tokens: str(m.max_tokens),
     price_in: str(m.price_in),
@@ -200,6 +204,7 @@ export function checkForm(f: ModelForm, opts: { editing: boolean; keyStored: boo
 export function formToRequest(f: ModelForm): ModelAddRequest {
   const info = providerInfo(f.kind);
   const req: ModelAddRequest = { name: f.name.trim(), kind: f.kind, model: f.model.trim(), local: f.local };
+  if (f.confirmNewHost) req.confirm_key_for_new_host = true;
   if (f.base_url.trim()) req.base_url = f.base_url.trim();
   if (info.apiVersion && f.api_version.trim()) req.api_version = f.api_version.trim();
   if (f.keyMode === "keyring" && f.key.trim()) req.api_key = f.key.trim();
@@ -225,6 +230,26 @@ export function isLoopback(base: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Scheme, host and port of an address (what a key is sent to), or the text itself. */
+export function originOf(base: string): string {
+  try {
+    return new URL(base).origin;
+  } catch {
+    return base.trim();
+  }
+}
+
+/**
+ * Whether saving the form would send an existing key link (keyring key or environment variable)
+ * to another server than before: the engine drops the link then, unless a new key is typed or
+ * the move is confirmed.
+ */
+export function keyMovesToNewServer(f: ModelForm, existing: Pick<ModelView, "base_url"> | null): boolean {
+  if (!existing || f.keyMode === "none" || (f.keyMode === "keyring" && f.key.trim() !== "")) return false;
+  const base = f.base_url.trim() || providerInfo(f.kind).defaultBase || "";
+  return base !== "" && originOf(base) !== originOf(existing.base_url);
 }
 
 export function hostOf(base: string): string {
