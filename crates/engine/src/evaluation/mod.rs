@@ -30,6 +30,9 @@ use crate::policy::repo as policy_repo;
 use crate::trajectory::Trajectory;
 pub use config::{EvalRunConfig, EvalRunModels};
 use context::EvalPrompts;
+
+/// The judge's clause text per (policy, clause).
+type ClauseTexts = HashMap<(String, String), Arc<String>>;
 use environment::{run_case, Roles};
 use repo::ItemCounts;
 
@@ -176,10 +179,7 @@ impl Engine {
     }
 
     /// The judge's clause text for every (policy, clause) of `cases`, and what each one is.
-    fn eval_clause_texts(
-        &self,
-        cases: &[&Case],
-    ) -> ApiResult<(HashMap<(String, String), Arc<String>>, Vec<ClauseContextNote>)> {
+    fn eval_clause_texts(&self, cases: &[&Case]) -> ApiResult<(ClauseTexts, Vec<ClauseContextNote>)> {
         let mut texts = HashMap::new();
         let mut notes = Vec::new();
         let mut packs = HashMap::new();
