@@ -129,6 +129,29 @@ mod tests {
     }
 
     #[test]
+    fn official_text_wins_clauses_first_and_clashing_ids_get_a_suffix() {
+        let pack = super::super::builtin_pack(super::super::DEFAULT_POLICY).unwrap();
+        let sec = |source: &str, ord: u32, id: &str| OfficialSection {
+            source: source.into(),
+            ord,
+            level: 2,
+            heading: format!("{id} heading"),
+            evidence_id: id.into(),
+            matched: true,
+            body: format!("{source} {id} body"),
+            file_name: "f.md".into(),
+            imported_at: "t".into(),
+        };
+        let official = vec![sec("guidance", 0, "G1"), sec("clauses", 1, "C2"), sec("clauses", 0, "G1")];
+        let s = policy_sections(&pack, &official);
+        assert_eq!(s.edition, "official");
+        let ids: Vec<&str> = s.sections.iter().map(|x| x.section_id.as_str()).collect();
+        assert_eq!(ids, vec!["G1", "C2", "G1 (2)"]);
+        assert_eq!(s.get("G1 (2)").unwrap().body, "guidance G1 body");
+        assert_ne!(s.source_hash, policy_sections(&pack, &official[..2]).source_hash);
+    }
+
+    #[test]
     fn the_document_copies_chosen_sections_in_source_order() {
         let pack = super::super::builtin_pack(super::super::DEFAULT_POLICY).unwrap();
         let s = policy_sections(&pack, &[]);
