@@ -51,6 +51,9 @@ pub enum Command {
     /// Anchor materials (scene and style seeds): import, list, show, buckets, pre-sort, translate, remove.
     #[command(subcommand)]
     Anchors(commands::anchors::AnchorsCmd),
+    /// Model-assisted authoring: loyal extraction of the policy sections for a clause, approval, list, show.
+    #[command(subcommand)]
+    Author(commands::author::AuthorCmd),
     /// Generate verified cases from clause cards and anchors (resumable): generate --cards ... --model ...; resume, list, show.
     Generate(commands::generate::GenerateArgs),
     /// Statistics of generation runs and of the card library.

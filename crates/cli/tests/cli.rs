@@ -664,3 +664,55 @@ fn a_closed_review_refuses_its_links_until_reopened_and_lan_links_warn_about_pla
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("certificate file /nonexistent/cert.pem could not be read"));
 }
+
+#[test]
+fn author_extract_approve_list_show_through_the_cli() {
+    let env = Env::new();
+    let script: psebench::mock::Script = serde_json::from_value(json!({
+        "rules": [
+            {"name": "extract", "when": {"system_contains": "You help a compliance team build a library"},
+             "replies": [
+                {"json": {"relevant_sections": [{"section_id": "General Recommendation 42", "criteria": ["scope"], "why": "made up"}]}},
+                {"json": {"relevant_sections": [{"section_id": "General Recommendation 1", "criteria": ["defines_term"], "why": "defines serious injury"}]}}
+             ]},
+            {"name": "check", "when": {"system_contains": "You review a selection of policy sections"},
+             "reply": {"json": {"add": [{"section_id": "General Recommendation 2", "reason": "sets the threshold"}], "remove": []}}}
+        ]
+    }))
+    .unwrap();
+    let mock = start_mock(script);
+    env.ok(&[
+        "models",
+        "add",
+        "a",
+        "--kind",
+        "openai-compatible",
+        "--model",
+        "a",
+        "--base-url",
+        &mock.server.openai_base(),
+    ]);
+    let clause = "CareManagement_1_MedicationError";
+    let r = env.json(&["author", "extract", "--policy", "mn29", "--clause", clause, "--model", "a"]);
+    let keys: Vec<&str> = r.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, vec!["extraction_id", "clause_id", "sections", "rejected_ids", "attempts"]);
+    assert_eq!(r["attempts"], 2);
+    assert_eq!(r["rejected_ids"], json!([]));
+    assert_eq!(r["sections"][0]["section_id"], "General Recommendation 1");
+    let id = r["extraction_id"].as_str().unwrap().to_string();
+
+    // No approval without a name.
+    let o = env.run(&["author", "extract", "--approve", &id]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("named person"), "{}", String::from_utf8_lossy(&o.stderr));
+    let a = env.json(&["author", "extract", "--approve", &id, "--by", "Dana", "--add", "General Recommendation 2"]);
+    assert_eq!(a["status"], "approved");
+    assert_eq!(a["approved_by"], "Dana");
+    assert_eq!(a["sections"].as_array().unwrap().len(), 2);
+
+    let list = env.json(&["author", "list", "--clause", clause]);
+    assert_eq!(list.as_array().unwrap().len(), 1);
+    assert_eq!(list[0]["status"], "approved");
+    let shown = env.ok(&["author", "show", &id]);
+    assert!(shown.contains("approved by Dana") && shown.contains("## Section [General Recommendation 2]"), "{shown}");
+}

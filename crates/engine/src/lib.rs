@@ -6,7 +6,8 @@
 //! ```text
 //! api                                   thin typed surface the shells call
 //! export                                report files: tables and charts written to a folder
-//! generation · evaluation · review      pipelines and workflows
+//! generation · evaluation · review      pipelines and workflows; authoring: loyal extraction of
+//! · authoring                           the policy passages for each clause, approved by a person
 //! anchor                                anchor materials and their model-assisted sorting
 //! tables                                the paper's tables (CSV, Markdown, LaTeX)
 //! charts                                the paper's charts (SVG, PNG)
@@ -28,6 +29,7 @@
 
 pub mod anchor;
 pub mod api;
+pub mod authoring;
 #[cfg(feature = "bench")]
 pub mod bench;
 pub mod builtin;

@@ -189,12 +189,34 @@ export type ApiError = { code: ErrorCode, message: string, detail: string | null
  */
 export type AppliesTo = string | Array<string>;
 
+/**
+ * Approve an extraction with its final list of sections.
+ */
+export type ApproveRequest = { extraction_id: string, 
+/**
+ * The person approving (required).
+ */
+approved_by: string, 
+/**
+ * The final section ids (the current selection with the person's additions and removals).
+ */
+sections: Array<string>, notes: string | null, };
+
 export type AuditEntry = { version: number, status: string, auditor: string, notes: string | null, at: string, };
 
 /**
  * Audit status of a stored card.
  */
 export type AuditStatus = "draft" | "audited" | "approved";
+
+/**
+ * One model call behind an extraction, with its provenance.
+ */
+export type AuthorCall = { 
+/**
+ * `extractor` or `self_check`.
+ */
+role: string, attempt: number, prompt_name: string, prompt_versions: { [key in string]?: string }, model: string, request: unknown, response_text: string | null, parsed: unknown, parse_notes: Array<string>, input_tokens: number, output_tokens: number, cached_input_tokens: number, cost_usd: number, latency_ms: number, cache_hit: boolean, };
 
 export type Behavior = { missing_no_ask_pct: number | null, 
 /**
@@ -359,11 +381,29 @@ scale?: number, };
 export type ChartView = { id: string, title: string, caption: string, svg: string, };
 
 /**
+ * A section chosen for a clause.
+ */
+export type ChosenSection = { section_id: string, criteria: Array<string>, why: string, 
+/**
+ * The person who added it at approval (absent for the model's choices).
+ */
+added_by?: string | null, };
+
+/**
  * One statutory clause: a reportable event type.
  */
 export type Clause = { global_no: number, category: string, local_no: number, clause_id: string, label: string, short_title: string, summary: string, statute_ref: string, confidence: string, provenance: string, notes: string, };
 
 export type ClauseAccuracy = { clause_id: string, cases: number, M1: number | null, };
+
+/**
+ * What a plan says about a clause's context.
+ */
+export type ClauseContextNote = { clause_id: string, 
+/**
+ * `approved extraction vN (id)` or `built-in context, no approved extraction`.
+ */
+context: string, extraction_id: string | null, };
 
 export type ClauseCount = { clause_id: string, complete: number, missing: number, uncertain: number, };
 
@@ -470,7 +510,12 @@ export type ErrorCode = "invalid_input" | "validation_failed" | "not_found" | "c
 
 export type EvalImportParams = { file: Upload, };
 
-export type EvalPlan = { cases: number, by_type: { [key in string]?: number }, items: number, destinations: Array<Destination>, sends_data_off_machine: boolean, estimate: CostEstimate, };
+export type EvalPlan = { cases: number, by_type: { [key in string]?: number }, items: number, destinations: Array<Destination>, sends_data_off_machine: boolean, estimate: CostEstimate, 
+/**
+ * Per clause, the clause text the judge is shown: an approved extraction (with its version)
+ * or the built-in clause text when no extraction is approved.
+ */
+clause_contexts: Array<ClauseContextNote>, };
 
 export type EvalRole = "eval";
 
@@ -572,6 +617,47 @@ run_ids: Array<string>,
  */
 loaded_demo_cases: boolean, };
 
+/**
+ * What `psebench author extract` asks for.
+ */
+export type ExtractRequest = { policy: string | null, clause: string, model: string, };
+
+/**
+ * What `psebench author extract --json` prints.
+ */
+export type ExtractResult = { extraction_id: string, clause_id: string, sections: Array<ChosenSection>, rejected_ids: Array<string>, attempts: number, };
+
+/**
+ * A stored extraction (one version for one clause).
+ */
+export type Extraction = { extraction_id: string, policy_id: string, clause_id: string, version: number, 
+/**
+ * `official` or `summary`: which text the sections came from.
+ */
+edition: string, source_hash: string, 
+/**
+ * The current selection (the model's, or the approver's final list).
+ */
+sections: Array<ChosenSection>, 
+/**
+ * The model's selection as it came out of the extraction.
+ */
+proposed: Array<ChosenSection>, rejected_ids: Array<string>, problems: Array<string>, self_check: SelfCheck, document: string, attempts: number, model: string, prompt_versions: { [key in string]?: string }, 
+/**
+ * `proposed` or `approved`.
+ */
+status: string, approved_by: string | null, approved_at: string | null, notes: string | null, created_at: string, calls: Array<AuthorCall>, };
+
+/**
+ * Which extractions to list.
+ */
+export type ExtractionFilter = { policy: string | null, clause: string | null, };
+
+/**
+ * An extraction as listed.
+ */
+export type ExtractionSummary = { extraction_id: string, policy_id: string, clause_id: string, version: number, status: string, sections: Array<string>, model: string, approved_by: string | null, created_at: string, };
+
 export type FileParams = { file: Upload, };
 
 /**
@@ -650,7 +736,12 @@ unapproved_cards: Array<string>,
 /**
  * Cards left out because their clause bucket has no anchors.
  */
-cards_without_anchors: Array<string>, warnings: Array<string>, destinations: Array<GenDestination>, sends_data_off_machine: boolean, estimate: GenCostEstimate, };
+cards_without_anchors: Array<string>, warnings: Array<string>, destinations: Array<GenDestination>, sends_data_off_machine: boolean, estimate: GenCostEstimate, 
+/**
+ * Per clause, the context its roles are given: an approved extraction (with its version) or
+ * the built-in context when no extraction is approved.
+ */
+clause_contexts: Array<ClauseContextNote>, };
 
 /**
  * What `psebench generate` asks for.
@@ -976,6 +1067,32 @@ export type PolicyImportParams = { policy: string, clauses?: Upload, guidance?: 
 export type PolicyImportResult = { policy: string, documents: Array<ImportedDocument>, };
 
 export type PolicyParams = { policy?: string, };
+
+/**
+ * One section of the policy text, copied as stored.
+ */
+export type PolicySection = { 
+/**
+ * Unique within the policy's sections.
+ */
+section_id: string, heading: string, body: string, 
+/**
+ * `official clauses`, `official guidance` or `summary guidance`.
+ */
+origin: string, };
+
+/**
+ * The sections of one policy in source order.
+ */
+export type PolicySections = { policy_id: string, 
+/**
+ * `official` (imported text) or `summary` (the pack's own summaries).
+ */
+edition: string, sections: Array<PolicySection>, 
+/**
+ * SHA-256 (hex) of the sections' ids, headings and bodies.
+ */
+source_hash: string, };
 
 export type PolicySummary = { id: string, name: string, edition: string, clauses: number, guidance_sections: number, evidence_ids: number, official_text_imported: boolean, };
 
@@ -1520,6 +1637,17 @@ krippendorff_alpha_ordinal: StatValue, };
  */
 export type ScaleAnchor = { value: number, label: string, meaning: string, };
 
+/**
+ * What the independent self-check would change.
+ */
+export type SelfCheck = { add: Array<SelfCheckItem>, remove: Array<SelfCheckItem>, 
+/**
+ * Suggestions left out (unknown ids, no-ops) or why there is no self-check.
+ */
+notes: Array<string>, };
+
+export type SelfCheckItem = { section_id: string, reason: string, };
+
 export type SessionParams = { 
 /**
  * A session id (or a name only one session has).
@@ -1793,6 +1921,16 @@ export interface ApiMethods {
   "anchors.presort": { params: AnchorPresortRequest; result: AnchorBatchResult };
   /** Translate anchors to English with a model (the original is kept). */
   "anchors.translate": { params: AnchorTranslateRequest; result: AnchorBatchResult };
+  /** The policy's text split into the sections an extraction chooses from, with the text's hash. */
+  "author.sections": { params: IdParams; result: PolicySections };
+  /** Ask a model which policy sections bear on a clause, check its reply and store the extraction as the clause's next version. */
+  "author.extract": { params: ExtractRequest; result: ExtractResult };
+  /** Approve an extraction with its final list of sections, in a named person's name. */
+  "author.approve": { params: ApproveRequest; result: Extraction };
+  /** Extractions, optionally of one policy or one clause. */
+  "author.list": { params: ExtractionFilter; result: Array<ExtractionSummary> };
+  /** One extraction: its sections, document, self-check and every model call. */
+  "author.show": { params: IdParams; result: Extraction };
   /** What a generation run would do and cost, without starting it. */
   "gen.plan": { params: GenRequest; result: GenPlan };
   /** Create a generation run and start it in the background. */

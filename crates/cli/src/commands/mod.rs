@@ -1,4 +1,5 @@
 pub mod anchors;
+pub mod author;
 pub mod bench;
 pub mod cards;
 pub mod cases;
@@ -83,6 +84,7 @@ pub fn run(cli: &Cli) -> Result<ExitCode, ApiError> {
         Command::Cases(c) => cases::run(cli, c),
         Command::Demo(c) => cases::run_demo(cli, c),
         Command::Anchors(c) => anchors::run(cli, c),
+        Command::Author(c) => author::run(cli, c),
         Command::Generate(a) => generate::run(cli, a),
         Command::Stats(c) => stats::run(cli, c),
         Command::Eval(c) => eval::run(cli, c),

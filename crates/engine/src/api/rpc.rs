@@ -22,6 +22,9 @@ use super::store_info::StoreInfo;
 use super::Engine;
 use crate::anchor::llm::{AnchorBatchResult, AnchorPresortRequest, AnchorTranslateRequest};
 use crate::anchor::{Anchor, AnchorBucket, AnchorFilter, AnchorImportOptions, AnchorImportResult, AnchorSummary};
+use crate::authoring::{
+    ApproveRequest, ExtractRequest, ExtractResult, Extraction, ExtractionFilter, ExtractionSummary,
+};
 use crate::card::lint::LintReport;
 use crate::case::repo::{CaseFilter, CaseSummary};
 use crate::case::Case;
@@ -35,6 +38,7 @@ use crate::jobs::{Progress, RunKind, RunStatus};
 use crate::llm::accounting::UsageTotals;
 use crate::llm::cache::CacheStats;
 use crate::metrics::MetricsReport;
+use crate::policy::sections::PolicySections;
 use crate::review::{
     ReviewAdjudicateRequest, ReviewAdjudication, ReviewAnswerPatch, ReviewAnswerSaved, ReviewAvailable,
     ReviewCreateRequest, ReviewExportFormat, ReviewItemView, ReviewLinks, ReviewLinksRequest, ReviewMe,
@@ -654,6 +658,21 @@ api_methods! {
     }
     "anchors.translate" ["Translate anchors to English with a model (the original is kept)."] (e, p: AnchorTranslateRequest) -> AnchorBatchResult {
         e.anchors_translate(&p).await?
+    }
+    "author.sections" ["The policy's text split into the sections an extraction chooses from, with the text's hash."] (e, p: IdParams) -> PolicySections {
+        blocking(move || e.author_sections(&p.id)).await?
+    }
+    "author.extract" ["Ask a model which policy sections bear on a clause, check its reply and store the extraction as the clause's next version."] (e, p: ExtractRequest) -> ExtractResult {
+        e.author_extract(&p).await?
+    }
+    "author.approve" ["Approve an extraction with its final list of sections, in a named person's name."] (e, p: ApproveRequest) -> Extraction {
+        blocking(move || e.author_approve(&p)).await?
+    }
+    "author.list" ["Extractions, optionally of one policy or one clause."] (e, p: ExtractionFilter) -> Vec<ExtractionSummary> {
+        blocking(move || e.author_list(&p)).await?
+    }
+    "author.show" ["One extraction: its sections, document, self-check and every model call."] (e, p: IdParams) -> Extraction {
+        blocking(move || e.author_show(&p.id)).await?
     }
     "gen.plan" ["What a generation run would do and cost, without starting it."] (e, p: GenRequest) -> GenPlan {
         blocking(move || e.gen_plan(&p)).await?

@@ -110,6 +110,35 @@ pub fn system_prompt(prompts: &EvalPrompts, pack: &PolicyPack, official: &[Offic
     ])
 }
 
+/// The clause text the judge is shown for a case: the clause's approved extraction when there is
+/// one, otherwise the clause's official wording if imported, else its summary.
+pub fn judge_clause_text(
+    pack: &PolicyPack,
+    official: &[OfficialSection],
+    clause_id: &str,
+    approved: Option<&crate::policy::extraction::ApprovedExtraction>,
+) -> String {
+    if let Some(x) = approved {
+        return x.document.trim().to_string();
+    }
+    let Some(c) = pack.clause(clause_id) else {
+        return format!("(The policy has no clause {clause_id}.)");
+    };
+    let off: Vec<String> = official
+        .iter()
+        .filter(|s| s.source == "clauses" && s.evidence_id == c.label)
+        .map(|s| format!("### {}\n{}", s.heading, s.body.trim()))
+        .collect();
+    if off.is_empty() {
+        format!(
+            "### {} — {}\n{}\n\n(A short summary of the clause, not its official wording.)",
+            c.label, c.short_title, c.summary
+        )
+    } else {
+        off.join("\n\n")
+    }
+}
+
 /// The information provider's knowledge: every element of the case, masked ones included.
 pub fn fact_list(case: &Case) -> String {
     case.elements

@@ -96,6 +96,7 @@ pub async fn run_case(
     prompts: &EvalPrompts,
     system: &str,
     case: &Case,
+    clause_text: &str,
     repeat: u32,
     turns_budget: u32,
     run_id: &str,
@@ -219,7 +220,19 @@ pub async fn run_case(
         let rationale = f.rationale.as_deref().unwrap_or("").trim();
         if correct && !bc_names.is_empty() && !rationale.is_empty() {
             judge = Some(
-                run_judge(client, roles, prompts, case, &bc_names, rationale, &ctx_judge, cancel, &mut meter).await?,
+                run_judge(
+                    client,
+                    roles,
+                    prompts,
+                    case,
+                    clause_text,
+                    &bc_names,
+                    rationale,
+                    &ctx_judge,
+                    cancel,
+                    &mut meter,
+                )
+                .await?,
             );
         }
     }
@@ -341,6 +354,7 @@ async fn run_judge(
     roles: &Roles,
     prompts: &EvalPrompts,
     case: &Case,
+    clause_text: &str,
     bc_names: &[&str],
     rationale: &str,
     ctx: &CallContext,
@@ -349,7 +363,11 @@ async fn run_judge(
 ) -> Result<JudgeResult, LlmError> {
     let user = prompts
         .judge_user
-        .render(&[("rationale", &fenced_rationale(rationale)), ("boundary_conditions", &condition_list(case))])
+        .render(&[
+            ("clause_text", clause_text),
+            ("rationale", &fenced_rationale(rationale)),
+            ("boundary_conditions", &condition_list(case)),
+        ])
         .map_err(|e| LlmError::Config(e.message))?;
     let mut last_problem = String::new();
     let mut failed: Vec<String> = Vec::new();

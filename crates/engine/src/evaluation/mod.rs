@@ -25,10 +25,14 @@ use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::jobs::{self, Progress, RunKind, RunModel, RunRow, RunStatus};
 use crate::llm::{LlmError, ModelConfig};
 use crate::metrics::{MetricsOptions, MetricsReport};
+use crate::policy::extraction::{approved_extraction, context_note, ClauseContextNote};
 use crate::policy::repo as policy_repo;
 use crate::trajectory::Trajectory;
 pub use config::{EvalRunConfig, EvalRunModels};
 use context::EvalPrompts;
+
+/// The judge's clause text per (policy, clause).
+type ClauseTexts = HashMap<(String, String), Arc<String>>;
 use environment::{run_case, Roles};
 use repo::ItemCounts;
 
@@ -91,6 +95,9 @@ pub struct EvalPlan {
     pub destinations: Vec<Destination>,
     pub sends_data_off_machine: bool,
     pub estimate: CostEstimate,
+    /// Per clause, the clause text the judge is shown: an approved extraction (with its version)
+    /// or the built-in clause text when no extraction is approved.
+    pub clause_contexts: Vec<ClauseContextNote>,
 }
 
 /// What a finished (or stopped) run says about itself.
@@ -171,6 +178,42 @@ impl Engine {
         ))
     }
 
+    /// The judge's clause text for every (policy, clause) of `cases`, and what each one is.
+    fn eval_clause_texts(&self, cases: &[&Case]) -> ApiResult<(ClauseTexts, Vec<ClauseContextNote>)> {
+        let mut texts = HashMap::new();
+        let mut notes = Vec::new();
+        let mut packs = HashMap::new();
+        for case in cases {
+            let key = (case.policy.clone(), case.clause_id.clone());
+            if texts.contains_key(&key) {
+                continue;
+            }
+            if !packs.contains_key(&case.policy) {
+                // A case of a policy this store lacks still runs; its judge just gets no clause text.
+                let loaded = self
+                    .store()
+                    .with_conn(|c| {
+                        Ok::<_, ApiError>((
+                            policy_repo::load_pack(c, &case.policy)?,
+                            policy_repo::official_sections(c, &case.policy)?,
+                        ))
+                    })
+                    .ok();
+                packs.insert(case.policy.clone(), loaded);
+            }
+            let Some(Some((pack, official))) = packs.get(&case.policy) else {
+                texts.insert(key, Arc::new(format!("(Policy {} is not in this store.)", case.policy)));
+                continue;
+            };
+            let approved = self.store().with_conn(|c| approved_extraction(c, &case.policy, &case.clause_id))?;
+            notes.push(context_note(approved.as_ref(), &case.clause_id));
+            let text = context::judge_clause_text(pack, official, &case.clause_id, approved.as_ref());
+            texts.insert(key, Arc::new(text));
+        }
+        notes.sort_by(|a, b| a.clause_id.cmp(&b.clause_id));
+        Ok((texts, notes))
+    }
+
     fn eval_system_prompt(&self, policy: &str, prompts: &EvalPrompts) -> ApiResult<String> {
         let (pack, official) = self.store().with_conn(|c| {
             Ok::<_, ApiError>((policy_repo::load_pack(c, policy)?, policy_repo::official_sections(c, policy)?))
@@ -210,6 +253,7 @@ impl Engine {
             sends_data_off_machine: destinations.iter().any(|d| d.remote),
             destinations,
             estimate: estimate(system.len(), &cases, req.repeat, &m, &i, &j),
+            clause_contexts: self.eval_clause_texts(&cases.iter().collect::<Vec<_>>())?.1,
         })
     }
 
@@ -299,6 +343,7 @@ impl Engine {
                 case_map.insert(id.clone(), Arc::new(self.cases_show(id)?));
             }
         }
+        let (clause_texts, _) = self.eval_clause_texts(&case_map.values().map(|c| c.as_ref()).collect::<Vec<_>>())?;
         let started = Instant::now();
         let base = self.store().with_conn(|c| repo::counts(c, run_id))?;
         let live = Arc::new(Mutex::new(base.clone()));
@@ -310,13 +355,17 @@ impl Engine {
             .for_each_concurrent(concurrency, |(case_id, repeat)| {
                 let (roles, prompts, system, cancel) = (roles.clone(), prompts.clone(), system.clone(), cancel.clone());
                 let case = case_map.get(&case_id).cloned();
+                let clause_text = case
+                    .as_ref()
+                    .and_then(|c| clause_texts.get(&(c.policy.clone(), c.clause_id.clone())).cloned())
+                    .unwrap_or_default();
                 let (live, stopper, done_here) = (live.clone(), stopper.clone(), done_here.clone());
                 async move {
                     let Some(case) = case else { return };
                     if cancel.is_cancelled() {
                         return;
                     }
-                    let outcome = run_case(self.llm(), &roles, &prompts, &system, &case, repeat, turns, run_id, &cancel).await;
+                    let outcome = run_case(self.llm(), &roles, &prompts, &system, &case, &clause_text, repeat, turns, run_id, &cancel).await;
                     match outcome {
                         Ok(o) => {
                             stopper.succeeded();

@@ -1,7 +1,7 @@
 //! The clause and guidance context a card's roles are given: the card's clause text plus every
 //! guidance section its legal basis cites. Official text is used where the user imported it;
-//! otherwise our summary edition, marked as such. This plays the part of the per-clause excerpt
-//! that the PSEBench method extracts from the policy before generation.
+//! otherwise our summary edition, marked as such. This is the fallback: when the card's clause has
+//! an approved loyal extraction (`authoring`), the plan uses that document instead.
 
 use crate::card::ClauseCard;
 use crate::policy::{OfficialSection, PolicyPack};

@@ -149,6 +149,9 @@ pub struct GenPlan {
     pub destinations: Vec<GenDestination>,
     pub sends_data_off_machine: bool,
     pub estimate: GenCostEstimate,
+    /// Per clause, the context its roles are given: an approved extraction (with its version) or
+    /// the built-in context when no extraction is approved.
+    pub clause_contexts: Vec<crate::policy::extraction::ClauseContextNote>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -353,6 +356,7 @@ impl Engine {
             sends_data_off_machine: destinations.iter().any(|d| d.remote),
             destinations,
             estimate: plan::estimate(&planned, &prompts, &producer, &verifier),
+            clause_contexts: planned.clause_contexts.clone(),
         })
     }
 

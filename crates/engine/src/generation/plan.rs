@@ -18,6 +18,7 @@ use crate::case::CaseType;
 use crate::context::Engine;
 use crate::error::{ApiError, ApiResult};
 use crate::llm::ModelConfig;
+use crate::policy::extraction::{approved_extraction, context_note, ApprovedExtraction, ClauseContextNote};
 
 pub struct PlannedCard {
     pub card: ClauseCard,
@@ -49,6 +50,8 @@ pub struct Planned {
     pub warnings: Vec<String>,
     pub unapproved: Vec<String>,
     pub without_anchors: Vec<String>,
+    /// Per clause: the approved extraction used as context, or the built-in context.
+    pub clause_contexts: Vec<ClauseContextNote>,
 }
 
 /// The case and candidate id: deterministic from run, card, anchor and variant.
@@ -77,7 +80,9 @@ fn rng_for(seed: u64, card_id: &str) -> ChaCha8Rng {
     ChaCha8Rng::from_seed(b)
 }
 
-fn select_cards(engine: &Engine, policy: &str, spec: &str) -> ApiResult<(Vec<PlannedCard>, Vec<String>)> {
+type Selected = (Vec<PlannedCard>, Vec<String>, Vec<ClauseContextNote>);
+
+fn select_cards(engine: &Engine, policy: &str, spec: &str) -> ApiResult<Selected> {
     let rows = engine.store().with_conn(|c| crate::card::repo::current_cards(c, policy))?;
     let (pack, official) = engine.store().with_conn(|c| {
         Ok::<_, ApiError>((
@@ -138,12 +143,21 @@ fn select_cards(engine: &Engine, policy: &str, spec: &str) -> ApiResult<(Vec<Pla
         )));
     }
     let mut out = Vec::new();
+    let mut extractions: BTreeMap<String, Option<ApprovedExtraction>> = BTreeMap::new();
     for (row, json) in chosen {
         let v: serde_json::Value = serde_json::from_str(&json)
             .map_err(|e| ApiError::internal(format!("stored card {} unreadable: {e}", row.card_id)))?;
         let card = ClauseCard::from_value(&v)
             .map_err(|e| ApiError::internal(format!("stored card {} unreadable: {e}", row.card_id)))?;
-        let context = card_context(&card, &pack, &official);
+        if !extractions.contains_key(&card.clause_id) {
+            let found = engine.store().with_conn(|c| approved_extraction(c, policy, &card.clause_id))?;
+            extractions.insert(card.clause_id.clone(), found);
+        }
+        // The clause's approved extraction, when there is one, replaces the built-in context.
+        let context = match extractions.get(&card.clause_id).and_then(Option::as_ref) {
+            Some(x) => x.document.clone(),
+            None => card_context(&card, &pack, &official),
+        };
         out.push(PlannedCard {
             card,
             version: row.current_version,
@@ -152,7 +166,8 @@ fn select_cards(engine: &Engine, policy: &str, spec: &str) -> ApiResult<(Vec<Pla
             context,
         });
     }
-    Ok((out, warnings))
+    let notes = extractions.iter().map(|(clause, x)| context_note(x.as_ref(), clause)).collect();
+    Ok((out, warnings, notes))
 }
 
 /// Work out everything a run will do. `run_id` names the candidates (plans shown before a run
@@ -168,7 +183,7 @@ pub fn plan(engine: &Engine, req: &GenRequest, run_id: &str) -> ApiResult<Planne
             return Err(ApiError::invalid(format!("\"{o}\" is not an anchor origin; use builtin, imported or all.")));
         }
     }
-    let (cards, mut warnings) = select_cards(engine, &policy, &req.cards)?;
+    let (cards, mut warnings, clause_contexts) = select_cards(engine, &policy, &req.cards)?;
     let origin = req.anchor_origin.clone().filter(|o| o != "all");
     let all: Vec<Anchor> = engine.anchors_all(&AnchorFilter { origin: origin.clone(), ..Default::default() })?;
     let mut by_clause: BTreeMap<String, Vec<&Anchor>> = BTreeMap::new();
@@ -256,7 +271,17 @@ pub fn plan(engine: &Engine, req: &GenRequest, run_id: &str) -> ApiResult<Planne
             origin.map(|o| format!(" among the {o} anchors")).unwrap_or_default()
         )));
     }
-    Ok(Planned { policy, cards, anchors, candidates, units, warnings, unapproved, without_anchors: without })
+    Ok(Planned {
+        policy,
+        cards,
+        anchors,
+        candidates,
+        units,
+        warnings,
+        unapproved,
+        without_anchors: without,
+        clause_contexts,
+    })
 }
 
 fn tokens(chars: f64) -> f64 {

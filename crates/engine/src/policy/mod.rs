@@ -3,8 +3,10 @@
 
 pub mod actions;
 pub mod builtin;
+pub mod extraction;
 pub mod import;
 pub mod repo;
+pub mod sections;
 
 /// The policy pack used when none is named: the built-in Minnesota pack. The only place in the
 /// engine and the shells that names it; everything else takes a policy id.

@@ -30,6 +30,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!("20261125180000_review_closing"),
     migration!("20261125181000_run_claims"),
     migration!("20261125182000_pack_seals_and_key_links"),
+    migration!("20261125200000_author_extractions"),
 ];
 
 const BOOKKEEPING: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (

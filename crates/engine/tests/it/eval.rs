@@ -34,7 +34,7 @@ fn rule(name: &str, when: When, reply: Reply) -> Rule {
     }
 }
 
-fn script() -> Script {
+pub fn script() -> Script {
     let answer = json!({
         "action": "ANSWER", "ask_question": null, "final_verdict": "Reportable",
         "targeted_clause": "Care Management Events clause 1",
@@ -83,7 +83,7 @@ pub fn engine(dir: &std::path::Path) -> Engine {
     Engine::open_with(&dir.join("s.db"), opts).unwrap()
 }
 
-fn register(e: &Engine, mock: &MockServer) {
+pub fn register(e: &Engine, mock: &MockServer) {
     for (name, kind, base) in [
         ("asker", "openai-compatible", mock.openai_base()),
         ("direct", "anthropic", mock.root()),

@@ -12,9 +12,9 @@ use psebench::mock::{MockServer, Reply, Rule, Script, When};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 
-const REP: &str = "CardRep_90_CareManagement_7";
+pub const REP: &str = "CardRep_90_CareManagement_7";
 const UNC: &str = "CardUnc_90_CareManagement_7";
-const FALL: &str = "CareManagement_7_Fall";
+pub const FALL: &str = "CareManagement_7_Fall";
 
 const INST: &str = "You fill in the facts of one synthetic";
 const IVER: &str = "You are a strict reviewer";
@@ -81,7 +81,7 @@ fn unc_card() -> Value {
     })
 }
 
-fn rule(name: &str, when: When, reply: Reply) -> Rule {
+pub fn rule(name: &str, when: When, reply: Reply) -> Rule {
     Rule {
         name: Some(name.into()),
         when,
@@ -93,11 +93,11 @@ fn rule(name: &str, when: When, reply: Reply) -> Rule {
     }
 }
 
-fn seq(name: &str, when: When, replies: Vec<Reply>) -> Rule {
+pub fn seq(name: &str, when: When, replies: Vec<Reply>) -> Rule {
     Rule { name: Some(name.into()), when, reply: None, replies, fail_first: vec![], latency_ms: None, usage: None }
 }
 
-fn sys(marker: &str) -> When {
+pub fn sys(marker: &str) -> When {
     When { system_contains: Some(marker.into()), ..Default::default() }
 }
 
@@ -105,7 +105,7 @@ fn sys_and(marker: &str, any: &str) -> When {
     When { system_contains: Some(marker.into()), any_regex: Some(any.into()), ..Default::default() }
 }
 
-fn j(v: Value) -> Reply {
+pub fn j(v: Value) -> Reply {
     Reply::Json { json: v }
 }
 
@@ -200,14 +200,14 @@ fn base_rules() -> Vec<Rule> {
     ]
 }
 
-fn script_with(front: Vec<Rule>) -> Script {
+pub fn script_with(front: Vec<Rule>) -> Script {
     let mut rules = front;
     rules.extend(base_rules());
     Script { rules, ..Default::default() }
 }
 
 /// An engine with the two test cards imported and approved and two models on the mock.
-fn setup(dir: &std::path::Path, mock: &MockServer) -> Engine {
+pub fn setup(dir: &std::path::Path, mock: &MockServer) -> Engine {
     let e = super::eval::engine(dir);
     for name in ["writer", "checker"] {
         e.models_add(&ModelAddRequest {
@@ -239,7 +239,7 @@ fn setup(dir: &std::path::Path, mock: &MockServer) -> Engine {
     e
 }
 
-fn request(cards: &str, anchors: u32) -> GenRequest {
+pub fn request(cards: &str, anchors: u32) -> GenRequest {
     GenRequest {
         cards: cards.into(),
         anchors_per_card: anchors,
@@ -251,11 +251,11 @@ fn request(cards: &str, anchors: u32) -> GenRequest {
     }
 }
 
-fn bodies_by(mock: &MockServer, rule: &str) -> Vec<String> {
+pub fn bodies_by(mock: &MockServer, rule: &str) -> Vec<String> {
     mock.requests().into_iter().filter(|r| r.rule.as_deref() == Some(rule)).map(|r| r.body.to_string()).collect()
 }
 
-fn user_text(body: &str) -> String {
+pub fn user_text(body: &str) -> String {
     let v: Value = serde_json::from_str(body).unwrap();
     v["messages"]
         .as_array()

@@ -21,7 +21,7 @@ const LAYERS: &[&[&str]] = &[
     &["charts"],
     &["tables"],
     &["anchor"],
-    &["generation", "evaluation", "review"],
+    &["generation", "evaluation", "review", "authoring"],
     &["export"],
     &["api"],
 ];

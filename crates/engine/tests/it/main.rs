@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod anchors;
+mod authoring;
 mod builtin;
 mod cards;
 mod cases;
