@@ -14,6 +14,7 @@ mod keyring;
 mod layers;
 mod llm;
 mod policy;
+mod policy_new;
 mod review;
 mod server;
 mod store;
