@@ -101,7 +101,8 @@ pub fn guidance_from_markdown(markdown: &str) -> Vec<GuidanceSection> {
                 applies_to: AppliesTo::All("all".into()),
                 topic: s.heading,
                 summary: s.body,
-                status: "confirmed".into(),
+                // No research status: the text is the user's own.
+                status: String::new(),
                 status_note: String::new(),
                 version_map: Default::default(),
                 notes: String::new(),
