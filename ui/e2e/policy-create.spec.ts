@@ -63,6 +63,11 @@ test("create a three-clause policy and find it listed with its clauses and guida
   await expect(page.getByRole("heading", { name: /Minnesota/, level: 1 })).toBeVisible();
   await page.getByLabel("Policy", { exact: true }).selectOption("riverland-ae");
   await expect(page.getByRole("heading", { name: "Riverland adverse event rule", level: 1 })).toBeVisible();
+
+  // The policy in use is the new one: the card library offers its clauses.
+  await page.goto(`${studio.url}#/cards`);
+  await expect(page.getByLabel("Clause").locator("option").first()).toHaveText("All 3 clauses");
+  await expect(page.getByLabel("Clause").locator("option", { hasText: "Medicines clause 2" })).toHaveCount(1);
   expect(errors).toEqual([]);
 });
 

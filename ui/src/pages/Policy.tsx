@@ -13,7 +13,7 @@ import { FilePicker, Select } from "../components/Forms";
 import { KeyValues, PageHeader, Section, Tabs } from "../components/Layout";
 import { when } from "../format";
 import { setQuery, useRoute } from "../router";
-import { DEFAULT_POLICY } from "../api/generated";
+import { choosePolicy, usePolicyId } from "../policyChoice";
 
 function appliesTo(g: GuidanceSection): string {
   return Array.isArray(g.applies_to) ? g.applies_to.join(", ") : String(g.applies_to);
@@ -201,7 +201,8 @@ function OfficialText({ policy }: { policy: PolicyView }) {
 
 export function PolicyPage() {
   const route = useRoute();
-  const id = route.query.get("policy") ?? DEFAULT_POLICY;
+  const chosen = usePolicyId();
+  const id = route.query.get("policy") ?? chosen;
   const tab = route.query.get("tab") ?? "clauses";
   const [filter, setFilter] = useState("");
   const focus = route.query.get("focus");
@@ -226,6 +227,7 @@ export function PolicyPage() {
       onCreated={(newId) => {
         setCreating(false);
         toast(`Created the policy ${newId}.`);
+        choosePolicy(newId);
         setQuery("policy", newId);
       }}
     />
@@ -239,7 +241,13 @@ export function PolicyPage() {
     return (
       <>
         <ErrorBanner error={policy.error} title="The policy could not be shown." />
-        <button className="btn" onClick={() => setQuery("policy", null)}>
+        <button
+          className="btn"
+          onClick={() => {
+            choosePolicy(null);
+            setQuery("policy", null);
+          }}
+        >
           Show the default policy
         </button>
         {dialog}
@@ -269,7 +277,10 @@ export function PolicyPage() {
           <Select
             label="Policy"
             value={p.id}
-            onChange={(v) => setQuery("policy", v)}
+            onChange={(v) => {
+              choosePolicy(v);
+              setQuery("policy", v);
+            }}
             options={packs.map((x) => ({ value: x.id, label: `${x.name} (${x.id}${x.builtin ? ", built in" : ""})` }))}
           />
         </div>
@@ -288,6 +299,7 @@ export function PolicyPage() {
             const r = await remove.run({ id: p.id });
             if (r) {
               toast(`Deleted the policy ${r.id}.`);
+              choosePolicy(null);
               setQuery("policy", null);
             }
           }}
