@@ -95,6 +95,11 @@ impl Engine {
             .collect()
     }
 
+    /// A stored pack (built-in or created by a user) as the report writers take it.
+    pub fn policy_pack(&self, id: &str) -> ApiResult<crate::policy::PolicyPack> {
+        Ok(self.pack_and_vocab(id)?.0)
+    }
+
     pub fn policy_show(&self, id: &str) -> ApiResult<PolicyView> {
         let (pack, official, builtin) = self.store().with_conn(|c| {
             Ok::<_, ApiError>((

@@ -289,6 +289,7 @@ async fn cases_generated_and_evaluated_under_a_new_policy_use_only_its_clauses()
             assert!(b.contains(label), "the evaluated model's prompt lacks {label}");
         }
         assert!(b.contains("A dose ten times or more the prescribed dose"));
+        assert!(b.contains("The clauses as written for this policy"), "no summary-edition note for a user pack");
     }
     assert_new_policy_only("evaluated model", &ask);
     for t in e.eval_trajectories(&run).unwrap() {
