@@ -5,7 +5,7 @@ test("the empty state opens the demo cases; filters narrow the list and export f
   const errors = watchErrors(page);
   await page.goto(`${studio.url}#/cases`);
   await expect(page.getByRole("heading", { name: "No cases yet" })).toBeVisible();
-  await expect(page.getByText("Generate cases from the MN29 card library, or open the 90 demo cases")).toBeVisible();
+  await expect(page.getByText("Generate cases from the card library, or open the 90 demo cases")).toBeVisible();
   await page.getByRole("button", { name: "Open the 90 demo cases" }).click();
   await expect(page.getByText("Loaded 90 demo cases.")).toBeVisible();
   await expect(page.getByText("90 cases", { exact: true })).toBeVisible();

@@ -108,6 +108,42 @@ fn policy_show_json_has_the_contract_fields() {
 }
 
 #[test]
+fn policy_create_list_show_and_delete() {
+    let env = Env::new();
+    let pack = json!({
+        "id": "harbour", "name": "Harbour incident rule", "jurisdiction": "Harbour District",
+        "reporting_deadline": "within 5 days",
+        "clauses": [
+            {"clause_id": "HB_1_Burn", "label": "Burns clause 1", "category": "Burns", "text": "A burn needing grafting."},
+            {"clause_id": "HB_2_Lost", "label": "Missing patient clause 1", "category": "Absence", "text": "A patient missing for more than four hours."},
+            {"clause_id": "HB_3_Gas", "label": "Gases clause 1", "category": "Gases", "text": "The wrong medical gas is given."}
+        ],
+        "guidance_markdown": "# Grafting\nAny skin graft.\n\n# Missing\nFrom the moment staff notice.\n"
+    });
+    let file = env.file("harbour.json", &pack.to_string());
+    let made = env.json(&["policy", "create", s(&file)]);
+    assert_eq!(made["id"], "harbour");
+    assert_eq!(made["clauses"], json!(["HB_1_Burn", "HB_2_Lost", "HB_3_Gas"]));
+    assert_eq!(made["guidance_sections"], json!(["Grafting", "Missing"]));
+    let list = env.json(&["policy", "list"]);
+    let mine = list.as_array().unwrap().iter().find(|p| p["id"] == "harbour").unwrap();
+    assert_eq!((mine["clauses"].as_u64(), mine["builtin"].as_bool()), (Some(3), Some(false)));
+    let shown = env.json(&["policy", "show", "harbour"]);
+    assert_eq!(shown["jurisdiction"], "Harbour District");
+    assert_eq!(shown["guidance"][1]["summary"], "From the moment staff notice.");
+    // The same file again: refused with the field named, exit code not 0.
+    let again = env.run(&["policy", "create", s(&file)]);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("id:"), "{}", String::from_utf8_lossy(&again.stderr));
+    let bad = env.file("bad.json", r#"{"id": "x", "nmae": "typo"}"#);
+    let o = env.run(&["policy", "create", s(&bad)]);
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("nmae"));
+    assert!(!env.run(&["policy", "delete", "mn29"]).status.success(), "the built-in pack stays");
+    assert_eq!(env.json(&["policy", "delete", "harbour"])["deleted"], true);
+    assert!(!env.run(&["policy", "show", "harbour"]).status.success());
+}
+
+#[test]
 fn lint_exit_codes_and_json_shape() {
     let env = Env::new();
     let good = env.file("cards/good.json", &serde_json::to_string_pretty(&card("CardCli_1")).unwrap());

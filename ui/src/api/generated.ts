@@ -131,7 +131,7 @@ source: string | null,
  */
 language: string | null, 
 /**
- * The policy whose clause ids are valid buckets (default `mn29`).
+ * The policy whose clause ids are valid buckets (default: the default policy pack).
  */
 policy: string | null, };
 
@@ -748,7 +748,7 @@ clause_contexts: Array<ClauseContextNote>, };
  */
 export type GenRequest = { 
 /**
- * Policy pack id (default `mn29`).
+ * Policy pack id (default: the default policy pack).
  */
 policy: string, 
 /**
@@ -1036,6 +1036,48 @@ api_version: string | null,
 key_link_dropped: string | null, };
 
 /**
+ * One clause of a new policy.
+ */
+export type NewClause = { 
+/**
+ * Machine id used by cards and cases (`A-Z a-z 0-9 . _ -`).
+ */
+clause_id: string, 
+/**
+ * The name people and models cite, e.g. "Falls clause 1".
+ */
+label: string, 
+/**
+ * The group the clause belongs to (e.g. "Falls").
+ */
+category: string, 
+/**
+ * The clause wording or a faithful summary of it.
+ */
+text: string, 
+/**
+ * A few words shown in lists; the label when left out.
+ */
+short_title: string, };
+
+/**
+ * What `psebench policy create FILE` reads and `policy.create` takes.
+ */
+export type NewPolicy = { id: string, name: string, jurisdiction: string, 
+/**
+ * When a report is due, in the policy's own terms (e.g. "within 10 working days").
+ */
+reporting_deadline: string, 
+/**
+ * The law or rule the policy comes from (optional).
+ */
+statute: string, clauses: Array<NewClause>, 
+/**
+ * Guidance as Markdown; every heading starts a section whose id is the heading text.
+ */
+guidance_markdown: string, };
+
+/**
  * Parameters of methods that take none (`{}` or null).
  */
 export type NoParams = Record<string, never>;
@@ -1061,6 +1103,13 @@ export type PackAnswersParams = { session: string, reviewer?: string, };
  * A statistic for one pair of reviewers over the items both answered.
  */
 export type PairStat = { a: string, b: string, stat: StatValue, };
+
+/**
+ * What creating a pack did.
+ */
+export type PolicyCreateResult = { id: string, clauses: Array<string>, guidance_sections: Array<string>, };
+
+export type PolicyDeleteResult = { id: string, deleted: boolean, };
 
 export type PolicyImportParams = { policy: string, clauses?: Upload, guidance?: Upload, };
 
@@ -1094,12 +1143,20 @@ edition: string, sections: Array<PolicySection>,
  */
 source_hash: string, };
 
-export type PolicySummary = { id: string, name: string, edition: string, clauses: number, guidance_sections: number, evidence_ids: number, official_text_imported: boolean, };
+export type PolicySummary = { id: string, name: string, edition: string, clauses: number, guidance_sections: number, evidence_ids: number, official_text_imported: boolean, 
+/**
+ * True for a pack that comes with the app; false for one a user created.
+ */
+builtin: boolean, };
 
 /**
  * Everything about a pack, as `psebench policy show --json` prints it.
  */
-export type PolicyView = { id: string, name: string, jurisdiction: string, statute: string, edition: string, edition_notice: string, reporting_deadline: string, official_text: OfficialTextStatus, clauses: Array<Clause>, guidance: Array<GuidanceSection>, evidence: Array<EvidenceItem>, official_sections: Array<OfficialSection>, };
+export type PolicyView = { id: string, name: string, jurisdiction: string, statute: string, edition: string, edition_notice: string, reporting_deadline: string, 
+/**
+ * True for a pack that comes with the app; false for one a user created.
+ */
+builtin: boolean, official_text: OfficialTextStatus, clauses: Array<Clause>, guidance: Array<GuidanceSection>, evidence: Array<EvidenceItem>, official_sections: Array<OfficialSection>, };
 
 /**
  * Precision / recall / F1 (percent) with the pooled counts.
@@ -1823,6 +1880,10 @@ export interface ApiMethods {
   "policy.list": { params: NoParams; result: Array<PolicySummary> };
   /** One policy pack: clauses, guidance, evidence vocabulary, official text. */
   "policy.show": { params: IdParams; result: PolicyView };
+  /** Create a user policy pack from its id, name, jurisdiction, reporting deadline, clauses and guidance Markdown. */
+  "policy.create": { params: NewPolicy; result: PolicyCreateResult };
+  /** Delete a user policy pack that no card or case uses. */
+  "policy.delete": { params: IdParams; result: PolicyDeleteResult };
   /** Store official clause and/or guidance text (Markdown), split at headings. */
   "policy.import": { params: PolicyImportParams; result: PolicyImportResult };
   /** The card library, filtered. */

@@ -8,12 +8,12 @@ import { useRoute } from "../router";
 import { NoModels, RunForm } from "./evaluate/RunForm";
 import { RunPanel, RunsList } from "./evaluate/Runs";
 import "./evaluate/evaluate.css";
-import { DEFAULT_POLICY } from "../api/generated";
+import { usePolicyId } from "../policyChoice";
 
 function NewRun() {
   const models = useApi("models.list", {});
   const cases = useApi("cases.list", { include_excluded: false });
-  const policy = useApi("policy.show", { id: DEFAULT_POLICY });
+  const policy = useApi("policy.show", { id: usePolicyId() });
   const demo = useAction("demo.load");
   const error = models.error ?? cases.error;
   return (

@@ -8,7 +8,7 @@ import { PageHeader, Section, Stat } from "../components/Layout";
 import { RunProgress } from "../components/Progress";
 import { num, when } from "../format";
 import { href } from "../router";
-import { DEFAULT_POLICY } from "../api/generated";
+import { usePolicyId } from "../policyChoice";
 
 type Step = { n: number; title: string; state: "done" | "todo" | "optional"; text: ReactNode; action?: ReactNode };
 
@@ -19,7 +19,7 @@ function count(list: { key: string; count: number }[] | undefined, key?: string)
 
 export function HomePage() {
   const info = useApi("store.info", {});
-  const policy = useApi("policy.show", { id: DEFAULT_POLICY });
+  const policy = useApi("policy.show", { id: usePolicyId() });
   const runs = useApi("eval.list", {});
   const models = useApi("models.list", {});
   const demo = useAction("demo.load");
@@ -49,7 +49,7 @@ export function HomePage() {
       state: official ? "done" : "optional",
       text: official
         ? "Official clause and guidance text is imported."
-        : "You are using our summary edition of MN29. Import the official text before real triage work.",
+        : `You are using the ${policy.data?.edition ?? "summary"} edition of ${policy.data?.name ?? "the policy"}. Import the official text before real triage work.`,
       action: <a className="btn" href={href("/policy", { tab: "import" })}>{official ? "View policy" : "Import official text"}</a>,
     },
     {
@@ -67,7 +67,7 @@ export function HomePage() {
         cases > 0 ? (
           `${num(cases)} cases: ${d.cases_by_type.map((c) => `${num(c.count)} ${c.key}`).join(", ")}.`
         ) : (
-          "No cases yet. Generate them from the MN29 library, or open the 90 hand-written demo cases to try everything now."
+          "No cases yet. Generate them from the card library, or open the 90 hand-written demo cases to try everything now."
         ),
       action:
         cases > 0 ? (

@@ -2,16 +2,18 @@
 
 import { useEffect, useMemo, useState } from "react";
 import { useAction, useApi } from "../api/client";
+import { ConfirmDialog } from "../components/Dialog";
+import { NewPolicyDialog } from "./policy/NewPolicyDialog";
 import { toUpload } from "../api/files";
 import type { Clause, GuidanceSection, PolicyView, Upload } from "../api/generated";
 import { Id } from "../components/Badges";
 import { DataTable } from "../components/DataTable";
 import { ErrorBanner, Loading, Notice, toast } from "../components/Feedback";
-import { FilePicker } from "../components/Forms";
+import { FilePicker, Select } from "../components/Forms";
 import { KeyValues, PageHeader, Section, Tabs } from "../components/Layout";
 import { when } from "../format";
 import { setQuery, useRoute } from "../router";
-import { DEFAULT_POLICY } from "../api/generated";
+import { choosePolicy, usePolicyId } from "../policyChoice";
 
 function appliesTo(g: GuidanceSection): string {
   return Array.isArray(g.applies_to) ? g.applies_to.join(", ") : String(g.applies_to);
@@ -80,15 +82,15 @@ function GuidanceList({ policy, filter, focus }: { policy: PolicyView; filter: s
       {rows.map((g) => (
         <section key={g.id} className={g.id === focused ? "card focused" : "card"} id={`g-${g.id.replace(/\s+/g, "-")}`}>
           <div className="card-head">
-            <h2>
-              {g.id}: {g.topic}
-            </h2>
-            <span className={`badge ${g.status === "confirmed" ? "status-approved" : "status-failed"}`}>
-              <span className="badge-icon" aria-hidden>
-                {g.status === "confirmed" ? "✓" : "?"}
+            <h2>{g.topic && g.topic !== g.id ? `${g.id}: ${g.topic}` : g.id}</h2>
+            {g.status && (
+              <span className={`badge ${g.status === "confirmed" ? "status-approved" : "status-failed"}`}>
+                <span className="badge-icon" aria-hidden>
+                  {g.status === "confirmed" ? "✓" : "?"}
+                </span>
+                {g.status}
               </span>
-              {g.status}
-            </span>
+            )}
           </div>
           <p className="narrative">{g.summary}</p>
           <div className="small muted">Applies to: {appliesTo(g)}</div>
@@ -133,8 +135,8 @@ function OfficialText({ policy }: { policy: PolicyView }) {
     <div className="stack">
       <Notice>
         Import the official statute and guidance as Markdown files, with a heading (<code>#</code>, <code>##</code>, …) before each clause or
-        recommendation. Each heading becomes an evidence identifier; headings that match a known identifier (for example “Surgical Events clause 1” or
-        “General Recommendation 3”) take its place. Our summaries are kept alongside. Models then see the official text instead of the summaries.
+        recommendation. Each heading becomes an evidence identifier; headings that match a known identifier
+        {policy.clauses[0] ? ` (for example “${policy.clauses[0].label}”${policy.guidance[0] ? ` or “${policy.guidance[0].id}”` : ""})` : ""} take its place. Our summaries are kept alongside. Models then see the official text instead of the summaries.
       </Notice>
       <div className="grid-2">
         <div className="field">
@@ -199,11 +201,16 @@ function OfficialText({ policy }: { policy: PolicyView }) {
 
 export function PolicyPage() {
   const route = useRoute();
-  const id = route.query.get("policy") ?? DEFAULT_POLICY;
+  const chosen = usePolicyId();
+  const id = route.query.get("policy") ?? chosen;
   const tab = route.query.get("tab") ?? "clauses";
   const [filter, setFilter] = useState("");
   const focus = route.query.get("focus");
   const policy = useApi("policy.show", { id });
+  const list = useApi("policy.list", {});
+  const remove = useAction("policy.delete");
+  const [creating, setCreating] = useState(false);
+  const [deleting, setDeleting] = useState(false);
   const p = policy.data;
   const tabs = useMemo(
     () => [
@@ -214,13 +221,92 @@ export function PolicyPage() {
     ],
     [p],
   );
-  if (policy.error) return <ErrorBanner error={policy.error} title="The policy could not be shown." />;
+  const dialog = creating && (
+    <NewPolicyDialog
+      onClose={() => setCreating(false)}
+      onCreated={(newId) => {
+        setCreating(false);
+        toast(`Created the policy ${newId}.`);
+        choosePolicy(newId);
+        setQuery("policy", newId);
+      }}
+    />
+  );
+  const newButton = (
+    <button className="btn btn-primary" onClick={() => setCreating(true)}>
+      New policy
+    </button>
+  );
+  if (policy.error)
+    return (
+      <>
+        <ErrorBanner error={policy.error} title="The policy could not be shown." />
+        <button
+          className="btn"
+          onClick={() => {
+            choosePolicy(null);
+            setQuery("policy", null);
+          }}
+        >
+          Show the default policy
+        </button>
+        {dialog}
+      </>
+    );
   if (!p) return <Loading />;
   const official = p.official_text.clauses || p.official_text.guidance;
+  const packs = list.data ?? [];
   return (
     <>
-      <PageHeader title={p.name} subtitle={`${p.jurisdiction} · ${p.statute}`} />
-      <p className="muted small">{p.reporting_deadline}</p>
+      <PageHeader
+        title={p.name}
+        subtitle={[p.jurisdiction, p.statute].filter((x) => x.trim()).join(" · ")}
+        actions={
+          <>
+            {!p.builtin && (
+              <button className="btn" onClick={() => setDeleting(true)}>
+                Delete policy
+              </button>
+            )}
+            {newButton}
+          </>
+        }
+      />
+      {packs.length > 1 && (
+        <div className="filters">
+          <Select
+            label="Policy"
+            value={p.id}
+            onChange={(v) => {
+              choosePolicy(v);
+              setQuery("policy", v);
+            }}
+            options={packs.map((x) => ({ value: x.id, label: `${x.name} (${x.id}${x.builtin ? ", built in" : ""})` }))}
+          />
+        </div>
+      )}
+      {p.reporting_deadline && <p className="muted small">Reporting deadline: {p.reporting_deadline}</p>}
+      <ErrorBanner error={remove.error} onDismiss={remove.clearError} title="The policy was not deleted." />
+      {dialog}
+      {deleting && (
+        <ConfirmDialog
+          title={`Delete the policy ${p.id}?`}
+          confirmLabel="Delete policy"
+          danger
+          onCancel={() => setDeleting(false)}
+          onConfirm={async () => {
+            setDeleting(false);
+            const r = await remove.run({ id: p.id });
+            if (r) {
+              toast(`Deleted the policy ${r.id}.`);
+              choosePolicy(null);
+              setQuery("policy", null);
+            }
+          }}
+        >
+          <p>Its clauses and guidance are removed from this store. A policy that cards or cases still use cannot be deleted.</p>
+        </ConfirmDialog>
+      )}
       {official ? (
         <Notice kind="success" title="Official text imported.">
           {p.official_text.sections} sections ({p.official_text.matched} matched to known identifiers). Models see the official text; our summaries

@@ -254,8 +254,9 @@ pub fn run(cli: &Cli, args: &MetricsArgs) -> Result<ExitCode, ApiError> {
     let (Some(cases), Some(trajs)) = (&args.cases, &args.trajectories) else {
         return Err(ApiError::invalid("Give --cases FILE --trajectories FILE, or --run RUN... for stored runs."));
     };
-    let cases =
-        psebench::case::io::read_cases(cases, &|p: &str| psebench::policy::builtin_pack(p).map(|pk| pk.vocab(&[])))?;
+    // Any stored pack, so cases written under a user's own policy are read too.
+    let e = super::engine(cli)?;
+    let cases = psebench::case::io::read_cases(cases, &e.vocab_lookup())?;
     let FileMetrics { report, ignored } = compute_from_jsonl(&cases, trajs, &opts)?;
     for skipped in ignored {
         if skipped.unknown_case > 0 {

@@ -25,6 +25,11 @@ pub enum PolicyCmd {
         #[arg(long)]
         guidance: Option<PathBuf>,
     },
+    /// Create a policy pack of your own from a JSON file: id, name, jurisdiction,
+    /// reporting_deadline, clauses (clause_id, label, category, text) and guidance_markdown.
+    Create { file: PathBuf },
+    /// Delete a policy pack you created (only while no card or case uses it).
+    Delete { id: String },
 }
 
 pub fn run(cli: &Cli, cmd: &PolicyCmd) -> Result<ExitCode, ApiError> {
@@ -104,6 +109,29 @@ pub fn run(cli: &Cli, cmd: &PolicyCmd) -> Result<ExitCode, ApiError> {
                     "The summaries of policy {} are kept; the official text is used wherever it exists.",
                     r.policy
                 );
+            }
+        }
+        PolicyCmd::Create { file } => {
+            let new = psebench::api::policy::read_new_policy(file)?;
+            let r = e.policy_create(&new)?;
+            if cli.json {
+                print_json(&r);
+            } else {
+                println!(
+                    "Created policy {} with {} clause(s) and {} guidance section(s).",
+                    r.id,
+                    r.clauses.len(),
+                    r.guidance_sections.len()
+                );
+                println!("See it with `psebench policy show {}`.", r.id);
+            }
+        }
+        PolicyCmd::Delete { id } => {
+            let r = e.policy_delete(id)?;
+            if cli.json {
+                print_json(&r);
+            } else {
+                println!("Deleted policy {}.", r.id);
             }
         }
     }

@@ -85,14 +85,14 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> Result<ExitCode, ApiError> {
                 "Give --run RUN... or --cases FILE --trajectories FILE (evaluation results), and/or --generation RUN or --library, and --out FOLDER.",
             ));
         };
-        let cases = psebench::case::io::read_cases(cases, &|p: &str| {
-            psebench::policy::builtin_pack(p).map(|pk| pk.vocab(&[]))
-        })?;
+        // Any stored pack, so cases written under a user's own policy are read too.
+        let e = super::engine(cli)?;
+        let cases = psebench::case::io::read_cases(cases, &e.vocab_lookup())?;
         let trajectories = psebench::trajectory::io::read_trajectories(trajs)?;
         let policy = policy_of(&cases)?;
-        let pack = psebench::policy::builtin_pack(&policy).ok_or_else(|| {
+        let pack = e.policy_pack(&policy).map_err(|_| {
             ApiError::not_found(format!(
-                "The cases use the policy \"{policy}\", which is not built into this version of psebench."
+                "The cases use the policy \"{policy}\", which is neither built into this version of psebench nor created in this store (psebench policy create)."
             ))
         })?;
         let report = compute(&cases, &trajectories, &MetricsOptions::default());

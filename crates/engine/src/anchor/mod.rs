@@ -86,7 +86,7 @@ pub struct AnchorImportOptions {
     pub source: Option<String>,
     /// Language for records that do not name one (default: `en`).
     pub language: Option<String>,
-    /// The policy whose clause ids are valid buckets (default `mn29`).
+    /// The policy whose clause ids are valid buckets (default: the default policy pack).
     pub policy: Option<String>,
 }
 
@@ -344,7 +344,7 @@ impl Engine {
         if let Some(c) = clause_id {
             if !self.known_clause_anywhere(c)? {
                 return Err(ApiError::invalid(format!(
-                    "\"{c}\" is not a clause id of any installed policy; `psebench policy show mn29` lists the clause ids."
+                    "\"{c}\" is not a clause id of any installed policy; `psebench policy list` names the policies and `psebench policy show ID` lists each one's clause ids."
                 )));
             }
         }

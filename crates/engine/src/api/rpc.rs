@@ -14,7 +14,10 @@ use super::cards::{
 use super::cases::{CaseDetail, CasesImportResult};
 use super::files::{export_via_temp, Download, Upload, UploadDir};
 use super::models::{ModelAddRequest, ModelTestResult, ModelView};
-use super::policy::{PolicyImportRequest, PolicyImportResult, PolicySummary, PolicyView};
+use super::policy::{
+    NewPolicy, PolicyCreateResult, PolicyDeleteResult, PolicyImportRequest, PolicyImportResult, PolicySummary,
+    PolicyView,
+};
 use super::results::{
     ChartFileRequest, ResultsGrid, ResultsOverview, ResultsRequest, TableFileRequest, TrajectoryRequest, TrajectoryView,
 };
@@ -434,6 +437,12 @@ api_methods! {
     }
     "policy.show" ["One policy pack: clauses, guidance, evidence vocabulary, official text."] (e, p: IdParams) -> PolicyView {
         blocking(move || e.policy_show(&p.id)).await?
+    }
+    "policy.create" ["Create a user policy pack from its id, name, jurisdiction, reporting deadline, clauses and guidance Markdown."] (e, p: NewPolicy) -> PolicyCreateResult {
+        blocking(move || e.policy_create(&p)).await?
+    }
+    "policy.delete" ["Delete a user policy pack that no card or case uses."] (e, p: IdParams) -> PolicyDeleteResult {
+        blocking(move || e.policy_delete(&p.id)).await?
     }
     "policy.import" ["Store official clause and/or guidance text (Markdown), split at headings."] (e, p: PolicyImportParams) -> PolicyImportResult {
         blocking(move || {

@@ -18,7 +18,8 @@ pub struct CasesImportResult {
 }
 
 impl Engine {
-    pub(crate) fn vocab_lookup(&self) -> impl Fn(&str) -> Option<crate::policy::PolicyVocab> + '_ {
+    /// The vocabulary of any stored policy pack (built-in or created by a user), by id.
+    pub fn vocab_lookup(&self) -> impl Fn(&str) -> Option<crate::policy::PolicyVocab> + '_ {
         move |policy: &str| self.pack_and_vocab(policy).ok().map(|(_, v)| v)
     }
 

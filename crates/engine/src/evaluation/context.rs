@@ -85,16 +85,28 @@ fn official_block(sections: &[OfficialSection], source: &str) -> Option<String> 
 /// The evaluated model's system prompt for a policy.
 pub fn system_prompt(prompts: &EvalPrompts, pack: &PolicyPack, official: &[OfficialSection]) -> ApiResult<String> {
     let clause_text = official_block(official, "clauses").unwrap_or_else(|| {
-        let mut s = String::from("(Summary edition: short summaries of each clause.)\n\n");
+        let mut s = String::from(if pack.edition == "user" {
+            "(The clauses as written for this policy.)\n\n"
+        } else {
+            "(Summary edition: short summaries of each clause.)\n\n"
+        });
         for c in &pack.clauses {
             s.push_str(&format!("### {} — {}\n{}\n\n", c.label, c.short_title, c.summary));
         }
         s.trim_end().to_string()
     });
     let guidance_text = official_block(official, "guidance").unwrap_or_else(|| {
-        let mut s = String::from("(Summary edition: short summaries of each guidance section.)\n\n");
+        let mut s = String::from(if pack.edition == "user" {
+            "(The guidance as written for this policy, one section per heading.)\n\n"
+        } else {
+            "(Summary edition: short summaries of each guidance section.)\n\n"
+        });
         for g in &pack.guidance {
-            s.push_str(&format!("### {} — {}\n{}\n\n", g.id, g.topic, g.summary));
+            if g.topic == g.id {
+                s.push_str(&format!("### {}\n{}\n\n", g.id, g.summary));
+            } else {
+                s.push_str(&format!("### {} — {}\n{}\n\n", g.id, g.topic, g.summary));
+            }
         }
         s.trim_end().to_string()
     });

@@ -21,7 +21,8 @@ pub fn select_cases(engine: &Engine, selection: &str) -> ApiResult<Vec<Case>> {
     if p.exists() {
         engine.cases_import(p, false, "imported")?;
         let ids: Vec<String> = {
-            let lookup = |policy: &str| crate::policy::builtin_pack(policy).map(|pk| pk.vocab(&[]));
+            // Every stored pack, so cases written under a user's own policy are read too.
+            let lookup = engine.vocab_lookup();
             crate::case::io::read_cases(p, &lookup)
                 .map(|v| v.into_iter().map(|c| c.case_id).collect())
                 .unwrap_or_default()

@@ -40,7 +40,7 @@ pub use stats::{GenerationStats, LibraryStats};
 /// What `psebench generate` asks for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct GenRequest {
-    /// Policy pack id (default `mn29`).
+    /// Policy pack id (default: the default policy pack).
     #[serde(default = "default_policy")]
     pub policy: String,
     /// `all` (every approved card), a clause id (its approved cards), or card ids separated by

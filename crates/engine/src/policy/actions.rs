@@ -1,4 +1,4 @@
-//! Policy actions: list, show, import official text.
+//! Policy actions: list, show, import official text, create and delete user packs.
 
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -9,6 +9,10 @@ use crate::policy::{import, repo, Clause, EvidenceItem, GuidanceSection, Officia
 use crate::util::files::{read_text, MAX_TEXT_FILE_BYTES};
 use crate::util::now_rfc3339;
 
+pub use crate::policy::create::{
+    read_new_policy, FieldProblem, NewClause, NewPolicy, PolicyCreateResult, PolicyDeleteResult,
+};
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct PolicySummary {
     pub id: String,
@@ -18,6 +22,8 @@ pub struct PolicySummary {
     pub guidance_sections: usize,
     pub evidence_ids: usize,
     pub official_text_imported: bool,
+    /// True for a pack that comes with the app; false for one a user created.
+    pub builtin: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -38,6 +44,8 @@ pub struct PolicyView {
     pub edition: String,
     pub edition_notice: String,
     pub reporting_deadline: String,
+    /// True for a pack that comes with the app; false for one a user created.
+    pub builtin: bool,
     pub official_text: OfficialTextStatus,
     pub clauses: Vec<Clause>,
     pub guidance: Vec<GuidanceSection>,
@@ -81,15 +89,25 @@ impl Engine {
                     guidance_sections: v.guidance.len(),
                     evidence_ids: v.evidence.len(),
                     official_text_imported: v.official_text.clauses || v.official_text.guidance,
+                    builtin: v.builtin,
                 })
             })
             .collect()
     }
 
+    /// A stored pack (built-in or created by a user) as the report writers take it.
+    pub fn policy_pack(&self, id: &str) -> ApiResult<crate::policy::PolicyPack> {
+        Ok(self.pack_and_vocab(id)?.0)
+    }
+
     pub fn policy_show(&self, id: &str) -> ApiResult<PolicyView> {
-        let (pack, official) = self
-            .store()
-            .with_conn(|c| Ok::<_, ApiError>((repo::load_pack(c, id)?, repo::official_sections(c, id)?)))?;
+        let (pack, official, builtin) = self.store().with_conn(|c| {
+            Ok::<_, ApiError>((
+                repo::load_pack(c, id)?,
+                repo::official_sections(c, id)?,
+                repo::is_builtin(c, id)?.unwrap_or(false),
+            ))
+        })?;
         let evidence = pack.evidence(&official);
         Ok(PolicyView {
             id: pack.id.clone(),
@@ -99,6 +117,7 @@ impl Engine {
             edition: pack.edition.clone(),
             edition_notice: pack.edition_notice.clone(),
             reporting_deadline: pack.reporting_deadline.clone(),
+            builtin,
             official_text: OfficialTextStatus {
                 clauses: official.iter().any(|s| s.source == "clauses"),
                 guidance: official.iter().any(|s| s.source == "guidance"),

@@ -1,8 +1,10 @@
 //! Policy packs: clauses (the targeted-clause vocabulary), guidance sections, the evidence
-//! vocabulary, and official text imported by users (split into sections by heading).
+//! vocabulary, and official text imported by users (split into sections by heading). Besides the
+//! built-in packs, users may write their own (`create`).
 
 pub mod actions;
 pub mod builtin;
+pub mod create;
 pub mod extraction;
 pub mod import;
 pub mod repo;

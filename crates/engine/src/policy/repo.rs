@@ -90,3 +90,45 @@ pub fn replace_official_sections(
     }
     Ok(())
 }
+
+/// Store a pack written by a user (refused by the primary key if the id exists).
+pub fn insert_user_pack(conn: &Connection, pack: &PolicyPack) -> ApiResult<()> {
+    let json = serde_json::to_string(pack)
+        .map_err(|e| ApiError::internal(format!("pack {} could not be encoded: {e}", pack.id)))?;
+    let now = now_rfc3339();
+    let n = conn.execute(
+        "INSERT INTO policies (id, name, edition, pack_json, builtin, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, 0, ?5, ?5) ON CONFLICT(id) DO NOTHING",
+        params![pack.id, pack.name, pack.edition, json, now],
+    )?;
+    if n == 0 {
+        return Err(ApiError::conflict(format!("There is already a policy pack \"{}\"; choose another id.", pack.id)));
+    }
+    Ok(())
+}
+
+/// `Some(true)` for a built-in pack, `Some(false)` for a user pack, `None` when there is none.
+pub fn is_builtin(conn: &Connection, id: &str) -> ApiResult<Option<bool>> {
+    let b: Option<i64> = conn.query_row("SELECT builtin FROM policies WHERE id = ?1", [id], |r| r.get(0)).optional()?;
+    Ok(b.map(|b| b != 0))
+}
+
+/// How many cards and cases belong to a policy.
+pub fn usage(conn: &Connection, id: &str) -> ApiResult<(i64, i64)> {
+    let cards: i64 = conn.query_row("SELECT COUNT(*) FROM cards WHERE policy_id = ?1", [id], |r| r.get(0))?;
+    let cases: i64 = conn.query_row("SELECT COUNT(*) FROM cases WHERE policy = ?1", [id], |r| r.get(0))?;
+    Ok((cards, cases))
+}
+
+pub fn delete_pack(conn: &Connection, id: &str) -> ApiResult<()> {
+    // Extractions were made from this pack's text: they must not come back as the context of a
+    // new pack that reuses the id.
+    conn.execute(
+        "DELETE FROM author_calls WHERE extraction_id IN (SELECT id FROM author_extractions WHERE policy_id = ?1)",
+        [id],
+    )?;
+    conn.execute("DELETE FROM author_extractions WHERE policy_id = ?1", [id])?;
+    conn.execute("DELETE FROM policy_official_sections WHERE policy_id = ?1", [id])?;
+    conn.execute("DELETE FROM policies WHERE id = ?1 AND builtin = 0", [id])?;
+    Ok(())
+}

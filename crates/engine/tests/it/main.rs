@@ -15,6 +15,7 @@ mod keyring;
 mod layers;
 mod llm;
 mod policy;
+mod policy_new;
 mod review;
 mod server;
 mod store;

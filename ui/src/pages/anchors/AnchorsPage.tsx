@@ -20,6 +20,7 @@ import { bucketOriginText, bucketRows, DEFAULT_PER_CARD, languageName, languages
 import { ModelBatchDialog } from "./ModelBatchDialog";
 import "./anchors.css";
 import { useDebounced } from "./hooks";
+import { usePolicyId } from "../../policyChoice";
 
 export function OriginBadge({ origin }: { origin: string }) {
   return origin === "builtin" ? (
@@ -154,7 +155,7 @@ export function AnchorsPage() {
   const [removeIds, setRemoveIds] = useState<string[]>([]);
 
   const clauses = useClauses();
-  const buckets = useApi("anchors.buckets", {});
+  const buckets = useApi("anchors.buckets", { policy: usePolicyId() });
   const everything = useApi("anchors.list", { clause_id: null, origin: null, unbucketed_only: false, language: null });
   const filter: AnchorFilter = {
     clause_id: bucket && bucket !== "unsorted" ? bucket : null,
@@ -228,7 +229,7 @@ export function AnchorsPage() {
       <p className="intro">
         An anchor is a de-identified incident report from real practice. It never decides a case's verdict: when a case is generated from a clause card,
         the anchor lends it a ward, the people involved, the equipment and the way reports are written, so that cases read like real ones and differ from
-        each other. Each anchor sits in the topical bucket of one of the 29 clauses, and a card only borrows from its own clause's bucket. The{" "}
+        each other. Each anchor sits in the topical bucket of one of the policy’s clauses, and a card only borrows from its own clause's bucket. The{" "}
         {builtinCount} synthetic samples that come with the app are marked <em>Built-in sample</em>; add your own reports beside them
         {importedCount > 0 ? ` (you have imported ${importedCount})` : ""}.
       </p>

@@ -1,4 +1,4 @@
-// The 29 topical buckets at a glance: how many anchors each holds (built-in samples and imported),
+// The topical buckets (one per clause of the policy) at a glance: how many anchors each holds (built-in samples and imported),
 // against the number a card would like to draw; clicking a bucket filters the list below.
 
 import { useEffect, useRef } from "react";

@@ -13,6 +13,7 @@ import { plural } from "../../format";
 import type { ClauseIndex } from "./clauses";
 import { clauseOptions } from "./clauses";
 import { duplicateSentence, importFilesProblem, importSummary } from "./logic";
+import { currentPolicy } from "../../policyChoice";
 
 export function ImportDialog({ clauses, onClose, onShowAdded }: { clauses: ClauseIndex | undefined; onClose: () => void; onShowAdded: (ids: string[]) => void }) {
   const [files, setFiles] = useState<File[]>([]);
@@ -31,7 +32,7 @@ export function ImportDialog({ clauses, onClose, onShowAdded }: { clauses: Claus
         clause_id: clause || null,
         source: source.trim() || null,
         language: language.trim() || null,
-        policy: null,
+        policy: currentPolicy(),
       },
     });
     if (r) setResult(r);

@@ -14,6 +14,7 @@ import { plural, tokens, usd } from "../../format";
 import type { ClauseIndex } from "./clauses";
 import { clauseShort } from "./clauses";
 import { batchSummary, needsTranslation, OUTCOME_ICON, OUTCOME_LABEL } from "./logic";
+import { currentPolicy } from "../../policyChoice";
 
 type Scope = "unsorted" | "selected" | "all";
 
@@ -67,7 +68,7 @@ export function ModelBatchDialog({
             model: chosen.name,
             only_unbucketed: scope === "unsorted",
             anchor_ids: scope === "selected" ? selected : [],
-            policy: null,
+            policy: currentPolicy(),
             concurrency: null,
           })
         : await translate.run({ model: chosen.name, anchor_ids: scope === "selected" ? selectedForTranslation : [], concurrency: null });

@@ -4,7 +4,7 @@
 import { useMemo } from "react";
 import { useApi } from "../../api/client";
 import type { Clause } from "../../api/generated";
-import { DEFAULT_POLICY } from "../../api/generated";
+import { usePolicyId } from "../../policyChoice";
 
 export type ClauseIndex = {
   list: Clause[];
@@ -16,9 +16,10 @@ export function indexClauses(clauses: Clause[]): ClauseIndex {
   return { list, byId: new Map(list.map((c) => [c.clause_id, c])) };
 }
 
-/** The clauses of a policy (default MN29), sorted by their global number. */
-export function useClauses(policy = DEFAULT_POLICY): ClauseIndex | undefined {
-  const p = useApi("policy.show", { id: policy });
+/** The clauses of a policy (default: the policy in use), sorted by their global number. */
+export function useClauses(policy?: string): ClauseIndex | undefined {
+  const chosen = usePolicyId();
+  const p = useApi("policy.show", { id: policy ?? chosen });
   return useMemo(() => (p.data ? indexClauses(p.data.clauses) : undefined), [p.data]);
 }
 

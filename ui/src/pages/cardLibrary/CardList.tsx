@@ -14,7 +14,7 @@ import { href, navigate, setQuery, useRoute } from "../../router";
 import { ImportDialog } from "./ImportDialog";
 import { day, LintCount } from "./parts";
 import { activeFilterCount, categories, clauseOptions, FILTER_KEYS, filterFromQuery, groupProblems, ORIGIN_LABEL } from "./logic";
-import { DEFAULT_POLICY } from "../../api/generated";
+import { usePolicyId } from "../../policyChoice";
 
 function LibraryCheck({ report }: { report: LintReport | undefined }) {
   if (!report) return null;
@@ -92,14 +92,15 @@ function SearchBox({ value }: { value: string }) {
 
 export function CardList() {
   const route = useRoute();
-  const filter = useMemo(() => filterFromQuery(route.query), [route.query]);
-  const policy = useApi("policy.show", { id: DEFAULT_POLICY });
+  const policyId = usePolicyId();
+  const filter = useMemo(() => filterFromQuery(route.query, policyId), [route.query, policyId]);
+  const policy = useApi("policy.show", { id: policyId });
   const active = activeFilterCount(filter);
-  const all = useApi("cards.list", { policy: DEFAULT_POLICY });
+  const all = useApi("cards.list", { policy: policyId });
   // Without filters the whole library is what is shown: no second request.
   const filtered = useApi("cards.list", active > 0 ? filter : null);
   const shown = active > 0 ? filtered : all;
-  const check = useApi("cards.lint_library", { policy: DEFAULT_POLICY });
+  const check = useApi("cards.lint_library", { policy: policyId });
   const [importing, setImporting] = useState(false);
   const [exportError, setExportError] = useState<EngineError | undefined>();
   const [exporting, setExporting] = useState(false);
@@ -211,7 +212,7 @@ export function CardList() {
     <div className="cards-page">
       <PageHeader
         title="Card library"
-        subtitle="Each clause card turns one decision region of an MN29 clause into conditions, facts and a legal basis. Only approved cards are used to generate cases."
+        subtitle={`Each clause card turns one decision region of a clause of ${policy.data?.name ?? "the policy"} into conditions, facts and a legal basis. Only approved cards are used to generate cases.`}
         actions={
           <>
             <button className="btn" onClick={() => setImporting(true)}>
@@ -249,7 +250,7 @@ export function CardList() {
         <div className="field field-clause">
           <label htmlFor="cards-clause">Clause</label>
           <select id="cards-clause" value={filter.clause ?? ""} onChange={(e) => setQuery("clause", e.target.value || null)}>
-            <option value="">All 29 clauses</option>
+            <option value="">All {clauses.length} clauses</option>
             {clauseOptions(clauses, filter.category).map((g) => (
               <optgroup key={g.category} label={g.category}>
                 {g.options.map((o) => (

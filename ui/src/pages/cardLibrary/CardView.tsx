@@ -18,7 +18,7 @@ import { History } from "./History";
 import { CardTab } from "./logic";
 import { LintCount, OriginBadge } from "./parts";
 import { readCard } from "./types";
-import { DEFAULT_POLICY } from "../../api/generated";
+import { usePolicyId } from "../../policyChoice";
 
 const TABS: CardTab[] = ["decision", "elements", "constraints", "variants", "lint", "history", "edit"];
 
@@ -36,8 +36,9 @@ export function CardView({ cardId }: { cardId: string }) {
   const shown = useApi("cards.show", version ? { card_id: cardId, version } : { card_id: cardId });
   const currentOnly = useApi("cards.show", version ? { card_id: cardId } : null);
   const current: CardDetail | undefined = version ? currentOnly.data : shown.data;
-  const policy = useApi("policy.show", { id: DEFAULT_POLICY });
-  const library = useApi("cards.list", { policy: DEFAULT_POLICY });
+  const policyId = usePolicyId();
+  const policy = useApi("policy.show", { id: policyId });
+  const library = useApi("cards.list", { policy: policyId });
   const knownCards = useMemo(() => new Set((library.data ?? []).map((c) => c.card_id)), [library.data]);
 
   const [draft, setDraft] = useState<string | null>(null);

@@ -11,7 +11,7 @@ import { plural } from "../../format";
 import { href } from "../../router";
 import { blocksImport, groupProblems, rememberName, rememberedName } from "./logic";
 import { LintCount, SeverityBadge } from "./parts";
-import { DEFAULT_POLICY } from "../../api/generated";
+import { currentPolicy } from "../../policyChoice";
 
 function Findings({ report }: { report: LintReport }) {
   const groups = groupProblems(report.problems);
@@ -68,7 +68,7 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
     try {
       const uploads = await Promise.all(picked.map(toUpload));
       setFiles(uploads);
-      setReport(await api("cards.lint_files", { files: uploads, policy: DEFAULT_POLICY }));
+      setReport(await api("cards.lint_files", { files: uploads, policy: currentPolicy() }));
     } catch (e) {
       setCheckError(e as EngineError);
     } finally {
@@ -81,7 +81,7 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
 
   const doImport = async () => {
     rememberName("author", author);
-    const r = await imp.run({ files, policy: DEFAULT_POLICY, author: author.trim() });
+    const r = await imp.run({ files, policy: currentPolicy(), author: author.trim() });
     if (r) {
       setResult(r);
       const n = r.added.length + r.updated.length;

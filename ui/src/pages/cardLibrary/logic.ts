@@ -10,8 +10,8 @@ export const FILTER_KEYS = ["q", "category", "clause", "type", "status"] as cons
 export type FilterKey = (typeof FILTER_KEYS)[number];
 
 /** The library filter written in the address (`#/cards?clause=…&status=draft&q=allergy`). */
-export function filterFromQuery(q: URLSearchParams): CardFilter {
-  const f: CardFilter = { policy: DEFAULT_POLICY };
+export function filterFromQuery(q: URLSearchParams, policy: string = DEFAULT_POLICY): CardFilter {
+  const f: CardFilter = { policy };
   const get = (k: FilterKey) => q.get(k)?.trim() || undefined;
   if (get("q")) f.search = get("q");
   if (get("category")) f.category = get("category");

@@ -15,7 +15,7 @@ import { CASE_TYPE_LABEL, num, plural, VERDICT_LABEL, verdictKey } from "../../f
 import { href, navigate, setQuery, useRoute } from "../../router";
 import { clauseOptions } from "../cardLibrary/logic";
 import { activeCaseFilters, CASE_FILTER_KEYS, caseFilterFromQuery, countBy, filterQuery, ORIGIN_LABEL } from "./logic";
-import { DEFAULT_POLICY } from "../../api/generated";
+import { usePolicyId } from "../../policyChoice";
 
 function ImportCases({ onClose }: { onClose: () => void }) {
   const [file, setFile] = useState<Upload | null>(null);
@@ -85,7 +85,7 @@ export function CaseList() {
   const carry = useMemo(() => filterQuery(route.query), [route.query]);
   const all = useApi("cases.list", { include_excluded: true });
   const shown = useApi("cases.list", filter);
-  const policy = useApi("policy.show", { id: DEFAULT_POLICY });
+  const policy = useApi("policy.show", { id: usePolicyId() });
   const demo = useAction("demo.load");
   const [importing, setImporting] = useState(false);
   const [exporting, setExporting] = useState(false);
@@ -218,7 +218,7 @@ export function CaseList() {
             </>
           }
         >
-          Generate cases from the MN29 card library, or open the 90 demo cases to try everything now. You can also import a <code>cases.jsonl</code> file.
+          Generate cases from the card library, or open the 90 demo cases to try everything now. You can also import a <code>cases.jsonl</code> file.
         </EmptyState>
       ) : (
         <>

@@ -141,7 +141,8 @@ export function CaseView({ caseId }: { caseId: string }) {
   const carry = useMemo(() => filterQuery(route.query), [route.query]);
   const detail = useApi("cases.detail", { case_id: caseId });
   const list = useApi("cases.list", caseFilterFromQuery(route.query));
-  const policy = useApi("policy.show", { id: DEFAULT_POLICY });
+  // The evidence vocabulary of the case's own policy.
+  const policy = useApi("policy.show", { id: detail.data?.case.policy ?? DEFAULT_POLICY });
   const include = useAction("cases.set_excluded");
   const [excluding, setExcluding] = useState(false);
 

@@ -17,7 +17,7 @@ import { clauseShort } from "../anchors/clauses";
 import { CardPicker } from "./CardPicker";
 import { availability, DEFAULT_FORM, destinationsKey, formProblem, GenForm, selectedCards, STAGE_LABEL, toRequest } from "./logic";
 import { useDebounced } from "../anchors/hooks";
-import { DEFAULT_POLICY } from "../../api/generated";
+import { usePolicyId } from "../../policyChoice";
 
 // The form survives leaving the page (for this session of the app).
 let remembered: GenForm | null = null;
@@ -320,8 +320,8 @@ function PlanBox({
 
 export function Configure({ clauses }: { clauses: ClauseIndex | undefined }) {
   const models = useApi("models.list", {});
-  const cards = useApi("cards.list", { policy: DEFAULT_POLICY });
-  const buckets = useApi("anchors.buckets", {});
+  const cards = useApi("cards.list", { policy: usePolicyId() });
+  const buckets = useApi("anchors.buckets", { policy: usePolicyId() });
   const [form, setFormState] = useState<GenForm>(remembered ?? DEFAULT_FORM);
   const setForm = (patch: Partial<GenForm>) =>
     setFormState((f) => {
@@ -342,7 +342,8 @@ export function Configure({ clauses }: { clauses: ClauseIndex | undefined }) {
   const approved = allCards.filter((c) => c.status === "approved");
   const selected = useMemo(() => selectedCards(form, allCards), [form, allCards]);
   const problem = formProblem(form);
-  const request = useDebounced(problem ? null : toRequest(form), 350);
+  const policyId = usePolicyId();
+  const request = useDebounced(problem ? null : toRequest(form, policyId), 350);
   const plan = useApi("gen.plan", problem ? null : request);
   const planData = problem ? undefined : plan.data;
   const destKey = destinationsKey(planData);
@@ -488,7 +489,7 @@ export function Configure({ clauses }: { clauses: ClauseIndex | undefined }) {
       <div className="configure-plan">
         <PlanBox
           plan={planData}
-          loading={plan.loading || (!!request && JSON.stringify(request) !== JSON.stringify(problem ? null : toRequest(form)))}
+          loading={plan.loading || (!!request && JSON.stringify(request) !== JSON.stringify(problem ? null : toRequest(form, policyId)))}
           error={problem ? undefined : plan.error}
           problem={
             list.length === 0 ? (

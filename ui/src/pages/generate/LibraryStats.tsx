@@ -9,6 +9,7 @@ import { Checkbox } from "../../components/Forms";
 import { Section } from "../../components/Layout";
 import { EVENT_TYPE_LABEL, num } from "../../format";
 import type { ClauseIndex } from "../anchors/clauses";
+import { usePolicyId } from "../../policyChoice";
 
 const R = { textAlign: "right" as const };
 
@@ -164,7 +165,7 @@ function Tables({ s, clauses }: { s: LibraryStats; clauses: ClauseIndex | undefi
 
 export function LibraryStatsView({ clauses }: { clauses: ClauseIndex | undefined }) {
   const [approvedOnly, setApprovedOnly] = useState(true);
-  const stats = useApi("library.stats", { approved_only: approvedOnly });
+  const stats = useApi("library.stats", { approved_only: approvedOnly, policy: usePolicyId() });
   return (
     <div className="stack">
       <div className="row between wrap">

@@ -53,9 +53,9 @@ export function formProblem(f: GenForm): string | null {
   return null;
 }
 
-export function toRequest(f: GenForm): GenRequest {
+export function toRequest(f: GenForm, policy: string = DEFAULT_POLICY): GenRequest {
   return {
-    policy: DEFAULT_POLICY,
+    policy,
     cards: cardsSpec(f),
     anchors_per_card: f.anchorsPerCard,
     model: f.model,

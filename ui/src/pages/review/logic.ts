@@ -7,8 +7,8 @@ import type { QueueItem, StatValue } from "../../api/generated";
 export const DEFAULT_GUIDELINES_TEXT = `# Reviewing benchmark cases
 
 Thank you for taking part. Each screen shows one incident report written for PSEBench, a benchmark
-that asks language models whether a patient-safety event has to be reported under Minnesota's list
-of 29 adverse health events. The reports are synthetic: each one was built from a clause card, so
+that asks language models whether a patient-safety event has to be reported under the policy the
+cases were written for. The reports are synthetic: each one was built from a clause card, so
 the answer it should get is known in advance. Your review tells us whether the reports read like
 real ones and whether that answer holds up.
 
