@@ -13,7 +13,7 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_psebench");
 
 /// `CHAOS_LONG=1` asks for the full figures (more kill points, longer runs).
 pub fn long() -> bool {
-    std::env::var("CHAOS_LONG").is_ok_and(|v| v == "1")
+    std::env::var("CHAOS_LONG").is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
 /// A scratch folder with its own store.
@@ -33,7 +33,7 @@ impl Env {
     }
     pub fn command(&self, args: &[&str]) -> Command {
         let mut c = Command::new(BIN);
-        c.args(args).env("PSEBENCH_DB", self.db()).env_remove("RUST_BACKTRACE");
+        c.args(args).env("PSEBENCH_DB", self.db()).env_remove("RUST_BACKTRACE").env_remove("RUST_LOG");
         c
     }
     pub fn run(&self, args: &[&str]) -> Output {
