@@ -751,4 +751,33 @@ fn author_extract_approve_list_show_through_the_cli() {
     assert_eq!(list[0]["status"], "approved");
     let shown = env.ok(&["author", "show", &id]);
     assert!(shown.contains("approved by Dana") && shown.contains("## Section [General Recommendation 2]"), "{shown}");
+
+    // Drafting from the approved extraction: a reply that never passes the checks is kept with its
+    // problems after three attempts, and can be rejected with a reason.
+    mock.server.set_script(
+        serde_json::from_value(json!({"rules": [
+            {"name": "draft", "when": {"system_contains": "You draft clause cards for a patient-safety test library"},
+             "reply": {"json": {"target_clause_id": clause, "clause_cards": [{"clause_card_id": "CardRep_1_CareManagement_1", "event_type": "Reportable"}]}}}
+        ]}))
+        .unwrap(),
+    );
+    let d =
+        env.json(&["author", "draft", "--policy", "mn29", "--clause", clause, "--kind", "complete", "--model", "a"]);
+    let keys: Vec<&str> = d.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, vec!["draft_id", "cards", "attempts", "problems"]);
+    assert_eq!(d["attempts"], 3);
+    assert_eq!(d["cards"], json!(["CardRep_1_CareManagement_1"]));
+    let rules: Vec<&str> = d["problems"].as_array().unwrap().iter().filter_map(|p| p["rule"].as_str()).collect();
+    assert!(rules.contains(&"schema") && rules.contains(&"draft-id-taken"), "{rules:?}");
+    let draft = d["draft_id"].as_str().unwrap().to_string();
+    let o = env.run(&["author", "draft", "--clause", clause, "--kind", "sideways", "--model", "a"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("complete, missing or uncertain"));
+    let listed = env.ok(&["author", "list", "--drafts"]);
+    assert!(listed.contains(&draft) && listed.contains("failed"), "{listed}");
+    let shown = env.ok(&["author", "show", &draft]);
+    assert!(shown.contains("Problems:") && shown.contains("draft-id-taken"), "{shown}");
+    let refused = env.run(&["author", "accept", &draft, "--by", "Dana"]);
+    assert!(!refused.status.success());
+    let r = env.json(&["author", "reject", &draft, "--by", "Dana", "--reason", "not a card"]);
+    assert_eq!((r["status"].as_str(), r["decision_notes"].as_str()), (Some("rejected"), Some("not a card")));
 }

@@ -1,6 +1,17 @@
 // Generated from the engine's Rust types (crates/engine/src/api/rpc.rs). Do not edit by hand:
 // run `UPDATE_BINDINGS=1 cargo test -p psebench bindings` after changing an API type.
 
+/**
+ * Accept a draft (all items, or the ones named) into the library.
+ */
+export type AcceptRequest = { draft_id: string, by: string, notes: string | null, item_ids: Array<string> | null, };
+
+export type AcceptResult = { draft_id: string, status: string, 
+/**
+ * Library cards created or given a new version.
+ */
+cards: Array<string>, };
+
 export type Action = "ASK" | "ANSWER";
 
 /**
@@ -462,6 +473,28 @@ export type Count = { count: number, };
 
 export type CountByKey = { key: string, count: number, };
 
+export type CoverageReport = { 
+/**
+ * Condition names in first-seen order.
+ */
+conditions: Array<string>, 
+/**
+ * Cards taken into account (the draft and the clause's existing cards).
+ */
+cards: Array<string>, 
+/**
+ * 2^conditions (0 when not enumerated).
+ */
+combinations: number, 
+/**
+ * Combinations at least one card admits.
+ */
+covered: number, 
+/**
+ * Combinations no card admits, at most MAX_GAPS_SHOWN of them.
+ */
+gaps: Record<string, boolean>[], note: string | null, };
+
 /**
  * Where data goes during a run.
  */
@@ -496,6 +529,124 @@ base64: string,
  * What the file holds, in one sentence (shown after saving).
  */
 description: string, };
+
+/**
+ * A stored draft.
+ */
+export type Draft = { draft_id: string, policy_id: string, clause_id: string, kind: DraftKind, parent_card_id: string | null, extraction_id: string, extraction_version: number, 
+/**
+ * The drafted cards (kinds complete and uncertain) or variants (kind missing).
+ */
+items: unknown[], item_ids: Array<string>, problems: Array<DraftProblem>, self_check: Array<SelfCheckNote>, coverage: CoverageReport | null, nearest: Array<NearestCard>, 
+/**
+ * The extraction's section ids the items cite.
+ */
+cited: Array<string>, attempts: number, model: string, prompt_versions: { [key in string]?: string }, 
+/**
+ * `proposed` (checks pass), `failed` (errors remain), `accepted` or `rejected`.
+ */
+status: string, decided_by: string | null, decided_at: string | null, 
+/**
+ * Notes on acceptance, or the reason for rejection.
+ */
+decision_notes: string | null, accepted_ids: Array<string>, edited_by: string | null, edited_at: string | null, run_id: string | null, created_at: string, calls: Array<AuthorCall>, };
+
+/**
+ * One thing the job would draft (or skips, with why).
+ */
+export type DraftAllItem = { clause_id: string, label: string, kind: DraftKind, parent_card_id: string | null, 
+/**
+ * `to draft`, `drafted` or `no approved extraction`.
+ */
+state: string, };
+
+export type DraftAllPlan = { policy: string, model: string, items: Array<DraftAllItem>, to_draft: number, skipped: number, calls: number, input_tokens: number, output_tokens: number, 
+/**
+ * Null when a remote model has no price registered.
+ */
+usd: number | null, destination: string, sends_data_off_machine: boolean, notes: Array<string>, };
+
+export type DraftAllRequest = { policy: string | null, model: string, 
+/**
+ * Which kinds to draft, in this order per clause (default: complete, then uncertain).
+ */
+kinds: Array<DraftKind>, label: string | null, };
+
+/**
+ * A "draft every clause" job as listed.
+ */
+export type DraftAllRun = { run_id: string, status: RunStatus, policy: string, model: string, kinds: Array<DraftKind>, label: string | null, created_at: string, finished_at: string | null, error: string | null, 
+/**
+ * Drafts the job has stored so far.
+ */
+drafts: number, };
+
+export type DraftDiff = { item_id: string, against: string, lines: Array<DiffLine>, };
+
+export type DraftDiffRequest = { draft_id: string, item_id: string, 
+/**
+ * The library card to compare with.
+ */
+against: string, };
+
+/**
+ * Replace a draft's items with an edited version (checked again).
+ */
+export type DraftEditRequest = { draft_id: string, by: string, 
+/**
+ * The items as a JSON array (cards, or variants for kind missing).
+ */
+json: string, };
+
+/**
+ * Which drafts to list.
+ */
+export type DraftFilter = { policy?: string, clause?: string, status?: string, };
+
+/**
+ * What is drafted.
+ */
+export type DraftKind = "complete" | "missing" | "uncertain";
+
+/**
+ * One finding of the code checks.
+ */
+export type DraftProblem = { 
+/**
+ * The card or variant it concerns (none for the reply as a whole).
+ */
+item_id: string | null, 
+/**
+ * A lint rule id, `schema`, or a `draft-*` rule.
+ */
+rule: string, severity: Severity, 
+/**
+ * JSON Pointer into the item.
+ */
+pointer: string, message: string, };
+
+/**
+ * What `psebench author draft` asks for.
+ */
+export type DraftRequest = { policy: string | null, clause: string, kind: DraftKind, 
+/**
+ * The parent card (kind `missing` only).
+ */
+parent: string | null, model: string, };
+
+/**
+ * What `psebench author draft --json` prints.
+ */
+export type DraftResult = { draft_id: string, 
+/**
+ * The drafted card ids (variant ids for kind missing).
+ */
+cards: Array<string>, attempts: number, problems: Array<DraftProblem>, };
+
+/**
+ * A draft as listed.
+ */
+export type DraftSummary = { draft_id: string, policy_id: string, clause_id: string, kind: DraftKind, parent_card_id: string | null, status: string, item_ids: Array<string>, errors: number, warnings: number, attempts: number, model: string, created_at: string, run_id: string | null, };
 
 export type DropRow = { 
 /**
@@ -1036,6 +1187,11 @@ api_version: string | null,
 key_link_dropped: string | null, };
 
 /**
+ * The existing card of the clause closest to a drafted card (most condition names in common).
+ */
+export type NearestCard = { item_id: string, card_id: string | null, };
+
+/**
  * One clause of a new policy.
  */
 export type NewClause = { 
@@ -1256,6 +1412,8 @@ decision: ReviewAdjudication | null, excluded_in_dataset: boolean, };
  * disagree_mark, realism_spread, plausibility_spread, low_realism, low_plausibility.
  */
 export type QueueReason = { code: string, text: string, };
+
+export type RejectRequest = { draft_id: string, by: string, reason: string, };
 
 /**
  * The case-by-model grid in a compact, column-wise form (the paper's scale is 5,074 cases ×
@@ -1640,7 +1798,7 @@ export type RunIds = { run_ids: Array<string>, };
 /**
  * The kind of work a run does.
  */
-export type RunKind = "eval" | "generation";
+export type RunKind = "eval" | "generation" | "authoring";
 
 /**
  * A model as recorded when a run was created: what was called, without secrets.
@@ -1704,6 +1862,11 @@ export type SelfCheck = { add: Array<SelfCheckItem>, remove: Array<SelfCheckItem
 notes: Array<string>, };
 
 export type SelfCheckItem = { section_id: string, reason: string, };
+
+/**
+ * One of the model's own checks of its reply.
+ */
+export type SelfCheckNote = { check: string, passed: boolean, note: string, };
 
 export type SessionParams = { 
 /**
@@ -1992,6 +2155,30 @@ export interface ApiMethods {
   "author.list": { params: ExtractionFilter; result: Array<ExtractionSummary> };
   /** One extraction: its sections, document, self-check and every model call. */
   "author.show": { params: IdParams; result: Extraction };
+  /** Draft complete-case cards, Uncertain cards or missing variants for one clause from its approved extraction; check them in code (feeding problems back, at most three attempts) and store the draft. */
+  "author.draft": { params: DraftRequest; result: DraftResult };
+  /** Drafts, optionally of one policy, clause or status. */
+  "author.drafts": { params: DraftFilter; result: Array<DraftSummary> };
+  /** One draft: its items, problems, the model's self-check, the coverage report, the nearest existing cards and every model call. */
+  "author.draft_show": { params: IdParams; result: Draft };
+  /** Replace a draft's items with an edited JSON list and check them again. */
+  "author.draft_edit": { params: DraftEditRequest; result: Draft };
+  /** A drafted card (or the parent with a drafted variant) against a library card, line by line. */
+  "author.draft_diff": { params: DraftDiffRequest; result: DraftDiff };
+  /** Accept a draft (or some of its items) into the library as draft cards, in a named person's name. */
+  "author.accept": { params: AcceptRequest; result: AcceptResult };
+  /** Reject a draft, with the person's name and reason (kept). */
+  "author.reject": { params: RejectRequest; result: Draft };
+  /** What drafting every clause would do and cost, without sending anything. */
+  "author.draft_all_plan": { params: DraftAllRequest; result: DraftAllPlan };
+  /** Start drafting every clause as a background job. */
+  "author.draft_all_start": { params: DraftAllRequest; result: RunStarted };
+  /** Draft what is still missing in a stopped drafting job, in the background. */
+  "author.draft_all_resume": { params: RunParams; result: RunStarted };
+  /** Stop a drafting job after the item in progress; finished drafts are kept. */
+  "author.draft_all_cancel": { params: RunParams; result: Flag };
+  /** Every drafting job, newest first. */
+  "author.draft_all_runs": { params: NoParams; result: Array<DraftAllRun> };
   /** What a generation run would do and cost, without starting it. */
   "gen.plan": { params: GenRequest; result: GenPlan };
   /** Create a generation run and start it in the background. */

@@ -1,11 +1,16 @@
-//! `psebench author`: loyal extraction of the policy sections that bear on a clause, its
-//! approval by a named person, and listing and showing extractions.
+//! `psebench author`: loyal extraction of the policy sections that bear on a clause and its
+//! approval by a named person; structured drafting of cards or variants from the approved
+//! extraction, their acceptance into the library or rejection; drafting every clause as a job.
 
 use clap::Subcommand;
+use psebench::authoring::draft::all::DraftAllRequest;
+use psebench::authoring::draft::{AcceptRequest, Draft, DraftFilter, DraftKind, DraftRequest, RejectRequest};
 use psebench::authoring::{ApproveRequest, ExtractRequest, Extraction, ExtractionFilter};
+use psebench::card::lint::Severity;
 use psebench::ApiError;
 use std::process::ExitCode;
 
+use super::follow::{follow_run, Follow};
 use super::{engine, runtime};
 use crate::output::{print_json, table};
 use crate::Cli;
@@ -39,14 +44,73 @@ pub enum AuthorCmd {
         #[arg(long, requires = "approve")]
         notes: Option<String>,
     },
-    /// List extractions (newest version last).
+    /// Draft complete-case cards, Uncertain cards, or missing variants for one parent card, from
+    /// the clause's approved extraction. The draft is checked in code (problems go back to the
+    /// model, at most three attempts) and stored for a person to accept or reject.
+    Draft {
+        #[arg(long, default_value = psebench::policy::DEFAULT_POLICY)]
+        policy: String,
+        #[arg(long)]
+        clause: String,
+        /// complete, missing or uncertain.
+        #[arg(long, value_parser = parse_kind)]
+        kind: DraftKind,
+        /// The parent card (with --kind missing).
+        #[arg(long, value_name = "CARD_ID")]
+        parent: Option<String>,
+        /// Registered model that drafts.
+        #[arg(long)]
+        model: String,
+    },
+    /// Draft every clause that has an approved extraction, as a resumable job.
+    DraftAll {
+        #[arg(long, default_value = psebench::policy::DEFAULT_POLICY)]
+        policy: String,
+        #[arg(long)]
+        model: String,
+        /// Kinds to draft (repeatable; default: complete and uncertain).
+        #[arg(long = "kind", value_parser = parse_kind)]
+        kinds: Vec<DraftKind>,
+        /// Only show the plan (what would be drafted and its estimated cost).
+        #[arg(long)]
+        plan: bool,
+        /// Resume this stopped job instead of starting a new one.
+        #[arg(long, value_name = "RUN_ID", conflicts_with = "plan")]
+        resume: Option<String>,
+    },
+    /// Accept a draft into the library: its cards enter as `draft` (audit them with `psebench
+    /// cards audit`); variants become a new version of their parent card.
+    Accept {
+        draft_id: String,
+        /// Your name.
+        #[arg(long)]
+        by: String,
+        #[arg(long)]
+        notes: Option<String>,
+        /// Accept only this item (repeatable; default: all).
+        #[arg(long = "item", value_name = "ID")]
+        items: Vec<String>,
+    },
+    /// Reject a draft; your name and reason are kept with it.
+    Reject {
+        draft_id: String,
+        #[arg(long)]
+        by: String,
+        #[arg(long)]
+        reason: String,
+    },
+    /// List extractions (newest version last), or drafts with --drafts.
     List {
         #[arg(long)]
         policy: Option<String>,
         #[arg(long)]
         clause: Option<String>,
+        /// List drafts instead of extractions.
+        #[arg(long)]
+        drafts: bool,
     },
-    /// Show one extraction: its sections, the self-check's suggestions, the document and its calls.
+    /// Show one extraction (its sections, the self-check's suggestions, the document and its
+    /// calls) or one draft (its items, problems, coverage and calls).
     Show { id: String },
     /// The sections of a policy's text an extraction chooses from.
     Sections {
@@ -95,6 +159,63 @@ fn print_extraction(x: &Extraction) {
         println!("\nApproval notes: {n}");
     }
     println!("\n{}", x.document);
+}
+
+fn parse_kind(s: &str) -> Result<DraftKind, String> {
+    DraftKind::parse(s).ok_or_else(|| format!("\"{s}\" is not a kind: use complete, missing or uncertain"))
+}
+
+fn print_draft(d: &Draft) {
+    println!(
+        "{} — {} draft for clause {} of {}{} — {}{}",
+        d.draft_id,
+        d.kind.as_str(),
+        d.clause_id,
+        d.policy_id,
+        d.parent_card_id.as_ref().map(|p| format!(" (parent {p})")).unwrap_or_default(),
+        d.status,
+        d.decided_by.as_ref().map(|b| format!(" by {b}")).unwrap_or_default()
+    );
+    println!(
+        "Model {} ({} attempt(s)); written from extraction {} (v{})",
+        d.model, d.attempts, d.extraction_id, d.extraction_version
+    );
+    println!("\nItems: {}", d.item_ids.join(", "));
+    if d.problems.is_empty() {
+        println!("The code checks find no problem.");
+    } else {
+        println!("\nProblems:");
+        for p in &d.problems {
+            let sev = if p.severity == Severity::Error { "error" } else { "warning" };
+            println!("  {sev:7} {} {} — {}", p.item_id.as_deref().unwrap_or("(reply)"), p.rule, p.message);
+        }
+    }
+    let failed: Vec<_> = d.self_check.iter().filter(|c| !c.passed).collect();
+    if !failed.is_empty() {
+        println!("\nThe model's own checks that did not pass:");
+        for c in failed {
+            println!("  {} — {}", c.check, c.note);
+        }
+    }
+    if let Some(c) = &d.coverage {
+        println!(
+            "\nCoverage over {} condition(s): {} of {} combinations fit a card.",
+            c.conditions.len(),
+            c.covered,
+            c.combinations
+        );
+        for g in c.gaps.iter().take(5) {
+            let text: Vec<String> = g.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            println!("  not covered: {}", text.join(", "));
+        }
+        if let Some(n) = &c.note {
+            println!("  {n}");
+        }
+    }
+    if let Some(n) = &d.decision_notes {
+        println!("\n{}: {n}", if d.status == "rejected" { "Reason" } else { "Notes" });
+    }
+    println!("\n{}", serde_json::to_string_pretty(&d.items).unwrap_or_default());
 }
 
 pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
@@ -156,7 +277,168 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
                 );
             }
         }
-        AuthorCmd::List { policy, clause } => {
+        AuthorCmd::Draft { policy, clause, kind, parent, model } => {
+            let req = DraftRequest {
+                policy: Some(policy.clone()),
+                clause: clause.clone(),
+                kind: *kind,
+                parent: parent.clone(),
+                model: model.clone(),
+            };
+            let r = runtime()?.block_on(e.author_draft(&req))?;
+            if cli.json {
+                print_json(&r);
+            } else {
+                let errors = r.problems.iter().filter(|p| p.severity == Severity::Error).count();
+                println!(
+                    "Draft {}: {} item(s) after {} attempt(s): {}",
+                    r.draft_id,
+                    r.cards.len(),
+                    r.attempts,
+                    r.cards.join(", ")
+                );
+                if errors == 0 {
+                    println!("The code checks pass ({} warning(s)).", r.problems.len());
+                } else {
+                    println!("{errors} problem(s) remain after the last attempt (kept with the draft):");
+                    for p in r.problems.iter().filter(|p| p.severity == Severity::Error) {
+                        println!("  {} {} — {}", p.item_id.as_deref().unwrap_or("(reply)"), p.rule, p.message);
+                    }
+                }
+                println!(
+                    "Review it with `psebench author show {id}`, then `psebench author accept {id} --by NAME` or `psebench author reject {id} --by NAME --reason WHY`.",
+                    id = r.draft_id
+                );
+            }
+        }
+        AuthorCmd::DraftAll { policy, model, kinds, plan, resume } => {
+            let req = DraftAllRequest {
+                policy: Some(policy.clone()),
+                model: model.clone(),
+                kinds: kinds.clone(),
+                label: None,
+            };
+            if *plan {
+                let p = e.author_draft_all_plan(&req)?;
+                if cli.json {
+                    print_json(&p);
+                } else {
+                    let rows: Vec<Vec<String>> = p
+                        .items
+                        .iter()
+                        .map(|i| {
+                            vec![
+                                i.clause_id.clone(),
+                                i.kind.as_str().into(),
+                                i.parent_card_id.clone().unwrap_or_default(),
+                                i.state.clone(),
+                            ]
+                        })
+                        .collect();
+                    table(&["CLAUSE", "KIND", "PARENT", "STATE"], &rows);
+                    println!(
+                        "{} to draft, {} skipped; about {} call(s), {} input and {} output tokens, {}; data goes to {}.",
+                        p.to_draft,
+                        p.skipped,
+                        p.calls,
+                        p.input_tokens,
+                        p.output_tokens,
+                        p.usd.map(|u| format!("US${u:.2}")).unwrap_or_else(|| "cost unknown".into()),
+                        p.destination
+                    );
+                    for n in &p.notes {
+                        println!("  {n}");
+                    }
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            let run_id = match resume {
+                Some(r) => r.clone(),
+                None => e.author_draft_all_create(&req)?,
+            };
+            let how = Follow {
+                unit: "drafts",
+                message: |p| p.message.clone().unwrap_or_default(),
+                stopping: "Stopping after the draft in progress; finished drafts are kept.",
+                cancel: |e, id| {
+                    if let Err(err) = e.author_draft_all_cancel(id) {
+                        eprintln!("Could not stop the job: {}", err.message);
+                    }
+                },
+                abort: None,
+            };
+            follow_run(cli, &e, &run_id, how, || e.author_draft_all_execute(&run_id))?;
+            let runs = e.author_draft_all_runs()?;
+            let run = runs.iter().find(|r| r.run_id == run_id);
+            if cli.json {
+                print_json(&run);
+            } else if let Some(r) = run {
+                println!("Job {}: {} — {} draft(s) stored.", r.run_id, r.status.as_str(), r.drafts);
+                if let Some(err) = &r.error {
+                    println!("{err}");
+                }
+                println!("List them with `psebench author list --drafts --policy {}`.", r.policy);
+            }
+        }
+        AuthorCmd::Accept { draft_id, by, notes, items } => {
+            let r = e.author_accept(&AcceptRequest {
+                draft_id: draft_id.clone(),
+                by: by.clone(),
+                notes: notes.clone(),
+                item_ids: if items.is_empty() { None } else { Some(items.clone()) },
+            })?;
+            if cli.json {
+                print_json(&r);
+            } else {
+                println!(
+                    "Accepted {}: {} entered the library as draft. Audit each with `psebench cards audit CARD --status audited --auditor NAME`, then approve it the same way.",
+                    r.draft_id,
+                    r.cards.join(", ")
+                );
+            }
+        }
+        AuthorCmd::Reject { draft_id, by, reason } => {
+            let d =
+                e.author_reject(&RejectRequest { draft_id: draft_id.clone(), by: by.clone(), reason: reason.clone() })?;
+            if cli.json {
+                print_json(&d);
+            } else {
+                println!("Rejected {} ({}); the reason is kept with it.", d.draft_id, reason);
+            }
+        }
+        AuthorCmd::List { policy, clause, drafts: true } => {
+            let list =
+                e.author_drafts(&DraftFilter { policy: policy.clone(), clause: clause.clone(), status: None })?;
+            if cli.json {
+                print_json(&list);
+            } else {
+                let rows: Vec<Vec<String>> = list
+                    .iter()
+                    .map(|d| {
+                        vec![
+                            d.draft_id.clone(),
+                            d.clause_id.clone(),
+                            d.kind.as_str().into(),
+                            d.status.clone(),
+                            d.item_ids.len().to_string(),
+                            d.errors.to_string(),
+                            d.model.clone(),
+                        ]
+                    })
+                    .collect();
+                table(&["DRAFT", "CLAUSE", "KIND", "STATUS", "ITEMS", "ERRORS", "MODEL"], &rows);
+                println!("{} draft(s)", list.len());
+            }
+        }
+        AuthorCmd::Show { id } if id.starts_with("draft-") => {
+            let d = e.author_draft_show(id)?;
+            if cli.json {
+                print_json(&d);
+            } else {
+                print_draft(&d);
+            }
+        }
+        AuthorCmd::List { policy, clause, .. } => {
             let list = e.author_list(&ExtractionFilter { policy: policy.clone(), clause: clause.clone() })?;
             if cli.json {
                 print_json(&list);

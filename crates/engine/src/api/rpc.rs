@@ -25,6 +25,11 @@ use super::store_info::StoreInfo;
 use super::Engine;
 use crate::anchor::llm::{AnchorBatchResult, AnchorPresortRequest, AnchorTranslateRequest};
 use crate::anchor::{Anchor, AnchorBucket, AnchorFilter, AnchorImportOptions, AnchorImportResult, AnchorSummary};
+use crate::authoring::draft::all::{DraftAllPlan, DraftAllRequest, DraftAllRun};
+use crate::authoring::draft::{
+    AcceptRequest, AcceptResult, Draft, DraftDiff, DraftDiffRequest, DraftEditRequest, DraftFilter, DraftRequest,
+    DraftResult, DraftSummary, RejectRequest,
+};
 use crate::authoring::{
     ApproveRequest, ExtractRequest, ExtractResult, Extraction, ExtractionFilter, ExtractionSummary,
 };
@@ -388,6 +393,11 @@ fn spawn_gen(engine: Engine, run_id: String) {
     spawn_job(engine, run_id, RunKind::Generation, async move { e.gen_execute(&id).await.map(|_| ()) });
 }
 
+fn spawn_draft_all(engine: Engine, run_id: String) {
+    let (e, id) = (engine.clone(), run_id.clone());
+    spawn_job(engine, run_id, RunKind::Authoring, async move { e.author_draft_all_execute(&id).await });
+}
+
 fn text_download(file_name: &str, mime: &str, text: &str, description: &str) -> Download {
     Download::from_bytes(file_name, mime, text.as_bytes(), description)
 }
@@ -682,6 +692,49 @@ api_methods! {
     }
     "author.show" ["One extraction: its sections, document, self-check and every model call."] (e, p: IdParams) -> Extraction {
         blocking(move || e.author_show(&p.id)).await?
+    }
+    "author.draft" ["Draft complete-case cards, Uncertain cards or missing variants for one clause from its approved extraction; check them in code (feeding problems back, at most three attempts) and store the draft."] (e, p: DraftRequest) -> DraftResult {
+        e.author_draft(&p).await?
+    }
+    "author.drafts" ["Drafts, optionally of one policy, clause or status."] (e, p: DraftFilter) -> Vec<DraftSummary> {
+        blocking(move || e.author_drafts(&p)).await?
+    }
+    "author.draft_show" ["One draft: its items, problems, the model's self-check, the coverage report, the nearest existing cards and every model call."] (e, p: IdParams) -> Draft {
+        blocking(move || e.author_draft_show(&p.id)).await?
+    }
+    "author.draft_edit" ["Replace a draft's items with an edited JSON list and check them again."] (e, p: DraftEditRequest) -> Draft {
+        blocking(move || e.author_draft_edit(&p)).await?
+    }
+    "author.draft_diff" ["A drafted card (or the parent with a drafted variant) against a library card, line by line."] (e, p: DraftDiffRequest) -> DraftDiff {
+        blocking(move || e.author_draft_diff(&p)).await?
+    }
+    "author.accept" ["Accept a draft (or some of its items) into the library as draft cards, in a named person's name."] (e, p: AcceptRequest) -> AcceptResult {
+        blocking(move || e.author_accept(&p)).await?
+    }
+    "author.reject" ["Reject a draft, with the person's name and reason (kept)."] (e, p: RejectRequest) -> Draft {
+        blocking(move || e.author_reject(&p)).await?
+    }
+    "author.draft_all_plan" ["What drafting every clause would do and cost, without sending anything."] (e, p: DraftAllRequest) -> DraftAllPlan {
+        blocking(move || e.author_draft_all_plan(&p)).await?
+    }
+    "author.draft_all_start" ["Start drafting every clause as a background job."] (e, p: DraftAllRequest) -> RunStarted {
+        let e2 = e.clone();
+        let run_id = blocking(move || e2.author_draft_all_create(&p)).await?;
+        spawn_draft_all(e, run_id.clone());
+        RunStarted { run_id }
+    }
+    "author.draft_all_resume" ["Draft what is still missing in a stopped drafting job, in the background."] (e, p: RunParams) -> RunStarted {
+        let e2 = e.clone();
+        let id = p.run_id.clone();
+        blocking(move || e2.store().with_conn(|c| crate::jobs::ensure_free(c, &id, e2.jobs().owner()))).await?;
+        spawn_draft_all(e, p.run_id.clone());
+        RunStarted { run_id: p.run_id }
+    }
+    "author.draft_all_cancel" ["Stop a drafting job after the item in progress; finished drafts are kept."] (e, p: RunParams) -> Flag {
+        Flag { value: e.author_draft_all_cancel(&p.run_id)? }
+    }
+    "author.draft_all_runs" ["Every drafting job, newest first."] (e, p: NoParams) -> Vec<DraftAllRun> {
+        blocking(move || e.author_draft_all_runs()).await?
     }
     "gen.plan" ["What a generation run would do and cost, without starting it."] (e, p: GenRequest) -> GenPlan {
         blocking(move || e.gen_plan(&p)).await?

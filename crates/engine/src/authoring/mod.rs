@@ -6,6 +6,7 @@
 //! possibly after adding or removing sections; the approved document then becomes the clause's
 //! context for generation and for the judge (read through `policy::extraction`).
 
+pub mod draft;
 pub mod reply;
 pub mod repo;
 

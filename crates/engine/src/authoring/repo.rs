@@ -7,13 +7,12 @@ use serde_json::Value;
 use super::{AuthorCall, Extraction, ExtractionSummary};
 use crate::error::{ApiError, ApiResult};
 
-fn json<T: serde::Serialize>(v: &T) -> ApiResult<String> {
-    serde_json::to_string(v).map_err(|e| ApiError::internal(format!("could not encode an extraction: {e}")))
+pub(super) fn json<T: serde::Serialize>(v: &T) -> ApiResult<String> {
+    serde_json::to_string(v).map_err(|e| ApiError::internal(format!("could not encode authoring data: {e}")))
 }
 
-fn parse<T: serde::de::DeserializeOwned>(text: &str, id: &str, what: &str) -> ApiResult<T> {
-    serde_json::from_str(text)
-        .map_err(|e| ApiError::internal(format!("the stored {what} of extraction {id} cannot be read: {e}")))
+pub(super) fn parse<T: serde::de::DeserializeOwned>(text: &str, id: &str, what: &str) -> ApiResult<T> {
+    serde_json::from_str(text).map_err(|e| ApiError::internal(format!("the stored {what} of {id} cannot be read: {e}")))
 }
 
 /// The next version number for a clause.
@@ -55,14 +54,39 @@ pub fn insert(conn: &Connection, x: &Extraction) -> ApiResult<()> {
             x.created_at,
         ],
     )?;
-    for (seq, c) in x.calls.iter().enumerate() {
+    insert_calls(conn, CallOwner::Extraction, &x.extraction_id, &x.calls)?;
+    Ok(())
+}
+
+/// Whose calls: an extraction's or a draft's (each has its own table).
+#[derive(Clone, Copy)]
+pub enum CallOwner {
+    Extraction,
+    Draft,
+}
+
+impl CallOwner {
+    fn table_and_key(self) -> (&'static str, &'static str) {
+        match self {
+            CallOwner::Extraction => ("author_calls", "extraction_id"),
+            CallOwner::Draft => ("author_draft_calls", "draft_id"),
+        }
+    }
+}
+
+/// Store the model calls behind an extraction or a draft, in order.
+pub fn insert_calls(conn: &Connection, owner: CallOwner, id: &str, calls: &[AuthorCall]) -> ApiResult<()> {
+    let (table, key) = owner.table_and_key();
+    for (seq, c) in calls.iter().enumerate() {
         conn.execute(
-            "INSERT INTO author_calls (extraction_id, seq, role, attempt, prompt_name, prompt_versions, model,
-                request_json, response_text, parsed_json, parse_notes, input_tokens, output_tokens,
-                cached_input_tokens, cost_usd, latency_ms, cache_hit)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+            &format!(
+                "INSERT INTO {table} ({key}, seq, role, attempt, prompt_name, prompt_versions, model,
+                    request_json, response_text, parsed_json, parse_notes, input_tokens, output_tokens,
+                    cached_input_tokens, cost_usd, latency_ms, cache_hit)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
+            ),
             params![
-                x.extraction_id,
+                id,
                 seq as i64,
                 c.role,
                 c.attempt,
@@ -131,7 +155,7 @@ pub fn get(conn: &Connection, id: &str) -> ApiResult<Option<Extraction>> {
     let row = conn.query_row(&format!("SELECT {COLS} FROM author_extractions WHERE id = ?1"), [id], raw).optional()?;
     let Some(row) = row else { return Ok(None) };
     let mut x = from_raw(row)?;
-    x.calls = calls(conn, id)?;
+    x.calls = calls_of(conn, CallOwner::Extraction, id)?;
     Ok(Some(x))
 }
 
@@ -160,12 +184,14 @@ pub fn list(conn: &Connection, policy: Option<&str>, clause: Option<&str>) -> Ap
         .collect()
 }
 
-fn calls(conn: &Connection, id: &str) -> ApiResult<Vec<AuthorCall>> {
-    let mut st = conn.prepare(
+/// The model calls behind an extraction or a draft, in order.
+pub fn calls_of(conn: &Connection, owner: CallOwner, id: &str) -> ApiResult<Vec<AuthorCall>> {
+    let (table, key) = owner.table_and_key();
+    let mut st = conn.prepare(&format!(
         "SELECT role, attempt, prompt_name, prompt_versions, model, request_json, response_text, parsed_json,
                 parse_notes, input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_ms, cache_hit
-         FROM author_calls WHERE extraction_id = ?1 ORDER BY seq",
-    )?;
+         FROM {table} WHERE {key} = ?1 ORDER BY seq"
+    ))?;
     #[allow(clippy::type_complexity)]
     let rows = st
         .query_map([id], |r| {

@@ -457,6 +457,19 @@ impl Engine {
                 ),
             ));
         }
+        // A card a model drafted goes through both steps: audited first, then approved.
+        if req.status == AuditStatus::Approved
+            && detail.summary.origin == "authored"
+            && detail.summary.status == AuditStatus::Draft.as_str()
+        {
+            return Err(ApiError::new(
+                ErrorCode::Conflict,
+                format!(
+                    "Card \"{}\" was drafted by a model, so it is marked audited before it can be approved. Mark it audited first.",
+                    req.card_id
+                ),
+            ));
+        }
         self.store()
             .with_tx(|tx| repo::set_audit(tx, &req.card_id, req.status, req.auditor.trim(), req.notes.as_deref()))?;
         self.cards_show(&req.card_id, None)

@@ -17,15 +17,19 @@ pub enum RunKind {
     /// Generating cases from clause cards (`generation`).
     #[serde(rename = "generation")]
     Generation,
+    /// Drafting clause cards for a whole policy (`authoring`).
+    #[serde(rename = "authoring")]
+    Authoring,
 }
 
 impl RunKind {
-    pub const ALL: [RunKind; 2] = [RunKind::Eval, RunKind::Generation];
+    pub const ALL: [RunKind; 3] = [RunKind::Eval, RunKind::Generation, RunKind::Authoring];
 
     pub fn as_str(self) -> &'static str {
         match self {
             RunKind::Eval => "eval",
             RunKind::Generation => "generation",
+            RunKind::Authoring => "authoring",
         }
     }
 
@@ -34,6 +38,7 @@ impl RunKind {
         match self {
             RunKind::Eval => "eval",
             RunKind::Generation => "gen",
+            RunKind::Authoring => "author",
         }
     }
 }

@@ -128,6 +128,11 @@ pub fn delete_pack(conn: &Connection, id: &str) -> ApiResult<()> {
         [id],
     )?;
     conn.execute("DELETE FROM author_extractions WHERE policy_id = ?1", [id])?;
+    conn.execute(
+        "DELETE FROM author_draft_calls WHERE draft_id IN (SELECT id FROM author_drafts WHERE policy_id = ?1)",
+        [id],
+    )?;
+    conn.execute("DELETE FROM author_drafts WHERE policy_id = ?1", [id])?;
     conn.execute("DELETE FROM policy_official_sections WHERE policy_id = ?1", [id])?;
     conn.execute("DELETE FROM policies WHERE id = ?1 AND builtin = 0", [id])?;
     Ok(())

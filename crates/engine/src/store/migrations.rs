@@ -31,6 +31,8 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!("20261125181000_run_claims"),
     migration!("20261125182000_pack_seals_and_key_links"),
     migration!("20261125200000_author_extractions"),
+    migration!("20261125210000_author_drafts"),
+    migration!("20261125210100_runs_authoring_kind"),
 ];
 
 const BOOKKEEPING: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -58,6 +60,31 @@ fn backup_path(path: &Path, last: &str) -> PathBuf {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("psebench.db");
     let schema = last.split('_').next().unwrap_or("0");
     path.with_file_name(format!("{name}.before-upgrade-{schema}-{stamp}.bak"))
+}
+
+/// First line of a migration that must run with foreign keys off (it rebuilds a table).
+const FOREIGN_KEYS_OFF: &str = "-- psebench: foreign-keys-off";
+
+fn apply(conn: &mut Connection, m: &Migration, check_references: bool) -> Result<(), StoreError> {
+    let failed = |message: String| {
+        tracing::error!(migration = m.id, error = %message, "a schema change failed; it was rolled back");
+        StoreError::Migration { migration: m.id.to_string(), message }
+    };
+    let tx = conn.transaction()?;
+    tracing::debug!(migration = m.id, "applying a schema change");
+    tx.execute_batch(m.sql).map_err(|e| failed(e.to_string()))?;
+    if check_references {
+        let broken: i64 = tx.query_row("SELECT COUNT(*) FROM pragma_foreign_key_check", [], |r| r.get(0))?;
+        if broken > 0 {
+            return Err(failed(format!("{broken} row(s) would point at rows that no longer exist")));
+        }
+    }
+    tx.execute(
+        "INSERT INTO schema_migrations (id, applied_at, app_version) VALUES (?1, ?2, ?3)",
+        params![m.id, crate::util::now_rfc3339(), crate::version()],
+    )?;
+    tx.commit()?;
+    Ok(())
 }
 
 pub(super) fn migrate(
@@ -94,17 +121,17 @@ pub(super) fn migrate(
     }
     conn.execute_batch(BOOKKEEPING)?;
     for m in pending {
-        let tx = conn.transaction()?;
-        tracing::debug!(migration = m.id, "applying a schema change");
-        tx.execute_batch(m.sql).map_err(|e| {
-            tracing::error!(migration = m.id, error = %e, "a schema change failed; it was rolled back");
-            StoreError::Migration { migration: m.id.to_string(), message: e.to_string() }
-        })?;
-        tx.execute(
-            "INSERT INTO schema_migrations (id, applied_at, app_version) VALUES (?1, ?2, ?3)",
-            params![m.id, crate::util::now_rfc3339(), crate::version()],
-        )?;
-        tx.commit()?;
+        // A change that rebuilds a table others point at runs with foreign keys off (SQLite only
+        // switches them outside a transaction), and every reference is checked before it commits.
+        let rebuilds = m.sql.starts_with(FOREIGN_KEYS_OFF);
+        if rebuilds {
+            conn.pragma_update(None, "foreign_keys", "OFF")?;
+        }
+        let applied = apply(conn, m, rebuilds);
+        if rebuilds {
+            conn.pragma_update(None, "foreign_keys", "ON")?;
+        }
+        applied?;
         report.applied.push(m.id.to_string());
     }
     Ok(report)

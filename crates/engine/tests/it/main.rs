@@ -5,6 +5,7 @@
 
 mod anchors;
 mod authoring;
+mod authoring_draft;
 mod builtin;
 mod cards;
 mod cases;

@@ -13,9 +13,9 @@ use psebench::mock::{MockServer, Reply, Rule, Script, When};
 use psebench::ErrorCode;
 use serde_json::{json, Value};
 
-const POLICY: &str = "riverland-ae";
-const CARD: &str = "CardRep_1_Falls_1";
-const FALL: &str = "RL_Falls_1_LastingHarm";
+pub const POLICY: &str = "riverland-ae";
+pub const CARD: &str = "CardRep_1_Falls_1";
+pub const FALL: &str = "RL_Falls_1_LastingHarm";
 
 fn clause(id: &str, label: &str, category: &str, text: &str) -> NewClause {
     NewClause {
@@ -27,7 +27,7 @@ fn clause(id: &str, label: &str, category: &str, text: &str) -> NewClause {
     }
 }
 
-fn new_policy() -> NewPolicy {
+pub fn new_policy() -> NewPolicy {
     NewPolicy {
         id: POLICY.into(),
         name: "Riverland adverse event rule".into(),
@@ -89,7 +89,7 @@ fn slots() -> Value {
     }})
 }
 
-fn script() -> Script {
+pub fn script() -> Script {
     let narrative = "Day room, 10:15. She slipped on a wet floor on her way to lunch, walking with her stick, and broke her wrist; it was set in plaster. On day nine she still could not dress herself without help.";
     let answer = json!({
         "action": "ANSWER", "ask_question": null, "final_verdict": "Reportable",
@@ -134,7 +134,7 @@ fn script() -> Script {
     }
 }
 
-fn bodies(mock: &MockServer, rule: &str) -> Vec<String> {
+pub fn bodies(mock: &MockServer, rule: &str) -> Vec<String> {
     mock.requests().into_iter().filter(|r| r.rule.as_deref() == Some(rule)).map(|r| r.body.to_string()).collect()
 }
 

@@ -219,3 +219,57 @@ fn an_existing_data_folder_keeps_its_mode() {
     drop(Store::open(&dir.path().join("p.db")).unwrap());
     assert_eq!(std::fs::metadata(dir.path()).unwrap().permissions().mode() & 0o777, 0o750);
 }
+
+#[test]
+fn rebuilding_the_runs_table_keeps_runs_and_what_points_at_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("runs.db");
+    let at = MIGRATIONS.iter().position(|m| m.id == "20261125210100_runs_authoring_kind").unwrap();
+    {
+        let old = Store::open_upto(&path, at).unwrap();
+        old.with_conn(|c| {
+            c.execute(
+                "INSERT INTO runs (run_id, kind, status, config_json, created_at, app_version, owner_id)
+                 VALUES ('eval-1', 'eval', 'completed', '{}', 'now', '0.1', 'me')",
+                [],
+            )?;
+            c.execute(
+                "INSERT INTO eval_items (run_id, case_id, repeat, status) VALUES ('eval-1', 'case-1', 0, 'done')",
+                [],
+            )
+        })
+        .unwrap();
+        let refused = old.with_conn(|c| {
+            c.execute(
+                "INSERT INTO runs (run_id, kind, status, config_json, created_at, app_version)
+                 VALUES ('author-1', 'authoring', 'pending', '{}', 'now', '0.1')",
+                [],
+            )
+        });
+        assert!(refused.is_err(), "before the change, drafting jobs are not a kind of run");
+    }
+    let store = Store::open(&path).unwrap();
+    let (owner, items, fk): (String, i64, i64) = store
+        .with_conn(|c| {
+            Ok::<_, rusqlite::Error>((
+                c.query_row("SELECT owner_id FROM runs WHERE run_id = 'eval-1'", [], |r| r.get(0))?,
+                c.query_row("SELECT COUNT(*) FROM eval_items WHERE run_id = 'eval-1'", [], |r| r.get(0))?,
+                c.query_row("PRAGMA foreign_keys", [], |r| r.get(0))?,
+            ))
+        })
+        .unwrap();
+    assert_eq!((owner.as_str(), items, fk), ("me", 1, 1), "rows kept, and foreign keys are on again");
+    store
+        .with_conn(|c| {
+            c.execute(
+                "INSERT INTO runs (run_id, kind, status, config_json, created_at, app_version)
+                 VALUES ('author-1', 'authoring', 'pending', '{}', 'now', '0.1')",
+                [],
+            )?;
+            // Deleting a run still removes what points at it.
+            c.execute("DELETE FROM runs WHERE run_id = 'eval-1'", [])?;
+            c.query_row("SELECT COUNT(*) FROM eval_items", [], |r| r.get::<_, i64>(0))
+        })
+        .map(|n| assert_eq!(n, 0))
+        .unwrap();
+}
