@@ -1140,6 +1140,12 @@ export type ModelMetrics = { model: string, cases: number, M1: number | null, M2
  */
 trajectories: number, 
 /**
+ * Cases counted in M4 (correct answer, a rationale, conditions to hit) that have no usable
+ * judge result: each counts as 0 hits. Non-zero means M4 understates the model until the
+ * run is re-judged (`psebench eval rejudge`).
+ */
+m4_unjudged: number, 
+/**
  * Cases whose predicted verdict is null (unusable answer or no trajectory at all).
  */
 no_verdict: number, confidence_intervals: ConfidenceIntervals | null, consistency: Consistency | null, by_clause: Array<ClauseAccuracy>, 
@@ -1414,6 +1420,12 @@ decision: ReviewAdjudication | null, excluded_in_dataset: boolean, };
 export type QueueReason = { code: string, text: string, };
 
 export type RejectRequest = { draft_id: string, by: string, reason: string, };
+
+export type RejudgeRequest = { run_id: string, judge_model: string, 
+/**
+ * Judge only trajectories without a usable judgement (default: all that can count in M4).
+ */
+only_missing: boolean, concurrency: number | null, };
 
 /**
  * The case-by-model grid in a compact, column-wise form (the paper's scale is 5,074 cases ×
@@ -2107,6 +2119,8 @@ export interface ApiMethods {
   "eval.start": { params: EvalRunRequest; result: RunStarted };
   /** Finish what is missing in a stopped run, in the background. */
   "eval.resume": { params: RunParams; result: RunStarted };
+  /** Run only the M4 judge again over a stored or imported run, in the background, with the judge model named. */
+  "eval.rejudge": { params: RejudgeRequest; result: RunStarted };
   /** Stop a run after the cases in flight; finished cases are kept. */
   "eval.cancel": { params: RunParams; result: Flag };
   /** Evaluation runs. */

@@ -1,5 +1,6 @@
 use clap::Subcommand;
 use psebench::api::Engine;
+use psebench::evaluation::rejudge::RejudgeRequest;
 use psebench::evaluation::{EvalPlan, EvalRunRequest, EvalSummary};
 use psebench::jobs::RunStatus;
 use psebench::ApiError;
@@ -55,6 +56,18 @@ pub enum EvalCmd {
     },
     /// Import trajectories (FORMATS.md JSONL) as completed runs.
     Import { file: PathBuf },
+    /// Run only the M4 judge again over a stored or imported run, with the judge model you name.
+    Rejudge {
+        run: String,
+        #[arg(long)]
+        judge_model: String,
+        /// Judge only answers that have no usable judgement yet.
+        #[arg(long)]
+        only_missing: bool,
+        /// Judge calls in flight at once (default 4).
+        #[arg(long)]
+        concurrency: Option<u32>,
+    },
 }
 
 fn print_plan(p: &EvalPlan) {
@@ -161,6 +174,39 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
             let s = execute(cli, &e, run)?;
             print_summary(cli, &s);
             return Ok(if s.status == RunStatus::Completed { ExitCode::SUCCESS } else { ExitCode::from(1) });
+        }
+        EvalCmd::Rejudge { run, judge_model, only_missing, concurrency } => {
+            let req = RejudgeRequest {
+                run_id: run.clone(),
+                judge_model: judge_model.clone(),
+                only_missing: *only_missing,
+                concurrency: *concurrency,
+            };
+            let how = Follow {
+                unit: "judgements",
+                message: |p| format!("{} failed · ${:.2}", p.counter("judge_failed"), p.counter("cost_usd")),
+                stopping: "Stopping after the judge calls in flight… (judgements made so far are kept)",
+                cancel: |e, id| {
+                    if let Err(err) = e.eval_cancel(id) {
+                        eprintln!("Could not stop: {}", err.message);
+                    }
+                },
+                abort: None,
+            };
+            let s = follow_run(cli, &e, run, how, || e.eval_rejudge(&req))?;
+            if cli.json {
+                print_json(&s);
+            } else {
+                println!(
+                    "Re-judged {} of {} answer(s) of run {} with {} (${:.2}); {} without a well-formed judgement.",
+                    s.judged, s.eligible, s.run_id, s.judge_model, s.cost_usd, s.failed
+                );
+                if let Some(m) = &s.message {
+                    println!("{m}");
+                }
+                println!("See the new M4 with `psebench metrics --run {}`.", s.run_id);
+            }
+            return Ok(if s.message.is_none() { ExitCode::SUCCESS } else { ExitCode::from(1) });
         }
         EvalCmd::List => {
             let list = e.eval_list()?;

@@ -64,7 +64,7 @@ fn overall_table(models: &[ModelMetrics]) {
                 pct(m.m1),
                 pct(m.m2),
                 f1(&m.m3),
-                pct(m.m4),
+                if m.m4_unjudged > 0 { format!("{}*", pct(m.m4)) } else { pct(m.m4) },
                 f1(&m.m5),
                 f1(&m.m6),
                 f1(&m.m7),
@@ -76,6 +76,13 @@ fn overall_table(models: &[ModelMetrics]) {
     println!("M1 verdict accuracy · M2 clause accuracy · M3 evidence F1 · M4 boundary-condition hit rate");
     println!("M5 missing-case detection F1 · M6 missing-slot F1 · M7 uncertain detection F1 · M8 reportable detection F1 (all %)");
     println!("ANSWERED = cases with a trajectory; cases without one count as wrong and not asked.");
+    for m in models.iter().filter(|m| m.m4_unjudged > 0) {
+        println!(
+            "* M4 of {}: {} correct answer(s) with a rationale have no usable judge result and count as 0 hits; \
+             run `psebench eval rejudge RUN --judge-model NAME` to judge them.",
+            m.model, m.m4_unjudged
+        );
+    }
 }
 
 fn prf_table(models: &[ModelMetrics]) {

@@ -38,6 +38,7 @@ use crate::case::repo::{CaseFilter, CaseSummary};
 use crate::case::Case;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::evaluation::examples::ExampleResults;
+use crate::evaluation::rejudge::RejudgeRequest;
 use crate::evaluation::{EvalPlan, EvalRunRequest, EvalRunView};
 use crate::generation::Provenance;
 use crate::generation::{GenCandidateFilter, GenCandidateView, GenPlan, GenRequest, GenRunView};
@@ -602,6 +603,21 @@ api_methods! {
         .await?;
         spawn_eval(e, p.run_id.clone());
         RunStarted { run_id: p.run_id }
+    }
+    "eval.rejudge" ["Run only the M4 judge again over a stored or imported run, in the background, with the judge model named."] (e, p: RejudgeRequest) -> RunStarted {
+        let e2 = e.clone();
+        let id = p.run_id.clone();
+        let judge = p.judge_model.clone();
+        blocking(move || {
+            e2.eval_show(&id)?;
+            e2.model_handle(&judge)?;
+            e2.store().with_conn(|c| crate::jobs::ensure_free(c, &id, e2.jobs().owner()))
+        })
+        .await?;
+        let run_id = p.run_id.clone();
+        let e3 = e.clone();
+        spawn_job(e, run_id.clone(), RunKind::Eval, async move { e3.eval_rejudge(&p).await.map(|_| ()) });
+        RunStarted { run_id }
     }
     "eval.cancel" ["Stop a run after the cases in flight; finished cases are kept."] (e, p: RunParams) -> Flag {
         Flag { value: e.eval_cancel(&p.run_id)? }

@@ -59,6 +59,7 @@ fn judge_schema(names: &[&str]) -> Value {
     })
 }
 
+#[derive(Default)]
 struct Meter {
     usage_eval: Usage,
     usage_info: Usage,
@@ -222,7 +223,7 @@ pub async fn run_case(
             judge = Some(
                 run_judge(
                     client,
-                    roles,
+                    &roles.judge,
                     prompts,
                     case,
                     clause_text,
@@ -351,7 +352,7 @@ async fn ask_provider(
 #[allow(clippy::too_many_arguments)]
 async fn run_judge(
     client: &LlmClient,
-    roles: &Roles,
+    judge: &ModelHandle,
     prompts: &EvalPrompts,
     case: &Case,
     clause_text: &str,
@@ -378,7 +379,7 @@ async fn run_judge(
             ..ChatRequest::new(vec![Message::system(&prompts.judge_system.text), Message::user(&user)])
         }
         .json_schema("boundary_condition_judgement", judge_schema(bc_names));
-        let resp = client.chat(&roles.judge, &req, ctx, cancel).await?;
+        let resp = client.chat(judge, &req, ctx, cancel).await?;
         meter.usage_judge.add(&resp.usage);
         meter.cost += resp.cost_usd;
         failed.extend(resp.failed_attempts);
@@ -391,7 +392,7 @@ async fn run_judge(
                 }
                 extra.insert("attempts".into(), json!(attempt + 1));
                 note_failed_attempts(&mut extra, &failed, meter);
-                extra.insert("model".into(), json!(roles.judge.cfg.name));
+                extra.insert("model".into(), json!(judge.cfg.name));
                 extra.insert(
                     "prompt_versions".into(),
                     json!({"judge_system": prompts.judge_system.version, "judge_user": prompts.judge_user.version}),
@@ -408,4 +409,23 @@ async fn run_judge(
     );
     note_failed_attempts(&mut extra, &failed, meter);
     Ok(JudgeResult { hits: vec![], extra })
+}
+
+/// Judge one stored rationale again (re-judging a run): the judgement, with the judge's usage
+/// and cost. The judge sees exactly what it sees during a run.
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn rejudge_rationale(
+    client: &LlmClient,
+    judge: &ModelHandle,
+    prompts: &EvalPrompts,
+    case: &Case,
+    clause_text: &str,
+    rationale: &str,
+    ctx: &CallContext,
+    cancel: &CancellationToken,
+) -> Result<(JudgeResult, Usage, f64), LlmError> {
+    let bc_names: Vec<&str> = case.condition_names().collect();
+    let mut meter = Meter::default();
+    let r = run_judge(client, judge, prompts, case, clause_text, &bc_names, rationale, ctx, cancel, &mut meter).await?;
+    Ok((r, meter.usage_judge, meter.cost))
 }

@@ -8,6 +8,7 @@ pub mod environment;
 pub mod examples;
 pub mod judge_input;
 pub mod parse;
+pub mod rejudge;
 pub mod repo;
 pub mod selection;
 

@@ -161,3 +161,13 @@ pub fn insert_done(conn: &Connection, run_id: &str, repeat: u32, t: &Trajectory,
         &ItemResult { trajectory: t, correct, asks: t.ask_count() as u32, parse_failure: false, cost_usd: 0.0 },
     )
 }
+
+/// Replace a finished item's trajectory (re-judging), leaving its scores and status as they are.
+pub fn update_trajectory(conn: &Connection, run_id: &str, repeat: u32, t: &Trajectory) -> ApiResult<()> {
+    let json = serde_json::to_string(t).map_err(|e| ApiError::internal(e.to_string()))?;
+    conn.execute(
+        "UPDATE eval_items SET trajectory_json = ?4 WHERE run_id = ?1 AND case_id = ?2 AND repeat = ?3",
+        rusqlite::params![run_id, t.case_id, repeat, json],
+    )?;
+    Ok(())
+}

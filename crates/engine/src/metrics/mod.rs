@@ -150,6 +150,7 @@ fn score_model<'r>(golds: &Golds, runs: &'r ModelRuns, opts: &MetricsOptions) ->
         behavior: sums.behavior.behavior(),
         tokens: sums.tokens.tokens(),
         trajectories: sums.tokens.with_trajectory,
+        m4_unjudged: sums.all.unjudged,
         no_verdict: sums.tokens.no_verdict,
         confidence_intervals: bootstrap::confidence_intervals(&codes, &runs.model, opts.bootstrap_resamples, opts.seed),
         consistency: consistency::consistency(&golds.cases, runs),

@@ -116,6 +116,10 @@ pub(crate) struct Outcome {
     pub evidence: Counts,
     /// |H_i|: judge hits that are conditions of the card, 0 for an empty rationale.
     pub hits: u64,
+    /// The answer is correct with a rationale and conditions to hit, but no usable judgement
+    /// exists (no judge result, or one recording a judge failure): |H_i| is 0 by definition,
+    /// and the report counts these so the zero is never silent.
+    pub unjudged: bool,
     /// Number of ASK actions (aᵢ = asks > 0).
     pub asks: u64,
     /// Ê′ against E′*.
@@ -133,12 +137,17 @@ impl Outcome {
         // |H_i| is 0 when the rationale is empty or missing (such rationales never reach the
         // judge) or when there is no judge result.
         let hits = if t.has_rationale && t.judged { set_counts(&gold.conditions, &t.hits).tp } else { 0 };
+        let unjudged = t.verdict == Some(gold.verdict)
+            && t.has_rationale
+            && !gold.conditions.is_empty()
+            && (!t.judged || t.judge_failed);
         Outcome {
             present: true,
             verdict: t.verdict,
             clause_match,
             evidence: set_counts(&gold.evidence, &t.evidence),
             hits,
+            unjudged,
             asks: t.asks,
             slots: set_counts(&gold.masked, &t.recovered),
             completion_tokens: t.completion_tokens,

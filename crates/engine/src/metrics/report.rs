@@ -123,6 +123,10 @@ pub struct ModelMetrics {
     // ---- extensions (not in FORMATS.md; readers ignore unknown fields) ----
     /// Cases that have a trajectory for this model.
     pub trajectories: u64,
+    /// Cases counted in M4 (correct answer, a rationale, conditions to hit) that have no usable
+    /// judge result: each counts as 0 hits. Non-zero means M4 understates the model until the
+    /// run is re-judged (`psebench eval rejudge`).
+    pub m4_unjudged: u64,
     /// Cases whose predicted verdict is null (unusable answer or no trajectory at all).
     pub no_verdict: u64,
     pub confidence_intervals: Option<ConfidenceIntervals>,

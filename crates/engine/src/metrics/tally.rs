@@ -22,6 +22,8 @@ pub(crate) struct Tally {
     /// Σ|H_i| and ΣK_i over H (M4).
     hits: u64,
     conditions: u64,
+    /// Cases in H whose answer has no usable judgement (their |H_i| counts as 0).
+    pub unjudged: u64,
     /// M5, M7, M8: binary decisions over every case.
     missing_detection: Counts,
     uncertain_detection: Counts,
@@ -47,6 +49,7 @@ impl Tally {
         if correct && gold.condition_count() > 0 {
             self.hits += o.hits;
             self.conditions += gold.condition_count();
+            self.unjudged += u64::from(o.unjudged);
         }
         let missing = gold.case_type == CaseType::Missing;
         self.missing_detection.add_decision(missing, o.asked());

@@ -405,6 +405,35 @@ fn m4_with_no_judge_and_m3_with_empty_gold_basis() {
     let m = &compute(&cases, &trajs, &no_bootstrap()).models[0];
     assert_eq!(m.m3, None); // |G*| = 0 → E is empty
     assert_close(m.m4.expect("M4"), 0.0); // judge null → 0 hits of 2
+    assert_eq!(m.m4_unjudged, 1, "the zero is reported as a missing judgement");
+}
+
+#[test]
+fn m4_unjudged_counts_missing_and_failed_judgements_only_where_m4_counts() {
+    let cases = vec![
+        gold(case("a", Complete, NonReportable, "X"), None, &[], &["b1"], &[]),
+        gold(case("b", Complete, NonReportable, "X"), None, &[], &["b1"], &[]),
+        gold(case("c", Complete, NonReportable, "X"), None, &[], &["b1"], &[]),
+        gold(case("d", Complete, NonReportable, "X"), None, &[], &["b1"], &[]),
+    ];
+    let mut failed = with_judge(with_answer(traj("m", "b", Some("Non-reportable")), None, &[], Some("r")), &[]);
+    failed.judge.as_mut().unwrap().extra.insert("judge_error".into(), serde_json::json!("no well-formed judgement"));
+    let trajs = vec![
+        with_answer(traj("m", "a", Some("Non-reportable")), None, &[], Some("r")), // no judge: unjudged
+        failed,                                                                    // judge failed: unjudged
+        with_judge(with_answer(traj("m", "c", Some("Non-reportable")), None, &[], Some("r")), &["b1"]), // judged
+        with_answer(traj("m", "d", Some("Reportable")), None, &[], Some("r")),     // wrong verdict: outside M4
+    ];
+    let m = &compute(&cases, &trajs, &no_bootstrap()).models[0];
+    assert_eq!(m.m4_unjudged, 2);
+    assert_close(m.m4.expect("M4"), 100.0 / 3.0);
+    // The fast JSONL reader sees the same.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.jsonl");
+    let lines: Vec<String> = trajs.iter().map(|t| serde_json::to_string(t).unwrap()).collect();
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let lean = compute_from_jsonl(&cases, &path, &no_bootstrap()).unwrap();
+    assert_eq!(lean.report.models[0].m4_unjudged, 2);
 }
 
 #[test]
@@ -633,6 +662,7 @@ fn json_shape_matches_formats() {
             "behavior",
             "tokens",
             "trajectories",
+            "m4_unjudged",
             "no_verdict",
             "confidence_intervals",
             "consistency",

@@ -91,6 +91,7 @@ pub fn model(name: &str, q: f64, ask: f64, tokens: f64) -> ModelMetrics {
         },
         tokens: Tokens { avg_completion_tokens: Some(tokens) },
         trajectories: 5074,
+        m4_unjudged: 0,
         no_verdict: 0,
         confidence_intervals: None,
         consistency: None,

@@ -29,6 +29,8 @@ pub struct TrajectoryFacts<'a> {
     pub has_rationale: bool,
     /// Whether the trajectory carries a judge result.
     pub judged: bool,
+    /// Whether that judge result records that the judge gave no usable judgement (`judge_error`).
+    pub judge_failed: bool,
     /// `judge.hits` as written (empty when not judged).
     pub hits: Vec<Cow<'a, str>>,
     /// Eval turns whose action is ASK.
@@ -49,6 +51,7 @@ impl<'a> TrajectoryFacts<'a> {
         self.evidence.clear();
         self.has_rationale = false;
         self.judged = false;
+        self.judge_failed = false;
         self.hits.clear();
         self.asks = 0;
         self.recovered.clear();
@@ -69,6 +72,7 @@ impl<'a> TrajectoryFacts<'a> {
         self.has_rationale = t.rationale().is_some_and(|r| !r.trim().is_empty());
         if let Some(judge) = &t.judge {
             self.judged = true;
+            self.judge_failed = judge.extra.contains_key("judge_error");
             self.hits.extend(judge.hits.iter().map(|s| Cow::Borrowed(s.as_str())));
         }
         self.asks = t.ask_count() as u64;

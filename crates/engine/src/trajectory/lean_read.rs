@@ -522,6 +522,9 @@ impl<'de> Visitor<'de> for JudgeSeed<'_, 'de> {
             if key == "hits" {
                 seen.first(1)?;
                 map.next_value_seed(AppendStrings(&mut facts.hits))?;
+            } else if key == "judge_error" {
+                facts.judge_failed = true;
+                map.next_value::<AnyJson>()?;
             } else {
                 map.next_value::<AnyJson>()?;
             }

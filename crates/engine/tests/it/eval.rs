@@ -510,3 +510,79 @@ fn two_engines(dir: &std::path::Path) -> (Engine, Engine) {
     };
     (open(), open())
 }
+
+/// A run whose judge never gave a usable judgement reports its answers as unjudged next to M4;
+/// re-judging it with another judge model fills them in, and a second pass over only the missing
+/// ones has nothing left to do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rejudging_a_run_replaces_missing_judgements_and_the_metrics_say_how_many_were_missing() {
+    let mut s = script();
+    s.rules.insert(
+        0,
+        rule(
+            "bad-judge",
+            When { model: Some("badjudge-id".into()), ..Default::default() },
+            Reply::Text { text: "No idea.".into() },
+        ),
+    );
+    let mock = MockServer::start(s, 0).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine(dir.path());
+    register(&e, &mock);
+    e.models_add(&ModelAddRequest {
+        name: "badjudge".into(),
+        kind: "openai-compatible".into(),
+        model: "badjudge-id".into(),
+        base_url: Some(mock.openai_base()),
+        ..Default::default()
+    })
+    .unwrap();
+    let file = cases_file(&e, dir.path());
+    let req = EvalRunRequest {
+        cases: file.display().to_string(),
+        model: "asker".into(),
+        info_model: "info".into(),
+        judge_model: "badjudge".into(),
+        concurrency: 2,
+        ..Default::default()
+    };
+    let run = e.eval_create(&req).unwrap();
+    assert_eq!(e.eval_execute(&run).await.unwrap().status, "completed");
+    let opts = psebench::metrics::MetricsOptions { bootstrap_resamples: 0, seed: 1 };
+    let before = e.metrics_for_runs(std::slice::from_ref(&run), &opts).unwrap();
+    let unjudged = before.models[0].m4_unjudged;
+    assert!(unjudged > 0, "the failed judgements are reported");
+    assert_eq!(before.models[0].m4, Some(0.0));
+
+    let summary = e
+        .eval_rejudge(&psebench::evaluation::rejudge::RejudgeRequest {
+            run_id: run.clone(),
+            judge_model: "judge".into(),
+            only_missing: true,
+            concurrency: Some(2),
+        })
+        .await
+        .unwrap();
+    assert_eq!((summary.eligible, summary.judged, summary.failed), (unjudged, unjudged, 0), "{summary:?}");
+    assert_eq!(summary.message, None);
+    let after = e.metrics_for_runs(std::slice::from_ref(&run), &opts).unwrap();
+    assert_eq!(after.models[0].m4_unjudged, 0);
+    assert!(after.models[0].m4.unwrap() > 0.0);
+    assert_eq!(after.models[0].m1, before.models[0].m1, "only the judgements changed");
+    let shown = e.eval_show(&run).unwrap();
+    assert_eq!(shown.run.config.judge_model.as_deref(), Some("judge"));
+    assert_eq!(shown.run.status, psebench::jobs::RunStatus::Completed);
+    let t = e.eval_trajectories(&run).unwrap();
+    assert!(t.iter().filter_map(|t| t.judge.as_ref()).all(|j| j.extra.get("model") == Some(&json!("judge"))));
+
+    let again = e
+        .eval_rejudge(&psebench::evaluation::rejudge::RejudgeRequest {
+            run_id: run.clone(),
+            judge_model: "judge".into(),
+            only_missing: true,
+            concurrency: None,
+        })
+        .await
+        .unwrap();
+    assert_eq!(again.eligible, 0);
+}

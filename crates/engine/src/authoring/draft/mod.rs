@@ -658,8 +658,7 @@ impl Engine {
             ApiError::not_found(format!("There is no draft \"{id}\"; `psebench author list --drafts` shows them."))
         })?;
         let existing: Vec<ClauseCard> = self
-            .current_cards(&d.policy_id)
-            .unwrap_or_default()
+            .current_cards(&d.policy_id)?
             .into_iter()
             .filter(|(_, c)| c.clause_id == d.clause_id)
             .map(|(_, c)| c)
