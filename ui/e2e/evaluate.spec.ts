@@ -126,3 +126,48 @@ test("export a run's trajectories and import them back", async ({ page, studio }
   await expect(page.getByText("imported", { exact: true }).first()).toBeVisible();
   expect(errors).toEqual([]);
 });
+
+test("re-judge an imported run whose answers were never judged", async ({ page, studio }) => {
+  const errors = watchErrors(page);
+  // The asker run's trajectories without their judgements, imported as another model.
+  const runs = (await studio.api("eval.list", {})) as { run_id: string; config: { model: string } }[];
+  const asker = runs.find((r) => r.config.model === "asker")!;
+  const download = await studio.api("eval.export", { run_id: asker.run_id });
+  const text = Buffer.from((download as { base64: string }).base64, "base64").toString("utf8");
+  const stripped = text
+    .trim()
+    .split("\n")
+    .map((l) => JSON.stringify({ ...JSON.parse(l), model: "asker-unjudged", judge: null }))
+    .join("\n");
+  await page.goto(`${studio.url}#/evaluate`);
+  await page.getByRole("button", { name: "Import trajectories" }).click();
+  const imp = page.getByRole("dialog", { name: "Import trajectories" });
+  await imp.locator('input[type="file"]').setInputFiles({ name: "unjudged.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(stripped) });
+  await imp.getByRole("button", { name: "Import", exact: true }).click();
+  await expect(page.getByText("Imported 1 run from unjudged.jsonl.")).toBeVisible();
+  const all = (await studio.api("eval.list", {})) as { run_id: string; config: { model: string | null; judge_model: string | null } }[];
+  const mine = all.find((r) => JSON.stringify(r).includes("asker-unjudged"))!;
+  const before = (await studio.api("results.overview", { run_ids: [mine.run_id] })) as { report: { models: { m4_unjudged: number }[] } };
+  const unjudged = before.report.models[0].m4_unjudged;
+  await page.goto(`${studio.url}#/results?runs=${mine.run_id}`);
+  await expect(page.getByText(`${unjudged} unjudged`, { exact: true })).toBeVisible();
+
+  await page.goto(`${studio.url}#/evaluate?run=${mine.run_id}`);
+  await page.getByRole("button", { name: "Re-judge (M4)" }).click();
+  const dialog = page.getByRole("dialog", { name: "Re-judge this run (M4)" });
+  await expect(dialog.getByText("This run has no judge on record")).toBeVisible();
+  await dialog.getByLabel("Judge model").selectOption("judge");
+  await dialog.getByLabel("Only answers without a usable judgement").check();
+  await dialog.getByRole("button", { name: "Re-judge" }).click();
+  await expect(page.getByText("Re-judging with judge")).toBeVisible();
+  await expect
+    .poll(async () => ((await studio.api("eval.show", { run_id: mine.run_id })) as { config: { judge_model: string | null } }).config.judge_model, { timeout: 20_000 })
+    .toBe("judge");
+  const after = (await studio.api("results.overview", { run_ids: [mine.run_id] })) as { report: { models: { m4_unjudged: number }[] } };
+  expect(after.report.models[0].m4_unjudged).toBe(0);
+  await page.goto(`${studio.url}#/results?runs=${mine.run_id}`);
+  await expect(page.getByRole("rowheader", { name: "asker-unjudged" })).toBeVisible();
+  await expect(page.getByText(/^\d+ unjudged$/)).toHaveCount(0);
+  expect(unjudged).toBeGreaterThan(0);
+  expect(errors).toEqual([]);
+});

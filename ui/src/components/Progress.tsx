@@ -23,6 +23,8 @@ const COUNTER_LABEL: Record<string, string> = {
   accepted: "accepted",
   dropped: "dropped",
   retries: "retries",
+  judged: "judged",
+  judge_failed: "without a usable judgement",
 };
 
 export function RunProgress({

@@ -13,6 +13,7 @@ import { KeyValues, Section } from "../../components/Layout";
 import { ProgressBar, RunProgress } from "../../components/Progress";
 import { jsonText, num, pct, plural, usd, when } from "../../format";
 import { href, setQuery } from "../../router";
+import { RejudgeDialog } from "./Rejudge";
 import { accuracySoFar, canResume, describeSelection, isImported, parseSelection, RESUMABLE, runModel } from "./selection";
 
 const RESUME_NOTE = "Resuming runs only the unfinished cases; model replies already received are reused from the cache and cost nothing again.";
@@ -31,6 +32,7 @@ export function RunPanel({ runId }: { runId: string }) {
   const run = useApi("eval.show", { run_id: runId });
   const live = useProgress(runId);
   const resume = useAction("eval.resume");
+  const [rejudging, setRejudging] = useState(false);
   const r = run.data;
 
   if (run.error && !r)
@@ -127,7 +129,13 @@ export function RunPanel({ runId }: { runId: string }) {
                   Export trajectories
                 </button>
               )}
+              {r.counts.done > 0 && (
+                <button className="btn" onClick={() => setRejudging(true)}>
+                  Re-judge (M4)
+                </button>
+              )}
             </div>
+            {rejudging && <RejudgeDialog runId={r.run_id} currentJudge={cfg.judge_model ?? null} onClose={() => setRejudging(false)} />}
           </>
         )}
         <details className="run-details">

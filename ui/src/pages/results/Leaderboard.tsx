@@ -72,6 +72,11 @@ const MetricCell = memo(function MetricCell({ m, k, best }: { m: ModelMetrics; k
         <span>{shown}</span>
       )}
       {best && <span className="sr-only"> (best)</span>}
+      {k === "M4" && m.m4_unjudged > 0 && (
+        <span className="ci unjudged" title="Correct answers with a rationale but no usable judge result count as 0 hits. Re-judge the run from the Evaluate page.">
+          {num(m.m4_unjudged)} unjudged
+        </span>
+      )}
       {ci && (
         <span className="ci" title="95 % bootstrap confidence interval">
           <span className="sr-only">95 % interval </span>
