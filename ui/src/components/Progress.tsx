@@ -23,6 +23,8 @@ const COUNTER_LABEL: Record<string, string> = {
   accepted: "accepted",
   dropped: "dropped",
   retries: "retries",
+  drafted: "drafted",
+  failed: "not drafted",
 };
 
 export function RunProgress({
