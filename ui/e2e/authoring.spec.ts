@@ -70,6 +70,25 @@ const SCRIPT = {
       reply: { json: { target_clause_id: FALL, uncertain_cards: [uncertainCard], self_check: [{ check: "open question names a passage", passed: true, note: "" }] } },
     },
     {
+      name: "variants",
+      when: { system_contains: "You write missing-information variants" },
+      reply: {
+        json: {
+          parent_card_id: REP,
+          missing_information_variants: [
+            {
+              missing_variant_id: "missing_harm_course",
+              summary: "The report describes the fall but not yet how the injury developed.",
+              masked_boundary_conditions: ["harm_lasting"],
+              masked_basic_event_elements: ["harm_course"],
+              why_reasonable_in_real_world: "The first report is written on the day of the fall, before the week has passed.",
+              why_not_classifiable_from_remaining_event_description: `The facts also fit ${NONREP}, where the harm is gone.`,
+            },
+          ],
+        },
+      },
+    },
+    {
       name: "complete",
       when: { system_contains: "You draft clause cards for a patient-safety test library" },
       reply: {
@@ -218,6 +237,15 @@ test("extract, approve, draft, reject, accept, audit and approve, then draft eve
   await expect(audit).toBeHidden();
   await expect(page.locator(".badge.status").first()).toContainText("Approved");
 
+  // Missing-information variants for the approved card.
+  await page.goto(`${studio.url}#/cards?view=author&aclause=${FALL}`);
+  await page.getByLabel("Missing-information variants").check();
+  await expect(page.getByText("Choose the card that the missing-information variants belong to.")).toBeVisible();
+  await page.getByLabel("Parent card").selectOption(REP);
+  await page.getByRole("button", { name: "Draft missing-information variants" }).click();
+  await expect(d).toContainText(new RegExp(`Missing-information variants\\s*for ${REP}`));
+  await expect(d.locator('[data-item="missing_harm_course"]')).toContainText("Conditions left unknownharm_lasting");
+
   // Draft every clause: the plan skips the clause without an approved extraction, then the job runs.
   await page.goto(`${studio.url}#/cards?view=author`);
   await page.getByRole("button", { name: "Draft every clause…" }).click();
@@ -231,6 +259,27 @@ test("extract, approve, draft, reject, accept, audit and approve, then draft eve
   await expect(progress).toContainText("Finished");
   await expect(progress).toContainText("1 drafted");
   await all.locator(".modal-foot").getByRole("button", { name: "Close" }).click();
-  await expect(page.getByRole("button", { name: /Falls clause 1/ })).toContainText("3 drafts, 1 to review");
+  await expect(page.getByRole("button", { name: /Falls clause 1/ })).toContainText("4 drafts, 2 to review");
+
+  // The job's Uncertain card: its open question, compared with the nearest library card, then an
+  // edit without the open question is checked again and its new problem shown.
+  await page.getByRole("button", { name: /Falls clause 1/ }).click();
+  await expect(d).toContainText("Uncertain cards");
+  await expect(d.getByTestId("open-question")).toContainText("Is a home visit by staff care of the service");
+  await expect(care).toContainText("Cited by the draft");
+  await d.getByRole("tab", { name: "Compare" }).click();
+  await expect(d.getByTestId("draft-compare")).toContainText(/only in the draft/);
+  await d.getByRole("button", { name: "Edit JSON…" }).click();
+  const edit = page.getByRole("dialog", { name: "Edit the draft" });
+  const { x_open_question: _dropped, ...withoutQuestion } = uncertainCard;
+  await edit.getByLabel("Items (JSON)").fill("[{");
+  await expect(edit.getByText(/This is not valid JSON yet/)).toBeVisible();
+  await edit.getByLabel("Items (JSON)").fill(JSON.stringify([withoutQuestion], null, 2));
+  await edit.getByLabel("Edited by").fill("Dana Reviewer");
+  await edit.getByRole("button", { name: "Save and check" }).click();
+  await expect(edit.getByTestId("edit-result")).toContainText("draft-open-question");
+  await edit.locator(".modal-foot").getByRole("button", { name: "Close" }).click();
+  await expect(d).toContainText("Has errors");
+  await expect(d).toContainText("Edited by Dana Reviewer");
   expect(errors).toEqual([]);
 });

@@ -70,7 +70,7 @@ export function AuthorWorkspace() {
                       <span className="clause-pick-title">
                         {c.global_no}. {c.short_title}
                       </span>
-                      <span className="small muted">{c.label}</span>
+                      {c.label !== c.short_title && <span className="small muted">{c.label}</span>}
                       <span className={`small ${s?.approved ? "ok-text" : "muted"}`}>{extractionWords(s)}</span>
                       {s && s.drafts > 0 && (
                         <span className="small muted">
@@ -93,7 +93,7 @@ export function AuthorWorkspace() {
             <div className="author-panels">
               <header className="author-clause">
                 <h2>
-                  {clause.global_no}. {clause.short_title} <span className="muted small">{clause.label}</span>
+                  {clause.global_no}. {clause.short_title} {clause.label !== clause.short_title && <span className="muted small">{clause.label}</span>}
                 </h2>
                 <p className="readable small">{clause.summary}</p>
               </header>
