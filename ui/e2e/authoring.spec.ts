@@ -52,8 +52,17 @@ const uncertainCard = {
   x_open_question: { section_id: "Care of the service", question: "Is a home visit by staff care of the service when the fall happens in the patient's own house?" },
 };
 
+const MEDS = "RL_Meds_1_WrongPatient";
+
 const SCRIPT = {
   rules: [
+    {
+      // Slow and never right, so that a "draft every clause" job can be stopped in the middle.
+      name: "meds-slow",
+      when: { system_contains: "You draft clause cards for a patient-safety test library", last_user_contains: "Medicines clause 1" },
+      latency_ms: 1200,
+      reply: { json: { target_clause_id: MEDS, clause_cards: [], self_check: [] } },
+    },
     {
       name: "extract",
       when: { system_contains: "You help a compliance team build a library" },
@@ -120,7 +129,7 @@ test.beforeAll(async () => {
     statute: "",
     clauses: [
       { clause_id: FALL, label: "Falls clause 1", category: "Falls", text: "A patient falls while in the care of the service and is left with harm lasting beyond a week.", short_title: "" },
-      { clause_id: "RL_Meds_1_WrongPatient", label: "Medicines clause 1", category: "Medicines", text: "A medicine meant for one patient is given to another.", short_title: "" },
+      { clause_id: MEDS, label: "Medicines clause 1", category: "Medicines", text: "A medicine meant for one patient is given to another.", short_title: "" },
     ],
     guidance_markdown:
       "# Lasting harm\nHarm counts as lasting when it still limits the patient after seven days.\n\n# Care of the service\nAny time the patient is on the premises or with staff off site.\n",
@@ -281,5 +290,28 @@ test("extract, approve, draft, reject, accept, audit and approve, then draft eve
   await edit.locator(".modal-foot").getByRole("button", { name: "Close" }).click();
   await expect(d).toContainText("Has errors");
   await expect(d).toContainText("Edited by Dana Reviewer");
+  expect(errors).toEqual([]);
+});
+
+test("a drafting job stopped in the middle is resumed and finishes", async ({ page }) => {
+  const errors = watchErrors(page);
+  const x = await studio.api("author.extract", { policy: POLICY, clause: MEDS, model: "author" });
+  await studio.api("author.approve", { extraction_id: x.extraction_id, approved_by: "Dana Reviewer", sections: x.sections.map((s) => s.section_id), notes: null });
+  await page.addInitScript((id) => window.localStorage.setItem("psebench.policy", id), POLICY);
+  await page.goto(`${studio.url}#/cards?view=author`);
+  await page.getByRole("button", { name: "Draft every clause…" }).click();
+  const all = page.getByRole("dialog", { name: "Draft every clause" });
+  await expect(all.getByTestId("draft-all-plan")).toContainText("2 items to draft");
+  await all.getByRole("button", { name: "Start drafting 2 items" }).click();
+  const progress = all.getByTestId("draft-all-progress");
+  await expect(progress).toContainText("Running");
+  await progress.getByRole("button", { name: "Stop" }).click();
+  await page.getByRole("dialog", { name: "Stop this run?" }).getByRole("button", { name: "Stop the run" }).click();
+  await expect(progress).toContainText("Stopped");
+  await progress.getByRole("button", { name: "Resume" }).click();
+  await expect(progress).toContainText("Finished", { timeout: 20_000 });
+  await expect(progress).toContainText("2 not drafted");
+  await all.locator(".modal-foot").getByRole("button", { name: "Close" }).click();
+  await expect(page.getByRole("button", { name: /Medicines clause 1/ })).toContainText("2 drafts, 2 to review");
   expect(errors).toEqual([]);
 });
