@@ -323,12 +323,18 @@ export function CardList() {
         <EmptyState
           title="The card library is empty"
           actions={
-            <button className="btn btn-primary" onClick={() => setImporting(true)}>
-              Import cards…
-            </button>
+            <>
+              <a className="btn btn-primary" href={href("/cards", { view: "author" })}>
+                Author cards from the policy
+              </a>
+              <button className="btn" onClick={() => setImporting(true)}>
+                Import cards…
+              </button>
+            </>
           }
         >
-          Clause cards describe when an event is reportable under a clause. Import card files (<code>.json</code> or <code>.jsonl</code>) to start.
+          Clause cards describe when an event is reportable under a clause. Draft them from the policy text with a model&apos;s help, or import card files
+          (<code>.json</code> or <code>.jsonl</code>).
         </EmptyState>
       ) : (
         <DataTable<CardSummary>

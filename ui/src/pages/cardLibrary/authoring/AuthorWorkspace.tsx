@@ -45,9 +45,14 @@ export function AuthorWorkspace() {
     <div className="cards-page author-page">
       <PageHeader
         title="Card library"
-        subtitle={`Write clause cards for ${policy.data?.name ?? "the policy"} with a model's help: settle which policy sections bear on a clause, draft cards from them, then accept, audit and approve.`}
+        subtitle={`Write clause cards for ${policy.data?.name ?? "the policy"} with a model's help: settle which policy sections bear on a clause, draft cards from those sections, then accept, audit and approve.`}
         actions={
-          <button className="btn" onClick={() => setAllOpen(true)} disabled={modelList.length === 0}>
+          <button
+            className="btn"
+            onClick={() => setAllOpen(true)}
+            disabled={modelList.length === 0}
+            title={modelList.length === 0 ? "Register a model in Settings first." : "Plan and run drafting for every clause with an approved extraction."}
+          >
             Draft every clause…
           </button>
         }

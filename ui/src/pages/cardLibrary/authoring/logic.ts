@@ -76,7 +76,7 @@ export function approveBlocker(name: string, kept: number, status: string): stri
 
 /** Why drafting is not possible yet, or null. */
 export function draftBlocker(hasApproved: boolean, kind: string, parent: string, model: string): string | null {
-  if (!hasApproved) return "Drafting starts from an approved extraction. Run an extraction on the left, check its sections and approve it first.";
+  if (!hasApproved) return "Drafting starts from an approved extraction. Run an extraction in panel 1, check its sections and approve it first.";
   if (!model) return "Register a model in Settings to draft cards.";
   if (kind === "missing" && !parent) return "Choose the card that the missing-information variants belong to.";
   return null;
