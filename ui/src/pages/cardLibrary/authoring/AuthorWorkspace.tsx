@@ -4,7 +4,7 @@
 //
 // Address: #/cards?view=author&aclause=<clause id>&x=<extraction id>&draft=<draft id>
 
-import { useMemo, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
 import { useApi } from "../../../api/client";
 import { EmptyState, ErrorBanner, Loading } from "../../../components/Feedback";
 import { PageHeader } from "../../../components/Layout";
@@ -26,6 +26,7 @@ export function AuthorWorkspace() {
   const extractions = useApi("author.list", { policy: policyId, clause: null });
   const drafts = useApi("author.drafts", { policy: policyId });
   const [allOpen, setAllOpen] = useState(false);
+  const closeAll = useCallback(() => setAllOpen(false), []);
   const clauses = useMemo(() => [...(policy.data?.clauses ?? [])].sort((a, b) => a.global_no - b.global_no), [policy.data]);
   const states = useMemo(
     () => clauseStates(clauses.map((c) => c.clause_id), extractions.data ?? [], drafts.data ?? []),
@@ -125,7 +126,7 @@ export function AuthorWorkspace() {
           )}
         </div>
       )}
-      {allOpen && <DraftAllDialog policyId={policyId} models={modelList} onClose={() => setAllOpen(false)} />}
+      {allOpen && <DraftAllDialog policyId={policyId} models={modelList} onClose={closeAll} />}
     </div>
   );
 }

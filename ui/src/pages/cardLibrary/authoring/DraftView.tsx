@@ -2,7 +2,7 @@
 // own checks, which combinations of conditions the clause's cards cover, and a drafted card beside
 // its nearest library card. Accept, edit or reject while it is open.
 
-import { useMemo, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
 import { useApi } from "../../../api/client";
 import type { Draft } from "../../../api/generated";
 import { EmptyState, ErrorBanner, Loading, Notice } from "../../../components/Feedback";
@@ -178,6 +178,8 @@ export function DraftView({ id, policyId }: { id: string; policyId: string }) {
   const [tab, setTab] = useState("form");
   const [dialog, setDialog] = useState<"accept" | "edit" | "reject" | null>(null);
   const [acceptedNow, setAcceptedNow] = useState<string[] | null>(null);
+  // A stable closer, so that reloading the draft behind an open dialog does not move the focus.
+  const closeDialog = useCallback(() => setDialog(null), []);
   const d = shown.data;
   if (shown.error) return <ErrorBanner error={shown.error} title="The draft could not be read." />;
   if (!d) return <Loading label="Reading the draft…" />;
@@ -271,9 +273,9 @@ export function DraftView({ id, policyId }: { id: string; policyId: string }) {
           ))}
         </ul>
       </details>
-      {dialog === "accept" && <AcceptDialog draft={d} onClose={() => setDialog(null)} onAccepted={setAcceptedNow} />}
-      {dialog === "reject" && <RejectDialog draft={d} onClose={() => setDialog(null)} />}
-      {dialog === "edit" && <EditDialog draft={d} onClose={() => setDialog(null)} />}
+      {dialog === "accept" && <AcceptDialog draft={d} onClose={closeDialog} onAccepted={setAcceptedNow} />}
+      {dialog === "reject" && <RejectDialog draft={d} onClose={closeDialog} />}
+      {dialog === "edit" && <EditDialog draft={d} onClose={closeDialog} />}
     </div>
   );
 }
