@@ -271,6 +271,12 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
                 if !r.rejected_ids.is_empty() {
                     println!("Still naming ids that do not exist: {}", r.rejected_ids.join(", "));
                 }
+                if r.sections.is_empty() {
+                    println!(
+                        "No section could be read from the model's replies; `psebench author show {}` shows what it answered. You can still add sections by hand when you approve.",
+                        r.extraction_id
+                    );
+                }
                 println!(
                     "Review it with `psebench author show {id}`, then approve it: `psebench author extract --approve {id} --by NAME [--add SECTION] [--remove SECTION]`.",
                     id = r.extraction_id

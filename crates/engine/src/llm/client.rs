@@ -15,7 +15,7 @@ use super::config::ModelConfig;
 use super::error::LlmError;
 use super::limiter::AdaptiveLimiter;
 use super::retry::{parse_retry_after, RetryPolicy};
-use super::types::{ChatRequest, ChatResponse};
+use super::types::{ChatRequest, ChatResponse, ResponseFormat};
 use super::wire::{self, ParsedReply};
 use crate::secrets::{model_account, Secret, SecretStore};
 use crate::store::Store;
@@ -59,7 +59,39 @@ pub struct LlmClient {
     store: Store,
     secrets: Arc<dyn SecretStore>,
     limiters: Mutex<HashMap<String, Arc<AdaptiveLimiter>>>,
+    /// Structured-output modes a server refused, by model name (see `weaker_format`): later calls
+    /// to that model start at the mode it accepted.
+    refused_formats: Mutex<HashMap<String, u8>>,
     opts: ClientOptions,
+}
+
+/// How strict a response format is: 2 a JSON schema, 1 any JSON object, 0 plain text.
+fn format_level(f: &ResponseFormat) -> u8 {
+    match f {
+        ResponseFormat::JsonSchema { .. } => 2,
+        ResponseFormat::Json => 1,
+        ResponseFormat::Text => 0,
+    }
+}
+
+/// Whether a refusal is about the structured-output request itself (local servers such as
+/// llama.cpp's answer `json_schema` with a validation error): then a weaker mode is tried.
+fn refuses_format(e: &LlmError, f: &ResponseFormat) -> bool {
+    let body = match e {
+        LlmError::Rejected { status, body, .. } | LlmError::Server { status, body, .. } if *status != 429 => body,
+        _ => return false,
+    };
+    let b = body.to_lowercase();
+    format_level(f) > 0 && (b.contains("response_format") || b.contains("json_schema") || b.contains("json_object"))
+}
+
+/// The next weaker mode: a schema becomes any JSON object, a JSON object becomes plain text (the
+/// prompts still ask for JSON, and replies are read leniently).
+fn weaker_format(f: &ResponseFormat) -> ResponseFormat {
+    match f {
+        ResponseFormat::JsonSchema { .. } => ResponseFormat::Json,
+        _ => ResponseFormat::Text,
+    }
 }
 
 const BODY_EXCERPT: usize = 300;
@@ -82,7 +114,14 @@ impl LlmClient {
             .tcp_nodelay(true)
             .build()
             .unwrap_or_else(|_| reqwest::Client::new());
-        LlmClient { http, store, secrets, limiters: Mutex::new(HashMap::new()), opts }
+        LlmClient {
+            http,
+            store,
+            secrets,
+            limiters: Mutex::new(HashMap::new()),
+            refused_formats: Mutex::new(HashMap::new()),
+            opts,
+        }
     }
 
     pub fn options(&self) -> &ClientOptions {
@@ -182,7 +221,13 @@ impl LlmClient {
                 }
             }
         }
-        let call = wire::build(&m.cfg, m.key.as_ref().map(Secret::expose), &req);
+        // The request actually sent: weaker structured output when this model's server refused more.
+        let mut sent = req.clone();
+        let ceiling = self.refused_formats.lock().unwrap_or_else(|p| p.into_inner()).get(&m.cfg.name).copied();
+        while ceiling.is_some_and(|c| format_level(&sent.response_format) > c) {
+            sent.response_format = weaker_format(&sent.response_format);
+        }
+        let mut call = wire::build(&m.cfg, m.key.as_ref().map(Secret::expose), &sent);
         let limiter = self.limiter(&m.cfg);
         let mut attempts = 0u32;
         let mut failed_attempts: Vec<String> = Vec::new();
@@ -196,7 +241,7 @@ impl LlmClient {
             };
             attempts += 1;
             let result = tokio::select! {
-                r = self.attempt(m, &call, &req) => r,
+                r = self.attempt(m, &call, &sent) => r,
                 _ = cancel.cancelled() => Err(LlmError::Cancelled),
             };
             drop(slot);
@@ -206,6 +251,20 @@ impl LlmClient {
                     break Ok(parsed);
                 }
                 Err(LlmError::Cancelled) => break Err(LlmError::Cancelled),
+                Err(e) if refuses_format(&e, &sent.response_format) => {
+                    let weaker = weaker_format(&sent.response_format);
+                    let mode = if weaker == ResponseFormat::Json { "a plain JSON object" } else { "plain text" };
+                    tracing::info!(model = %m.cfg.name, "the server refused this structured-output mode; asking for {mode} instead");
+                    failed_attempts.push(format!(
+                        "attempt {attempts}: the server does not accept this structured-output mode; asked for {mode} instead"
+                    ));
+                    self.refused_formats
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .insert(m.cfg.name.clone(), format_level(&weaker));
+                    sent.response_format = weaker;
+                    call = wire::build(&m.cfg, m.key.as_ref().map(Secret::expose), &sent);
+                }
                 Err(e) if e.is_transient() && attempts <= self.opts.retry.max_retries => {
                     if matches!(e, LlmError::RateLimited { .. }) {
                         limiter.on_rate_limited();

@@ -156,6 +156,10 @@ pub struct Script {
     /// When set, requests must carry this key (as Bearer, api-key, x-api-key or x-goog-api-key).
     #[serde(default)]
     pub require_key: Option<String>,
+    /// Response formats (`json_schema`, `json`) answered with HTTP 500 and a validation message
+    /// naming `response_format`, as some local servers do.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refuse_response_formats: Vec<String>,
 }
 
 impl Script {

@@ -382,6 +382,13 @@ async fn respond(s: &Arc<MockState>, path: &str, body: Value, norm: Result<Norma
     record.api = n.api.as_str().to_string();
     record.model = n.model.clone();
     record.had_key = n.key.is_some();
+    if script.refuse_response_formats.iter().any(|f| f == &n.response_format) {
+        record.outcome = "format_refused".into();
+        push(s, record);
+        let msg =
+            format!("response_format: input should be one of the supported types, not '{}' (mock)", n.response_format);
+        return error_response(StatusCode::INTERNAL_SERVER_ERROR, &msg);
+    }
     if let Some(required) = &script.require_key {
         if n.key.as_deref() != Some(required.as_str()) {
             record.outcome = "unauthorized".into();

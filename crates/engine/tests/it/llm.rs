@@ -554,3 +554,28 @@ async fn a_key_link_is_dropped_when_the_base_url_host_changes() {
         .unwrap();
     assert_eq!(v.key_source, "env:PSEBENCH_TEST_HOSTKEY");
 }
+
+#[tokio::test]
+async fn a_server_that_refuses_structured_output_gets_a_weaker_mode_and_the_call_says_so() {
+    let mut script = script_json_reply();
+    script.refuse_response_formats = vec!["json_schema".into(), "json".into()];
+    let mock = MockServer::start(script, 0).await.unwrap();
+    let (_d, e) = engine_with(Arc::new(MemoryStore::default()), false);
+    add(&e, "local", "openai-compatible", &mock.openai_base(), None);
+    let r = call(&e, "local", &structured_request()).await.unwrap();
+    assert_eq!(serde_json::from_str::<Value>(&r.text).unwrap(), json!({"v": "ok"}), "the prompt still asks for JSON");
+    assert_eq!(r.failed_attempts.len(), 2, "{:?}", r.failed_attempts);
+    assert!(r.failed_attempts[0].contains("asked for a plain JSON object instead"), "{:?}", r.failed_attempts);
+    assert!(r.failed_attempts[1].contains("asked for plain text instead"), "{:?}", r.failed_attempts);
+    let formats: Vec<Option<String>> = mock
+        .requests()
+        .iter()
+        .map(|q| q.body.pointer("/response_format/type").and_then(Value::as_str).map(str::to_string))
+        .collect();
+    assert_eq!(formats, vec![Some("json_schema".to_string()), Some("json_object".to_string()), None]);
+    // The next call to the same model starts at the mode its server accepted.
+    let again = call(&e, "local", &structured_request()).await.unwrap();
+    assert!(again.failed_attempts.is_empty(), "{:?}", again.failed_attempts);
+    assert_eq!(mock.requests().len(), 4);
+    assert!(mock.requests()[3].body.get("response_format").is_none());
+}
