@@ -25,6 +25,8 @@ const COUNTER_LABEL: Record<string, string> = {
   retries: "retries",
   judged: "judged",
   judge_failed: "without a usable judgement",
+  drafted: "drafted",
+  failed: "not drafted",
 };
 
 export function RunProgress({

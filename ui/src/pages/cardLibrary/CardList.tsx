@@ -12,6 +12,7 @@ import { PageHeader } from "../../components/Layout";
 import { EVENT_TYPE_LABEL, num, plural, STATUS_LABEL, when } from "../../format";
 import { href, navigate, setQuery, useRoute } from "../../router";
 import { ImportDialog } from "./ImportDialog";
+import { LibraryTabs } from "./LibraryTabs";
 import { day, LintCount } from "./parts";
 import { activeFilterCount, categories, clauseOptions, FILTER_KEYS, filterFromQuery, groupProblems, ORIGIN_LABEL } from "./logic";
 import { usePolicyId } from "../../policyChoice";
@@ -224,6 +225,7 @@ export function CardList() {
           </>
         }
       />
+      <LibraryTabs active="library" />
       <ErrorBanner error={exportError} onDismiss={() => setExportError(undefined)} title="The cards were not exported." />
       <LibraryCheck report={check.data} />
       <div className="filters" role="search" aria-label="Filter the card library">
@@ -321,12 +323,18 @@ export function CardList() {
         <EmptyState
           title="The card library is empty"
           actions={
-            <button className="btn btn-primary" onClick={() => setImporting(true)}>
-              Import cards…
-            </button>
+            <>
+              <a className="btn btn-primary" href={href("/cards", { view: "author" })}>
+                Author cards from the policy
+              </a>
+              <button className="btn" onClick={() => setImporting(true)}>
+                Import cards…
+              </button>
+            </>
           }
         >
-          Clause cards describe when an event is reportable under a clause. Import card files (<code>.json</code> or <code>.jsonl</code>) to start.
+          Clause cards describe when an event is reportable under a clause. Draft them from the policy text with a model&apos;s help, or import card files
+          (<code>.json</code> or <code>.jsonl</code>).
         </EmptyState>
       ) : (
         <DataTable<CardSummary>

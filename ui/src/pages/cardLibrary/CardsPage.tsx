@@ -1,6 +1,8 @@
-// The Card library: `#/cards` lists the library, `#/cards/<card_id>` shows one card.
+// The Card library: `#/cards` lists the library, `#/cards?view=author` is the authoring workspace,
+// `#/cards/<card_id>` shows one card.
 
 import { useRoute } from "../../router";
+import { AuthorWorkspace } from "./authoring/AuthorWorkspace";
 import { CardList } from "./CardList";
 import { CardView } from "./CardView";
 import "./cards.css";
@@ -8,5 +10,6 @@ import "./cards.css";
 export function CardsPage() {
   const route = useRoute();
   const cardId = route.parts[1];
-  return cardId ? <CardView key={cardId} cardId={cardId} /> : <CardList />;
+  if (cardId) return <CardView key={cardId} cardId={cardId} />;
+  return route.query.get("view") === "author" ? <AuthorWorkspace /> : <CardList />;
 }
