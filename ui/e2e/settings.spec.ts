@@ -142,3 +142,27 @@ test("moving a model to another server drops its key link until it is confirmed"
   await expect(row.getByText("Key not sent:")).toHaveCount(0);
   expect(errors).toEqual([]);
 });
+
+test("find a model server on this computer and add one of its models in one click", async ({ page, studio }) => {
+  const errors = watchErrors(page);
+  const port = new URL(studio.mockBase).port;
+  await page.goto(`${studio.url}#/settings`);
+  const section = page.locator("section", { has: page.getByRole("heading", { name: "Model servers on this computer" }) });
+  await section.getByLabel("Also try this port (optional)").fill("70000");
+  await expect(section.getByText("A port is a whole number from 1 to 65535.")).toBeVisible();
+  await expect(section.getByRole("button", { name: "Find local servers" })).toBeDisabled();
+  await section.getByLabel("Also try this port (optional)").fill(port);
+  await section.getByRole("button", { name: "Find local servers" }).click();
+  await expect(section.getByText(`on port ${port}`)).toBeVisible();
+  const add = section.getByRole("button", { name: /^Add .* as / }).first();
+  const label = (await add.getAttribute("aria-label")) ?? "";
+  const name = label.replace(/^Add .* as /, "");
+  await add.click();
+  await expect(page.getByText(`Added ${name}`)).toBeVisible();
+  await expect(section.getByText(`registered as ${name}`)).toBeVisible();
+  const models = (await studio.api("models.list", {})) as { name: string; local: boolean; base_url: string }[];
+  const added = models.find((m) => m.name === name)!;
+  expect(added.local).toBe(true);
+  expect(added.base_url).toBe(`http://127.0.0.1:${port}/v1`);
+  expect(errors).toEqual([]);
+});

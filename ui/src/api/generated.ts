@@ -509,6 +509,46 @@ export type DiffLine = {
  */
 kind: string, text: string, };
 
+export type DiscoverRequest = { 
+/**
+ * Ports to try (default: the usual ones of local servers).
+ */
+ports?: Array<number>, 
+/**
+ * Ports to try as well as those (a server on a port of its own).
+ */
+extra_ports?: Array<number>, };
+
+export type DiscoverResult = { servers: Array<DiscoveredServer>, 
+/**
+ * Every port tried, answering or not.
+ */
+checked: Array<number>, };
+
+export type DiscoveredModel = { 
+/**
+ * The model id the server reports.
+ */
+id: string, 
+/**
+ * A free registry name for it.
+ */
+suggested_name: string, 
+/**
+ * The registered model that already points at this server and id, if any.
+ */
+registered_as: string | null, };
+
+export type DiscoveredServer = { port: number, 
+/**
+ * What usually listens there (a guess from the port).
+ */
+product: string, 
+/**
+ * The base URL to register (`http://127.0.0.1:PORT/v1`).
+ */
+base_url: string, models: Array<DiscoveredModel>, };
+
 /**
  * An export offered for download.
  */
@@ -2101,6 +2141,8 @@ export interface ApiMethods {
   "models.list": { params: NoParams; result: Array<ModelView> };
   /** Register (or update) a model. */
   "models.add": { params: ModelAddRequest; result: ModelView };
+  /** Look for model servers on this computer (Ollama, LM Studio, llama.cpp, vLLM) and list their models. */
+  "models.discover": { params: DiscoverRequest; result: DiscoverResult };
   /** Remove a registered model (and its stored key). */
   "models.remove": { params: ModelNameParams; result: Flag };
   /** Store a model's API key in the OS keyring. */

@@ -8,6 +8,7 @@ import { LocalityBadge } from "../components/Badges";
 import { ConfirmDialog } from "../components/Dialog";
 import { EmptyState, ErrorBanner, Loading, Notice, toast } from "../components/Feedback";
 import { KeyValues, PageHeader, Section, Tabs } from "../components/Layout";
+import { LocalServersSection } from "./settings/LocalServers";
 import { num, plural, tokens, usd } from "../format";
 import { setQuery, useRoute } from "../router";
 import { applyTheme, storedTheme, ThemeChoice } from "../theme";
@@ -428,7 +429,12 @@ export function SettingsPage() {
       <PageHeader title="Settings" subtitle="Models and keys, where your data is kept, and how the app looks." />
       <Tabs tabs={TABS} active={tab} onChange={(t) => setQuery("tab", t === "models" ? null : t)} label="Settings sections" />
       <div role="tabpanel" aria-labelledby={`tab-${tab}`} className="stack">
-        {tab === "models" && <ModelsSection />}
+        {tab === "models" && (
+          <>
+            <ModelsSection />
+            <LocalServersSection />
+          </>
+        )}
         {tab === "data" && <DataSection />}
         {tab === "appearance" && <AppearanceSection />}
       </div>

@@ -12,6 +12,16 @@ use crate::Cli;
 #[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 pub enum ModelsCmd {
+    /// Look for model servers on this computer (Ollama, LM Studio, llama.cpp, vLLM) and list their
+    /// models; with --register, add them as local models.
+    Discover {
+        /// A port to try as well as the usual ones (repeatable).
+        #[arg(long = "port")]
+        ports: Vec<u16>,
+        /// Register every model found that is not registered yet (as local, under the suggested name).
+        #[arg(long)]
+        register: bool,
+    },
     /// Register (or update) a model.
     Add {
         name: String,
@@ -149,6 +159,62 @@ pub fn run(cli: &Cli, cmd: &ModelsCmd) -> Result<ExitCode, ApiError> {
                 }
                 if let Some(notice) = &v.config.key_link_dropped {
                     println!("Key not confirmed: {notice}");
+                }
+            }
+        }
+        ModelsCmd::Discover { ports, register } => {
+            let req = psebench::context::discover::DiscoverRequest {
+                ports: None,
+                extra_ports: (!ports.is_empty()).then(|| ports.clone()),
+            };
+            let found = runtime()?.block_on(e.models_discover(&req))?;
+            let mut added = Vec::new();
+            if *register {
+                for s in &found.servers {
+                    for m in s.models.iter().filter(|m| m.registered_as.is_none()) {
+                        e.models_add(&ModelAddRequest {
+                            name: m.suggested_name.clone(),
+                            kind: "openai-compatible".into(),
+                            model: m.id.clone(),
+                            base_url: Some(s.base_url.clone()),
+                            local: true,
+                            ..Default::default()
+                        })?;
+                        added.push(m.suggested_name.clone());
+                    }
+                }
+            }
+            if cli.json {
+                print_json(&serde_json::json!({"found": found, "registered": added}));
+            } else if found.servers.is_empty() {
+                let tried: Vec<String> = found.checked.iter().map(u16::to_string).collect();
+                println!("No model server answered on ports {} of this computer.", tried.join(", "));
+                println!("Start one (for example Ollama or LM Studio), or name its port with --port.");
+            } else {
+                let added = &added;
+                let rows: Vec<Vec<String>> = found
+                    .servers
+                    .iter()
+                    .flat_map(|s| {
+                        s.models.iter().map(move |m| {
+                            vec![
+                                s.port.to_string(),
+                                s.product.clone(),
+                                m.id.clone(),
+                                m.registered_as.clone().map(|n| format!("registered as {n}")).unwrap_or_else(|| {
+                                    if added.contains(&m.suggested_name) {
+                                        format!("registered now as {}", m.suggested_name)
+                                    } else {
+                                        format!("not registered (suggested name {})", m.suggested_name)
+                                    }
+                                }),
+                            ]
+                        })
+                    })
+                    .collect();
+                table(&["PORT", "SERVER", "MODEL", "IN PSEBENCH"], &rows);
+                if !*register && found.servers.iter().any(|s| s.models.iter().any(|m| m.registered_as.is_none())) {
+                    println!("Add them all as local models with `psebench models discover --register`.");
                 }
             }
         }

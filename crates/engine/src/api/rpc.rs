@@ -36,6 +36,7 @@ use crate::authoring::{
 use crate::card::lint::LintReport;
 use crate::case::repo::{CaseFilter, CaseSummary};
 use crate::case::Case;
+use crate::context::discover::{DiscoverRequest, DiscoverResult};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::evaluation::examples::ExampleResults;
 use crate::evaluation::rejudge::RejudgeRequest;
@@ -564,6 +565,9 @@ api_methods! {
     }
     "models.add" ["Register (or update) a model."] (e, p: ModelAddRequest) -> ModelView {
         blocking(move || e.models_add(&p)).await?
+    }
+    "models.discover" ["Look for model servers on this computer (Ollama, LM Studio, llama.cpp, vLLM) and list their models."] (e, p: DiscoverRequest) -> DiscoverResult {
+        e.models_discover(&p).await?
     }
     "models.remove" ["Remove a registered model (and its stored key)."] (e, p: ModelNameParams) -> Flag {
         blocking(move || e.models_remove(&p.name).map(|_| Flag { value: true })).await?

@@ -160,6 +160,9 @@ pub struct Script {
     /// naming `response_format`, as some local servers do.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub refuse_response_formats: Vec<String>,
+    /// Model ids `GET /v1/models` lists (default: the models the rules name).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub served_models: Vec<String>,
 }
 
 impl Script {

@@ -112,6 +112,7 @@ impl MockServer {
             .route("/_mock/reset", post(reset))
             .route("/_mock/script", post(replace_script))
             .route("/_mock/health", get(|| async { "ok" }))
+            .route("/v1/models", get(list_models))
             .with_state(state.clone());
         let listener = ResettableListener(tokio::net::TcpListener::bind(("127.0.0.1", port)).await?);
         let addr = listener.0.local_addr()?;
@@ -172,6 +173,28 @@ fn set_script(state: &MockState, script: Script) {
     *state.rng.lock().unwrap_or_else(|p| p.into_inner()) = ChaCha8Rng::seed_from_u64(script.seed);
     *state.compiled.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(Compiled::new(script));
     state.counters.lock().unwrap_or_else(|p| p.into_inner()).clear();
+}
+
+/// The OpenAI-style model list: the script's `served_models`, else the model names its rules name.
+async fn list_models(State(s): State<Arc<MockState>>) -> Json<Value> {
+    let compiled = s.compiled.read().unwrap_or_else(|p| p.into_inner()).clone();
+    let script = &compiled.script;
+    let mut ids: Vec<String> = script.served_models.clone();
+    if ids.is_empty() {
+        for r in &script.rules {
+            if let Some(m) = &r.when.model {
+                if !ids.contains(m) {
+                    ids.push(m.clone());
+                }
+            }
+        }
+    }
+    if ids.is_empty() {
+        ids.push("mock-model".into());
+    }
+    Json(
+        json!({"object": "list", "data": ids.iter().map(|id| json!({"id": id, "object": "model", "owned_by": "mock"})).collect::<Vec<_>>()}),
+    )
 }
 
 async fn list_requests(State(s): State<Arc<MockState>>) -> Json<Vec<RecordedRequest>> {

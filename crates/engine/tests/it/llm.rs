@@ -579,3 +579,39 @@ async fn a_server_that_refuses_structured_output_gets_a_weaker_mode_and_the_call
     assert_eq!(mock.requests().len(), 4);
     assert!(mock.requests()[3].body.get("response_format").is_none());
 }
+
+#[tokio::test]
+async fn local_servers_are_found_with_their_models_and_registered_ones_are_named() {
+    let script = Script { served_models: vec!["llama3:8b".into(), "qwen2.5-7b-instruct".into()], ..Default::default() };
+    let mock = MockServer::start(script, 0).await.unwrap();
+    let (_d, e) = engine_with(Arc::new(MemoryStore::default()), false);
+    let port = mock.addr().port();
+    // A port where nothing listens is checked and left out.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let req = psebench::context::discover::DiscoverRequest { ports: Some(vec![port, silent]), extra_ports: None };
+    let found = e.models_discover(&req).await.unwrap();
+    assert_eq!(found.checked, vec![port, silent]);
+    assert_eq!(found.servers.len(), 1);
+    let s = &found.servers[0];
+    assert_eq!(s.base_url, format!("http://127.0.0.1:{port}/v1"));
+    let ids: Vec<&str> = s.models.iter().map(|m| m.id.as_str()).collect();
+    assert_eq!(ids, vec!["llama3:8b", "qwen2.5-7b-instruct"]);
+    assert_eq!(s.models[0].suggested_name, "llama3-8b");
+    assert!(s.models.iter().all(|m| m.registered_as.is_none()));
+
+    // One click: register it as suggested; it is local, and the next look says so.
+    e.models_add(&ModelAddRequest {
+        name: s.models[0].suggested_name.clone(),
+        kind: "openai-compatible".into(),
+        model: "llama3:8b".into(),
+        base_url: Some(s.base_url.clone()),
+        local: true,
+        ..Default::default()
+    })
+    .unwrap();
+    let again = e.models_discover(&req).await.unwrap();
+    assert_eq!(again.servers[0].models[0].registered_as.as_deref(), Some("llama3-8b"));
+    assert_eq!(again.servers[0].models[1].registered_as, None);
+    let view = e.models_list().unwrap().into_iter().find(|m| m.config.name == "llama3-8b").unwrap();
+    assert!(view.local);
+}
