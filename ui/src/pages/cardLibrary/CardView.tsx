@@ -16,7 +16,7 @@ import { Constraints, DecisionTable, FactSlots, LintFindings, Variants } from ".
 import { CardEditor, JumpRequest } from "./Editor";
 import { History } from "./History";
 import { CardTab } from "./logic";
-import { LintCount, OriginBadge } from "./parts";
+import { LintCount, OriginBadge, ProvisionalBadge } from "./parts";
 import { readCard } from "./types";
 import { usePolicyId } from "../../policyChoice";
 
@@ -173,6 +173,7 @@ export function CardView({ cardId }: { cardId: string }) {
             <EventTypeBadge eventType={card.event_type} />
             <StatusBadge status={s.status} />
             <OriginBadge origin={s.origin} />
+            <ProvisionalBadge ids={s.provisional} long />
           </div>
           <h1>
             {typeWord} card: {clause ? clause.short_title : card.clause_id}
