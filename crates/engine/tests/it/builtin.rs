@@ -212,8 +212,9 @@ fn library_keeps_the_paper_scale() {
     for (clause, min) in
         [("Surgical_1_WrongBodyPart", 9), ("Surgical_3_WrongProcedure", 12), ("Surgical_4_RetainedForeignObject", 11)]
     {
-        let n = cards.iter().filter(|c| c.clause_id == clause).count();
-        assert!(n >= min, "{clause} has {n} cards (at least {min})");
+        // counted without Uncertain cards, so the figure holds whichever way the threshold is read
+        let n = cards.iter().filter(|c| c.clause_id == clause && c.event_type != EventType::Uncertain).count();
+        assert!(n >= min, "{clause} has {n} complete-case cards (at least {min})");
     }
     let variants: usize = cards.iter().map(|c| c.variants().len()).sum();
     assert!(variants >= 66, "{variants} missing variants (at least 66)");
