@@ -297,7 +297,12 @@ at_most_2: number, from_3_to_4: number, at_least_5: number, min: number | null, 
 
 export type CardShowParams = { card_id: string, version?: number, };
 
-export type CardSummary = { card_id: string, policy_id: string, clause_id: string, clause_label: string | null, category: string | null, event_type: string, status: string, auditor: string | null, version: number, origin: string, updated_at: string, definition: string, boundary_conditions: number, elements: number, variants: number, lint_errors: number, lint_warnings: number, };
+export type CardSummary = { card_id: string, policy_id: string, clause_id: string, clause_label: string | null, category: string | null, event_type: string, status: string, auditor: string | null, version: number, origin: string, updated_at: string, definition: string, boundary_conditions: number, elements: number, variants: number, lint_errors: number, lint_warnings: number, 
+/**
+ * Guidance ids the card cites whose status in the pack is `provisional` (not yet checked
+ * against the official guidance); the app shows them as a badge.
+ */
+provisional: Array<string>, };
 
 export type CardVersion = { version: number, author: string, note: string | null, created_at: string, content_sha: string, };
 

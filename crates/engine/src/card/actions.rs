@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use crate::card::io::{export_docs, load_docs};
@@ -62,6 +62,9 @@ pub struct CardSummary {
     pub variants: usize,
     pub lint_errors: usize,
     pub lint_warnings: usize,
+    /// Guidance ids the card cites whose status in the pack is `provisional` (not yet checked
+    /// against the official guidance); the app shows them as a badge.
+    pub provisional: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -302,6 +305,7 @@ impl Engine {
             variants: card.as_ref().map(|c| c.variants().len()).unwrap_or(0),
             lint_errors: lint.iter().filter(|p| p.severity == Severity::Error).count(),
             lint_warnings: lint.iter().filter(|p| p.severity == Severity::Warning).count(),
+            provisional: card.as_ref().map(|c| pack.provisional_ids(c.legal_basis())).unwrap_or_default(),
         }
     }
 
@@ -485,17 +489,16 @@ impl Engine {
     /// Export the current cards (optionally filtered) to a folder or a `.jsonl` file.
     pub fn cards_export(&self, out: &std::path::Path, filter: &CardFilter) -> ApiResult<usize> {
         let policy = filter.policy.clone().unwrap_or_else(|| crate::policy::DEFAULT_POLICY.to_string());
-        let wanted: HashSet<String> = self.cards_list(filter)?.into_iter().map(|s| s.card_id).collect();
+        let wanted: HashMap<String, Vec<String>> =
+            self.cards_list(filter)?.into_iter().map(|s| (s.card_id, s.provisional)).collect();
         let rows = self.store().with_conn(|c| repo::current_cards(c, &policy))?;
         let cards: Vec<(String, String, Value)> = rows
             .into_iter()
-            .filter(|(r, _)| wanted.contains(&r.card_id))
-            .map(|(r, json)| {
-                Ok((
-                    r.clause_id,
-                    r.card_id,
-                    serde_json::from_str(&json).map_err(|e| ApiError::internal(e.to_string()))?,
-                ))
+            .filter_map(|(r, json)| wanted.get(&r.card_id).map(|p| (r, json, p)))
+            .map(|(r, json, provisional)| {
+                let mut value: Value = serde_json::from_str(&json).map_err(|e| ApiError::internal(e.to_string()))?;
+                mark_provisional(&mut value, provisional);
+                Ok((r.clause_id, r.card_id, value))
             })
             .collect::<ApiResult<_>>()?;
         export_docs(&cards, out)
@@ -512,6 +515,25 @@ impl Engine {
                 Ok((row, card))
             })
             .collect()
+    }
+}
+
+/// The extension field an exported card carries when it cites provisional guidance.
+pub const PROVISIONAL_FIELD: &str = "x_provisional";
+
+/// Note on an exported card which of its cited guidance ids are provisional (replacing any older
+/// note), so the mark travels with the file.
+fn mark_provisional(card: &mut Value, provisional: &[String]) {
+    let Some(obj) = card.as_object_mut() else { return };
+    obj.remove(PROVISIONAL_FIELD);
+    if !provisional.is_empty() {
+        obj.insert(
+            PROVISIONAL_FIELD.into(),
+            serde_json::json!({
+                "guidance_ids": provisional,
+                "note": "These cited guidance sections are provisional in this policy pack: check them against the official guidance before relying on the card."
+            }),
+        );
     }
 }
 

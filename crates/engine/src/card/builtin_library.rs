@@ -10,6 +10,9 @@ use crate::store::Store;
 /// Name recorded as author and auditor of the built-in library.
 pub const BUILTIN_AUDITOR: &str = "PSEBench Studio team";
 
+/// The extension field where a corrected built-in card says what changed and why.
+pub const REVISION_NOTE_FIELD: &str = "x_revision_note";
+
 /// Load built-in packs and libraries when this build's copy differs from what the store has.
 pub fn seed(store: &Store) -> ApiResult<()> {
     if let Some(err) = crate::policy::builtin::builtin_errors() {
@@ -56,6 +59,16 @@ fn sync_builtin_library(conn: &rusqlite::Connection, pack: &PolicyPack) -> ApiRe
         let Ok(value) = serde_json::from_str::<serde_json::Value>(f.text) else { continue };
         let Ok(card) = ClauseCard::from_value(&value) else { continue };
         let json = crate::card::to_pretty(&value);
+        // A built-in card that was corrected carries `x_revision_note`; its history shows it.
+        let revision = value.get(REVISION_NOTE_FIELD).and_then(|v| v.as_str()).map(str::trim).filter(|s| !s.is_empty());
+        let first_note = match revision {
+            Some(r) => format!("built-in library (revised: {r})"),
+            None => "built-in library".to_string(),
+        };
+        let update_note = match revision {
+            Some(r) => format!("built-in library updated (revised: {r})"),
+            None => "built-in library updated".to_string(),
+        };
         match card_repo::get_row(conn, &card.clause_card_id)? {
             None => card_repo::insert_card(
                 conn,
@@ -67,7 +80,7 @@ fn sync_builtin_library(conn: &rusqlite::Connection, pack: &PolicyPack) -> ApiRe
                     auditor: Some(BUILTIN_AUDITOR),
                     origin: "builtin",
                     author: BUILTIN_AUDITOR,
-                    note: Some("built-in library"),
+                    note: Some(&first_note),
                 },
             )?,
             Some(row) if row.origin == "builtin" => {
@@ -77,7 +90,7 @@ fn sync_builtin_library(conn: &rusqlite::Connection, pack: &PolicyPack) -> ApiRe
                         card: &card,
                         json: &json,
                         author: BUILTIN_AUDITOR,
-                        note: Some("built-in library updated"),
+                        note: Some(&update_note),
                         status: AuditStatus::Approved,
                         auditor: Some(BUILTIN_AUDITOR),
                         origin: "builtin",

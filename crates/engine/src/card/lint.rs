@@ -364,6 +364,11 @@ fn lint_card(card: &ClauseCard, vocab: &PolicyVocab, ctx: &mut Ctx<'_>) {
         }
     }
 
+    // neighbour-not-ruled-out
+    if card.event_type != EventType::Reportable {
+        lint_neighbours(card, vocab, ctx);
+    }
+
     // uncertain-banned-vocab
     if card.event_type == EventType::Uncertain {
         let missing = unbanned_words(&card.constraints_on_basic_event_elements_instantiation);
@@ -379,6 +384,47 @@ fn lint_card(card: &ClauseCard, vocab: &PolicyVocab, ctx: &mut Ctx<'_>) {
                 ),
             );
         }
+    }
+}
+
+/// The extension field where a card says, per neighbouring clause, which fact rules it out.
+pub const RULED_OUT_FIELD: &str = "x_ruled_out";
+
+/// Neighbouring clauses of the card's clause that the card does not rule out: neither an
+/// `x_ruled_out` entry with text nor a constraint naming the clause (by id or label).
+pub fn neighbours_not_ruled_out<'v>(card: &ClauseCard, vocab: &'v PolicyVocab) -> Vec<&'v str> {
+    let ruled_out = card.extra.get(RULED_OUT_FIELD).and_then(Value::as_object);
+    vocab
+        .neighbours_of(&card.clause_id)
+        .into_iter()
+        .filter(|n| {
+            let by_entry = ruled_out
+                .and_then(|m| m.get(*n))
+                .and_then(Value::as_str)
+                .map(|t| !t.trim().is_empty())
+                .unwrap_or(false);
+            let label = vocab.clause_label(n);
+            let by_constraint = card
+                .constraints_on_basic_event_elements_instantiation
+                .iter()
+                .any(|c| c.contains(*n) || label.map(|l| c.contains(l)).unwrap_or(false));
+            !by_entry && !by_constraint
+        })
+        .collect()
+}
+
+fn lint_neighbours(card: &ClauseCard, vocab: &PolicyVocab, ctx: &mut Ctx<'_>) {
+    for n in neighbours_not_ruled_out(card, vocab) {
+        let label = vocab.clause_label(n).unwrap_or(n);
+        ctx.error(
+            "neighbour-not-ruled-out",
+            format!("/{RULED_OUT_FIELD}"),
+            format!(
+                "Events of this clause are easily mistaken for {label} ({n}), but the card does not say which of its \
+                 facts keeps the event out of that clause. Add \"{n}\": \"<the fact that rules it out>\" under \
+                 {RULED_OUT_FIELD}, or a constraint that names {label} and the fact every case must show."
+            ),
+        );
     }
 }
 

@@ -70,8 +70,17 @@ fn clean() -> Value {
     })
 }
 
+/// A ruling-out line for each neighbour of Care Management clause 1 in the mn29 pack.
+fn rule_out_neighbours(v: &mut Value) {
+    v["x_ruled_out"] = json!({
+        "ProductOrDevice_2_DeviceMisuseOrMalfunction": "The drug went in by hand from a syringe; no pump or other device was used.",
+        "Surgical_5_DeathOfHealthyPatient": "No surgery or invasive procedure took place around the dose."
+    });
+}
+
 fn uncertain_clean() -> Value {
     let mut v = clean();
+    rule_out_neighbours(&mut v);
     v["clause_card_id"] = json!("CardUnc_9_CareManagement_1");
     v["event_type"] = json!("Uncertain");
     v.as_object_mut().unwrap().remove("missing_information_variants");
@@ -277,6 +286,7 @@ fn overlapping_cards() {
     third["clause_card_id"] = json!("CardNonrep_10_CareManagement_1");
     third["event_type"] = json!("Non_Reportable");
     third["fixed_fields"]["boundary_conditions"]["allergy_known_before_dose"]["value"] = json!(false);
+    rule_out_neighbours(&mut third);
     assert_eq!(lint(vec![clean(), third]).problems, vec![]);
 }
 
@@ -301,4 +311,41 @@ fn pointers_escape_special_characters() {
         json!({"field_type": "string", "meaning": "x", "allowed_content": "x", "disallowed_content": "x"});
     let r = lint(vec![v]);
     assert!(r.problems.iter().any(|p| p.rule == "element-unused" && p.pointer == "/basic_event_elements/a~1b~0c"));
+}
+
+#[test]
+fn neighbour_not_ruled_out() {
+    // A Reportable card needs no ruling-out; a Non_Reportable one does, for every neighbour.
+    assert_eq!(lint(vec![clean()]).problems, vec![]);
+    let mut v = clean();
+    v["clause_card_id"] = json!("CardNonrep_9_CareManagement_1");
+    v["event_type"] = json!("Non_Reportable");
+    v["x_ruled_out"] = json!({
+        "ProductOrDevice_2_DeviceMisuseOrMalfunction": "The drug went in by hand; no pump was used."
+    });
+    let r = lint(vec![v.clone()]);
+    assert_eq!(only(&r, "neighbour-not-ruled-out"), vec!["/x_ruled_out"]);
+    assert_eq!(r.errors, 1);
+    let m = &r.problems[0].message;
+    assert!(m.contains("Surgical_5_DeathOfHealthyPatient") && m.contains("Surgical Events clause 5"), "{m}");
+    assert!(!m.contains("ProductOrDevice_2"), "{m}");
+    // an entry with no text does not count
+    v["x_ruled_out"]["Surgical_5_DeathOfHealthyPatient"] = json!("  ");
+    only(&lint(vec![v.clone()]), "neighbour-not-ruled-out");
+    // an x_ruled_out entry satisfies the rule ...
+    v["x_ruled_out"]["Surgical_5_DeathOfHealthyPatient"] = json!("No procedure was under way.");
+    assert_eq!(lint(vec![v.clone()]).problems, vec![]);
+    // ... and so does a constraint naming the clause by label (or by id)
+    v.as_object_mut().unwrap().remove("x_ruled_out");
+    v["constraints_on_basic_event_elements_instantiation"] = json!([
+        "Slot values never say reportable or name a clause.",
+        "To rule out Surgical Events clause 5, no surgery or invasive procedure takes place.",
+        "To rule out ProductOrDevice_2_DeviceMisuseOrMalfunction, the dose is given by hand."
+    ]);
+    assert_eq!(lint(vec![v.clone()]).problems, vec![]);
+    // Uncertain cards are held to the same rule
+    let mut u = uncertain_clean();
+    u.as_object_mut().unwrap().remove("x_ruled_out");
+    let r = lint(vec![u]);
+    assert_eq!(only(&r, "neighbour-not-ruled-out"), vec!["/x_ruled_out", "/x_ruled_out"]);
 }

@@ -244,6 +244,7 @@ pub fn pack_from_new(p: &NewPolicy) -> PolicyPack {
         sources: Vec::new(),
         clauses,
         guidance: guidance_from_markdown(&p.guidance_markdown),
+        neighbours: Vec::new(),
     }
 }
 

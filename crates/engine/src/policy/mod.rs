@@ -88,6 +88,28 @@ pub struct GuidanceSection {
     pub notes: String,
 }
 
+/// Two clauses whose events are easily mistaken for each other, and why. A card that keeps an event
+/// out of one of them must say which of its facts also keeps it out of the other
+/// (lint rule `neighbour-not-ruled-out`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct NeighbourPair {
+    /// Exactly two clause ids of the pack.
+    pub clauses: Vec<String>,
+    /// One line: what makes the two events look alike.
+    pub reason: String,
+}
+
+impl NeighbourPair {
+    /// The other clause of the pair, when `clause_id` is one of the two.
+    pub fn other(&self, clause_id: &str) -> Option<&str> {
+        match self.clauses.as_slice() {
+            [a, b] if a == clause_id => Some(b.as_str()),
+            [a, b] if b == clause_id => Some(a.as_str()),
+            _ => None,
+        }
+    }
+}
+
 /// A policy pack as shipped in `policies/<id>/`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct PolicyPack {
@@ -110,6 +132,9 @@ pub struct PolicyPack {
     pub sources: Vec<SourceRef>,
     pub clauses: Vec<Clause>,
     pub guidance: Vec<GuidanceSection>,
+    /// Optional: pairs of clauses whose events are easily confused (see `NeighbourPair`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub neighbours: Vec<NeighbourPair>,
 }
 
 /// One entry of the evidence vocabulary.
@@ -144,6 +169,26 @@ pub struct PolicyVocab {
     pub clause_ids: Vec<String>,
     pub clause_labels: Vec<String>,
     pub evidence_ids: Vec<String>,
+    /// The pack's neighbouring-clause pairs (empty when the pack names none).
+    #[serde(default)]
+    pub neighbours: Vec<NeighbourPair>,
+}
+
+impl PolicyVocab {
+    /// The clause ids that neighbour `clause_id`, in pack order, without repeats.
+    pub fn neighbours_of(&self, clause_id: &str) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for n in self.neighbours.iter().filter_map(|p| p.other(clause_id)) {
+            if !out.contains(&n) {
+                out.push(n);
+            }
+        }
+        out
+    }
+    /// The label of a clause id (`None` when the id is not a clause of the pack).
+    pub fn clause_label(&self, clause_id: &str) -> Option<&str> {
+        self.clause_ids.iter().position(|c| c == clause_id).and_then(|i| self.clause_labels.get(i)).map(String::as_str)
+    }
 }
 
 impl PolicyPack {
@@ -152,6 +197,13 @@ impl PolicyPack {
     }
     pub fn clause_by_label(&self, label: &str) -> Option<&Clause> {
         self.clauses.iter().find(|c| c.label == label)
+    }
+    /// Guidance ids among `ids` whose status is `provisional` (not yet checked against the official text).
+    pub fn provisional_ids(&self, ids: &[String]) -> Vec<String> {
+        ids.iter()
+            .filter(|id| self.guidance.iter().any(|g| &g.id == *id && g.status == "provisional"))
+            .cloned()
+            .collect()
     }
 
     /// Clause labels + guidance ids + headings of imported official text that match neither.
@@ -180,6 +232,7 @@ impl PolicyPack {
             clause_ids: self.clauses.iter().map(|c| c.clause_id.clone()).collect(),
             clause_labels: self.clauses.iter().map(|c| c.label.clone()).collect(),
             evidence_ids: self.evidence(official).into_iter().map(|e| e.id).collect(),
+            neighbours: self.neighbours.clone(),
         }
     }
 }

@@ -135,6 +135,14 @@ fn every_demo_case_matches_its_card() {
     let cards: HashMap<String, ClauseCard> = library().into_iter().map(|c| (c.clause_card_id.clone(), c)).collect();
     let pack = psebench::policy::builtin_pack("mn29").unwrap();
     let f = psebench::builtin::demo_cases().expect("demo cases are shipped");
+    let anchors: Vec<(String, String)> = psebench::builtin::anchor_files()
+        .iter()
+        .flat_map(|f| f.text.lines().filter(|l| !l.trim().is_empty()).map(str::to_string).collect::<Vec<_>>())
+        .map(|l| {
+            let a: serde_json::Value = serde_json::from_str(&l).unwrap();
+            (a["anchor_id"].as_str().unwrap().to_string(), a["clause_id"].as_str().unwrap().to_string())
+        })
+        .collect();
     let mut by_type: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, line) in f.text.lines().enumerate() {
         let raw: serde_json::Value = serde_json::from_str(line).unwrap();
@@ -180,10 +188,121 @@ fn every_demo_case_matches_its_card() {
             assert!(!hit, "{at}: narrative uses \"{b}\"");
         }
         assert!(!lower.contains(&case.clause_card_id.to_lowercase()), "{at}: names its card");
+        let anchor = case.anchor_id.as_deref().unwrap_or_else(|| panic!("{at}: records no anchor"));
+        assert!(
+            anchors.contains(&(anchor.to_string(), case.clause_id.clone())),
+            "{at}: anchor {anchor} is not a sample anchor of its clause"
+        );
         *by_type.entry(case.case_type.as_str()).or_default() += 1;
     }
     assert_eq!(by_type, BTreeMap::from([("complete", 30), ("missing", 30), ("uncertain", 30)]));
     // and they load through the API
     let (_d, e) = temp_engine();
     assert_eq!(e.demo_load().unwrap().imported, 90);
+}
+
+/// Issue 15: the library at the paper's scale or beyond (`scripts/library-stats` prints the same counts).
+#[test]
+fn library_keeps_the_paper_scale() {
+    let cards = library();
+    let count = |t: EventType| cards.iter().filter(|c| c.event_type == t).count();
+    let complete = count(EventType::Reportable) + count(EventType::NonReportable);
+    assert!(complete >= 146, "{complete} complete-case cards (at least 146)");
+    assert!(count(EventType::Reportable) >= 45, "{} Reportable cards (at least 45)", count(EventType::Reportable));
+    for (clause, min) in
+        [("Surgical_1_WrongBodyPart", 9), ("Surgical_3_WrongProcedure", 12), ("Surgical_4_RetainedForeignObject", 11)]
+    {
+        // counted without Uncertain cards, so the figure holds whichever way the threshold is read
+        let n = cards.iter().filter(|c| c.clause_id == clause && c.event_type != EventType::Uncertain).count();
+        assert!(n >= min, "{clause} has {n} complete-case cards (at least {min})");
+    }
+    let variants: usize = cards.iter().map(|c| c.variants().len()).sum();
+    assert!(variants >= 66, "{variants} missing variants (at least 66)");
+    let uncertain: Vec<&ClauseCard> = cards.iter().filter(|c| c.event_type == EventType::Uncertain).collect();
+    assert!(uncertain.len() >= 11, "{} Uncertain cards (at least 11)", uncertain.len());
+    let pack = psebench::policy::builtin_pack("mn29").unwrap();
+    let vocab = pack.vocab(&[]);
+    for u in uncertain {
+        let q = u.extra.get("x_open_question").unwrap_or_else(|| panic!("{} names no open question", u.clause_card_id));
+        let section = q["section_id"].as_str().unwrap_or("");
+        assert!(vocab.evidence_ids.iter().any(|e| e == section), "{}: unknown section {section}", u.clause_card_id);
+        assert!(q["question"].as_str().unwrap_or("").trim_end().ends_with('?'), "{}", u.clause_card_id);
+    }
+}
+
+#[test]
+fn neighbour_pairs_name_two_clauses_of_the_pack() {
+    let pack = psebench::policy::builtin_pack("mn29").unwrap();
+    assert!(pack.neighbours.len() >= 15, "{} neighbour pairs", pack.neighbours.len());
+    for n in &pack.neighbours {
+        assert_eq!(n.clauses.len(), 2, "{n:?}");
+        assert_ne!(n.clauses[0], n.clauses[1], "{n:?}");
+        for c in &n.clauses {
+            assert!(pack.clause(c).is_some(), "{c} is not a clause of mn29");
+        }
+        assert!(!n.reason.trim().is_empty(), "{n:?}");
+    }
+    // the pairs the issue names
+    let has = |a: &str, b: &str| {
+        pack.neighbours.iter().any(|n| n.clauses.contains(&a.into()) && n.clauses.contains(&b.into()))
+    };
+    assert!(has("CareManagement_2_UnsafeBloodAdministration", "ProductOrDevice_1_ContaminatedDrugDeviceBiologic"));
+    assert!(has("PotentialCriminal_2_PatientAbduction", "PatientProtection_2_ElopementDisappearance"));
+    for a in ["Environmental_1_ElectricShock", "Environmental_3_Burn", "CareManagement_7_Fall"] {
+        assert!(
+            has(a, "ProductOrDevice_2_DeviceMisuseOrMalfunction") && has(a, "Environmental_4_RestraintsOrBedrails"),
+            "{a}"
+        );
+    }
+    for b in [
+        "CareManagement_1_MedicationError",
+        "ProductOrDevice_2_DeviceMisuseOrMalfunction",
+        "ProductOrDevice_3_IntravascularAirEmbolism",
+    ] {
+        assert!(has("Surgical_5_DeathOfHealthyPatient", b), "{b}");
+    }
+}
+
+#[test]
+fn provisional_guidance_shows_on_summaries_and_travels_with_exports() {
+    let (d, e) = temp_engine();
+    let cards = e.cards_list(&CardFilter::default()).unwrap();
+    let by_id = |id: &str| cards.iter().find(|c| c.card_id == id).unwrap().clone();
+    // The pressure-ulcer recommendation is a provisional reconstruction in the summary edition.
+    let ulcer = by_id("CardNonrep_1_CareManagement_5");
+    assert_eq!(ulcer.provisional, vec!["Care Management Event Recommendation 4".to_string()]);
+    // the two cards issue 15 names rest on provisional points
+    assert!(by_id("CardNonrep_2_PotentialCriminal_3")
+        .provisional
+        .contains(&"Potential Criminal Event Recommendation 3".into()));
+    assert!(by_id("CardRep_1_Environmental_2").provisional.contains(&"Environmental Event Recommendation 2".into()));
+    // a card citing only confirmed guidance carries no mark
+    let pack = psebench::policy::builtin_pack("mn29").unwrap();
+    for c in &cards {
+        let card: ClauseCard = ClauseCard::from_value(&e.cards_show(&c.card_id, None).unwrap().card).unwrap();
+        assert_eq!(c.provisional, pack.provisional_ids(card.legal_basis()), "{}", c.card_id);
+    }
+    let out = d.path().join("export.jsonl");
+    e.cards_export(
+        &out,
+        &CardFilter {
+            clause: Some("CareManagement_5_PressureUlcerStage3Stage4Unstageable".into()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(&out).unwrap();
+    let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(first["x_provisional"]["guidance_ids"], serde_json::json!(["Care Management Event Recommendation 4"]));
+}
+
+#[test]
+fn a_corrected_builtin_card_says_what_changed_in_its_history() {
+    let (_d, e) = temp_engine();
+    let detail = e.cards_show("CardNonrep_1_CareManagement_5", None).unwrap();
+    let note = detail.versions.last().and_then(|v| v.note.clone()).unwrap_or_default();
+    assert!(note.contains("revised") && note.contains("stage 3"), "{note}");
+    // an untouched card keeps the plain note
+    let plain = e.cards_show("CardRep_1_PotentialCriminal_1", None).unwrap();
+    assert_eq!(plain.versions.last().and_then(|v| v.note.as_deref()), Some("built-in library"));
 }

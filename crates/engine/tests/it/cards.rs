@@ -17,6 +17,11 @@ fn import_from_folder_and_jsonl_then_export_round_trips() {
     let mut second = card("CardX_2");
     second["fixed_fields"]["boundary_conditions"]["allergy_known_before_dose"]["value"] = json!(false);
     second["event_type"] = json!("Non_Reportable");
+    // a Non_Reportable card says what rules out each neighbouring clause of its clause
+    second["x_ruled_out"] = json!({
+        "ProductOrDevice_2_DeviceMisuseOrMalfunction": "The drug was given by hand; no device was involved.",
+        "Surgical_5_DeathOfHealthyPatient": "No procedure was under way."
+    });
     write(dir.path(), "in/cards.jsonl", format!("{}\n\n", serde_json::to_string(&second).unwrap()));
     let r = e.cards_import(&[dir.path().join("in")], "mn29", "tester").unwrap();
     assert_eq!(r.added, vec!["CardX_1", "CardX_2"]);

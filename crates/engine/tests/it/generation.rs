@@ -77,7 +77,11 @@ fn unc_card() -> Value {
       },
       "constraints_on_basic_event_elements_instantiation": [
         "Never use the words \"uncertain\", \"uncertainty\", \"indeterminate\", \"escalate\", \"escalation\", \"inconclusive\", \"reportable\" or \"non-reportable\" anywhere in slot values or narrative."
-      ]
+      ],
+      "x_ruled_out": {
+        "ProductOrDevice_2_DeviceMisuseOrMalfunction": "No bed, lift or other device failed or was misused.",
+        "Environmental_4_RestraintsOrBedrails": "No restraint or bedrail was in use."
+      }
     })
 }
 

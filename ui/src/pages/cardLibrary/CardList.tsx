@@ -13,7 +13,7 @@ import { EVENT_TYPE_LABEL, num, plural, STATUS_LABEL, when } from "../../format"
 import { href, navigate, setQuery, useRoute } from "../../router";
 import { ImportDialog } from "./ImportDialog";
 import { LibraryTabs } from "./LibraryTabs";
-import { day, LintCount } from "./parts";
+import { day, LintCount, ProvisionalBadge } from "./parts";
 import { activeFilterCount, categories, clauseOptions, FILTER_KEYS, filterFromQuery, groupProblems, ORIGIN_LABEL } from "./logic";
 import { usePolicyId } from "../../policyChoice";
 
@@ -171,6 +171,7 @@ export function CardList() {
         render: (c) => (
           <div className="cell-status">
             <StatusBadge status={c.status} />
+            <ProvisionalBadge ids={c.provisional} />
             <span className="muted small" title={c.origin === "builtin" ? "Built-in, audited by the PSEBench Studio team" : undefined}>
               {c.origin === "builtin" ? "Built-in" : c.origin === "edited" ? "Edited built-in" : (ORIGIN_LABEL[c.origin] ?? c.origin)}
             </span>

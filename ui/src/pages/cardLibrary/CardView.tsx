@@ -16,7 +16,7 @@ import { Constraints, DecisionTable, FactSlots, LintFindings, Variants } from ".
 import { CardEditor, JumpRequest } from "./Editor";
 import { History } from "./History";
 import { CardTab } from "./logic";
-import { LintCount, OriginBadge } from "./parts";
+import { LintCount, OriginBadge, ProvisionalBadge } from "./parts";
 import { readCard } from "./types";
 import { usePolicyId } from "../../policyChoice";
 
@@ -127,6 +127,9 @@ export function CardView({ cardId }: { cardId: string }) {
   const warnings = current?.summary.lint_warnings ?? s.lint_warnings;
   const variants = card.missing_information_variants ?? [];
   const typeWord = EVENT_TYPE_LABEL[card.event_type] ?? card.event_type;
+  // A built-in card may say which provisional point it rests on (x_provisional_note).
+  const rawNote = (d.card as Record<string, unknown> | null)?.x_provisional_note;
+  const provisionalNote = typeof rawNote === "string" && rawNote.trim() !== "" ? rawNote : null;
   // The whole definition on the decision table; two lines elsewhere, so the work area stays in view.
   const clamp = tab !== "decision" && !fullDefinition && card.clause_card_definition.length > 200;
 
@@ -173,7 +176,9 @@ export function CardView({ cardId }: { cardId: string }) {
             <EventTypeBadge eventType={card.event_type} />
             <StatusBadge status={s.status} />
             <OriginBadge origin={s.origin} />
+            <ProvisionalBadge ids={s.provisional} long />
           </div>
+          {provisionalNote && <p className="small provisional-note">{provisionalNote}</p>}
           <h1>
             {typeWord} card: {clause ? clause.short_title : card.clause_id}
           </h1>

@@ -152,3 +152,15 @@ export function day(iso: string | null | undefined): string {
   if (Number.isNaN(d.getTime())) return iso;
   return d.toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric" });
 }
+
+/** Shown when a card cites guidance the policy pack marks provisional (not yet checked against the official text). */
+export function ProvisionalBadge({ ids, long = false }: { ids: string[]; long?: boolean }) {
+  if (ids.length === 0) return null;
+  const title = `Rests on provisional guidance (not yet checked against the official text): ${ids.join(", ")}`;
+  return (
+    <span className="badge badge-provisional" title={title}>
+      <span aria-hidden>⚑</span> provisional
+      {long ? <span className="provisional-ids">: {ids.join(", ")}</span> : <span className="sr-only">: {ids.join(", ")}</span>}
+    </span>
+  );
+}

@@ -38,6 +38,7 @@ const card = (id: string, clause: string, status = "approved"): CardSummary => (
   variants: 0,
   lint_errors: 0,
   lint_warnings: 0,
+  provisional: [],
 });
 
 const attempt = (candidate_id: string, stage: string, n: number, passed: boolean, output: unknown = null): ProvenanceAttempt => ({
