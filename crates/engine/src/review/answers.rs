@@ -534,6 +534,49 @@ mod tests {
         assert_eq!(c.record.time_spent_at.as_deref(), Some("t2"));
     }
 
+    #[test]
+    fn the_rationale_task_waits_for_the_reveal_counts_for_completion_and_merges_newer_first() {
+        let ticks = |v: &[&str]| ReviewAnswerPatch {
+            rationale_established: Some(v.iter().map(|s| s.to_string()).collect()),
+            ..patch()
+        };
+        let mut r0 = given();
+        r0.plausibility = Some(3);
+        r0.plausibility_at = Some("2026-01-01T10:00:30.000Z".into());
+        r0.rationale_required = true;
+        assert!(!r0.complete(), "an item with a task is not complete without it");
+        let mut hidden = r0.clone();
+        hidden.revealed_at = None;
+        hidden.agree = None;
+        hidden.agree_at = None;
+        let e = apply(&hidden, &ticks(&[]), 2, "t").unwrap_err();
+        assert_eq!(e.code, ErrorCode::Forbidden);
+        assert!(e.message.contains("item 2"), "{}", e.message);
+        let a = apply(&r0, &ticks(&["x"]), 2, "2026-01-01T11:00:00.000Z").unwrap();
+        assert_eq!(a.changed, vec!["rationale_established"]);
+        assert!(a.record.complete());
+        assert!(apply(&a.record, &ticks(&["x"]), 2, "t9").unwrap().changed.is_empty(), "the same ticks change nothing");
+        let none = apply(&a.record, &ticks(&[]), 2, "2026-01-01T11:05:00.000Z").unwrap().record;
+        assert_eq!(none.rationale_established, Some(vec![]), "an empty list is an answer: none established");
+        assert!(none.complete());
+        // Merging: the later answer wins; an older one changes nothing.
+        let m = merge(&a.record, &none, 2);
+        assert_eq!(m.changed, vec!["rationale_established"]);
+        assert_eq!(m.record.rationale_established, Some(vec![]));
+        assert!(merge(&none, &a.record, 2).changed.is_empty());
+        // A file with ticks but no reveal, or ticks without a time, is refused.
+        let mut bad = hidden.clone();
+        bad.rationale_established = Some(vec![]);
+        bad.rationale_at = Some("t".into());
+        assert!(validate_incoming(&bad, 2).unwrap_err().message.contains("rationale task"));
+        let mut untimed = none.clone();
+        untimed.rationale_at = None;
+        assert!(validate_incoming(&untimed, 2).unwrap_err().message.contains("has no time"));
+        // Without the task the answer serializes exactly as before.
+        let json = serde_json::to_string(&given().parts).unwrap();
+        assert!(!json.contains("rationale"), "{json}");
+    }
+
     fn given() -> AnswerRecord {
         AnswerRecord {
             parts: AnswerParts {
