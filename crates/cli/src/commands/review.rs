@@ -357,6 +357,11 @@ fn print_detail(d: &ReviewSessionDetail) {
     if let Some(seed) = d.seed {
         println!("Seed:      {seed}");
     }
+    if d.rationale_items > 0 {
+        let from =
+            if d.rationale_runs.is_empty() { String::new() } else { format!(" from {}", d.rationale_runs.join(", ")) };
+        println!("Rationale: {} case(s) with a model's rationale to check{from}", d.rationale_items);
+    }
     println!("Answers:   {} of {} complete\n", s.completed, s.assignments);
     let rows: Vec<Vec<String>> = d
         .progress

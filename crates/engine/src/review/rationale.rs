@@ -25,6 +25,18 @@ use crate::case::Case;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::trajectory::Trajectory;
 
+/// Added to a session's guidelines when it has a rationale task.
+pub const GUIDELINES_SECTION: &str = "
+## Checking a model's reasoning (some cases)
+
+On some cases, once your own verdict is saved and the by-construction verdict is open, you also see
+the reasoning a tested model wrote for the case, with the conditions that decide it. Tick each
+condition the reasoning really works with *and* handles the way the case says: as met when it holds
+in this case, as not met when it does not. A condition that is only named in passing, or handled the
+wrong way round, stays unticked. If no condition qualifies, choose \"none of them\". Judge the
+reasoning, not the model's verdict: a wrong verdict can still rest on a condition handled well.
+";
+
 /// Below this many (item, condition) decisions the kappa comes with a plain warning.
 pub const MIN_DECISIONS: u32 = 20;
 

@@ -404,6 +404,11 @@ impl Engine {
         } else {
             self.store().with_conn(|c| rationales_for(c, &rationale_runs, &case_ids, seed))?
         };
+        let guidelines = if rationales.is_empty() || guidelines.contains(rationale::GUIDELINES_SECTION.trim()) {
+            guidelines
+        } else {
+            format!("{}\n{}", guidelines.trim_end(), rationale::GUIDELINES_SECTION)
+        };
 
         let session_id = format!("rev-{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
         let now = now_rfc3339();

@@ -66,6 +66,7 @@ async fn reviewers_check_the_judge_on_rationales_from_an_eval_run() {
     let d = e.review_create(&request("Judge check", Some(vec![asker_run.clone()]))).unwrap();
     assert_eq!(d.rationale_items as usize, judged.len());
     assert_eq!(d.rationale_runs, vec![asker_run.clone()]);
+    assert!(d.guidelines.contains("Checking a model's reasoning"), "the guidelines explain the task");
     let sid = d.summary.session_id.clone();
     let tokens: HashMap<String, String> = e
         .review_links(&ReviewLinksRequest { session_id: sid.clone(), reviewers: vec![], rotate: false })
@@ -241,5 +242,6 @@ async fn reviewers_check_the_judge_on_rationales_from_an_eval_run() {
     // A session without the rationale task has no rationale statistics.
     let plain = e.review_create(&request("Plain", None)).unwrap();
     assert_eq!(plain.rationale_items, 0);
+    assert!(!plain.guidelines.contains("Checking a model's reasoning"));
     assert_eq!(e.review_stats(&plain.summary.session_id).unwrap().rationale, None);
 }
