@@ -1439,7 +1439,12 @@ raters: number, raters_done: number,
 /**
  * The decision in force, if any.
  */
-decision: ReviewAdjudication | null, excluded_in_dataset: boolean, };
+decision: ReviewAdjudication | null, excluded_in_dataset: boolean, 
+/**
+ * The rationale task of the case, if any, and the M4 judge's hits on it (owner view), to
+ * compare with each reviewer's `rationale_established`.
+ */
+rationale: RationaleTask | null, judge_established: Array<string> | null, };
 
 /**
  * Why a case is in the queue. `code` is stable: verdicts_differ, blind_differs_from_construction,

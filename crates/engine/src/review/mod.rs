@@ -824,6 +824,12 @@ pub struct QueueItem {
     /// The decision in force, if any.
     pub decision: Option<ReviewAdjudication>,
     pub excluded_in_dataset: bool,
+    /// The rationale task of the case, if any, and the M4 judge's hits on it (owner view), to
+    /// compare with each reviewer's `rationale_established`.
+    #[serde(default)]
+    pub rationale: Option<RationaleTask>,
+    #[serde(default)]
+    pub judge_established: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]

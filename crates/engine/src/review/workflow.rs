@@ -711,6 +711,8 @@ impl Engine {
                 answers: rows.iter().map(|a| crate::review::adjudication::owner_view(a)).collect(),
                 decision,
                 excluded_in_dataset: excluded,
+                rationale: it.rationale.clone(),
+                judge_established: it.rationale_source.as_ref().map(|s| s.judge_hits.clone()),
             });
         }
         Ok(out)

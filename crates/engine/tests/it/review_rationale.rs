@@ -192,6 +192,22 @@ async fn reviewers_check_the_judge_on_rationales_from_an_eval_run() {
     let summary = e.review_summary(&sid).unwrap();
     assert!(summary.markdown.contains("The M4 judge against reviewers"), "{}", summary.markdown);
 
+    // The adjudication view puts the judge's hits beside each reviewer's ticks.
+    let q = e
+        .review_queue(&ReviewQueueRequest {
+            session_id: sid.clone(),
+            threshold: None,
+            low_rating: None,
+            include_decided: true,
+            include_unflagged: true,
+        })
+        .unwrap();
+    for it in &q.items {
+        assert_eq!(it.rationale.is_some(), judged.contains_key(&it.case_id));
+        assert_eq!(it.judge_established.as_ref(), judged.get(&it.case_id));
+        assert!(it.answers.iter().all(|a| a.rationale_established.is_some() == it.rationale.is_some()));
+    }
+
     // Exports: one row per condition of each answered task, with the judge's call beside it.
     let rows = e.review_export_rows(&sid).unwrap();
     let rat: Vec<&ReviewAnswerRow> = rows.iter().filter(|r| r.question == "rationale_condition").collect();

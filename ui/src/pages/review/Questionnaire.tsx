@@ -1013,7 +1013,7 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
       )}
 
       <p className="rv-keyline small muted" aria-hidden={screen !== "item"}>
-        Keys: <kbd>1</kbd>–<kbd>5</kbd> rate · <kbd>1</kbd>–<kbd>4</kbd> verdict · <kbd>Enter</kbd> show the answer · <kbd>A</kbd>/<kbd>D</kbd> agree ·{" "}
+        Keys: <kbd>1</kbd>–<kbd>5</kbd> rate · <kbd>1</kbd>–<kbd>4</kbd> verdict · <kbd>Enter</kbd> show the answer · <kbd>A</kbd>/<kbd>D</kbd> agree · <kbd>T</kbd> rationale ·{" "}
         <kbd>J</kbd>/<kbd>K</kbd> next/previous · <kbd>?</kbd> all keys
       </p>
 
