@@ -127,3 +127,28 @@ test("a reviewer ticks the conditions a model's rationale establishes, with the 
   await expect(page.getByRole("heading", { name: "The M4 judge against reviewers (rationale task)" })).toBeVisible();
   await expect(page.getByTestId("judge-agreement")).toContainText("All reviewers (pooled)");
 });
+
+test("the rationale task is chosen in the New review form, with the runs to draw from", async ({ page }) => {
+  const errors = watchErrors(page);
+  // Runs from the first test: the imported, judged run.
+  const runs = await studio.api("eval.list");
+  const run = runs.find((r) => r.counts.done > 0)!.run_id;
+  await page.goto(`${studio.url}#/review`);
+  await page.getByRole("link", { name: "New review" }).click();
+  await page.getByLabel("Name of the review").fill("Judge check from the form");
+  await expect(page.getByText("30 available").first()).toBeVisible();
+  await page.getByLabel("Complete", { exact: true }).fill("30");
+  await page.getByLabel("Missing information", { exact: true }).fill("0");
+  await page.getByLabel("Uncertain (gray zone)", { exact: true }).fill("0");
+  const name = page.getByLabel("Reviewer's name");
+  await name.fill("Ana");
+  await name.press("Enter");
+  await page.getByLabel("Also check the M4 judge against the reviewers").check();
+  // Switched on with no run chosen: the form says what is missing.
+  await page.getByRole("button", { name: "Create the review (30 cases)" }).click();
+  await expect(page.getByText("Choose at least one evaluation run for the rationale task")).toBeVisible();
+  await page.getByLabel(new RegExp(run)).check();
+  await page.getByRole("button", { name: "Create the review (30 cases)" }).click();
+  await expect(page.getByText(`2 cases with a model's rationale to check (from ${run})`)).toBeVisible();
+  expect(errors).toEqual([]);
+});
