@@ -781,3 +781,56 @@ fn author_extract_approve_list_show_through_the_cli() {
     let r = env.json(&["author", "reject", &draft, "--by", "Dana", "--reason", "not a card"]);
     assert_eq!((r["status"].as_str(), r["decision_notes"].as_str()), (Some("rejected"), Some("not a card")));
 }
+
+#[test]
+fn review_create_with_a_rationale_task_and_its_judge_agreement_in_stats() {
+    let env = Env::new();
+    env.ok(&["demo", "load"]);
+    let id = "demo_CareManagement_1_MedicationError_complete_1";
+    let case = env.json(&["cases", "show", id]);
+    let names: Vec<String> = case["boundary_conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap().to_string())
+        .collect();
+    let line = json!({
+        "run_id": "elsewhere", "model": "tested", "case_id": id, "turns": [],
+        "final": {"final_verdict": "Reportable", "targeted_clause": null, "clause_and_guidance_evidence": [], "rationale": "The injury was serious and followed the error."},
+        "judge": {"hits": [names[0]]}, "usage": {}
+    });
+    let traj = env.file("judged.jsonl", &format!("{line}\n"));
+    let run = env.json(&["eval", "import", s(&traj)])["runs"][0].as_str().unwrap().to_string();
+    let o =
+        env.run(&["review", "create", "--name", "R", "--cases", id, "--reviewers", "Ana", "--rationale-from", "nope"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no evaluation run \"nope\""));
+    let created =
+        env.json(&["review", "create", "--name", "R", "--cases", id, "--reviewers", "Ana", "--rationale-from", &run]);
+    assert_eq!(created["rationale_items"], 1);
+    assert_eq!(created["rationale_runs"], json!([run]));
+    let sid = created["summary"]["session_id"].as_str().unwrap().to_string();
+    let who = ["--reviewer", "Ana", "--item", "1"];
+    let answer = |extra: &[&str]| {
+        let mut a = vec!["review", "answer", sid.as_str()];
+        a.extend(who);
+        a.extend(extra);
+        env.run(&a)
+    };
+    assert!(answer(&["--realism", "4", "--plausibility", "4", "--verdict", "reportable"]).status.success());
+    let early = answer(&["--rationale", "none"]);
+    assert_eq!(early.status.code(), Some(1), "the rationale waits for the reveal");
+    env.ok(&["review", "reveal", &sid, "--reviewer", "Ana", "--item", "1"]);
+    assert!(answer(&["--agree", "yes"]).status.success());
+    let shown = env.ok(&["review", "item", &sid, "--reviewer", "Ana", "--item", "1"]);
+    assert!(shown.contains("The injury was serious") && shown.contains(&names[1]), "{shown}");
+    let out = answer(&["--rationale", &names[0]]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stats = env.json(&["review", "stats", &sid]);
+    let pooled = &stats["rationale"]["pooled"];
+    assert_eq!(pooled["kappa"]["n"], names.len());
+    assert_eq!(pooled["observed_agreement"], 1.0);
+    assert_eq!((pooled["both"].as_u64(), pooled["neither"].as_u64()), (Some(1), Some(names.len() as u64 - 1)));
+    let text = env.ok(&["review", "stats", &sid]);
+    assert!(text.contains("The M4 judge against reviewers") && text.contains("decision(s)"), "{text}");
+}

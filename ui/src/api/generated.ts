@@ -1092,6 +1092,40 @@ export type ItemCounts = { total: number, done: number, correct: number, asks: n
 
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;
 
+/**
+ * Agreement between the M4 judge and reviewers (one reviewer, or all of them pooled) over
+ * (item, condition) decisions: established or not.
+ */
+export type JudgeAgreement = { 
+/**
+ * The reviewer, or null for all reviewers pooled.
+ */
+reviewer: string | null, 
+/**
+ * Rationale tasks answered.
+ */
+items: number, 
+/**
+ * Cohen's kappa; `n` is the number of (item, condition) decisions.
+ */
+kappa: StatValue, 
+/**
+ * p_o: the share of decisions where reviewer and judge agree.
+ */
+observed_agreement: number | null, 
+/**
+ * p_e: the share expected by chance from how often each of them says "established".
+ */
+expected_agreement: number | null, 
+/**
+ * The 2×2 table: both say established, only the judge, only the reviewer, neither.
+ */
+both: number, judge_only: number, reviewer_only: number, neither: number, 
+/**
+ * A plain warning when there are too few decisions to read much into the kappa.
+ */
+caution: string | null, };
+
 export type JudgeResult = { hits: Array<string>, } & ({ [key in string]?: number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null });
 
 export type LengthRow = { case_type: string, n: number, mean: number | null, median: number | null, min: number | null, p25: number | null, p75: number | null, p95: number | null, max: number | null, };
@@ -1456,13 +1490,49 @@ raters: number, raters_done: number,
 /**
  * The decision in force, if any.
  */
-decision: ReviewAdjudication | null, excluded_in_dataset: boolean, };
+decision: ReviewAdjudication | null, excluded_in_dataset: boolean, 
+/**
+ * The rationale task of the case, if any, and the M4 judge's hits on it (owner view), to
+ * compare with each reviewer's `rationale_established`.
+ */
+rationale: RationaleTask | null, judge_established: Array<string> | null, };
 
 /**
  * Why a case is in the queue. `code` is stable: verdicts_differ, blind_differs_from_construction,
  * disagree_mark, realism_spread, plausibility_spread, low_realism, low_plausibility.
  */
 export type QueueReason = { code: string, text: string, };
+
+/**
+ * A boundary condition as the rationale task shows it.
+ */
+export type RationaleCondition = { name: string, meaning: string, 
+/**
+ * The value the case was built with (the judge is given it too).
+ */
+value: boolean, };
+
+/**
+ * The rationale task's part of a session's results.
+ */
+export type RationaleStats = { 
+/**
+ * Items with a rationale task, and the runs their rationales came from.
+ */
+items_with_task: number, runs: Array<string>, pooled: JudgeAgreement, per_reviewer: Array<JudgeAgreement>, };
+
+/**
+ * What the reviewer sees of an item's rationale task (after the reveal).
+ */
+export type RationaleTask = { 
+/**
+ * The tested model's rationale, as it wrote it.
+ */
+rationale: string, 
+/**
+ * The conditions to tick, in the order of the case.
+ */
+conditions: Array<RationaleCondition>, };
 
 export type RejectRequest = { draft_id: string, by: string, reason: string, };
 
@@ -1610,7 +1680,12 @@ export type ReviewAnswerParams = { token: string, item_no: number, patch: Review
  * clears the comment. `add_time_secs` adds active time spent on the item since the client's last
  * report (reports above 15 minutes count as 15 minutes).
  */
-export type ReviewAnswerPatch = { realism?: number | null, plausibility?: number | null, blind_verdict?: ReviewVerdict | null, agree?: boolean | null, comment?: string | null, add_time_secs?: number | null, };
+export type ReviewAnswerPatch = { realism?: number | null, plausibility?: number | null, blind_verdict?: ReviewVerdict | null, agree?: boolean | null, comment?: string | null, add_time_secs?: number | null, 
+/**
+ * The rationale task: the conditions the rationale establishes (all of them, each time; an
+ * empty list means none). Only after the reveal, and only on an item with a rationale task.
+ */
+rationale_established?: Array<string> | null, };
 
 /**
  * Result of saving part of an answer.
@@ -1633,7 +1708,13 @@ export type ReviewAnswerState = { item_no: number,
 /**
  * Realism, plausibility, blind verdict, reveal and the agree mark are all given.
  */
-complete: boolean, time_spent_secs: number, time_spent_at: string | null, realism: number | null, realism_at: string | null, plausibility: number | null, plausibility_at: string | null, blind_verdict: ReviewVerdict | null, blind_verdict_at: string | null, revealed_at: string | null, agree: boolean | null, agree_at: string | null, comment: string | null, comment_at: string | null, };
+complete: boolean, time_spent_secs: number, time_spent_at: string | null, realism: number | null, realism_at: string | null, plausibility: number | null, plausibility_at: string | null, blind_verdict: ReviewVerdict | null, blind_verdict_at: string | null, revealed_at: string | null, agree: boolean | null, agree_at: string | null, comment: string | null, comment_at: string | null, 
+/**
+ * The rationale task (items that have one): the conditions ticked as established by the
+ * rationale, an empty list when none. Left out of the JSON when not given, so answers
+ * without it read and sign exactly as before.
+ */
+rationale_established?: Array<string>, rationale_at?: string, };
 
 /**
  * How many cases the store offers for a sample (not excluded), per type and clause.
@@ -1652,7 +1733,12 @@ seed?: number | null,
 /**
  * Markdown shown before the first case and on demand.
  */
-guidelines?: string | null, };
+guidelines?: string | null, 
+/**
+ * Add the rationale task: evaluation runs whose judged rationales reviewers check against the
+ * case's boundary conditions (see `rationale`). Absent or empty: no rationale task.
+ */
+rationale_from?: Array<string> | null, };
 
 /**
  * Long-format export: one row per reviewer × case × question answered.
@@ -1666,7 +1752,11 @@ export type ReviewItemParams = { token: string, item_no: number, };
 /**
  * One of the reviewer's own items in their list (no narrative, nothing about the case).
  */
-export type ReviewItemStatus = { item_no: number, realism: number | null, plausibility: number | null, blind_verdict: ReviewVerdict | null, revealed: boolean, agree: boolean | null, has_comment: boolean, complete: boolean, };
+export type ReviewItemStatus = { item_no: number, realism: number | null, plausibility: number | null, blind_verdict: ReviewVerdict | null, revealed: boolean, agree: boolean | null, has_comment: boolean, complete: boolean, 
+/**
+ * The item has a rationale task, and whether it is answered.
+ */
+has_rationale_task: boolean, rationale_done: boolean, };
 
 /**
  * One item as its reviewer sees it: only an item number and the narrative until the reveal.
@@ -1675,7 +1765,11 @@ export type ReviewItemView = { session_id: string, session_name: string, reviewe
 /**
  * Present once the reviewer has opened the by-construction verdict for this item.
  */
-reveal: ReviewReveal | null, progress: ReviewProgress, };
+reveal: ReviewReveal | null, progress: ReviewProgress, 
+/**
+ * The item has a rationale task; the task itself is present once the verdict is revealed.
+ */
+has_rationale_task: boolean, rationale_task: RationaleTask | null, };
 
 export type ReviewLinks = { session_id: string, session_name: string, links: Array<ReviewerLink>, };
 
@@ -1771,7 +1865,11 @@ export type ReviewSessionDetail = { summary: ReviewSessionSummary, guidelines: s
 /**
  * Null for a session opened from a pack.
  */
-selection: ReviewSelection | null, seed: number | null, fingerprint: string, cases_by_type: Array<TypeCount>, progress: Array<ReviewerProgress>, };
+selection: ReviewSelection | null, seed: number | null, fingerprint: string, cases_by_type: Array<TypeCount>, progress: Array<ReviewerProgress>, 
+/**
+ * Items with a rationale task, and the evaluation runs their rationales came from.
+ */
+rationale_items: number, rationale_runs: Array<string>, };
 
 /**
  * A line in the list of sessions.
@@ -1793,7 +1891,12 @@ export type ReviewStats = { session_id: string, session_name: string, reviewers:
 /**
  * complete, missing, uncertain, then "all".
  */
-by_type: Array<TypeStats>, per_reviewer: Array<ReviewerAgreement>, inter_rater: InterRater, computed_at: string, };
+by_type: Array<TypeStats>, per_reviewer: Array<ReviewerAgreement>, inter_rater: InterRater, 
+/**
+ * Agreement between the M4 judge and reviewers on the rationale task; null when the session
+ * has none.
+ */
+rationale: RationaleStats | null, computed_at: string, };
 
 /**
  * The paper-style summary table in Markdown and LaTeX (booktabs), with the statistics.
@@ -1821,7 +1924,11 @@ by_type: Array<ReviewerTypeAgreement>, };
 /**
  * One reviewer's answer to a case (owner view).
  */
-export type ReviewerAnswer = { reviewer: string, item_no: number, realism: number | null, plausibility: number | null, blind_verdict: ReviewVerdict | null, agree: boolean | null, comment: string | null, time_spent_secs: number, complete: boolean, };
+export type ReviewerAnswer = { reviewer: string, item_no: number, realism: number | null, plausibility: number | null, blind_verdict: ReviewVerdict | null, agree: boolean | null, comment: string | null, time_spent_secs: number, complete: boolean, 
+/**
+ * The conditions ticked in the rationale task (null when not answered or no task).
+ */
+rationale_established: Array<string> | null, };
 
 export type ReviewerLink = { reviewer: string, 
 /**

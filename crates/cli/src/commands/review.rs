@@ -43,6 +43,10 @@ pub enum ReviewCmd {
         /// A Markdown file of guidelines shown to reviewers before the first case.
         #[arg(long)]
         guidelines: Option<PathBuf>,
+        /// Add the rationale task: reviewers tick the boundary conditions that a model's judged
+        /// rationale from this evaluation run establishes (repeat or comma-separate for several runs).
+        #[arg(long = "rationale-from", value_delimiter = ',')]
+        rationale_from: Vec<String>,
     },
     /// List sessions with their progress.
     List,
@@ -110,6 +114,10 @@ pub enum ReviewCmd {
         /// Seconds spent on the item since the last report.
         #[arg(long)]
         time: Option<f64>,
+        /// The rationale task (after the reveal): the conditions the rationale establishes,
+        /// comma-separated, or "none".
+        #[arg(long)]
+        rationale: Option<String>,
     },
     /// Open the by-construction verdict of an item (after the reviewer's own verdict is saved).
     Reveal {
@@ -243,6 +251,57 @@ fn parse_sample(s: &str) -> Result<[u32; 3], ApiError> {
     Ok(out)
 }
 
+/// "none" (or nothing) for no condition, else condition names separated by commas.
+fn parse_ticks(s: &str) -> Vec<String> {
+    if s.trim().eq_ignore_ascii_case("none") {
+        return Vec::new();
+    }
+    s.split(',').map(str::trim).filter(|x| !x.is_empty()).map(str::to_string).collect()
+}
+
+fn print_rationale_task(t: &RationaleTask, ticked: Option<&Vec<String>>) {
+    println!("\nA model's rationale for this case:\n");
+    print!("{}", wrap(&t.rationale, 76).lines().map(|l| format!("  | {l}\n")).collect::<String>());
+    println!("\nWhich of these conditions does the rationale establish (treating it as met or not met the way the case says)?");
+    for (i, c) in t.conditions.iter().enumerate() {
+        let mark = match ticked {
+            Some(v) if v.contains(&c.name) => "[x]",
+            Some(_) => "[ ]",
+            None => "[?]",
+        };
+        println!(
+            "  {} {mark} {} ({} in this case): {}",
+            i + 1,
+            c.name,
+            if c.value { "holds" } else { "does not hold" },
+            truncate(&c.meaning, 140)
+        );
+    }
+}
+
+fn print_judge_agreement(a: &JudgeAgreement) {
+    let who = a.reviewer.as_deref().unwrap_or("pooled");
+    let kappa = match a.kappa.value {
+        Some(v) => format!("{v:.3}"),
+        None => format!("– ({})", a.kappa.note.as_deref().unwrap_or("undefined")),
+    };
+    let share = |x: Option<f64>| x.map(|v| format!("{v:.3}")).unwrap_or_else(|| "–".into());
+    println!(
+        "  {who:<16} kappa {kappa}  n={} decisions over {} item(s)  observed {}  expected {}  (both {}, judge only {}, reviewer only {}, neither {})",
+        a.kappa.n,
+        a.items,
+        share(a.observed_agreement),
+        share(a.expected_agreement),
+        a.both,
+        a.judge_only,
+        a.reviewer_only,
+        a.neither
+    );
+    if let Some(c) = &a.caution {
+        println!("  {:<16} {c}", "");
+    }
+}
+
 fn read_file(p: &Path) -> Result<String, ApiError> {
     psebench::util::files::read_text(p, psebench::util::files::MAX_TEXT_FILE_BYTES).map_err(ApiError::from)
 }
@@ -298,6 +357,11 @@ fn print_detail(d: &ReviewSessionDetail) {
     if let Some(seed) = d.seed {
         println!("Seed:      {seed}");
     }
+    if d.rationale_items > 0 {
+        let from =
+            if d.rationale_runs.is_empty() { String::new() } else { format!(" from {}", d.rationale_runs.join(", ")) };
+        println!("Rationale: {} case(s) with a model's rationale to check{from}", d.rationale_items);
+    }
     println!("Answers:   {} of {} complete\n", s.completed, s.assignments);
     let rows: Vec<Vec<String>> = d
         .progress
@@ -347,7 +411,7 @@ fn print_reveal(r: &ReviewReveal) {
 pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
     let e = engine(cli)?;
     match cmd {
-        ReviewCmd::Create { name, sample, by_clause, cases, reviewers, overlap, seed, guidelines } => {
+        ReviewCmd::Create { name, sample, by_clause, cases, reviewers, overlap, seed, guidelines, rationale_from } => {
             let selection = if cases.is_empty() {
                 let [c, m, u] = parse_sample(sample)?;
                 ReviewSelection::Stratified { complete: c, missing: m, uncertain: u, by_clause: *by_clause }
@@ -362,6 +426,7 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
                 overlap: *overlap,
                 seed: *seed,
                 guidelines,
+                rationale_from: if rationale_from.is_empty() { None } else { Some(rationale_from.clone()) },
             })?;
             if cli.json {
                 print_json(&d);
@@ -530,9 +595,14 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
                 if let Some(r) = &v.reveal {
                     print_reveal(r);
                 }
+                if let Some(t) = &v.rationale_task {
+                    print_rationale_task(t, v.answer.rationale_established.as_ref());
+                } else if v.has_rationale_task {
+                    println!("\nThis item also asks you to check a model's rationale, once your verdict is saved and revealed.");
+                }
             }
         }
-        ReviewCmd::Answer { who, item, realism, plausibility, verdict, agree, comment, time } => {
+        ReviewCmd::Answer { who, item, realism, plausibility, verdict, agree, comment, time, rationale } => {
             let blind_verdict = verdict
                 .as_deref()
                 .map(|v| {
@@ -559,6 +629,7 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
                     agree,
                     comment: comment.clone(),
                     add_time_secs: *time,
+                    rationale_established: rationale.as_deref().map(parse_ticks),
                 },
             )?;
             if cli.json {
@@ -641,6 +712,17 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
                     "  verdict       Krippendorff's alpha (nominal) {}",
                     fmt_stat(&ir.verdict.krippendorff_alpha_nominal)
                 );
+                if let Some(r) = &s.rationale {
+                    println!(
+                        "\nThe M4 judge against reviewers (rationale task, {} item(s) from {}): Cohen's kappa over (item, condition) decisions",
+                        r.items_with_task,
+                        r.runs.join(", ")
+                    );
+                    for a in &r.per_reviewer {
+                        print_judge_agreement(a);
+                    }
+                    print_judge_agreement(&r.pooled);
+                }
             }
         }
         ReviewCmd::Queue { session, threshold, low, decided, all } => {
@@ -937,7 +1019,47 @@ fn rate(e: &Engine, token: &str) -> Result<ExitCode, ApiError> {
             "-" => Some(String::new()),
             _ => Some(c),
         };
-        let saved = save(ReviewAnswerPatch { comment, ..Default::default() }, &mut clock)?;
+        let mut saved = save(ReviewAnswerPatch { comment, ..Default::default() }, &mut clock)?;
+        if v.has_rationale_task {
+            let v = e.review_item(token, item)?;
+            if let Some(t) = &v.rationale_task {
+                print_rationale_task(t, v.answer.rationale_established.as_ref());
+                loop {
+                    let keep =
+                        if v.answer.rationale_established.is_some() { " [Enter keeps the marks shown]" } else { "" };
+                    let Some(ans) = ask(&format!(
+                        "Numbers of the conditions it establishes (e.g. 1,3), 0 for none{keep}, q to stop: "
+                    )) else {
+                        return stopped(item);
+                    };
+                    if ans.is_empty() && v.answer.rationale_established.is_some() {
+                        break;
+                    }
+                    let picked: Option<Vec<String>> = if ans == "0" {
+                        Some(Vec::new())
+                    } else {
+                        ans.split([',', ' '])
+                            .filter(|x| !x.trim().is_empty())
+                            .map(|x| x.trim().parse::<usize>().ok().and_then(|n| t.conditions.get(n.wrapping_sub(1))))
+                            .map(|c| c.map(|c| c.name.clone()))
+                            .collect()
+                    };
+                    match picked {
+                        Some(list) if !ans.is_empty() => {
+                            saved = save(
+                                ReviewAnswerPatch { rationale_established: Some(list), ..Default::default() },
+                                &mut clock,
+                            )?;
+                            break;
+                        }
+                        _ => println!(
+                            "Please type condition numbers from 1 to {}, separated by commas, or 0.",
+                            t.conditions.len()
+                        ),
+                    }
+                }
+            }
+        }
         match saved.resume_item_no {
             Some(n) => item = n,
             None => {

@@ -198,6 +198,7 @@ pub async fn run(dir: &std::path::Path, opts: &ServeFloodOptions) -> ApiResult<S
             overlap: Some(1),
             seed: Some(1),
             guidelines: None,
+            rationale_from: None,
         })?
         .summary
         .session_id;

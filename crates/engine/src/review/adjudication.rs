@@ -33,6 +33,7 @@ pub fn owner_view(a: &AnswerRow) -> ReviewerAnswer {
         comment: r.comment.clone(),
         time_spent_secs: r.time_spent_secs,
         complete: r.complete(),
+        rationale_established: r.rationale_established.clone(),
     }
 }
 

@@ -39,6 +39,15 @@ pub struct AnswerParts {
     pub agree_at: Option<String>,
     pub comment: Option<String>,
     pub comment_at: Option<String>,
+    /// The rationale task (items that have one): the conditions ticked as established by the
+    /// rationale, an empty list when none. Left out of the JSON when not given, so answers
+    /// without it read and sign exactly as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub rationale_established: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub rationale_at: Option<String>,
 }
 
 /// An answer as the store and the API hold it: the shared parts and the active time spent, in
@@ -49,6 +58,11 @@ pub struct AnswerRecord {
     pub parts: AnswerParts,
     pub time_spent_secs: f64,
     pub time_spent_at: Option<String>,
+    /// The item has a rationale task, so the answer is complete only once it is answered. Set
+    /// when the answer is read from the store; never written anywhere.
+    #[serde(skip)]
+    #[ts(skip)]
+    pub rationale_required: bool,
 }
 
 impl std::ops::Deref for AnswerRecord {
@@ -65,13 +79,15 @@ impl std::ops::DerefMut for AnswerRecord {
 }
 
 impl AnswerRecord {
-    /// Every required part is given: both ratings, the blind verdict, the reveal and the agree mark.
+    /// Every required part is given: both ratings, the blind verdict, the reveal and the agree
+    /// mark, and the rationale task where the item has one.
     pub fn complete(&self) -> bool {
         self.realism.is_some()
             && self.plausibility.is_some()
             && self.blind_verdict.is_some()
             && self.revealed_at.is_some()
             && self.agree.is_some()
+            && (!self.rationale_required || self.rationale_established.is_some())
     }
 
     /// Anything at all was given.
@@ -81,6 +97,7 @@ impl AnswerRecord {
             || self.blind_verdict_at.is_some()
             || self.agree_at.is_some()
             || self.comment_at.is_some()
+            || self.rationale_at.is_some()
             || self.time_spent_secs > 0.0
     }
 
@@ -93,6 +110,7 @@ impl AnswerRecord {
             &self.revealed_at,
             &self.agree_at,
             &self.comment_at,
+            &self.rationale_at,
             &self.time_spent_at,
         ]
         .into_iter()
@@ -159,6 +177,15 @@ pub fn apply(cur: &AnswerRecord, patch: &ReviewAnswerPatch, item_no: u32, now: &
             return Err(blind_locked(item_no));
         }
     }
+    if patch.rationale_established.is_some() && cur.revealed_at.is_none() {
+        return Err(ApiError::new(
+            ErrorCode::Forbidden,
+            format!(
+                "Save your own verdict for item {item_no} and open the by-construction verdict before checking the model's \
+                 rationale: the rationale names the model's verdict, so it is shown only once yours is locked."
+            ),
+        ));
+    }
     if patch.agree.is_some() && cur.revealed_at.is_none() {
         return Err(ApiError::new(
             ErrorCode::Forbidden,
@@ -205,6 +232,13 @@ pub fn apply(cur: &AnswerRecord, patch: &ReviewAnswerPatch, item_no: u32, now: &
             r.comment = c;
             stamp(&mut r.comment_at);
             changed.push("comment".to_string());
+        }
+    }
+    if let Some(v) = &patch.rationale_established {
+        if r.rationale_established.as_ref() != Some(v) {
+            r.rationale_established = Some(v.clone());
+            stamp(&mut r.rationale_at);
+            changed.push("rationale_established".to_string());
         }
     }
     let mut time_capped = false;
@@ -327,6 +361,14 @@ pub fn merge(local: &AnswerRecord, incoming: &AnswerRecord, item_no: u32) -> Mer
     if take(&mut r.parts.comment, &mut r.parts.comment_at, &incoming.comment, &incoming.comment_at) {
         changed.push("comment");
     }
+    if take(
+        &mut r.parts.rationale_established,
+        &mut r.parts.rationale_at,
+        &incoming.rationale_established,
+        &incoming.rationale_at,
+    ) {
+        changed.push("rationale_established");
+    }
     if take(&mut r.time_spent_secs, &mut r.time_spent_at, &incoming.time_spent_secs, &incoming.time_spent_at) {
         changed.push("time_spent_secs");
     }
@@ -350,6 +392,9 @@ pub fn validate_incoming(a: &AnswerRecord, item_no: u32) -> ApiResult<()> {
     if a.agree.is_some() && a.revealed_at.is_none() {
         return Err(bad("an agree mark was given without opening the by-construction verdict"));
     }
+    if a.rationale_established.is_some() && a.revealed_at.is_none() {
+        return Err(bad("the rationale task was answered without opening the by-construction verdict"));
+    }
     if !a.time_spent_secs.is_finite() || a.time_spent_secs < 0.0 {
         return Err(bad("the time spent is not a number of seconds"));
     }
@@ -358,6 +403,7 @@ pub fn validate_incoming(a: &AnswerRecord, item_no: u32) -> ApiResult<()> {
         (a.plausibility.is_some(), &a.plausibility_at, "plausibility"),
         (a.blind_verdict.is_some(), &a.blind_verdict_at, "blind verdict"),
         (a.agree.is_some(), &a.agree_at, "agree mark"),
+        (a.rationale_established.is_some(), &a.rationale_at, "rationale task"),
     ] {
         if v && at.is_none() {
             return Err(bad(&format!("the {name} has no time")));
@@ -488,6 +534,49 @@ mod tests {
         assert_eq!(c.record.time_spent_at.as_deref(), Some("t2"));
     }
 
+    #[test]
+    fn the_rationale_task_waits_for_the_reveal_counts_for_completion_and_merges_newer_first() {
+        let ticks = |v: &[&str]| ReviewAnswerPatch {
+            rationale_established: Some(v.iter().map(|s| s.to_string()).collect()),
+            ..patch()
+        };
+        let mut r0 = given();
+        r0.plausibility = Some(3);
+        r0.plausibility_at = Some("2026-01-01T10:00:30.000Z".into());
+        r0.rationale_required = true;
+        assert!(!r0.complete(), "an item with a task is not complete without it");
+        let mut hidden = r0.clone();
+        hidden.revealed_at = None;
+        hidden.agree = None;
+        hidden.agree_at = None;
+        let e = apply(&hidden, &ticks(&[]), 2, "t").unwrap_err();
+        assert_eq!(e.code, ErrorCode::Forbidden);
+        assert!(e.message.contains("item 2"), "{}", e.message);
+        let a = apply(&r0, &ticks(&["x"]), 2, "2026-01-01T11:00:00.000Z").unwrap();
+        assert_eq!(a.changed, vec!["rationale_established"]);
+        assert!(a.record.complete());
+        assert!(apply(&a.record, &ticks(&["x"]), 2, "t9").unwrap().changed.is_empty(), "the same ticks change nothing");
+        let none = apply(&a.record, &ticks(&[]), 2, "2026-01-01T11:05:00.000Z").unwrap().record;
+        assert_eq!(none.rationale_established, Some(vec![]), "an empty list is an answer: none established");
+        assert!(none.complete());
+        // Merging: the later answer wins; an older one changes nothing.
+        let m = merge(&a.record, &none, 2);
+        assert_eq!(m.changed, vec!["rationale_established"]);
+        assert_eq!(m.record.rationale_established, Some(vec![]));
+        assert!(merge(&none, &a.record, 2).changed.is_empty());
+        // A file with ticks but no reveal, or ticks without a time, is refused.
+        let mut bad = hidden.clone();
+        bad.rationale_established = Some(vec![]);
+        bad.rationale_at = Some("t".into());
+        assert!(validate_incoming(&bad, 2).unwrap_err().message.contains("rationale task"));
+        let mut untimed = none.clone();
+        untimed.rationale_at = None;
+        assert!(validate_incoming(&untimed, 2).unwrap_err().message.contains("has no time"));
+        // Without the task the answer serializes exactly as before.
+        let json = serde_json::to_string(&given().parts).unwrap();
+        assert!(!json.contains("rationale"), "{json}");
+    }
+
     fn given() -> AnswerRecord {
         AnswerRecord {
             parts: AnswerParts {
@@ -502,6 +591,7 @@ mod tests {
             },
             time_spent_secs: 40.0,
             time_spent_at: Some("2026-01-01T10:03:00.000Z".into()),
+            rationale_required: false,
         }
     }
 

@@ -16,7 +16,11 @@ pub const QUESTIONS: [&str; 6] = ["realism", "plausibility", "blind_verdict", "a
 /// Questions whose answers are numbers (written to CSV as they are, so a spreadsheet reads numbers).
 const NUMERIC_QUESTIONS: [&str; 3] = ["realism", "plausibility", "time_spent_secs"];
 
-pub const CSV_HEADER: [&str; 9] = [
+/// The question of the rationale task's rows (one per condition of an answered task).
+pub const RATIONALE_QUESTION: &str = "rationale_condition";
+
+/// The columns of the CSV. The last two are filled only on rationale task rows.
+pub const CSV_HEADER: [&str; 11] = [
     "session_id",
     "reviewer",
     "case_id",
@@ -26,6 +30,8 @@ pub const CSV_HEADER: [&str; 9] = [
     "answer",
     "answered_at",
     "expected_verdict",
+    "condition",
+    "judge_established",
 ];
 
 /// Long-format rows, by reviewer, item, then question. Unanswered questions have no row.
@@ -55,6 +61,25 @@ pub fn long_rows(session_id: &str, items: &[ItemRow], answers: &[AnswerRow]) -> 
                     answer: value,
                     answered_at: at.clone(),
                     expected_verdict: it.expected.as_str().to_string(),
+                    condition: None,
+                    judge_established: None,
+                });
+            }
+        }
+        if let (Some(task), Some(ticks), Some(at)) = (&it.rationale, &r.rationale_established, &r.rationale_at) {
+            for c in &task.conditions {
+                out.push(ReviewAnswerRow {
+                    session_id: session_id.to_string(),
+                    reviewer: a.reviewer.clone(),
+                    case_id: a.case_id.clone(),
+                    case_type: it.case_type.as_str().to_string(),
+                    item_no: a.item_no,
+                    question: RATIONALE_QUESTION.to_string(),
+                    answer: if ticks.contains(&c.name) { "established" } else { "not_established" }.to_string(),
+                    answered_at: at.clone(),
+                    expected_verdict: it.expected.as_str().to_string(),
+                    condition: Some(c.name.clone()),
+                    judge_established: it.rationale_source.as_ref().map(|s| s.judge_hits.contains(&c.name)),
                 });
             }
         }
@@ -89,6 +114,12 @@ pub fn to_text(rows: &[ReviewAnswerRow], format: ReviewExportFormat) -> ApiResul
                     answer,
                     text(&r.answered_at),
                     text(&r.expected_verdict),
+                    text(r.condition.as_deref().unwrap_or_default()),
+                    match r.judge_established {
+                        Some(true) => "yes".to_string(),
+                        Some(false) => "no".to_string(),
+                        None => String::new(),
+                    },
                 ]
             });
             let header = CSV_HEADER.map(String::from);
@@ -196,6 +227,55 @@ pub fn markdown(s: &ReviewStats) -> String {
     ));
     out.push_str(&lines.join("\n"));
     out.push_str("\n\nn is the number of cases each statistic uses.\n");
+    if let Some(r) = &s.rationale {
+        out.push_str(&rationale_markdown(r));
+    }
+    out
+}
+
+fn share(x: Option<f64>) -> String {
+    x.map(|v| format!("{v:.2}")).unwrap_or_else(|| "–".into())
+}
+
+/// The rationale task's section of the summary: the M4 judge against each reviewer, and pooled.
+pub fn rationale_markdown(r: &super::RationaleStats) -> String {
+    let mut out = String::from("\n## The M4 judge against reviewers (rationale task)\n\n");
+    out.push_str(&format!(
+        "{} item(s) carried a model's rationale from {}. Each (item, condition) is one decision: does the rationale \
+         establish the condition? Cohen's kappa compares the judge's decisions with the reviewer's.\n\n",
+        r.items_with_task,
+        r.runs.iter().map(|x| md(x)).collect::<Vec<_>>().join(", ")
+    ));
+    out.push_str("| Reviewer | Items | Decisions (n) | Observed agreement | Expected agreement | Cohen's kappa | Both / judge only / reviewer only / neither |\n");
+    out.push_str("|---|---:|---:|---:|---:|---:|---|\n");
+    let mut notes = Vec::new();
+    for a in r.per_reviewer.iter().chain(std::iter::once(&r.pooled)) {
+        let who = a.reviewer.as_deref().map(md).unwrap_or_else(|| "Pooled".into());
+        out.push_str(&format!(
+            "| {who} | {} | {} | {} | {} | {} | {} / {} / {} / {} |\n",
+            a.items,
+            a.kappa.n,
+            share(a.observed_agreement),
+            share(a.expected_agreement),
+            a.kappa.value.map(|v| format!("{v:.2}")).unwrap_or_else(|| "undefined".into()),
+            a.both,
+            a.judge_only,
+            a.reviewer_only,
+            a.neither
+        ));
+        if let Some(c) = &a.caution {
+            notes.push(format!("- {who}: {c}"));
+        } else if let (None, Some(n)) = (a.kappa.value, a.kappa.note.as_deref()) {
+            if a.kappa.n > 0 {
+                notes.push(format!("- {who}: {n}"));
+            }
+        }
+    }
+    if !notes.is_empty() {
+        out.push('\n');
+        out.push_str(&notes.join("\n"));
+        out.push('\n');
+    }
     out
 }
 
@@ -263,6 +343,7 @@ mod tests {
                 },
                 time_spent_secs: 30.26,
                 time_spent_at: Some("t4".into()),
+                rationale_required: false,
             },
         };
         let rows = long_rows("s", &[item()], &[a]);
@@ -305,6 +386,8 @@ mod tests {
             answer: a.to_string(),
             answered_at: "t".into(),
             expected_verdict: "Missing information".into(),
+            condition: None,
+            judge_established: None,
         })
         .collect();
         let csv = to_text(&rows, ReviewExportFormat::Csv).unwrap();

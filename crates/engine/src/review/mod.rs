@@ -13,7 +13,8 @@
 //! per-answer state machine), `reveal` (what is shown after the blind verdict), `tokens`,
 //! `stats` (agreement statistics, pure), `results` (a session's statistics), `adjudication`,
 //! `export` (long format, summary tables), `pack` (review packs), `closing` (closing and reopening a
-//! session), `workflow` (the user actions that tie these together).
+//! session), `rationale` (the rationale task that checks the M4 judge against reviewers),
+//! `workflow` (the user actions that tie these together).
 
 pub mod adjudication;
 pub mod answers;
@@ -21,6 +22,7 @@ pub mod assignment;
 pub mod closing;
 pub mod export;
 pub mod pack;
+pub mod rationale;
 pub mod repo;
 pub mod results;
 pub mod reveal;
@@ -34,6 +36,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::case::{CaseType, Verdict};
+pub use rationale::{JudgeAgreement, RationaleCondition, RationaleSource, RationaleStats, RationaleTask};
 
 /// Default number of reviewers who rate each case.
 pub const DEFAULT_OVERLAP: u32 = 2;
@@ -279,6 +282,10 @@ pub struct ReviewCreateRequest {
     /// Markdown shown before the first case and on demand.
     #[serde(default)]
     pub guidelines: Option<String>,
+    /// Add the rationale task: evaluation runs whose judged rationales reviewers check against the
+    /// case's boundary conditions (see `rationale`). Absent or empty: no rationale task.
+    #[serde(default)]
+    pub rationale_from: Option<Vec<String>>,
 }
 
 /// How many cases the store offers for a sample (not excluded), per type and clause.
@@ -350,6 +357,11 @@ pub struct ReviewSessionDetail {
     pub fingerprint: String,
     pub cases_by_type: Vec<TypeCount>,
     pub progress: Vec<ReviewerProgress>,
+    /// Items with a rationale task, and the evaluation runs their rationales came from.
+    #[serde(default)]
+    pub rationale_items: u32,
+    #[serde(default)]
+    pub rationale_runs: Vec<String>,
 }
 
 /// Create personal links: a token for each named reviewer (all when `reviewers` is empty).
@@ -407,6 +419,11 @@ pub struct ReviewItemStatus {
     pub agree: Option<bool>,
     pub has_comment: bool,
     pub complete: bool,
+    /// The item has a rationale task, and whether it is answered.
+    #[serde(default)]
+    pub has_rationale_task: bool,
+    #[serde(default)]
+    pub rationale_done: bool,
 }
 
 /// What a reviewer's token opens: their session's guidelines and scales, and their own items.
@@ -459,6 +476,9 @@ pub struct ReviewAnswerPatch {
     pub agree: Option<bool>,
     pub comment: Option<String>,
     pub add_time_secs: Option<f64>,
+    /// The rationale task: the conditions the rationale establishes (all of them, each time; an
+    /// empty list means none). Only after the reveal, and only on an item with a rationale task.
+    pub rationale_established: Option<Vec<String>>,
 }
 
 /// Result of saving part of an answer.
@@ -541,6 +561,11 @@ pub struct ReviewItemView {
     /// Present once the reviewer has opened the by-construction verdict for this item.
     pub reveal: Option<ReviewReveal>,
     pub progress: ReviewProgress,
+    /// The item has a rationale task; the task itself is present once the verdict is revealed.
+    #[serde(default)]
+    pub has_rationale_task: bool,
+    #[serde(default)]
+    pub rationale_task: Option<RationaleTask>,
 }
 
 /// A statistic with the number of items it rests on; `value` is null with a `note` saying why
@@ -653,6 +678,10 @@ pub struct ReviewStats {
     pub by_type: Vec<TypeStats>,
     pub per_reviewer: Vec<ReviewerAgreement>,
     pub inter_rater: InterRater,
+    /// Agreement between the M4 judge and reviewers on the rationale task; null when the session
+    /// has none.
+    #[serde(default)]
+    pub rationale: Option<RationaleStats>,
     pub computed_at: String,
 }
 
@@ -696,6 +725,9 @@ pub struct ReviewerAnswer {
     pub comment: Option<String>,
     pub time_spent_secs: f64,
     pub complete: bool,
+    /// The conditions ticked in the rationale task (null when not answered or no task).
+    #[serde(default)]
+    pub rationale_established: Option<Vec<String>>,
 }
 
 /// The final call on a case.
@@ -792,6 +824,12 @@ pub struct QueueItem {
     /// The decision in force, if any.
     pub decision: Option<ReviewAdjudication>,
     pub excluded_in_dataset: bool,
+    /// The rationale task of the case, if any, and the M4 judge's hits on it (owner view), to
+    /// compare with each reviewer's `rationale_established`.
+    #[serde(default)]
+    pub rationale: Option<RationaleTask>,
+    #[serde(default)]
+    pub judge_established: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
@@ -813,8 +851,10 @@ pub enum ReviewExportFormat {
     Jsonl,
 }
 
-/// A row of the long format. `question` is realism, plausibility, blind_verdict, agree, comment
-/// or time_spent_secs.
+/// A row of the long format. `question` is realism, plausibility, blind_verdict, agree, comment,
+/// time_spent_secs or rationale_condition (one row per condition of an answered rationale task:
+/// `condition` names it, `answer` is established or not_established, `judge_established` is the
+/// M4 judge's call on the same condition).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct ReviewAnswerRow {
     pub session_id: String,
@@ -826,6 +866,10 @@ pub struct ReviewAnswerRow {
     pub answer: String,
     pub answered_at: String,
     pub expected_verdict: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condition: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_established: Option<bool>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]

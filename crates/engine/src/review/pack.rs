@@ -18,6 +18,7 @@ use sha2::{Digest, Sha256};
 use ts_rs::TS;
 
 use super::answers::{AnswerParts, AnswerRecord};
+use super::rationale::RationaleTask;
 use super::{RevealMaterial, ReviewVerdict};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::util::ids::check_id;
@@ -47,6 +48,11 @@ pub struct PackItem {
     pub expected_verdict: ReviewVerdict,
     pub narrative: String,
     pub reveal: RevealMaterial,
+    /// The rationale task of the item, when it has one (what the reviewer sees; never the judge's
+    /// hits). Absent in packs without the task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub rationale_task: Option<RationaleTask>,
 }
 
 /// One of the reviewer's items as the owner issued it: signed by the owner and copied unchanged
@@ -98,6 +104,7 @@ impl PackAnswer {
             parts: self.parts.clone(),
             time_spent_secs: self.time_spent_ms as f64 / 1000.0,
             time_spent_at: self.time_spent_at.clone(),
+            rationale_required: false,
         }
     }
 }

@@ -4,6 +4,7 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use super::answers::{AnswerParts, AnswerRecord};
 use super::pack::PackSeal;
+use super::rationale::{RationaleSource, RationaleTask};
 use super::{AdjudicationDecision, RevealMaterial, ReviewAdjudication, ReviewSelection, ReviewVerdict, SessionRole};
 use crate::case::CaseType;
 use crate::error::{ApiError, ApiResult};
@@ -31,6 +32,10 @@ pub struct ItemRow {
     pub expected: ReviewVerdict,
     pub narrative: String,
     pub reveal: RevealMaterial,
+    /// The rationale task, when the item has one.
+    pub rationale: Option<RationaleTask>,
+    /// Where the rationale came from and the judge's hits (in the owner's store only).
+    pub rationale_source: Option<RationaleSource>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -237,24 +242,50 @@ pub fn set_pack_seal(conn: &Connection, session_id: &str, reviewer: &str, seal: 
     Ok(())
 }
 
+fn to_json_opt<T: serde::Serialize>(v: &Option<T>) -> ApiResult<Option<String>> {
+    v.as_ref().map(|x| serde_json::to_string(x).map_err(|e| ApiError::internal(e.to_string()))).transpose()
+}
+
 pub fn insert_item(conn: &Connection, session_id: &str, it: &ItemRow) -> ApiResult<()> {
     let reveal = serde_json::to_string(&it.reveal).map_err(|e| ApiError::internal(e.to_string()))?;
     conn.execute(
-        "INSERT INTO review_items (session_id, case_id, ord, case_type, clause_id, expected_verdict, narrative, reveal_json)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        params![session_id, it.case_id, it.ord as i64, it.case_type.as_str(), it.clause_id, it.expected.as_str(), it.narrative, reveal],
+        "INSERT INTO review_items (session_id, case_id, ord, case_type, clause_id, expected_verdict, narrative, reveal_json,
+                                   rationale_json, rationale_source_json)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        params![
+            session_id,
+            it.case_id,
+            it.ord as i64,
+            it.case_type.as_str(),
+            it.clause_id,
+            it.expected.as_str(),
+            it.narrative,
+            reveal,
+            to_json_opt(&it.rationale)?,
+            to_json_opt(&it.rationale_source)?
+        ],
     )?;
     Ok(())
 }
 
-const ITEM_COLS: &str = "case_id, ord, case_type, clause_id, expected_verdict, narrative, reveal_json";
+const ITEM_COLS: &str =
+    "case_id, ord, case_type, clause_id, expected_verdict, narrative, reveal_json, rationale_json, rationale_source_json";
 
-fn item_from(r: &Row<'_>) -> rusqlite::Result<(String, i64, String, String, String, String, String)> {
-    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?))
+type ItemCols = (String, i64, String, String, String, String, String, Option<String>, Option<String>);
+
+fn item_from(r: &Row<'_>) -> rusqlite::Result<ItemCols> {
+    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?))
 }
 
-fn finish_item(t: (String, i64, String, String, String, String, String)) -> ApiResult<ItemRow> {
-    let (case_id, ord, case_type, clause_id, expected, narrative, reveal) = t;
+fn finish_item(t: ItemCols) -> ApiResult<ItemRow> {
+    let (case_id, ord, case_type, clause_id, expected, narrative, reveal, rationale, source) = t;
+    let parse_opt = |j: Option<String>| -> ApiResult<Option<serde_json::Value>> {
+        j.map(|j| serde_json::from_str(&j).map_err(|_| corrupt("case"))).transpose()
+    };
+    let rationale: Option<RationaleTask> =
+        parse_opt(rationale)?.map(serde_json::from_value).transpose().map_err(|_| corrupt("case"))?;
+    let rationale_source: Option<RationaleSource> =
+        parse_opt(source)?.map(serde_json::from_value).transpose().map_err(|_| corrupt("case"))?;
     Ok(ItemRow {
         case_id,
         ord: ord.max(0) as u32,
@@ -263,6 +294,8 @@ fn finish_item(t: (String, i64, String, String, String, String, String)) -> ApiR
         expected: ReviewVerdict::parse(&expected).ok_or_else(|| corrupt("case"))?,
         narrative,
         reveal: serde_json::from_str(&reveal).map_err(|_| corrupt("case"))?,
+        rationale,
+        rationale_source,
     })
 }
 
@@ -316,10 +349,16 @@ pub fn assignments_of(conn: &Connection, session_id: &str, reviewer: &str) -> Ap
 
 const ANSWER_COLS: &str =
     "a.realism, a.realism_at, a.plausibility, a.plausibility_at, a.blind_verdict, a.blind_verdict_at, a.revealed_at,
-     a.agree, a.agree_at, a.comment, a.comment_at, a.time_spent_secs, a.time_spent_at";
+     a.agree, a.agree_at, a.comment, a.comment_at, a.time_spent_secs, a.time_spent_at,
+     a.rationale_established_json, a.rationale_at,
+     (SELECT i.rationale_json IS NOT NULL FROM review_items i WHERE i.session_id = a.session_id AND i.case_id = a.case_id)";
 
-/// Columns read at `base..base+13` of a row into a record (the verdict as text, checked later).
-fn record_from(r: &Row<'_>, base: usize) -> rusqlite::Result<(AnswerRecord, Option<String>)> {
+/// The stored ticks of the rationale task, as they were written (unreadable JSON reads as none).
+type RawRecord = (AnswerRecord, Option<String>, Option<String>);
+
+/// Columns read at `base..base+16` of a row into a record (the verdict and the rationale ticks as
+/// text, checked later).
+fn record_from(r: &Row<'_>, base: usize) -> rusqlite::Result<RawRecord> {
     let rating = |i: usize| -> rusqlite::Result<Option<u8>> {
         Ok(r.get::<_, Option<i64>>(base + i)?.map(|v| v.clamp(0, 255) as u8))
     };
@@ -337,17 +376,25 @@ fn record_from(r: &Row<'_>, base: usize) -> rusqlite::Result<(AnswerRecord, Opti
                 agree_at: r.get(base + 8)?,
                 comment: r.get(base + 9)?,
                 comment_at: r.get(base + 10)?,
+                rationale_established: None,
+                rationale_at: r.get(base + 14)?,
             },
             time_spent_secs: r.get(base + 11)?,
             time_spent_at: r.get(base + 12)?,
+            rationale_required: r.get::<_, Option<bool>>(base + 15)?.unwrap_or(false),
         },
         r.get(base + 4)?,
+        r.get(base + 13)?,
     ))
 }
 
-fn finish_record((mut rec, verdict): (AnswerRecord, Option<String>)) -> ApiResult<AnswerRecord> {
+fn finish_record((mut rec, verdict, ticks): RawRecord) -> ApiResult<AnswerRecord> {
     rec.blind_verdict = match verdict {
         Some(v) => Some(ReviewVerdict::parse(&v).ok_or_else(|| corrupt("answer"))?),
+        None => None,
+    };
+    rec.rationale_established = match ticks {
+        Some(j) => Some(serde_json::from_str(&j).map_err(|_| corrupt("answer"))?),
         None => None,
     };
     Ok(rec)
@@ -374,7 +421,7 @@ pub fn write_answer(
     conn.execute(
         "UPDATE review_answers SET realism = ?4, realism_at = ?5, plausibility = ?6, plausibility_at = ?7, blind_verdict = ?8,
                 blind_verdict_at = ?9, revealed_at = ?10, agree = ?11, agree_at = ?12, comment = ?13, comment_at = ?14,
-                time_spent_secs = ?15, time_spent_at = ?16
+                time_spent_secs = ?15, time_spent_at = ?16, rationale_established_json = ?17, rationale_at = ?18
          WHERE session_id = ?1 AND reviewer = ?2 AND case_id = ?3",
         params![
             session_id,
@@ -392,7 +439,9 @@ pub fn write_answer(
             a.comment,
             a.comment_at,
             a.time_spent_secs,
-            a.time_spent_at
+            a.time_spent_at,
+            to_json_opt(&a.rationale_established)?,
+            a.rationale_at
         ],
     )?;
     Ok(())
@@ -548,6 +597,35 @@ pub fn case_exclusion(conn: &Connection, case_id: &str) -> ApiResult<Option<(boo
         .optional()?)
 }
 
+/// Whether an evaluation run exists in this store.
+pub fn eval_run_exists(conn: &Connection, run_id: &str) -> ApiResult<bool> {
+    Ok(conn
+        .query_row("SELECT 1 FROM runs WHERE run_id = ?1 AND kind = 'eval'", [run_id], |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
+/// The ids of the evaluation runs in this store, newest first (for messages).
+pub fn eval_run_ids(conn: &Connection) -> ApiResult<Vec<String>> {
+    let mut stmt = conn.prepare("SELECT run_id FROM runs WHERE kind = 'eval' ORDER BY created_at DESC")?;
+    let rows = stmt.query_map([], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// The stored JSON of a run's finished trajectories whose case is one of `case_ids`.
+pub fn run_trajectory_texts(conn: &Connection, run_id: &str, case_ids: &[String]) -> ApiResult<Vec<String>> {
+    let mut stmt = conn.prepare(
+        "SELECT trajectory_json FROM eval_items WHERE run_id = ?1 AND case_id = ?2 AND status = 'done'
+         AND trajectory_json IS NOT NULL ORDER BY repeat",
+    )?;
+    let mut out = Vec::new();
+    for id in case_ids {
+        let rows = stmt.query_map(params![run_id, id], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
+        out.extend(rows);
+    }
+    Ok(out)
+}
+
 /// A minimal item for the pure functions' unit tests.
 #[cfg(test)]
 pub(crate) fn test_item(case_id: &str, case_type: CaseType, expected: ReviewVerdict) -> ItemRow {
@@ -574,5 +652,7 @@ pub(crate) fn test_item(case_id: &str, case_type: CaseType, expected: ReviewVerd
             missing_summary: None,
             why_not_classifiable: None,
         },
+        rationale: None,
+        rationale_source: None,
     }
 }

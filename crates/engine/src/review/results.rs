@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use super::rationale::{self, RationaleSource, RationaleStats, RationaleTask};
 use super::repo::{AnswerRow, ItemRow};
 use super::stats::{self, Metric};
 use super::{
@@ -138,8 +139,50 @@ pub fn compute(
         by_type,
         per_reviewer,
         inter_rater,
+        rationale: rationale_stats(reviewers, items, answers),
         computed_at: computed_at.to_string(),
     }
+}
+
+/// Agreement between the M4 judge and the reviewers on the rationale task, per reviewer and
+/// pooled; None when no item of the session has a task with the judge's side known.
+fn rationale_stats(reviewers: &[String], items: &[ItemRow], answers: &[AnswerRow]) -> Option<RationaleStats> {
+    let tasks: HashMap<&str, (&RationaleTask, &RationaleSource)> = items
+        .iter()
+        .filter_map(|i| Some((i.case_id.as_str(), (i.rationale.as_ref()?, i.rationale_source.as_ref()?))))
+        .collect();
+    if tasks.is_empty() {
+        return None;
+    }
+    let of = |who: Option<&str>| -> (u32, Vec<rationale::Decision>) {
+        let mut n_items = 0;
+        let mut d = Vec::new();
+        for a in answers.iter().filter(|a| who.is_none_or(|w| a.reviewer == w)) {
+            if let (Some((task, source)), Some(ticks)) =
+                (tasks.get(a.case_id.as_str()), &a.record.rationale_established)
+            {
+                n_items += 1;
+                d.extend(rationale::decisions(task, source, ticks));
+            }
+        }
+        (n_items, d)
+    };
+    let (n, pooled) = of(None);
+    let mut runs: Vec<String> = tasks.values().map(|(_, s)| s.run_id.clone()).collect();
+    runs.sort();
+    runs.dedup();
+    Some(RationaleStats {
+        items_with_task: tasks.len() as u32,
+        runs,
+        pooled: rationale::agreement(None, n, &pooled),
+        per_reviewer: reviewers
+            .iter()
+            .map(|r| {
+                let (n, d) = of(Some(r));
+                rationale::agreement(Some(r), n, &d)
+            })
+            .collect(),
+    })
 }
 
 /// Per pair of reviewers (first, second): the values both gave, case by case.

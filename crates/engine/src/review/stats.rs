@@ -39,6 +39,35 @@ pub fn cohen_kappa(pairs: &[(usize, usize)], k: usize) -> StatValue {
     weighted(pairs, k, |i, j| if i == j { 0.0 } else { 1.0 }, "kappa")
 }
 
+/// Cohen's kappa with the two shares it is made of: p_o (observed agreement) and p_e (agreement
+/// expected by chance from each rater's own proportions). Both shares are given whenever there is
+/// at least one pair, even when the kappa itself is undefined.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KappaDetail {
+    pub kappa: StatValue,
+    pub observed: Option<f64>,
+    pub expected: Option<f64>,
+}
+
+/// Cohen's kappa over pairs of category indices (< `k`), with p_o and p_e.
+pub fn cohen_kappa_detail(pairs: &[(usize, usize)], k: usize) -> KappaDetail {
+    let kappa = cohen_kappa(pairs, k);
+    let n = pairs.len();
+    if n == 0 || pairs.iter().any(|(a, b)| *a >= k || *b >= k) {
+        return KappaDetail { kappa, observed: None, expected: None };
+    }
+    let nf = n as f64;
+    let observed = pairs.iter().filter(|(a, b)| a == b).count() as f64 / nf;
+    let expected = (0..k)
+        .map(|c| {
+            let a = pairs.iter().filter(|(x, _)| *x == c).count() as f64;
+            let b = pairs.iter().filter(|(_, y)| *y == c).count() as f64;
+            a * b / (nf * nf)
+        })
+        .sum();
+    KappaDetail { kappa, observed: Some(observed), expected: Some(expected) }
+}
+
 /// Cohen's kappa with quadratic weights over a fixed scale of `k` ordered categories (0..k).
 pub fn weighted_kappa_quadratic(pairs: &[(usize, usize)], k: usize) -> StatValue {
     let denom = ((k.max(2) - 1) as f64).powi(2);

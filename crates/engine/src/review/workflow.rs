@@ -19,10 +19,12 @@ use crate::context::Engine;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::review::answers::{self, AnswerRecord};
 use crate::review::pack::{self, PackAnswer, PackAssignment, PackItem, PackKind, PackSeal, ReviewPackFile};
+use crate::review::rationale;
 use crate::review::repo::{self, AnswerRow, ItemRow, SessionRow};
 use crate::review::sampling::{self, Candidate};
 use crate::review::signing;
 use crate::review::*;
+use crate::trajectory::Trajectory;
 use crate::util::files::{read_text, write_atomic};
 use crate::util::now_rfc3339;
 
@@ -242,6 +244,65 @@ fn load_card(c: &Connection, card_id: &str) -> Option<ClauseCard> {
     ClauseCard::from_value(&v).ok()
 }
 
+/// The run ids asked for, trimmed, without blanks or repeats.
+fn clean_runs(raw: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in raw.iter().flat_map(|r| r.split(',')).map(str::trim).filter(|r| !r.is_empty()) {
+        if !out.iter().any(|x| x == r) {
+            out.push(r.to_string());
+        }
+    }
+    out
+}
+
+/// For each case of a new session that has a usable judged rationale in one of `runs`: the run
+/// and the trajectory chosen (seeded). Refused when a run is unknown or no case has one.
+fn rationales_for(
+    c: &Connection,
+    runs: &[String],
+    case_ids: &[String],
+    seed: u64,
+) -> ApiResult<HashMap<String, (String, Trajectory)>> {
+    let mut all: Vec<(String, Trajectory)> = Vec::new();
+    for run in runs {
+        if !repo::eval_run_exists(c, run)? {
+            let known = repo::eval_run_ids(c)?;
+            return Err(ApiError::not_found(if known.is_empty() {
+                format!("There is no evaluation run \"{run}\" in this store (there are none yet), so it cannot supply rationales.")
+            } else {
+                format!(
+                    "There is no evaluation run \"{run}\" in this store; the runs are: {}.",
+                    known.iter().take(20).cloned().collect::<Vec<_>>().join(", ")
+                )
+            }));
+        }
+        for text in repo::run_trajectory_texts(c, run, case_ids)? {
+            let t: Trajectory = serde_json::from_str(&text).map_err(|e| {
+                ApiError::internal(format!("a stored trajectory of run {run} is unreadable")).with_detail(e.to_string())
+            })?;
+            all.push((run.clone(), t));
+        }
+    }
+    let candidates: Vec<(&str, &Trajectory)> = all.iter().map(|(r, t)| (r.as_str(), t)).collect();
+    let mut out = HashMap::new();
+    for id in case_ids {
+        if let Some((run, t)) = rationale::pick(id, seed, &candidates) {
+            out.insert(id.clone(), (run.to_string(), t.clone()));
+        }
+    }
+    if out.is_empty() {
+        return Err(invalid(format!(
+            "None of the {} case(s) of this session has a judged rationale in {} {}: the M4 judge only reads a rationale \
+             when the model's verdict was right and its rationale not empty. Pick cases that run judged (--cases), or \
+             another run, or create the session without the rationale task.",
+            case_ids.len(),
+            if runs.len() == 1 { "run" } else { "runs" },
+            runs.join(", ")
+        )));
+    }
+    Ok(out)
+}
+
 impl Engine {
     // ------------------------------------------------------------------ owner: sessions
 
@@ -337,6 +398,17 @@ impl Engine {
             ReviewSelection::Cases { case_ids } => sampling::hand_picked(case_ids, &known, &excluded)?,
         };
         let plan = crate::review::assignment::assign(case_ids.len(), reviewers.len(), overlap as usize, seed)?;
+        let rationale_runs = clean_runs(req.rationale_from.as_deref().unwrap_or_default());
+        let rationales = if rationale_runs.is_empty() {
+            HashMap::new()
+        } else {
+            self.store().with_conn(|c| rationales_for(c, &rationale_runs, &case_ids, seed))?
+        };
+        let guidelines = if rationales.is_empty() || guidelines.contains(rationale::GUIDELINES_SECTION.trim()) {
+            guidelines
+        } else {
+            format!("{}\n{}", guidelines.trim_end(), rationale::GUIDELINES_SECTION)
+        };
 
         let session_id = format!("rev-{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
         let now = now_rfc3339();
@@ -346,6 +418,13 @@ impl Engine {
                 let case = case_repo::get_case(tx, id)?;
                 let card = load_card(tx, &case.clause_card_id);
                 let reveal = crate::review::reveal::material(&case, card.as_ref());
+                let (rationale, rationale_source) = match rationales.get(id) {
+                    Some((run, t)) => {
+                        let (task, source) = rationale::snapshot(&case, run, t);
+                        (Some(task), Some(source))
+                    }
+                    None => (None, None),
+                };
                 items.push(ItemRow {
                     case_id: case.case_id.clone(),
                     ord: ord as u32 + 1,
@@ -354,6 +433,8 @@ impl Engine {
                     expected: reveal.expected_verdict,
                     narrative: case.narrative.clone(),
                     reveal,
+                    rationale,
+                    rationale_source,
                 });
             }
             let mut assignment: Vec<(&str, u32, &str)> = Vec::new();
@@ -452,6 +533,14 @@ impl Engine {
                 fingerprint: s.fingerprint.clone(),
                 cases_by_type,
                 progress,
+                rationale_items: items.iter().filter(|i| i.rationale.is_some()).count() as u32,
+                rationale_runs: {
+                    let mut runs: Vec<String> =
+                        items.iter().filter_map(|i| i.rationale_source.as_ref().map(|s| s.run_id.clone())).collect();
+                    runs.sort();
+                    runs.dedup();
+                    runs
+                },
             })
         })
     }
@@ -622,6 +711,8 @@ impl Engine {
                 answers: rows.iter().map(|a| crate::review::adjudication::owner_view(a)).collect(),
                 decision,
                 excluded_in_dataset: excluded,
+                rationale: it.rationale.clone(),
+                judge_established: it.rationale_source.as_ref().map(|s| s.judge_hits.clone()),
             });
         }
         Ok(out)
@@ -778,6 +869,7 @@ impl Engine {
                     expected_verdict: it.expected,
                     narrative: it.narrative.clone(),
                     reveal: it.reveal.clone(),
+                    rationale_task: it.rationale.clone(),
                 });
             }
             let answers = started_answers(&rows);
@@ -882,6 +974,8 @@ impl Engine {
                 expected: it.expected_verdict,
                 narrative: it.narrative.clone(),
                 reveal: it.reveal.clone(),
+                rationale: it.rationale_task.clone(),
+                rationale_source: None,
             });
         }
         if items.is_empty() {
@@ -899,6 +993,10 @@ impl Engine {
                 ));
             }
             answers::validate_incoming(&a.record(), a.item_no)?;
+            if let Some(ticks) = &a.parts.rationale_established {
+                let task = f.items.iter().find(|i| i.item_no == a.item_no).and_then(|i| i.rationale_task.as_ref());
+                rationale::check_ticks(task, ticks, a.item_no)?;
+            }
         }
         let token_hash = crate::review::tokens::hash(&f.token);
         self.store().with_tx(|tx| {
@@ -1098,8 +1196,11 @@ impl Engine {
                 return Err(owner_part_edited(name));
             }
             let assigned: HashMap<u32, String> = repo::assignments_of(tx, &s.session_id, &f.reviewer)?.into_iter().collect();
+            let stored_items = repo::items(tx, &s.session_id)?;
+            let tasks: HashMap<&str, Option<&RationaleTask>> =
+                stored_items.iter().map(|i| (i.case_id.as_str(), i.rationale.as_ref())).collect();
             let expected: HashMap<String, ReviewVerdict> =
-                repo::items(tx, &s.session_id)?.into_iter().map(|i| (i.case_id, i.expected)).collect();
+                stored_items.iter().map(|i| (i.case_id.clone(), i.expected)).collect();
             let issued_here = f.assignment.len() == assigned.len()
                 && f.assignment.iter().all(|a| {
                     assigned.get(&a.item_no) == Some(&a.case_id) && expected.get(&a.case_id) == Some(&a.expected_verdict)
@@ -1129,6 +1230,10 @@ impl Engine {
                 }
                 answers::validate_incoming(&a.record(), a.item_no)?;
                 answers::check_blind_before_reveal(&a.record(), &a.case_id, a.item_no)?;
+                if let Some(ticks) = &a.parts.rationale_established {
+                    rationale::check_ticks(tasks.get(a.case_id.as_str()).copied().flatten(), ticks, a.item_no)
+                        .map_err(|e| ApiError::new(e.code, format!("{name}: {} Nothing was merged.", e.message)))?;
+                }
             }
             let (items_changed, fields_updated, kept) = merge_answers(tx, &s.session_id, &f.reviewer, &f.answers)?;
             Ok(ReviewPackMergeReport {
@@ -1212,6 +1317,8 @@ impl Engine {
                         agree: a.record.agree,
                         has_comment: a.record.comment.is_some(),
                         complete: a.record.complete(),
+                        has_rationale_task: a.record.rationale_required,
+                        rationale_done: a.record.rationale_established.is_some(),
                     })
                     .collect(),
                 progress,
@@ -1245,6 +1352,8 @@ impl Engine {
                 answer: a.record.to_state(item_no),
                 reveal: reveal_of(item_no, &a.record, &it),
                 progress,
+                has_rationale_task: it.rationale.is_some(),
+                rationale_task: if a.record.revealed_at.is_some() { it.rationale.clone() } else { None },
             })
         })
     }
@@ -1256,6 +1365,19 @@ impl Engine {
             let sid = ctx.session.session_id.as_str();
             let case_id = own_case(tx, &ctx, item_no)?;
             let cur = repo::answer(tx, sid, &ctx.reviewer, &case_id)?;
+            let checked;
+            let patch = match &patch.rationale_established {
+                Some(ticks) => {
+                    let it = repo::item(tx, sid, &case_id)?
+                        .ok_or_else(|| ApiError::internal("an assignment has no case"))?;
+                    checked = ReviewAnswerPatch {
+                        rationale_established: Some(rationale::check_ticks(it.rationale.as_ref(), ticks, item_no)?),
+                        ..patch.clone()
+                    };
+                    &checked
+                }
+                None => patch,
+            };
             let applied = answers::apply(&cur, patch, item_no, &now_rfc3339())?;
             if !applied.changed.is_empty() {
                 repo::write_answer(tx, sid, &ctx.reviewer, &case_id, &applied.record)?;

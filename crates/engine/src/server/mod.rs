@@ -458,6 +458,7 @@ mod tests {
             overlap: Some(1),
             seed: Some(3),
             guidelines: None,
+            rationale_from: None,
         };
         let s1 = e.review_create(&mk("first")).unwrap().summary.session_id;
         let s2 = e.review_create(&mk("second")).unwrap().summary.session_id;

@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-const CASES: [&str; 4] = [
+pub const CASES: [&str; 4] = [
     "demo_CareManagement_1_MedicationError_complete_1",
     "demo_Surgical_4_RetainedForeignObject_missing_1",
     "demo_Surgical_1_WrongBodyPart_uncertain_1",

@@ -31,6 +31,7 @@ fn create(
         overlap,
         seed: Some(seed),
         guidelines: None,
+        rationale_from: None,
     })
     .unwrap()
 }
@@ -152,6 +153,7 @@ fn sample_and_input_problems_are_explained() {
         overlap,
         seed: Some(1),
         guidelines: None,
+        rationale_from: None,
     };
     let err = e.review_create(&req(sample(31, 30, 30), vec!["Ana"], None)).unwrap_err();
     assert_eq!(err.code, ErrorCode::ValidationFailed);
@@ -796,6 +798,7 @@ fn guidelines_can_be_written_and_shown_to_reviewers() {
             overlap: None,
             seed: None,
             guidelines: Some("# Our rules\n\nRead twice.".into()),
+            rationale_from: None,
         })
         .unwrap();
     assert!(s.seed.is_some(), "a random seed is chosen and recorded");
@@ -938,6 +941,7 @@ fn hostile_text_is_escaped_in_every_export_and_reads_back() {
             overlap: None,
             seed: Some(1),
             guidelines: None,
+            rationale_from: None,
         })
         .unwrap();
     let sid = s.summary.session_id.clone();

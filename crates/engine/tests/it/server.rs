@@ -70,6 +70,7 @@ fn review_store() -> (Engine, String, String) {
             overlap: Some(1),
             seed: Some(3),
             guidelines: None,
+            rationale_from: None,
         })
         .unwrap()
         .summary

@@ -9,7 +9,7 @@ import type { AdjudicationDecision, QueueItem, ReviewAdjudication, ReviewVerdict
 import { CaseTypeBadge, Id, VerdictBadge } from "../../components/Badges";
 import { EmptyState, ErrorBanner, Loading, toast } from "../../components/Feedback";
 import { Checkbox } from "../../components/Forms";
-import { duration, when } from "../../format";
+import { duration, humanize, when } from "../../format";
 
 const VERDICTS: ReviewVerdict[] = ["Reportable", "Non-reportable", "Missing information", "Uncertain"];
 const ADJ_KEY = "psebench.review.adjudicator";
@@ -208,6 +208,39 @@ function QueueCard({ sessionId, item }: { sessionId: string; item: QueueItem }) 
           </tbody>
         </table>
       </div>
+      {item.rationale && (
+        <details>
+          <summary>The model&apos;s rationale: the M4 judge and the reviewers</summary>
+          <blockquote className="rv-rationale-text">{item.rationale.rationale}</blockquote>
+          <div className="table-wrap">
+            <table className="data">
+              <caption className="sr-only">Conditions the rationale establishes, according to the judge and to each reviewer</caption>
+              <thead>
+                <tr>
+                  <th>Condition</th>
+                  <th>M4 judge</th>
+                  {item.answers.map((a) => (
+                    <th key={a.reviewer}>{a.reviewer}</th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {item.rationale.conditions.map((c) => (
+                  <tr key={c.name}>
+                    <td>
+                      {humanize(c.name)} <span className="muted small">({c.value ? "holds" : "does not hold"})</span>
+                    </td>
+                    <td>{item.judge_established ? (item.judge_established.includes(c.name) ? "✓ established" : "✗ not") : "–"}</td>
+                    {item.answers.map((a) => (
+                      <td key={a.reviewer}>{a.rationale_established ? (a.rationale_established.includes(c.name) ? "✓ established" : "✗ not") : "–"}</td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </details>
+      )}
       <History sessionId={sessionId} caseId={item.case_id} />
       <DecisionForm key={item.decision?.id ?? "none"} sessionId={sessionId} item={item} />
     </section>

@@ -157,6 +157,47 @@ export function GuidelinesEditor({ value, onChange, label = "Guidelines (Markdow
   );
 }
 
+/** The rationale task: a switch, then the evaluation runs whose judged rationales reviewers check. */
+function RationaleChoice({ on, setOn, runs, setRuns }: { on: boolean; setOn: (v: boolean) => void; runs: Set<string>; setRuns: (s: Set<string>) => void }) {
+  const list = useApi("eval.list", {});
+  const evalRuns = (list.data ?? []).filter((r) => r.counts.done > 0);
+  return (
+    <div className="stack">
+      <Checkbox
+        label="Also check the M4 judge against the reviewers"
+        checked={on}
+        onChange={setOn}
+        hint="For each case that a chosen run's judge scored, reviewers also read that model's rationale (after their own verdict is locked) and tick the conditions it establishes. The results then compare the judge with them (Cohen's kappa)."
+      />
+      {on &&
+        (list.error ? (
+          <ErrorBanner error={list.error} title="The evaluation runs could not be listed." />
+        ) : !list.data ? (
+          <Loading />
+        ) : evalRuns.length === 0 ? (
+          <Notice kind="warn">There are no evaluation runs with finished cases yet; run an evaluation first.</Notice>
+        ) : (
+          <fieldset className="rev-runs">
+            <legend>Rationales from these runs</legend>
+            {evalRuns.map((r) => (
+              <Checkbox
+                key={r.run_id}
+                label={`${r.config.model || r.label || r.run_id} · ${r.run_id} (${num(r.counts.done)} cases)`}
+                checked={runs.has(r.run_id)}
+                onChange={(v) => {
+                  const next = new Set(runs);
+                  if (v) next.add(r.run_id);
+                  else next.delete(r.run_id);
+                  setRuns(next);
+                }}
+              />
+            ))}
+          </fieldset>
+        ))}
+    </div>
+  );
+}
+
 export function NewSession() {
   const available = useApi("review.available", {});
   const create = useAction("review.create");
@@ -171,6 +212,8 @@ export function NewSession() {
   const [overlap, setOverlap] = useState(2);
   const [guidelines, setGuidelines] = useState(DEFAULT_GUIDELINES_TEXT);
   const [problem, setProblem] = useState<string | null>(null);
+  const [rationaleOn, setRationaleOn] = useState(false);
+  const [rationaleRuns, setRationaleRuns] = useState<Set<string>>(new Set());
 
   const av = available.data;
   useEffect(() => {
@@ -209,6 +252,7 @@ export function NewSession() {
     if (names.length === 0) return setProblem("Name at least one reviewer.");
     if (caseCount === 0) return setProblem(mode === "stratified" ? "Ask for at least one case." : "Pick at least one case.");
     if (!Number.isInteger(seed) || seed < 0 || seed > MAX_SEED) return setProblem(`The seed must be a whole number from 0 to ${MAX_SEED}.`);
+    if (rationaleOn && rationaleRuns.size === 0) return setProblem("Choose at least one evaluation run for the rationale task, or turn it off.");
     const selection: ReviewSelection =
       mode === "stratified"
         ? { kind: "stratified", complete: c[0], missing: c[1], uncertain: c[2], by_clause: byClause }
@@ -220,6 +264,7 @@ export function NewSession() {
       overlap: Math.min(Math.max(1, overlap || 1), names.length),
       seed,
       guidelines: guidelines.trim() ? guidelines : null,
+      rationale_from: rationaleOn ? Array.from(rationaleRuns) : null,
     });
     if (r) {
       toast(`Created “${r.summary.name}”: ${plural(r.summary.cases, "case")}, ${plural(r.summary.reviewers.length, "reviewer")}.`);
@@ -374,6 +419,10 @@ export function NewSession() {
             />
             </div>
           </div>
+        </Section>
+
+        <Section title="Rationale task (optional)">
+          <RationaleChoice on={rationaleOn} setOn={setRationaleOn} runs={rationaleRuns} setRuns={setRationaleRuns} />
         </Section>
 
         <Section title="Guidelines">

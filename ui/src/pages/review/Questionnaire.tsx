@@ -1,12 +1,13 @@
 // The reviewer's questionnaire: one case per screen, realism and plausibility with every point
 // described, the reviewer's own verdict first and blind, then the by-construction verdict with its
-// reasons, agree/disagree and a comment. Every answer is saved as it is given; time on each case is
+// reasons, agree/disagree and a comment; on items with a rationale task, a model's rationale whose
+// established conditions the reviewer ticks (shown only once the verdict is locked). Every answer is saved as it is given; time on each case is
 // counted while the reviewer is active. Used over a personal link and inside the desktop app (with
 // a token from review.local_token): the engine enforces blind-first either way.
 
-import { ReactNode, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { ReactNode, Ref, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, EngineError } from "../../api/client";
-import type { ReviewAnswerPatch, ReviewAnswerSaved, ReviewAnswerState, ReviewItemView, ReviewMe, ReviewReveal, ReviewVerdict } from "../../api/generated";
+import type { RationaleTask, ReviewAnswerPatch, ReviewAnswerSaved, ReviewAnswerState, ReviewItemView, ReviewMe, ReviewReveal, ReviewVerdict } from "../../api/generated";
 import { VerdictBadge } from "../../components/Badges";
 import { Modal } from "../../components/Dialog";
 import { ProgressBar } from "../../components/Progress";
@@ -31,6 +32,7 @@ export const SHORTCUTS: [string, string][] = [
   ["Enter", "Save your verdict and show the by-construction verdict; on a finished case, go to the next case"],
   ["A  /  D", "Agree / disagree with the by-construction verdict"],
   ["C", "Write a comment (Esc leaves the comment box)"],
+  ["T", "Go to the model's rationale, where there is one (Space ticks a condition; N: none of them)"],
   ["J  or  →", "Next case"],
   ["K  or  ←", "Previous case"],
   ["L", "List of your cases, to jump to any of them"],
@@ -193,6 +195,66 @@ export function ShortcutSheet() {
   );
 }
 
+/** The rationale task: a model's rationale and the case's conditions to tick. Native checkboxes,
+ * so Tab moves between them and Space ticks; every change saves the whole list. */
+function RationaleCheck({
+  task,
+  ticked,
+  onChange,
+  firstBox,
+}: {
+  task: RationaleTask;
+  ticked: string[] | null;
+  onChange: (names: string[]) => void;
+  firstBox: Ref<HTMLInputElement>;
+}) {
+  const toggle = (name: string, on: boolean) => {
+    const now = new Set(ticked ?? []);
+    if (on) now.add(name);
+    else now.delete(name);
+    onChange(task.conditions.filter((c) => now.has(c.name)).map((c) => c.name));
+  };
+  return (
+    <section className="rv-rationale" aria-labelledby="rv-rationale-title" data-testid="rationale-task">
+      <h3 id="rv-rationale-title">Check a model&apos;s rationale</h3>
+      <p className="small muted">
+        A model under test wrote this reasoning for the case. Tick each condition the reasoning really works with and treats the way the case says
+        (as met when it holds, as not met when it does not). Mentioning a word is not enough. <kbd>T</kbd> comes here, <kbd>Space</kbd> ticks,{" "}
+        <kbd>N</kbd> none of them.
+      </p>
+      <blockquote className="rv-rationale-text" data-testid="rationale-text">
+        {task.rationale}
+      </blockquote>
+      <fieldset className="rv-rationale-conds">
+        <legend>Conditions the rationale establishes</legend>
+        {task.conditions.map((c, i) => (
+          <label key={c.name} className="rv-rationale-cond">
+            <input
+              type="checkbox"
+              ref={i === 0 ? firstBox : undefined}
+              checked={ticked?.includes(c.name) ?? false}
+              onChange={(e) => toggle(c.name, e.target.checked)}
+            />
+            <span>
+              <strong>{humanize(c.name)}</strong>{" "}
+              <span className={c.value ? "cond-yes" : "cond-no"}>{c.value ? "(holds in this case)" : "(does not hold in this case)"}</span>
+              {c.meaning && <span className="small muted"> — {c.meaning}</span>}
+            </span>
+          </label>
+        ))}
+      </fieldset>
+      <div className="row gap wrap rv-rationale-foot">
+        <button className="btn btn-small" onClick={() => onChange([])} aria-keyshortcuts="N">
+          It establishes none of them <kbd>N</kbd>
+        </button>
+        <span className="small" role="status" data-testid="rationale-status">
+          {ticked === null ? "Not answered yet: tick the conditions, or choose none." : `Saved: ${ticked.length} of ${task.conditions.length} ticked.`}
+        </span>
+      </div>
+    </section>
+  );
+}
+
 /**
  * The questionnaire for one reviewer token. `mode` "link" fills the page (a personal link);
  * "app" sits inside the desktop app with `exit` as a way back.
@@ -220,6 +282,7 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
   const groups = useRef<Record<Section, HTMLDivElement | null>>({ realism: null, plausibility: null, verdict: null, agree: null });
   const commentBox = useRef<HTMLTextAreaElement>(null);
   const startButton = useRef<HTMLButtonElement>(null);
+  const rationaleBox = useRef<HTMLInputElement>(null);
   const wantFocus = useRef<Section | null>(null);
   const wantTop = useRef(false);
 
@@ -267,6 +330,7 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
                     agree: saved.answer.agree,
                     has_comment: saved.answer.comment !== null,
                     complete: saved.answer.complete,
+                    rationale_done: saved.answer.rationale_established != null,
                   }
                 : i,
             ),
@@ -456,6 +520,12 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
         setMe((m) => (m ? { ...m, items: m.items.map((i) => (i.item_no === n ? { ...i, revealed: true } : i)) } : m));
         setKeys({ section: "agree" });
         wantFocus.current = "agree";
+        // The rationale task (if any) is given only once the verdict is revealed.
+        if (view.has_rationale_task) {
+          api("review.item", { token, item_no: n })
+            .then((v) => current.current === n && setView(v))
+            .catch(() => {});
+        }
       })
       .catch((e: EngineError) => setSave({ status: "error", error: e, retry: doReveal }));
   };
@@ -468,6 +538,16 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
     }
     setAnswer({ ...answer, agree: v });
     sendPatch(view.item_no, { agree: v }).catch(() => {});
+  };
+
+  const setRationale = (names: string[]) => {
+    if (!view || !answer) return;
+    if (!reveal) {
+      setHint("The model's rationale is shown once your own verdict is saved and the by-construction verdict is open.");
+      return;
+    }
+    setAnswer({ ...answer, rationale_established: names });
+    sendPatch(view.item_no, { rationale_established: names }).catch(() => {});
   };
 
   const next = () => {
@@ -493,6 +573,8 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
           agree: answer.agree,
           hasPrev: view.prev_item_no !== null,
           hasNext: view.next_item_no !== null,
+          hasRationale: view.has_rationale_task,
+          rationalePending: view.has_rationale_task && answer.rationale_established == null,
         }
       : null;
 
@@ -562,6 +644,12 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
         break;
       case "comment":
         commentBox.current?.focus();
+        break;
+      case "rationale":
+        rationaleBox.current?.focus();
+        break;
+      case "rationale-none":
+        setRationale([]);
         break;
       case "leave-text":
         (e.target as HTMLElement).blur?.();
@@ -899,7 +987,13 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
                     onBlur={flushComment}
                   />
                 </div>
+                {view.rationale_task && (
+                  <RationaleCheck task={view.rationale_task} ticked={answer.rationale_established ?? null} onChange={setRationale} firstBox={rationaleBox} />
+                )}
               </>
+            )}
+            {!reveal && view.has_rationale_task && (
+              <p className="small muted">After your verdict you will also check a model&apos;s reasoning for this case.</p>
             )}
             {answer.complete && (
               <p className="rv-complete" role="status">
@@ -919,7 +1013,7 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
       )}
 
       <p className="rv-keyline small muted" aria-hidden={screen !== "item"}>
-        Keys: <kbd>1</kbd>–<kbd>5</kbd> rate · <kbd>1</kbd>–<kbd>4</kbd> verdict · <kbd>Enter</kbd> show the answer · <kbd>A</kbd>/<kbd>D</kbd> agree ·{" "}
+        Keys: <kbd>1</kbd>–<kbd>5</kbd> rate · <kbd>1</kbd>–<kbd>4</kbd> verdict · <kbd>Enter</kbd> show the answer · <kbd>A</kbd>/<kbd>D</kbd> agree · <kbd>T</kbd> rationale ·{" "}
         <kbd>J</kbd>/<kbd>K</kbd> next/previous · <kbd>?</kbd> all keys
       </p>
 

@@ -5,7 +5,7 @@
 import { useRef } from "react";
 import { useApi } from "../../api/client";
 import { saveDownload } from "../../api/files";
-import type { Fraction, PairStat, ReviewStats, StatValue, TypeStats } from "../../api/generated";
+import type { Fraction, JudgeAgreement, PairStat, RationaleStats, ReviewStats, StatValue, TypeStats } from "../../api/generated";
 import { EmptyState, ErrorBanner, Loading, toast } from "../../components/Feedback";
 import { Section, Stat } from "../../components/Layout";
 import { CASE_TYPE_LABEL, num, when } from "../../format";
@@ -213,6 +213,56 @@ function TypeTable({ stats }: { stats: ReviewStats }) {
   );
 }
 
+const share = (x: number | null | undefined) => (x === null || x === undefined ? "–" : x.toFixed(2));
+
+/** The M4 judge against reviewers on the rationale task: one row per reviewer and one pooled. */
+export function JudgeAgreementTable({ r }: { r: RationaleStats }) {
+  const rows: JudgeAgreement[] = [...r.per_reviewer, r.pooled];
+  return (
+    <>
+      <div className="table-wrap">
+        <table className="data" data-testid="judge-agreement">
+          <caption className="sr-only">Agreement between the M4 judge and reviewers on the rationale task</caption>
+          <thead>
+            <tr>
+              <th>Reviewer</th>
+              <th style={{ textAlign: "right" }}>Items</th>
+              <th style={{ textAlign: "right" }}>n (decisions)</th>
+              <th style={{ textAlign: "right" }}>Observed agreement</th>
+              <th style={{ textAlign: "right" }}>Expected by chance</th>
+              <th>Cohen&apos;s kappa and reading</th>
+              <th>Both · judge only · reviewer only · neither</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((a) => (
+              <tr key={a.reviewer ?? "(pooled)"} style={a.reviewer === null ? { fontWeight: 600 } : undefined}>
+                <td>{a.reviewer ?? "All reviewers (pooled)"}</td>
+                <td style={{ textAlign: "right" }}>{num(a.items)}</td>
+                <td style={{ textAlign: "right" }}>{num(a.kappa.n)}</td>
+                <td style={{ textAlign: "right" }}>{share(a.observed_agreement)}</td>
+                <td style={{ textAlign: "right" }}>{share(a.expected_agreement)}</td>
+                <td>
+                  <StatCell s={a.kappa} kind="kappa" />
+                  {a.caution && <div className="rev-reading warn-text">{a.caution}</div>}
+                </td>
+                <td className="rev-nowrap">
+                  {a.both} · {a.judge_only} · {a.reviewer_only} · {a.neither}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <p className="muted small">
+        {r.items_with_task} case(s) carried a model&apos;s rationale from {r.runs.join(", ")}. Each condition of each answered case is one decision:
+        does the rationale establish it? Kappa compares the judge&apos;s decisions with each reviewer&apos;s beyond what chance would give; pooled puts
+        every reviewer&apos;s decisions together. {KAPPA_GUIDE}
+      </p>
+    </>
+  );
+}
+
 export function ResultsTab({ sessionId }: { sessionId: string }) {
   const stats = useApi("review.stats", { session: sessionId });
   const all = useApi("review.queue", { session_id: sessionId, include_decided: true, include_unflagged: true, threshold: null, low_rating: null });
@@ -317,6 +367,11 @@ export function ResultsTab({ sessionId }: { sessionId: string }) {
           </table>
         </div>
       </Section>
+      {s.rationale && (
+        <Section title="The M4 judge against reviewers (rationale task)">
+          <JudgeAgreementTable r={s.rationale} />
+        </Section>
+      )}
       <Section title="Rating distributions">
         {all.data ? <RatingChart dists={ratingDistributions(all.data.items)} /> : all.error ? <ErrorBanner error={all.error} /> : <Loading />}
       </Section>

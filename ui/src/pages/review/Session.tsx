@@ -66,7 +66,7 @@ function ProgressTab({ d }: { d: ReviewSessionDetail }) {
       />
       <p className="muted small">
         Progress only: what each reviewer answered is in Results and Adjudication. A case is complete when it has both ratings, the reviewer's own verdict,
-        the reveal and an agree or disagree mark.
+        the reveal and an agree or disagree mark{d.rationale_items > 0 ? ", and, on cases with a model's rationale, the ticks of the conditions it establishes" : ""}.
       </p>
       <Section title="About this review">
         <KeyValues
@@ -82,6 +82,12 @@ function ProgressTab({ d }: { d: ReviewSessionDetail }) {
                 : "From a review pack",
             ],
             ["Seed", d.seed === null ? "–" : <code>{d.seed}</code>],
+            [
+              "Rationale task",
+              d.rationale_items > 0
+                ? `${plural(d.rationale_items, "case")} with a model's rationale to check${d.rationale_runs.length ? ` (from ${d.rationale_runs.join(", ")})` : ""}`
+                : "None",
+            ],
             ["Reviewers per case", s.overlap],
             ["Created", when(s.created_at)],
           ]}

@@ -9,6 +9,7 @@
 //   Enter      save your verdict and show the by-construction verdict; on a finished case, next case
 //   A / D      agree / disagree with the by-construction verdict (after it is shown)
 //   C          write a comment (Esc leaves the comment box)
+//   T / N      go to the model's rationale (items with a rationale task) / it establishes none
 //   J or →     next case;  K or ←  previous case
 //   L          list of your cases;  G  guidelines;  ?  this list of keys;  Esc  close
 
@@ -28,6 +29,9 @@ export type ItemFacts = {
   agree: boolean | null;
   hasPrev: boolean;
   hasNext: boolean;
+  /** The item has a rationale task, and it is not answered yet. */
+  hasRationale?: boolean;
+  rationalePending?: boolean;
 };
 
 export type KeyContext = {
@@ -57,6 +61,8 @@ export type Command =
   | { kind: "shortcuts" }
   | { kind: "list" }
   | { kind: "comment" }
+  | { kind: "rationale" }
+  | { kind: "rationale-none" }
   | { kind: "leave-text" }
   | { kind: "focus"; section: Section }
   | { kind: "hint"; text: string };
@@ -136,6 +142,12 @@ export function interpretKey(state: KeyState, ctx: KeyContext, item: ItemFacts |
     return { command: { kind: "comment" }, state, handled: true };
   }
 
+  if (lower === "t" || lower === "n") {
+    if (!item.hasRationale) return none(state);
+    if (!item.revealed) return { command: { kind: "hint", text: "The model's rationale is shown once the by-construction verdict is open." }, state, handled: true };
+    return { command: { kind: lower === "t" ? "rationale" : "rationale-none" }, state, handled: true };
+  }
+
   if (k === "Enter" && !ctx.onButton) {
     if (!item.revealed) {
       if (item.blindVerdict === null) {
@@ -144,6 +156,9 @@ export function interpretKey(state: KeyState, ctx: KeyContext, item: ItemFacts |
       return { command: { kind: "reveal" }, state: { section: "agree" }, handled: true };
     }
     if (item.agree === null) return { command: { kind: "hint", text: "Press A to agree or D to disagree, then Enter for the next case." }, state: { section: "agree" }, handled: true };
+    if (item.rationalePending) {
+      return { command: { kind: "hint", text: "Tick the conditions the model's rationale establishes (T to go there), or N for none of them; then Enter." }, state, handled: true };
+    }
     return { command: { kind: "next" }, state, handled: true };
   }
 

@@ -109,6 +109,19 @@ describe("keyboard scheme", () => {
     expect(interpretKey({ section: "verdict" }, ctx("2"), revealed, VK).command.kind).toBe("hint");
   });
 
+  it("goes to the rationale task with T, answers none with N, and keeps Enter until it is answered", () => {
+    const st: KeyState = { section: "agree" };
+    const done = { ...fresh, realism: 3, plausibility: 3, blindVerdict: "Reportable" as ReviewVerdict, revealed: true, agree: true };
+    // Items without a rationale task leave T and N alone.
+    expect(interpretKey(st, ctx("t"), done, VK).handled).toBe(false);
+    const pending = { ...done, hasRationale: true, rationalePending: true };
+    expect(interpretKey(st, ctx("t"), { ...pending, revealed: false }, VK).command.kind).toBe("hint");
+    expect(interpretKey(st, ctx("T"), pending, VK).command).toEqual({ kind: "rationale" });
+    expect(interpretKey(st, ctx("n"), pending, VK).command).toEqual({ kind: "rationale-none" });
+    expect(interpretKey(st, ctx("Enter"), pending, VK).command.kind).toBe("hint");
+    expect(interpretKey(st, ctx("Enter"), { ...pending, rationalePending: false }, VK).command).toEqual({ kind: "next" });
+  });
+
   it("moves between cases with J/K and the arrow keys, and opens guidelines and the key sheet", () => {
     const st: KeyState = { section: "realism" };
     expect(interpretKey(st, ctx("j"), fresh, VK).command).toEqual({ kind: "next" });
