@@ -18,5 +18,6 @@ mod llm;
 mod policy;
 mod policy_new;
 mod review;
+mod screen;
 mod server;
 mod store;
