@@ -50,6 +50,18 @@ const SCRIPT = {
     { name: "extr-missing", when: { system_contains: "You read a description", last_user_contains: "sent for imaging" }, reply: { json: { slot_values: VISIBLE } } },
     { name: "extr", when: { system_contains: "You read a description" }, reply: { json: { slot_values: SLOTS } } },
     { name: "nver", when: { system_contains: "kept the facts" }, reply: { json: { pass: true, issues: [] } } },
+    // The clause screen finds the fall clause met, as the Reportable card requires.
+    {
+      name: "screen",
+      when: { system_contains: "You screen one event's facts" },
+      reply: {
+        json: {
+          clauses_met: [{ clause_id: "CareManagement_7_Fall", why: "a fall in care with a hip fracture" }],
+          open_question: { present: false, section_id: null, why: null },
+          verdict: "Reportable",
+        },
+      },
+    },
     {
       name: "mver",
       when: { system_contains: "intentionally incomplete" },

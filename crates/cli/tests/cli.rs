@@ -387,6 +387,7 @@ fn gen_script() -> psebench::mock::Script {
             {"name": "extr-m", "when": {"system_contains": "You read a description", "last_user_contains": "MISSING"}, "reply": {"json": {"slot_values": {"fall_description": "found on the floor", "injury_outcome": null}}}},
             {"name": "extr", "when": {"system_contains": "You read a description"}, "reply": {"json": {"slot_values": {"fall_description": "found on the floor", "injury_outcome": "hip fracture"}}}},
             {"name": "nver", "when": {"system_contains": "kept the facts"}, "reply": {"json": {"pass": true, "issues": []}}},
+            {"name": "screen", "when": {"system_contains": "You screen one event's facts"}, "reply": {"json": {"clauses_met": [{"clause_id": "CareManagement_7_Fall", "why": "a fall in care with a fracture"}], "open_question": {"present": false, "section_id": null, "why": null}, "verdict": "Reportable"}}},
             {"name": "mver", "when": {"system_contains": "intentionally incomplete"}, "reply": {"json": {"per_bc_check": [{"boundary_condition": "cli_serious_injury", "leak_verdict": "indeterminate", "evidence_phrase": null, "explanation": "open"}], "pass": true, "issues": []}}}
         ]
     }))
@@ -456,6 +457,7 @@ fn anchors_generation_stats_provenance_and_report_through_the_cli() {
     for needle in [
         "instantiation attempt 1 (parent case): PASS",
         "narration attempt 1 (parent case): PASS",
+        "clause_screen attempt 1 (parent case): PASS",
         "missing_narration attempt 1: PASS",
         "missing_verifier",
         "gen_missing_narrator@",
@@ -463,7 +465,11 @@ fn anchors_generation_stats_provenance_and_report_through_the_cli() {
         assert!(story.contains(needle), "{needle} missing in:\n{story}");
     }
     let pj = env.json(&["cases", "show", &case_id, "--provenance"]);
-    assert_eq!(pj["attempts"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        pj["attempts"].as_array().unwrap().len(),
+        4,
+        "instantiation, narration, clause screen, missing narration"
+    );
     let o = env.run(&["cases", "show", "nope", "--provenance"]);
     assert_eq!(o.status.code(), Some(1));
 
