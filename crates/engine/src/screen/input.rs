@@ -55,29 +55,6 @@ pub fn facts(list: &[Fact<'_>]) -> String {
         .join("\n")
 }
 
-/// The context of a clause when there is neither an approved extraction nor a card to build it
-/// from (an imported case whose card is not in the store): the clause's own text.
-pub fn clause_only_context(pack: &PolicyPack, official: &[OfficialSection], clause_id: &str) -> String {
-    match pack.clause(clause_id) {
-        None => format!("(The policy has no clause {clause_id}.)"),
-        Some(c) => {
-            let off: Vec<String> = official
-                .iter()
-                .filter(|s| s.source == "clauses" && s.evidence_id == c.label)
-                .map(|s| format!("### {}\n{}", s.heading, s.body.trim()))
-                .collect();
-            if off.is_empty() {
-                format!(
-                    "## Clause text\n\n### {} ({})\n{}\n\n(This passage is a short summary of the policy, not its official wording.)",
-                    c.label, c.short_title, c.summary
-                )
-            } else {
-                format!("## Clause text\n\n{}", off.join("\n\n"))
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

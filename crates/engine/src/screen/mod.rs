@@ -7,6 +7,7 @@
 //! The screen never sees the card's verdict, event type or boundary conditions; see `input`.
 
 pub mod agree;
+pub mod audit;
 pub mod input;
 pub mod reply;
 

@@ -34,6 +34,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!("20261125210000_author_drafts"),
     migration!("20261125210100_runs_authoring_kind"),
     migration!("20261125220000_clause_screen_stage"),
+    migration!("20261125220100_label_audit"),
 ];
 
 const BOOKKEEPING: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -13,6 +13,7 @@ mod common;
 mod eval;
 mod generation;
 mod keyring;
+mod label_audit;
 mod layers;
 mod llm;
 mod policy;
