@@ -85,6 +85,7 @@ fn parse_type(t: &Option<String>) -> Result<Option<CaseType>, ApiError> {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn screen(
     cli: &Cli,
     e: &psebench::api::Engine,
