@@ -141,7 +141,7 @@ test("plans a run with cost and asks before data leaves, then generates, retries
   await page.getByLabel("Writer model").selectOption("writer");
   await expect(plan.getByTestId("plan-cost")).toContainText("$0");
   await expect(page.getByLabel(/I understand that card text, anchor text/)).toHaveCount(0);
-  await expect(plan.getByTestId("destinations").getByTitle("Requests stay on this computer")).toHaveCount(2);
+  await expect(plan.getByTestId("destinations").getByTitle("Requests stay on this computer")).toHaveCount(3);
   await expect(start).toBeEnabled();
   await start.click();
 
@@ -190,8 +190,9 @@ test("opens an accepted case with its provenance timeline and a dropped candidat
   const caseId = (await cand.getByRole("link", { name: "Open the case" }).getAttribute("href"))!;
   expect(caseId).toMatch(/^#\/cases\/gen/);
 
-  // Provenance: the shared facts stage failed once with the checker's issue, then passed.
-  await cand.getByRole("tab", { name: /How it was made \(4 attempts\)/ }).click();
+  // Provenance: the shared facts stage failed once with the checker's issue, then passed; the
+  // clause screen of the complete record is shared too.
+  await cand.getByRole("tab", { name: /How it was made \(5 attempts\)/ }).click();
   const tl = cand.getByTestId("timeline");
   const facts1 = tl.getByTestId("attempt").first();
   await expect(tl.getByText("shared with its complete case").first()).toBeVisible();
