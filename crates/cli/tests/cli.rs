@@ -458,6 +458,7 @@ fn anchors_generation_stats_provenance_and_report_through_the_cli() {
         "instantiation attempt 1 (parent case): PASS",
         "narration attempt 1 (parent case): PASS",
         "clause_screen attempt 1 (parent case): PASS",
+        "screen: Reportable; clauses met: CareManagement_7_Fall; open question: no",
         "missing_narration attempt 1: PASS",
         "missing_verifier",
         "gen_missing_narrator@",

@@ -345,6 +345,20 @@ pub fn print_provenance(cli: &Cli, e: &Engine, id: &str) -> Result<(), ApiError>
                 println!("      note: {n}");
             }
         }
+        if a.stage == "clause_screen" {
+            if let Some(v) = &a.verifier {
+                let met: Vec<&str> = v["clauses_met"]
+                    .as_array()
+                    .map(|l| l.iter().filter_map(|c| c["clause_id"].as_str()).collect())
+                    .unwrap_or_default();
+                println!(
+                    "  screen: {}; clauses met: {}; open question: {}",
+                    v["verdict"].as_str().unwrap_or("?"),
+                    if met.is_empty() { "none".to_string() } else { met.join(", ") },
+                    if v["open_question"]["present"].as_bool().unwrap_or(false) { "yes" } else { "no" }
+                );
+            }
+        }
         for g in &a.guard_findings {
             println!("  guard: {g}");
         }

@@ -214,3 +214,48 @@ async fn an_audit_that_failed_resumes_where_it_stopped_and_unreadable_replies_ar
     e.cases_screen_execute(&run).await.unwrap();
     assert_eq!(mock.request_count(), before);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_audit_methods_work_through_the_rpc_surface() {
+    use psebench::api::rpc::{call, Caller};
+    let mock = MockServer::start(Script { rules: audit_rules(), ..Default::default() }, 0).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let e = setup(dir.path(), &mock);
+    let owner = Caller::Owner;
+    let params = json!({"cases": "all", "models": ["strict", "loose"]});
+    let plan = call(&e, &owner, "cases.screen_plan", params.clone()).await.unwrap();
+    for k in ["cases", "calls", "tokens", "usd", "destinations", "sends_data_off_machine"] {
+        assert!(plan.get(k).is_some(), "the plan has {k}: {plan}");
+    }
+    let mut progress = e.jobs().subscribe();
+    let started = call(&e, &owner, "cases.screen_start", params).await.unwrap();
+    let run = started["run_id"].as_str().unwrap().to_string();
+    assert!(run.starts_with("audit-"));
+    let last = loop {
+        let p = tokio::time::timeout(std::time::Duration::from_secs(30), progress.recv()).await.unwrap().unwrap();
+        if p.run_id == run && p.status.as_str() != "running" {
+            break p;
+        }
+    };
+    assert_eq!(last.status.as_str(), "completed");
+    assert_eq!((last.counter("screened"), last.counter("agree"), last.counter("disputed")), (4.0, 2.0, 2.0));
+    assert!(last.counters.contains_key("cost_usd"));
+
+    let r = call(&e, &owner, "cases.screen_results", json!({"disputed_only": true})).await.unwrap();
+    assert_eq!(r["run_id"], json!(run));
+    assert_eq!((r["screened"].clone(), r["agree"].clone()), (json!(2), json!(0)));
+    let row = &r["rows"][0];
+    for k in ["case_id", "label", "clause_id", "verdicts", "disputed"] {
+        assert!(row.get(k).is_some(), "a row has {k}: {row}");
+    }
+    let runs = call(&e, &owner, "cases.screen_runs", json!({})).await.unwrap();
+    assert_eq!(runs[0]["run_id"], json!(run));
+    let d = call(&e, &owner, "cases.screen_export", json!({"run_id": run})).await.unwrap();
+    assert_eq!(d["file_name"], json!(format!("label-audit-{run}.csv")));
+    let resumed = call(&e, &owner, "cases.screen_resume", json!({"run_id": run})).await.unwrap();
+    assert_eq!(resumed["run_id"], json!(run));
+    let cancelled = call(&e, &owner, "cases.screen_cancel", json!({"run_id": run})).await.unwrap();
+    assert!(cancelled["value"].is_boolean());
+    let wrong = call(&e, &owner, "cases.screen_cancel", json!({"run_id": "nope"})).await.unwrap_err();
+    assert_eq!(wrong.code, psebench::ErrorCode::NotFound);
+}
