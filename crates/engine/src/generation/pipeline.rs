@@ -492,8 +492,8 @@ impl RunShared<'_> {
 
     /// Narrator (or Missing-Variant Narrator) → guards → Extractor → (guards) → verifier, at most
     /// `MAX_ATTEMPTS` attempts numbered from `first` (a record instantiated again after a screen
-    /// conflict is narrated again, its attempts numbered after the earlier ones). Passes with the
-    /// narrative and the number of attempts used.
+    /// conflict is narrated again, its attempts numbered after the earlier round's). Passes with
+    /// the narrative and the number of attempts used.
     #[allow(clippy::too_many_arguments)]
     async fn narrate(
         &self,
@@ -808,6 +808,8 @@ impl RunShared<'_> {
             self.engine
                 .store()
                 .with_conn(|c| repo::set_slot_values(c, &cand.candidate_id, &views::slot_values_json(&values)))?;
+            // Narration attempts are numbered on from the earlier rounds', so each keeps its own
+            // number and a resumed unit replays the same ones.
             let narrative = match self.narrate(b, anchor, cand, replay, &values, None, narration_next).await? {
                 StageOutcome::Passed((n, used)) => {
                     narration_next += used;

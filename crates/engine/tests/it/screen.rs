@@ -84,6 +84,9 @@ async fn a_screen_conflict_goes_back_to_the_instantiator_and_is_fixed_on_attempt
     assert_eq!(conflict.calls[0].role, "clause_screen");
     assert_eq!(conflict.calls[0].model, "checker");
     assert_eq!(bodies_by(&mock, "screen-conflict").len(), 1);
+    let st = e.gen_stats(&run).unwrap();
+    let inst = st.winning_attempts.iter().find(|r| r.stage == "instantiation").unwrap();
+    assert_eq!(inst.attempts, vec![0, 1, 0], "the accepted facts came from the Instantiator's attempt 2");
     assert_eq!(bodies_by(&mock, "screen").len(), 1);
 }
 
