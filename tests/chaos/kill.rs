@@ -74,6 +74,7 @@ fn gen_script() -> Value {
             {"name": "extr-m", "when": {"system_contains": "You read a description", "last_user_contains": "PARTIAL"}, "reply": {"json": {"slot_values": {"fall_description": "found beside the chair", "injury_outcome": null}}}},
             {"name": "extr", "when": {"system_contains": "You read a description"}, "reply": {"json": {"slot_values": {"fall_description": "found beside the chair", "injury_outcome": "wrist fracture"}}}},
             {"name": "nver", "when": {"system_contains": "kept the facts"}, "reply": {"json": {"pass": true, "issues": []}}},
+            {"name": "screen", "when": {"system_contains": "You screen one event's facts"}, "reply": {"json": {"clauses_met": [{"clause_id": "CareManagement_7_Fall", "why": "a fall in care with a fracture"}], "open_question": {"present": false, "section_id": null, "why": null}, "verdict": "Reportable"}}},
             {"name": "mver", "when": {"system_contains": "intentionally incomplete"}, "reply": {"json": {"per_bc_check": [{"boundary_condition": "chaos_serious_injury", "leak_verdict": "indeterminate", "evidence_phrase": null, "explanation": "open"}], "pass": true, "issues": []}}}
         ]
     })

@@ -50,6 +50,18 @@ const SCRIPT = {
     { name: "extr-missing", when: { system_contains: "You read a description", last_user_contains: "sent for imaging" }, reply: { json: { slot_values: VISIBLE } } },
     { name: "extr", when: { system_contains: "You read a description" }, reply: { json: { slot_values: SLOTS } } },
     { name: "nver", when: { system_contains: "kept the facts" }, reply: { json: { pass: true, issues: [] } } },
+    // The clause screen finds the fall clause met, as the Reportable card requires.
+    {
+      name: "screen",
+      when: { system_contains: "You screen one event's facts" },
+      reply: {
+        json: {
+          clauses_met: [{ clause_id: "CareManagement_7_Fall", why: "a fall in care with a hip fracture" }],
+          open_question: { present: false, section_id: null, why: null },
+          verdict: "Reportable",
+        },
+      },
+    },
     {
       name: "mver",
       when: { system_contains: "intentionally incomplete" },
@@ -129,7 +141,7 @@ test("plans a run with cost and asks before data leaves, then generates, retries
   await page.getByLabel("Writer model").selectOption("writer");
   await expect(plan.getByTestId("plan-cost")).toContainText("$0");
   await expect(page.getByLabel(/I understand that card text, anchor text/)).toHaveCount(0);
-  await expect(plan.getByTestId("destinations").getByTitle("Requests stay on this computer")).toHaveCount(2);
+  await expect(plan.getByTestId("destinations").getByTitle("Requests stay on this computer")).toHaveCount(3);
   await expect(start).toBeEnabled();
   await start.click();
 
@@ -178,8 +190,9 @@ test("opens an accepted case with its provenance timeline and a dropped candidat
   const caseId = (await cand.getByRole("link", { name: "Open the case" }).getAttribute("href"))!;
   expect(caseId).toMatch(/^#\/cases\/gen/);
 
-  // Provenance: the shared facts stage failed once with the checker's issue, then passed.
-  await cand.getByRole("tab", { name: /How it was made \(4 attempts\)/ }).click();
+  // Provenance: the shared facts stage failed once with the checker's issue, then passed; the
+  // clause screen of the complete record is shared too.
+  await cand.getByRole("tab", { name: /How it was made \(5 attempts\)/ }).click();
   const tl = cand.getByTestId("timeline");
   const facts1 = tl.getByTestId("attempt").first();
   await expect(tl.getByText("shared with its complete case").first()).toBeVisible();

@@ -387,6 +387,7 @@ fn gen_script() -> psebench::mock::Script {
             {"name": "extr-m", "when": {"system_contains": "You read a description", "last_user_contains": "MISSING"}, "reply": {"json": {"slot_values": {"fall_description": "found on the floor", "injury_outcome": null}}}},
             {"name": "extr", "when": {"system_contains": "You read a description"}, "reply": {"json": {"slot_values": {"fall_description": "found on the floor", "injury_outcome": "hip fracture"}}}},
             {"name": "nver", "when": {"system_contains": "kept the facts"}, "reply": {"json": {"pass": true, "issues": []}}},
+            {"name": "screen", "when": {"system_contains": "You screen one event's facts"}, "reply": {"json": {"clauses_met": [{"clause_id": "CareManagement_7_Fall", "why": "a fall in care with a fracture"}], "open_question": {"present": false, "section_id": null, "why": null}, "verdict": "Reportable"}}},
             {"name": "mver", "when": {"system_contains": "intentionally incomplete"}, "reply": {"json": {"per_bc_check": [{"boundary_condition": "cli_serious_injury", "leak_verdict": "indeterminate", "evidence_phrase": null, "explanation": "open"}], "pass": true, "issues": []}}}
         ]
     }))
@@ -456,6 +457,8 @@ fn anchors_generation_stats_provenance_and_report_through_the_cli() {
     for needle in [
         "instantiation attempt 1 (parent case): PASS",
         "narration attempt 1 (parent case): PASS",
+        "clause_screen attempt 1 (parent case): PASS",
+        "screen: Reportable; clauses met: CareManagement_7_Fall; open question: no",
         "missing_narration attempt 1: PASS",
         "missing_verifier",
         "gen_missing_narrator@",
@@ -463,7 +466,11 @@ fn anchors_generation_stats_provenance_and_report_through_the_cli() {
         assert!(story.contains(needle), "{needle} missing in:\n{story}");
     }
     let pj = env.json(&["cases", "show", &case_id, "--provenance"]);
-    assert_eq!(pj["attempts"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        pj["attempts"].as_array().unwrap().len(),
+        4,
+        "instantiation, narration, clause screen, missing narration"
+    );
     let o = env.run(&["cases", "show", "nope", "--provenance"]);
     assert_eq!(o.status.code(), Some(1));
 
@@ -833,4 +840,79 @@ fn review_create_with_a_rationale_task_and_its_judge_agreement_in_stats() {
     assert_eq!((pooled["both"].as_u64(), pooled["neither"].as_u64()), (Some(1), Some(names.len() as u64 - 1)));
     let text = env.ok(&["review", "stats", &sid]);
     assert!(text.contains("The M4 judge against reviewers") && text.contains("decision(s)"), "{text}");
+}
+
+fn audit_case(id: &str, case_type: &str, verdict: &str, fact: &str) -> Value {
+    json!({
+      "case_id": id, "case_type": case_type, "policy": "mn29", "clause_id": "CareManagement_7_Fall",
+      "clause_card_id": format!("CardCli_{id}"), "missing_variant_id": null, "gold_verdict": verdict,
+      "gold_clause": if verdict == "Reportable" { json!("Care Management Events clause 7") } else { Value::Null },
+      "gold_legal_basis": ["Care Management Events clause 7"], "boundary_conditions": [],
+      "elements": [{"name": "fall_description", "meaning": "How the patient fell.", "value": fact}],
+      "masked_elements": [], "narrative": format!("Ward notes. {fact}"), "anchor_id": null
+    })
+}
+
+fn audit_script() -> psebench::mock::Script {
+    let screen = "You screen one event's facts";
+    let met = |c: &[&str]| {
+        json!({"clauses_met": c.iter().map(|x| json!({"clause_id": x, "why": "in the facts"})).collect::<Vec<_>>(),
+               "open_question": {"present": false, "section_id": null, "why": null},
+               "verdict": if c.is_empty() { "Non-reportable" } else { "Reportable" }})
+    };
+    let open = json!({"clauses_met": [], "open_question": {"present": true, "section_id": "Care Management Event Recommendation 5", "why": "lowering"}, "verdict": "Uncertain"});
+    serde_json::from_value(json!({
+        "rules": [
+            {"name": "loose-n1", "when": {"model": "loose", "system_contains": screen, "last_user_contains": "FACT-NON1"}, "reply": {"json": met(&["Environmental_3_Burn"])}},
+            {"name": "loose-u1", "when": {"model": "loose", "system_contains": screen, "last_user_contains": "FACT-UNC"}, "reply": {"json": met(&["CareManagement_7_Fall"])}},
+            {"name": "rep", "when": {"system_contains": screen, "last_user_contains": "FACT-REP"}, "reply": {"json": met(&["CareManagement_7_Fall"])}},
+            {"name": "non", "when": {"system_contains": screen, "last_user_contains": "FACT-NON"}, "reply": {"json": met(&[])}},
+            {"name": "unc", "when": {"system_contains": screen, "last_user_contains": "FACT-UNC"}, "reply": {"json": open}}
+        ]
+    }))
+    .unwrap()
+}
+
+#[test]
+fn cases_screen_reports_the_labels_a_majority_of_models_dispute() {
+    let env = Env::new();
+    let mock = start_mock(audit_script());
+    let base = mock.server.openai_base();
+    for m in ["strict", "loose"] {
+        env.ok(&["models", "add", m, "--kind", "openai-compatible", "--model", m, "--base-url", &base]);
+    }
+    let cases = [
+        audit_case("r1", "complete", "Reportable", "FACT-REP found on the floor with a hip fracture"),
+        audit_case("n1", "complete", "Non-reportable", "FACT-NON1 caught by a nurse; a hot-pack burn was noticed"),
+        audit_case("u1", "uncertain", "Uncertain", "FACT-UNC lowered to the floor by two aides"),
+    ];
+    let text: String = cases.iter().map(|c| format!("{c}\n")).collect();
+    let f = env.file("audit.jsonl", &text);
+    assert_eq!(env.json(&["cases", "import", s(&f)])["imported"], 3);
+
+    let plan = env.json(&["cases", "screen", "--cases", "all", "--models", "strict,loose", "--plan"]);
+    assert_eq!((plan["cases"].clone(), plan["calls"].clone()), (json!(3), json!(6)));
+
+    let out = env.json(&["cases", "screen", "--cases", "all", "--models", "strict,loose"]);
+    let keys: Vec<&String> = out.as_object().unwrap().keys().collect();
+    assert_eq!(keys, vec!["screened", "agree", "disputed"]);
+    assert_eq!((out["screened"].clone(), out["agree"].clone()), (json!(3), json!(1)));
+    assert_eq!(
+        out["disputed"],
+        json!([
+            {"case_id": "n1", "label": "Non-reportable", "verdicts": {
+                "strict": {"verdict": "Non-reportable", "clauses_met": [], "open_question": false, "agrees": true},
+                "loose": {"verdict": "Reportable", "clauses_met": ["Environmental_3_Burn"], "open_question": false, "agrees": false}}},
+            {"case_id": "u1", "label": "Uncertain", "verdicts": {
+                "strict": {"verdict": "Uncertain", "clauses_met": [], "open_question": true, "agrees": true},
+                "loose": {"verdict": "Reportable", "clauses_met": ["CareManagement_7_Fall"], "open_question": false, "agrees": false}}}
+        ])
+    );
+
+    let human = env.ok(&["cases", "screen", "--cases", "type:Non-reportable", "--models", "strict,loose"]);
+    assert!(human.contains("DISPUTED") && human.contains("n1"), "{human}");
+    assert!(human.contains("a majority disputes 1 (100.0%)") && human.contains("a tie"), "{human}");
+    let o = env.run(&["cases", "screen", "--cases", "nope", "--models", "strict"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("neither a stored case id"));
 }

@@ -8,7 +8,8 @@
 //! export                                report files: tables and charts written to a folder
 //! generation · evaluation · review      pipelines and workflows; authoring: loyal extraction of
 //! · authoring                           the policy passages for each clause, approved by a person
-//! anchor                                anchor materials and their model-assisted sorting
+//! anchor · screen                       anchor materials and their model-assisted sorting; the
+//!                                       policy-wide clause screen and the label audit of cases
 //! tables                                the paper's tables (CSV, Markdown, LaTeX)
 //! charts                                the paper's charts (SVG, PNG)
 //! metrics                               M1–M8, intervals, paired tests, per-clause rows
@@ -50,6 +51,7 @@ pub mod mock;
 pub mod policy;
 pub mod prompt;
 pub mod review;
+pub mod screen;
 pub mod secrets;
 #[cfg(feature = "server")]
 pub mod server;

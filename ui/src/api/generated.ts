@@ -555,6 +555,15 @@ product: string,
 base_url: string, models: Array<DiscoveredModel>, };
 
 /**
+ * A case whose label a majority of the models dispute.
+ */
+export type DisputedCase = { case_id: string, label: string, 
+/**
+ * Model name → its reading.
+ */
+verdicts: { [key in string]?: ModelVerdict }, };
+
+/**
  * An export offered for download.
  */
 export type Download = { 
@@ -876,7 +885,7 @@ status: string | null, case_type: string | null, clause_id: string | null, claus
 
 export type GenCandidateView = { candidate_id: string, run_id: string, case_type: string, clause_card_id: string, clause_id: string, event_type: string, anchor_id: string, missing_variant_id: string | null, parent_candidate_id: string | null, status: string, 
 /**
- * instantiation | narration | missing_narration | parent | case
+ * instantiation | narration | clause_screen | missing_narration | parent | case
  */
 drop_stage: string | null, drop_reason: string | null, case_id: string | null, narrative_words: number | null, };
 
@@ -965,6 +974,11 @@ model: string,
  */
 verifier_model: string | null, 
 /**
+ * Registered model for the policy-wide clause screen (default: the verifier model). Best a
+ * model of another family than `model`, so it does not share the writer's blind spots.
+ */
+screen_model?: string, 
+/**
  * Seed of the anchor sampling.
  */
 seed: number, 
@@ -997,7 +1011,12 @@ model: string,
 /**
  * Registered name of the model that checks them.
  */
-verifier_model: string, models?: GenRunModels, 
+verifier_model: string, 
+/**
+ * Registered name of the model that screens each record against the whole policy (absent in
+ * runs made before the screen existed; they screen with `verifier_model`).
+ */
+screen_model?: string, models?: GenRunModels, 
 /**
  * (card, anchor) units worked on at once.
  */
@@ -1022,7 +1041,11 @@ producer: RunModel,
 /**
  * Extractor and verifiers.
  */
-verifier: RunModel, };
+verifier: RunModel, 
+/**
+ * The policy-wide clause screen (absent in runs made before it existed).
+ */
+screen?: RunModel, };
 
 /**
  * A generation run as listed and shown.
@@ -1238,6 +1261,15 @@ export type ModelNameParams = { name: string, };
 export type ModelTestResult = { name: string, ok: boolean, latency_ms: number, input_tokens: number, output_tokens: number, reply: string, destination: string, };
 
 /**
+ * One model's reading of one case.
+ */
+export type ModelVerdict = { 
+/**
+ * Null when no reply could be read.
+ */
+verdict: string | null, clauses_met: Array<string>, open_question: boolean, agrees: boolean, };
+
+/**
  * A registered model as shown to people and scripts (no key material, ever).
  */
 export type ModelView = { local: boolean, destination: string, 
@@ -1439,7 +1471,7 @@ export type ProvenanceAttempt = {
  */
 candidate_id: string, 
 /**
- * instantiation | narration | missing_narration
+ * instantiation | narration | clause_screen | missing_narration
  */
 stage: string, attempt: number, passed: boolean, 
 /**
@@ -1459,7 +1491,7 @@ output: JsonValue,
  */
 extracted: JsonValue | null, 
 /**
- * The verifier's parsed verdict.
+ * The verifier's parsed verdict (for `clause_screen`: the screen's reply and its agreement with the card).
  */
 verifier: JsonValue | null, created_at: string, calls: Array<ProvenanceCall>, };
 
@@ -1468,7 +1500,7 @@ verifier: JsonValue | null, created_at: string, calls: Array<ProvenanceCall>, };
  */
 export type ProvenanceCall = { 
 /**
- * instantiator | instantiation_verifier | narrator | extractor | narrative_verifier | missing_narrator | missing_verifier
+ * instantiator | instantiation_verifier | narrator | extractor | narrative_verifier | clause_screen | missing_narrator | missing_verifier
  */
 role: string, prompt_name: string, 
 /**
@@ -1962,7 +1994,7 @@ export type RunIds = { run_ids: Array<string>, };
 /**
  * The kind of work a run does.
  */
-export type RunKind = "eval" | "generation" | "authoring";
+export type RunKind = "eval" | "generation" | "authoring" | "label_audit";
 
 /**
  * A model as recorded when a run was created: what was called, without secrets.
@@ -2015,6 +2047,60 @@ krippendorff_alpha_ordinal: StatValue, };
  * One point of a 1–5 rating scale, with the words shown beside it.
  */
 export type ScaleAnchor = { value: number, label: string, meaning: string, };
+
+export type ScreenDestination = { model: string, destination: string, remote: boolean, };
+
+/**
+ * What an audit would do and cost, before anything is sent.
+ */
+export type ScreenPlan = { cases: number, models: Array<string>, 
+/**
+ * One call per case and model (more when a reply cannot be read).
+ */
+calls: number, input_tokens: number, output_tokens: number, tokens: number, 
+/**
+ * Null when a remote model has no price registered.
+ */
+usd: number | null, destinations: Array<ScreenDestination>, sends_data_off_machine: boolean, notes: Array<string>, };
+
+/**
+ * What to audit and with which models.
+ */
+export type ScreenRequest = { 
+/**
+ * `all`, a clause id, case ids separated by commas, or `type:Reportable|Non-reportable|Uncertain`
+ * (tokens may be combined with commas).
+ */
+cases: string, 
+/**
+ * Registered model names (one to five).
+ */
+models: Array<string>, label?: string, };
+
+/**
+ * An audit's results, filtered.
+ */
+export type ScreenResults = { run_id: string, status: RunStatus, models: Array<string>, screened: number, agree: number, disputed: Array<DisputedCase>, rows: Array<ScreenRow>, 
+/**
+ * How ties count.
+ */
+tie_rule: string, };
+
+export type ScreenResultsRequest = { 
+/**
+ * The audit (default: the latest).
+ */
+run_id?: string, disputed_only?: boolean, clause?: string, };
+
+/**
+ * One screened case in the audit view.
+ */
+export type ScreenRow = { case_id: string, label: string, clause_id: string, verdicts: { [key in string]?: ModelVerdict }, disputed: boolean, };
+
+/**
+ * An audit as listed.
+ */
+export type ScreenRunView = { run_id: string, status: RunStatus, label: string | null, cases_filter: string, models: Array<string>, cases: number, screened: number, disputed: number, cost_usd: number, created_at: string, finished_at: string | null, error: string | null, };
 
 /**
  * What the independent self-check would change.
@@ -2245,6 +2331,20 @@ export interface ApiMethods {
   "cases.export": { params: CasesExportParams; result: Download };
   /** Flag a case as excluded from runs, or include it again. */
   "cases.set_excluded": { params: CaseExcludeParams; result: Flag };
+  /** What a label audit (cases screened against the whole policy by one or more models) would send and cost. */
+  "cases.screen_plan": { params: ScreenRequest; result: ScreenPlan };
+  /** Create a label audit and start it in the background. */
+  "cases.screen_start": { params: ScreenRequest; result: RunStarted };
+  /** Screen what is still missing in a stopped label audit, in the background. */
+  "cases.screen_resume": { params: RunParams; result: RunStarted };
+  /** Stop a label audit after the calls in flight; finished screens are kept. */
+  "cases.screen_cancel": { params: RunParams; result: Flag };
+  /** A label audit's results (the latest when no run is named), optionally only disputed cases or one clause. */
+  "cases.screen_results": { params: ScreenResultsRequest; result: ScreenResults };
+  /** Every label audit, newest first. */
+  "cases.screen_runs": { params: NoParams; result: Array<ScreenRunView> };
+  /** A label audit as CSV: one line per case with each model's verdict, clauses and agreement. */
+  "cases.screen_export": { params: RunParams; result: Download };
   /** Load the 90 hand-written demo cases. */
   "demo.load": { params: NoParams; result: CasesImportResult };
   /** Store example results of three fictional models on the demo cases (no model is called). */

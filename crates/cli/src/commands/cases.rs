@@ -37,6 +37,27 @@ pub enum CasesCmd {
         #[arg(long)]
         clause: Option<String>,
     },
+    /// Label audit: screen cases against every clause of the policy with one or more models and
+    /// report the cases whose label a majority of them disputes (a tie counts as disputed).
+    Screen {
+        /// all | a clause id | case ids separated by commas | type:Reportable|Non-reportable|Uncertain
+        #[arg(long, required_unless_present = "resume")]
+        cases: Option<String>,
+        /// Registered models, separated by commas (one to five).
+        #[arg(long, value_delimiter = ',', required_unless_present = "resume")]
+        models: Vec<String>,
+        /// Finish a stopped audit instead of starting one.
+        #[arg(long, conflicts_with_all = ["cases", "models"])]
+        resume: Option<String>,
+        #[arg(long)]
+        label: Option<String>,
+        /// Print what would be sent and the cost estimate, and stop.
+        #[arg(long)]
+        plan: bool,
+        /// Do not ask before sending case facts and policy text to remote providers.
+        #[arg(long)]
+        yes: bool,
+    },
     /// Show one case (--provenance: every generation attempt behind it).
     Show {
         id: String,
@@ -64,9 +85,136 @@ fn parse_type(t: &Option<String>) -> Result<Option<CaseType>, ApiError> {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
+fn screen(
+    cli: &Cli,
+    e: &psebench::api::Engine,
+    cases: &Option<String>,
+    models: &[String],
+    resume: &Option<String>,
+    label: &Option<String>,
+    plan_only: bool,
+    yes: bool,
+) -> Result<ExitCode, ApiError> {
+    use psebench::screen::audit::{ScreenRequest, ScreenResultsRequest, TIE_RULE};
+    let run_id = match resume {
+        Some(r) => r.clone(),
+        None => {
+            let req = ScreenRequest {
+                cases: cases.clone().unwrap_or_default(),
+                models: models.to_vec(),
+                label: label.clone(),
+            };
+            let plan = e.cases_screen_plan(&req)?;
+            if plan_only && cli.json {
+                print_json(&plan);
+                return Ok(ExitCode::SUCCESS);
+            }
+            if !cli.json {
+                let usd = plan
+                    .usd
+                    .map(|u| format!("about ${u:.2}"))
+                    .unwrap_or_else(|| "unknown (no price registered)".into());
+                eprintln!(
+                    "{} case(s) × {} model(s): ~{} calls, ~{} tokens, cost {usd}.",
+                    plan.cases,
+                    plan.models.len(),
+                    plan.calls,
+                    plan.tokens
+                );
+                for d in &plan.destinations {
+                    eprintln!("  {:<20} {}", d.model, d.destination);
+                }
+                for n in &plan.notes {
+                    eprintln!("  ({n})");
+                }
+            }
+            if plan_only {
+                return Ok(ExitCode::SUCCESS);
+            }
+            let remote: Vec<String> = plan
+                .destinations
+                .iter()
+                .filter(|d| d.remote)
+                .map(|d| format!("{} ({})", d.model, d.destination))
+                .collect();
+            crate::output::confirm_remote(&remote, "case facts and the policy text", yes)?;
+            let id = e.cases_screen_create(&req)?;
+            if !cli.json {
+                eprintln!("Label audit {id} created.");
+            }
+            id
+        }
+    };
+    let how = super::follow::Follow {
+        unit: "cases",
+        message: |p| {
+            format!("{} agree · {} disputed · ${:.2}", p.counter("agree"), p.counter("disputed"), p.counter("cost_usd"))
+        },
+        stopping: "Stopping after the calls in flight… (finished screens are kept)",
+        cancel: |e, id| {
+            let _ = e.cases_screen_cancel(id);
+        },
+        abort: None,
+    };
+    let report = super::follow::follow_run(cli, e, &run_id, how, || e.cases_screen_execute(&run_id))?;
+    let results =
+        e.cases_screen_results(&ScreenResultsRequest { run_id: Some(run_id.clone()), ..Default::default() })?;
+    if cli.json {
+        print_json(&report);
+    } else {
+        let mut head: Vec<String> = vec!["CASE".into(), "LABEL".into()];
+        head.extend(results.models.iter().map(|m| m.to_uppercase()));
+        head.push("DISPUTED".into());
+        let rows: Vec<Vec<String>> = results
+            .rows
+            .iter()
+            .map(|r| {
+                let mut row = vec![r.case_id.clone(), r.label.clone()];
+                for m in &results.models {
+                    row.push(match r.verdicts.get(m) {
+                        Some(v) => format!(
+                            "{} {}{}{}",
+                            if v.agrees { "agrees" } else { "DISAGREES" },
+                            v.verdict.clone().unwrap_or_else(|| "unreadable".into()),
+                            if v.clauses_met.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" [{}]", v.clauses_met.join(", "))
+                            },
+                            if v.open_question { " (open question)" } else { "" }
+                        ),
+                        None => "-".into(),
+                    });
+                }
+                row.push(if r.disputed { "yes".into() } else { String::new() });
+                row
+            })
+            .collect();
+        let head_ref: Vec<&str> = head.iter().map(String::as_str).collect();
+        table(&head_ref, &rows);
+        let share =
+            if report.screened == 0 { 0.0 } else { 100.0 * report.disputed.len() as f64 / report.screened as f64 };
+        println!(
+            "{} case(s) screened; every model agrees with {}; a majority disputes {} ({share:.1}%).",
+            report.screened,
+            report.agree,
+            report.disputed.len()
+        );
+        println!("{TIE_RULE}");
+        if results.status != psebench::jobs::RunStatus::Completed {
+            println!("The audit is {}; resume it: psebench cases screen --resume {run_id}", results.status);
+        }
+    }
+    Ok(if results.status == psebench::jobs::RunStatus::Completed { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
 pub fn run(cli: &Cli, cmd: &CasesCmd) -> Result<ExitCode, ApiError> {
     let e = engine(cli)?;
     match cmd {
+        CasesCmd::Screen { cases, models, resume, label, plan, yes } => {
+            return screen(cli, &e, cases, models, resume, label, *plan, *yes);
+        }
         CasesCmd::Import { file, replace } => {
             let r = e.cases_import(file, *replace, "imported")?;
             if cli.json {

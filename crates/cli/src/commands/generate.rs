@@ -33,6 +33,10 @@ pub struct RunArgs {
     /// Registered model for the Extractor and the verifiers (default: --model).
     #[arg(long)]
     pub verifier_model: Option<String>,
+    /// Registered model for the clause screen, which checks each record against every clause of
+    /// the policy (default: --verifier-model; best a model of another family than --model).
+    #[arg(long)]
+    pub screen_model: Option<String>,
     /// Seed of the anchor sampling (same seed, same anchors).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -177,6 +181,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
             anchors_per_card: a.anchors_per_card,
             model: model.clone(),
             verifier_model: a.verifier_model.clone(),
+            screen_model: a.screen_model.clone(),
             seed: a.seed,
             concurrency: a.concurrency,
             include_missing: !a.no_missing,
@@ -338,6 +343,20 @@ pub fn print_provenance(cli: &Cli, e: &Engine, id: &str) -> Result<(), ApiError>
             );
             for n in &call.parse_notes {
                 println!("      note: {n}");
+            }
+        }
+        if a.stage == "clause_screen" {
+            if let Some(v) = &a.verifier {
+                let met: Vec<&str> = v["clauses_met"]
+                    .as_array()
+                    .map(|l| l.iter().filter_map(|c| c["clause_id"].as_str()).collect())
+                    .unwrap_or_default();
+                println!(
+                    "  screen: {}; clauses met: {}; open question: {}",
+                    v["verdict"].as_str().unwrap_or("?"),
+                    if met.is_empty() { "none".to_string() } else { met.join(", ") },
+                    if v["open_question"]["present"].as_bool().unwrap_or(false) { "yes" } else { "no" }
+                );
             }
         }
         for g in &a.guard_findings {

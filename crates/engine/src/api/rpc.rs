@@ -55,6 +55,7 @@ use crate::review::{
     ReviewPackMergeReport, ReviewPackOpened, ReviewQueue, ReviewQueueRequest, ReviewReveal, ReviewSessionDetail,
     ReviewSessionSummary, ReviewStats, ReviewSummary,
 };
+use crate::screen::audit::{ScreenPlan, ScreenRequest, ScreenResults, ScreenResultsRequest, ScreenRunView};
 
 /// Who is calling.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -400,6 +401,11 @@ fn spawn_draft_all(engine: Engine, run_id: String) {
     spawn_job(engine, run_id, RunKind::Authoring, async move { e.author_draft_all_execute(&id).await });
 }
 
+fn spawn_label_audit(engine: Engine, run_id: String) {
+    let (e, id) = (engine.clone(), run_id.clone());
+    spawn_job(engine, run_id, RunKind::LabelAudit, async move { e.cases_screen_execute(&id).await.map(|_| ()) });
+}
+
 fn text_download(file_name: &str, mime: &str, text: &str, description: &str) -> Download {
     Download::from_bytes(file_name, mime, text.as_bytes(), description)
 }
@@ -553,6 +559,43 @@ api_methods! {
     }
     "cases.set_excluded" ["Flag a case as excluded from runs, or include it again."] (e, p: CaseExcludeParams) -> Flag {
         blocking(move || e.case_set_excluded(&p.case_id, p.excluded, p.reason.as_deref()).map(|_| Flag { value: p.excluded })).await?
+    }
+    "cases.screen_plan" ["What a label audit (cases screened against the whole policy by one or more models) would send and cost."] (e, p: ScreenRequest) -> ScreenPlan {
+        blocking(move || e.cases_screen_plan(&p)).await?
+    }
+    "cases.screen_start" ["Create a label audit and start it in the background."] (e, p: ScreenRequest) -> RunStarted {
+        let e2 = e.clone();
+        let run_id = blocking(move || e2.cases_screen_create(&p)).await?;
+        spawn_label_audit(e, run_id.clone());
+        RunStarted { run_id }
+    }
+    "cases.screen_resume" ["Screen what is still missing in a stopped label audit, in the background."] (e, p: RunParams) -> RunStarted {
+        let e2 = e.clone();
+        let id = p.run_id.clone();
+        blocking(move || {
+            e2.cases_screen_results(&ScreenResultsRequest { run_id: Some(id.clone()), ..Default::default() })?;
+            // Refused now, not in the background, when another process executes the audit.
+            e2.store().with_conn(|c| crate::jobs::ensure_free(c, &id, e2.jobs().owner()))
+        })
+        .await?;
+        spawn_label_audit(e, p.run_id.clone());
+        RunStarted { run_id: p.run_id }
+    }
+    "cases.screen_cancel" ["Stop a label audit after the calls in flight; finished screens are kept."] (e, p: RunParams) -> Flag {
+        Flag { value: e.cases_screen_cancel(&p.run_id)? }
+    }
+    "cases.screen_results" ["A label audit's results (the latest when no run is named), optionally only disputed cases or one clause."] (e, p: ScreenResultsRequest) -> ScreenResults {
+        blocking(move || e.cases_screen_results(&p)).await?
+    }
+    "cases.screen_runs" ["Every label audit, newest first."] (e, p: NoParams) -> Vec<ScreenRunView> {
+        blocking(move || e.cases_screen_runs()).await?
+    }
+    "cases.screen_export" ["A label audit as CSV: one line per case with each model's verdict, clauses and agreement."] (e, p: RunParams) -> Download {
+        blocking(move || {
+            let text = e.cases_screen_csv(&p.run_id)?;
+            Ok(text_download(&format!("label-audit-{}.csv", p.run_id), "text/csv", &text, "Label audit, one row per screened case"))
+        })
+        .await?
     }
     "demo.load" ["Load the 90 hand-written demo cases."] (e, p: NoParams) -> CasesImportResult {
         blocking(move || e.demo_load()).await?

@@ -16,6 +16,10 @@ pub struct GenRunModels {
     pub producer: RunModel,
     /// Extractor and verifiers.
     pub verifier: RunModel,
+    /// The policy-wide clause screen (absent in runs made before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub screen: Option<RunModel>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -31,6 +35,11 @@ pub struct GenRunConfig {
     /// Registered name of the model that checks them.
     #[serde(default)]
     pub verifier_model: String,
+    /// Registered name of the model that screens each record against the whole policy (absent in
+    /// runs made before the screen existed; they screen with `verifier_model`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub screen_model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub models: Option<GenRunModels>,

@@ -1,68 +1,12 @@
 //! The clause and guidance context a card's roles are given: the card's clause text plus every
-//! guidance section its legal basis cites. Official text is used where the user imported it;
-//! otherwise our summary edition, marked as such. This is the fallback: when the card's clause has
-//! an approved loyal extraction (`authoring`), the plan uses that document instead.
+//! guidance section its legal basis cites (`policy::context`). Official text is used where the
+//! user imported it; otherwise our summary edition, marked as such. This is the fallback: when the
+//! card's clause has an approved loyal extraction (`authoring`), the plan uses that document instead.
 
 use crate::card::ClauseCard;
 use crate::policy::{OfficialSection, PolicyPack};
 
-fn official(sections: &[OfficialSection], source: &str, id: &str) -> Vec<String> {
-    sections
-        .iter()
-        .filter(|s| s.source == source && s.evidence_id == id)
-        .map(|s| format!("### {}\n{}", s.heading, s.body.trim()))
-        .collect()
-}
-
 /// Markdown context for one card.
 pub fn card_context(card: &ClauseCard, pack: &PolicyPack, sections: &[OfficialSection]) -> String {
-    let mut out = String::new();
-    let clause = pack.clause(&card.clause_id);
-    let mut summary_used = false;
-    out.push_str("## Clause text\n\n");
-    match clause {
-        Some(c) => {
-            let off = official(sections, "clauses", &c.label);
-            if off.is_empty() {
-                summary_used = true;
-                out.push_str(&format!("### {} ({})\n{}\n", c.label, c.short_title, c.summary));
-            } else {
-                out.push_str(&off.join("\n\n"));
-                out.push('\n');
-            }
-        }
-        None => out.push_str(&format!("(The policy has no clause {}.)\n", card.clause_id)),
-    }
-    let mut guidance = Vec::new();
-    for id in card.legal_basis() {
-        if clause.map(|c| &c.label == id).unwrap_or(false) {
-            continue;
-        }
-        if let Some(other) = pack.clause_by_label(id) {
-            let off = official(sections, "clauses", id);
-            if off.is_empty() {
-                summary_used = true;
-                guidance.push(format!("### {} ({})\n{}", other.label, other.short_title, other.summary));
-            } else {
-                guidance.extend(off);
-            }
-            continue;
-        }
-        let off = official(sections, "guidance", id);
-        if !off.is_empty() {
-            guidance.extend(off);
-        } else if let Some(g) = pack.guidance.iter().find(|g| &g.id == id) {
-            summary_used = true;
-            guidance.push(format!("### {} ({})\n{}", g.id, g.topic, g.summary));
-        }
-    }
-    if !guidance.is_empty() {
-        out.push_str("\n## Guidance cited by this card\n\n");
-        out.push_str(&guidance.join("\n\n"));
-        out.push('\n');
-    }
-    if summary_used {
-        out.push_str("\n(Some passages above are short summaries of the policy, not its official wording.)\n");
-    }
-    out.trim().to_string()
+    crate::policy::context::clause_context(&card.clause_id, card.legal_basis(), pack, sections)
 }

@@ -54,6 +54,11 @@ pub struct GenRequest {
     /// Registered model for the Extractor and the verifiers (default: `model`).
     #[serde(default)]
     pub verifier_model: Option<String>,
+    /// Registered model for the policy-wide clause screen (default: the verifier model). Best a
+    /// model of another family than `model`, so it does not share the writer's blind spots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub screen_model: Option<String>,
     /// Seed of the anchor sampling.
     #[serde(default)]
     pub seed: u64,
@@ -91,6 +96,7 @@ impl Default for GenRequest {
             anchors_per_card: default_anchors(),
             model: String::new(),
             verifier_model: None,
+            screen_model: None,
             seed: 0,
             concurrency: default_concurrency(),
             include_missing: true,
@@ -233,7 +239,7 @@ pub struct GenCandidateView {
     pub missing_variant_id: Option<String>,
     pub parent_candidate_id: Option<String>,
     pub status: String,
-    /// instantiation | narration | missing_narration | parent | case
+    /// instantiation | narration | clause_screen | missing_narration | parent | case
     pub drop_stage: Option<String>,
     pub drop_reason: Option<String>,
     pub case_id: Option<String>,
@@ -243,7 +249,7 @@ pub struct GenCandidateView {
 /// One model call of an attempt, exactly as sent and received.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ProvenanceCall {
-    /// instantiator | instantiation_verifier | narrator | extractor | narrative_verifier | missing_narrator | missing_verifier
+    /// instantiator | instantiation_verifier | narrator | extractor | narrative_verifier | clause_screen | missing_narrator | missing_verifier
     pub role: String,
     pub prompt_name: String,
     /// template name → version of every template that shaped the request
@@ -267,7 +273,7 @@ pub struct ProvenanceCall {
 pub struct ProvenanceAttempt {
     /// The candidate the attempt belongs to (a missing case also shows its parent's attempts).
     pub candidate_id: String,
-    /// instantiation | narration | missing_narration
+    /// instantiation | narration | clause_screen | missing_narration
     pub stage: String,
     pub attempt: u32,
     pub passed: bool,
@@ -279,7 +285,7 @@ pub struct ProvenanceAttempt {
     pub output: Value,
     /// The Extractor's reading of the narrative.
     pub extracted: Option<Value>,
-    /// The verifier's parsed verdict.
+    /// The verifier's parsed verdict (for `clause_screen`: the screen's reply and its agreement with the card).
     pub verifier: Option<Value>,
     pub created_at: String,
     pub calls: Vec<ProvenanceCall>,
@@ -299,12 +305,24 @@ pub struct Provenance {
     pub prompt_versions: IndexMap<String, String>,
 }
 
+/// The plan's warning when the clause screen is the writer's own model (or the same provider
+/// model under another name): a model screening its own output tends to share its blind spots.
+fn same_model_warning(producer: &ModelConfig, screen: &ModelConfig) -> Option<String> {
+    let same = producer.name == screen.name || (producer.model == screen.model && producer.base_url == screen.base_url);
+    same.then(|| {
+        format!(
+            "The clause screen uses the same model as the writer ({}), so it may share the writer's blind spots. Choose a screen model of another family (--screen-model, or \"Clause screen model\" on the Generate page).",
+            producer.name
+        )
+    })
+}
+
 fn abort_key(run_id: &str) -> String {
     format!("{run_id}#abort")
 }
 
 impl Engine {
-    fn gen_models(&self, req: &GenRequest) -> ApiResult<(ModelConfig, ModelConfig)> {
+    fn gen_models(&self, req: &GenRequest) -> ApiResult<(ModelConfig, ModelConfig, ModelConfig)> {
         if req.model.trim().is_empty() {
             return Err(ApiError::invalid("Choose the model that writes the cases (registered models are listed in Settings → Models, or by `psebench models list`)."));
         }
@@ -313,13 +331,17 @@ impl Engine {
             Some(v) => self.models_get(v)?.config,
             None => producer.clone(),
         };
-        Ok((producer, verifier))
+        let screen = match req.screen_model.as_deref().filter(|s| !s.trim().is_empty()) {
+            Some(v) => self.models_get(v)?.config,
+            None => verifier.clone(),
+        };
+        Ok((producer, verifier, screen))
     }
 
     /// What a run would do (cards, anchors, candidates, where data goes, a cost estimate),
     /// without creating it.
     pub fn gen_plan(&self, req: &GenRequest) -> ApiResult<GenPlan> {
-        let (producer, verifier) = self.gen_models(req)?;
+        let (producer, verifier, screen) = self.gen_models(req)?;
         let planned = plan::plan(self, req, "RUN")?;
         let prompts = GenPrompts::load()?;
         let mut cards_by_type = BTreeMap::new();
@@ -332,16 +354,24 @@ impl Engine {
         for c in &planned.candidates {
             *candidates_by_type.entry(c.case_type.as_str().to_string()).or_insert(0) += 1;
         }
-        let destinations: Vec<GenDestination> =
-            [("instantiator and narrators", &producer), ("extractor and verifiers", &verifier)]
-                .iter()
-                .map(|(role, c)| GenDestination {
-                    role: role.to_string(),
-                    model: c.name.clone(),
-                    destination: c.destination(),
-                    remote: !c.is_local(),
-                })
-                .collect();
+        let destinations: Vec<GenDestination> = [
+            ("instantiator and narrators", &producer),
+            ("extractor and verifiers", &verifier),
+            ("clause screen", &screen),
+        ]
+        .iter()
+        .map(|(role, c)| GenDestination {
+            role: role.to_string(),
+            model: c.name.clone(),
+            destination: c.destination(),
+            remote: !c.is_local(),
+        })
+        .collect();
+        let mut warnings = planned.warnings.clone();
+        if let Some(w) = same_model_warning(&producer, &screen) {
+            warnings.push(w);
+        }
+        let screen_policy_chars = self.screen_policy_text(&planned.policy)?.0.len() as f64;
         Ok(GenPlan {
             policy: planned.policy.clone(),
             cards: cards_by_type.values().sum(),
@@ -352,17 +382,17 @@ impl Engine {
             anchors_per_card: req.anchors_per_card,
             unapproved_cards: planned.unapproved.clone(),
             cards_without_anchors: planned.without_anchors.clone(),
-            warnings: planned.warnings.clone(),
+            warnings,
             sends_data_off_machine: destinations.iter().any(|d| d.remote),
             destinations,
-            estimate: plan::estimate(&planned, &prompts, &producer, &verifier),
+            estimate: plan::estimate(&planned, &prompts, &producer, &verifier, &screen, screen_policy_chars),
             clause_contexts: planned.clause_contexts.clone(),
         })
     }
 
     /// Create a run with every candidate pending. Nothing is sent to any model yet.
     pub fn gen_create(&self, req: &GenRequest) -> ApiResult<String> {
-        let (producer, verifier) = self.gen_models(req)?;
+        let (producer, verifier, screen) = self.gen_models(req)?;
         let prompts = GenPrompts::load()?;
         let run_id = jobs::new_run_id(RunKind::Generation);
         let planned = plan::plan(self, req, &run_id)?;
@@ -371,7 +401,12 @@ impl Engine {
             policy: planned.policy.clone(),
             model: producer.name.clone(),
             verifier_model: verifier.name.clone(),
-            models: Some(GenRunModels { producer: RunModel::of(&producer), verifier: RunModel::of(&verifier) }),
+            screen_model: Some(screen.name.clone()),
+            models: Some(GenRunModels {
+                producer: RunModel::of(&producer),
+                verifier: RunModel::of(&verifier),
+                screen: Some(RunModel::of(&screen)),
+            }),
             concurrency: Some(req.concurrency.clamp(1, 256)),
             warnings: planned.warnings.clone(),
             prompt_versions: prompts.versions(),
@@ -405,11 +440,17 @@ impl Engine {
         }
         let cfg = &run.config;
         let (policy, concurrency) = (cfg.policy.as_str(), cfg.concurrency());
-        let roles =
-            RunRoles { producer: self.model_handle(&cfg.model)?, verifier: self.model_handle(&cfg.verifier_model)? };
+        // Runs created before the screen existed screen with their verifier model.
+        let screen_model = cfg.screen_model.clone().unwrap_or_else(|| cfg.verifier_model.clone());
+        let roles = RunRoles {
+            producer: self.model_handle(&cfg.model)?,
+            verifier: self.model_handle(&cfg.verifier_model)?,
+            screen: self.model_handle(&screen_model)?,
+        };
         let prompts = GenPrompts::load()?;
         let (pack, _) = self.pack_and_vocab(policy)?;
         let background = prompts.background.render(&[("policy_name", &pack.name)])?;
+        let (screen_clauses, known_clauses) = self.screen_policy_text(policy)?;
         let mut bundles: HashMap<String, Arc<CardBundle>> = HashMap::new();
         for (card_id, version, json, context) in self.store().with_conn(|c| repo::run_cards(c, run_id))? {
             let v: Value = serde_json::from_str(&json)
@@ -491,8 +532,10 @@ impl Engine {
                 return Err(e);
             }
         }
-        let result =
-            self.gen_work(run_id, policy, &prompts, background, &roles, work, concurrency, stop.clone(), abort).await;
+        let screen = pipeline::ScreenShared { policy_clauses: screen_clauses, known: known_clauses };
+        let result = self
+            .gen_work(run_id, policy, &prompts, background, &screen, &roles, work, concurrency, stop.clone(), abort)
+            .await;
         self.jobs().finish(run_id);
         self.jobs().finish(&abort_key(run_id));
         result
@@ -505,6 +548,7 @@ impl Engine {
         policy: &str,
         prompts: &GenPrompts,
         background: String,
+        screen: &pipeline::ScreenShared,
         roles: &RunRoles,
         work: Vec<(Arc<CardBundle>, String, repo::CandidateRow, Vec<repo::CandidateRow>)>,
         concurrency: usize,
@@ -529,6 +573,7 @@ impl Engine {
             policy,
             prompts,
             background,
+            screen,
             roles,
             stop: stop.clone(),
             abort,
@@ -627,6 +672,17 @@ impl Engine {
             eta_secs: jobs::eta(elapsed, done_now, done_now + remaining),
             message,
         });
+    }
+
+    /// Every clause of the policy as the screen reads it, and the ids and labels a reply may name.
+    fn screen_policy_text(&self, policy: &str) -> ApiResult<(String, Vec<crate::screen::reply::KnownClause>)> {
+        let (pack, official) = self.store().with_conn(|c| {
+            Ok::<_, ApiError>((
+                crate::policy::repo::load_pack(c, policy)?,
+                crate::policy::repo::official_sections(c, policy)?,
+            ))
+        })?;
+        Ok((crate::screen::input::policy_clauses(&pack, &official), crate::screen::input::known_clauses(&pack)))
     }
 
     fn gen_summary(&self, run_id: &str, message: Option<String>) -> ApiResult<GenSummary> {

@@ -1,9 +1,12 @@
 //! One unit of work: a (card, anchor) pair. Phase 1 instantiates the card's slots and verifies
-//! them; phase 2 narrates, extracts and verifies; then each missing-information variant of the
-//! card is narrated from the visible slots, extracted and verified. Every producer stage gets at
-//! most `MAX_ATTEMPTS` attempts; the failed candidate and the issues (a verifier's or a guard's)
-//! go into the next attempt's prompt. Attempts already stored for a candidate are replayed
-//! instead of being sent again, so a resumed unit continues exactly where it stopped.
+//! them; phase 2 narrates, extracts and verifies; then the clause screen reads the complete record
+//! against the whole policy, and a conflict with the card sends its reasons back to the
+//! Instantiator (phase 1 and 2 again, within the Instantiator's `MAX_ATTEMPTS`); then each
+//! missing-information variant of the card is narrated from the visible slots, extracted and
+//! verified. Every producer stage gets at most `MAX_ATTEMPTS` attempts; the failed candidate and
+//! the issues (a verifier's, a guard's or the screen's) go into the next attempt's prompt.
+//! Attempts already stored for a candidate are replayed instead of being sent again, so a resumed
+//! unit continues exactly where it stopped.
 
 use indexmap::IndexMap;
 use serde_json::{json, Value};
@@ -28,6 +31,7 @@ pub const FORMAT_TRIES: u32 = 3;
 pub const STAGE_INSTANTIATION: &str = "instantiation";
 pub const STAGE_NARRATION: &str = "narration";
 pub const STAGE_MISSING: &str = "missing_narration";
+pub const STAGE_SCREEN: &str = "clause_screen";
 
 /// Why a unit stopped before finishing.
 #[derive(Debug)]
@@ -50,6 +54,14 @@ impl From<ApiError> for StepError {
 pub struct RunRoles {
     pub producer: ModelHandle,
     pub verifier: ModelHandle,
+    /// The policy-wide clause screen.
+    pub screen: ModelHandle,
+}
+
+/// What every screen call of a run shares: the whole policy as the screen reads it.
+pub struct ScreenShared {
+    pub policy_clauses: String,
+    pub known: Vec<crate::screen::reply::KnownClause>,
 }
 
 /// A card as the run uses it, with everything derived from it prepared once.
@@ -85,6 +97,7 @@ pub struct RunShared<'a> {
     pub policy: &'a str,
     pub prompts: &'a GenPrompts,
     pub background: String,
+    pub screen: &'a ScreenShared,
     pub roles: &'a RunRoles,
     /// Stops the run between calls (the call in flight finishes and is kept).
     pub stop: CancellationToken,
@@ -168,10 +181,10 @@ impl RunShared<'_> {
         calls: &mut Vec<CallRecord>,
         parse: impl Fn(&str) -> Parsed<T>,
     ) -> Result<Option<T>, StepError> {
+        let handle = if role == STAGE_SCREEN { &self.roles.screen } else { &self.roles.verifier };
         for t in 0..FORMAT_TRIES {
-            let mut r = self
-                .call(role, prompt, false, values, &self.roles.verifier, schema_name, schema.clone(), attempt + 100 * t)
-                .await?;
+            let mut r =
+                self.call(role, prompt, false, values, handle, schema_name, schema.clone(), attempt + 100 * t).await?;
             match parse(&r.text) {
                 Ok((v, parsed, notes)) => {
                     r.record.parsed = Some(parsed);
@@ -357,15 +370,19 @@ enum StageOutcome<T> {
 }
 
 impl RunShared<'_> {
+    /// Instantiation attempts `start..=MAX_ATTEMPTS`; `prev` is the rejected attempt (of this
+    /// stage, or a clause screen's conflict) whose problems the first of them is told about.
+    /// Passes with the slot values and the attempt that produced them.
     async fn instantiate(
         &self,
         b: &CardBundle,
         anchor: &str,
         cand: &CandidateRow,
         replay: &Replay,
-    ) -> Result<StageOutcome<SlotValues>, StepError> {
-        let mut prev: Option<AttemptRecord> = None;
-        for k in 1..=MAX_ATTEMPTS {
+        start: u32,
+        mut prev: Option<AttemptRecord>,
+    ) -> Result<StageOutcome<(SlotValues, u32)>, StepError> {
+        for k in start..=MAX_ATTEMPTS {
             let rec = match replay.get(&(STAGE_INSTANTIATION.to_string(), k)) {
                 Some(r) => r.clone(),
                 None => {
@@ -377,7 +394,7 @@ impl RunShared<'_> {
             if rec.passed {
                 let obj = rec.output.as_object().cloned().unwrap_or_default();
                 let (values, _) = views::read_slot_values(&obj);
-                return Ok(StageOutcome::Passed(values));
+                return Ok(StageOutcome::Passed((values, k)));
             }
             prev = Some(rec);
         }
@@ -473,7 +490,11 @@ impl RunShared<'_> {
         Ok(rec)
     }
 
-    /// Narrator (or Missing-Variant Narrator) → guards → Extractor → (guards) → verifier.
+    /// Narrator (or Missing-Variant Narrator) → guards → Extractor → (guards) → verifier, at most
+    /// `MAX_ATTEMPTS` attempts numbered from `first` (a record instantiated again after a screen
+    /// conflict is narrated again, its attempts numbered after the earlier round's). Passes with
+    /// the narrative and the number of attempts used.
+    #[allow(clippy::too_many_arguments)]
     async fn narrate(
         &self,
         b: &CardBundle,
@@ -482,10 +503,11 @@ impl RunShared<'_> {
         replay: &Replay,
         full: &SlotValues,
         variant: Option<&MissingVariant>,
-    ) -> Result<StageOutcome<String>, StepError> {
+        first: u32,
+    ) -> Result<StageOutcome<(String, u32)>, StepError> {
         let stage = if variant.is_some() { STAGE_MISSING } else { STAGE_NARRATION };
         let mut prev: Option<AttemptRecord> = None;
-        for k in 1..=MAX_ATTEMPTS {
+        for k in first..first + MAX_ATTEMPTS {
             let rec = match replay.get(&(stage.to_string(), k)) {
                 Some(r) => r.clone(),
                 None => {
@@ -495,7 +517,7 @@ impl RunShared<'_> {
                 }
             };
             if rec.passed {
-                return Ok(StageOutcome::Passed(output_text(&rec.output)));
+                return Ok(StageOutcome::Passed((output_text(&rec.output), k + 1 - first)));
             }
             prev = Some(rec);
         }
@@ -697,6 +719,145 @@ impl RunShared<'_> {
     }
 }
 
+impl RunShared<'_> {
+    /// The clause screen of a complete record (attempt `k` of the Instantiator it belongs to): the
+    /// whole policy, the clause's context and the record's facts go in; the reply is compared
+    /// with the card. The card's verdict, event type and boundary conditions are not shown.
+    async fn screen_attempt(&self, b: &CardBundle, values: &SlotValues, k: u32) -> Result<AttemptRecord, StepError> {
+        use crate::screen::{agree, input, reply};
+        let card = &b.card;
+        let list: Vec<input::Fact<'_>> = card
+            .basic_event_elements
+            .iter()
+            .map(|(n, e)| input::Fact { name: n, meaning: &e.meaning, value: values.get(n).and_then(|v| v.as_deref()) })
+            .collect();
+        let facts = input::facts(&list);
+        let mut calls = Vec::new();
+        let known = &self.screen.known;
+        let read = self
+            .checked(
+                STAGE_SCREEN,
+                &self.prompts.clause_screen,
+                &[
+                    ("background", &self.background),
+                    ("policy_clauses", &self.screen.policy_clauses),
+                    ("context", &b.context),
+                    ("facts", &facts),
+                ],
+                "clause_screen",
+                reply::schema(),
+                k,
+                &mut calls,
+                |t| reply::parse(t, known),
+            )
+            .await?;
+        let mut rec = AttemptRecord {
+            stage: STAGE_SCREEN.into(),
+            attempt: k,
+            passed: false,
+            issues: vec![],
+            guard_findings: vec![],
+            // The record screened: it is what the Instantiator is shown again on a conflict.
+            output: views::slot_values_json(values),
+            extracted: None,
+            verifier: None,
+            calls,
+        };
+        match read {
+            None => rec.issues = vec!["The clause screen's reply could not be read after several tries, so the record could not be checked against the whole policy; it was not accepted unscreened.".into()],
+            Some(r) => {
+                let a = agree::agreement(&agree::Expectation::of_card(card), &r);
+                let mut v = serde_json::to_value(&r).unwrap_or(Value::Null);
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("agrees".into(), json!(a.agrees));
+                    o.insert("conflicts".into(), json!(a.conflicts));
+                }
+                rec.verifier = Some(v);
+                rec.passed = a.agrees;
+                rec.issues = a.conflicts;
+            }
+        }
+        Ok(rec)
+    }
+
+    /// The complete (or uncertain) record of a unit: instantiate, narrate, screen; a screen conflict
+    /// goes back to the Instantiator as feedback while it has attempts left. Accepts the case and
+    /// returns its slot values, or marks the candidate dropped and returns why its variants skip.
+    async fn complete_record(
+        &self,
+        b: &CardBundle,
+        anchor: &str,
+        cand: &CandidateRow,
+        replay: &Replay,
+    ) -> Result<Result<SlotValues, &'static str>, StepError> {
+        let (mut start, mut prev, mut narration_next) = (1, None, 1);
+        loop {
+            let (values, k) = match self.instantiate(b, anchor, cand, replay, start, prev.take()).await? {
+                StageOutcome::Passed(x) => x,
+                StageOutcome::Failed(last) => {
+                    finish(
+                        self,
+                        &cand.candidate_id,
+                        "dropped",
+                        STAGE_INSTANTIATION,
+                        &drop_reason(STAGE_INSTANTIATION, &last),
+                    )?;
+                    return Ok(Err("its complete case was dropped at instantiation"));
+                }
+            };
+            self.engine
+                .store()
+                .with_conn(|c| repo::set_slot_values(c, &cand.candidate_id, &views::slot_values_json(&values)))?;
+            // Narration attempts are numbered on from the earlier rounds', so each keeps its own
+            // number and a resumed unit replays the same ones.
+            let narrative = match self.narrate(b, anchor, cand, replay, &values, None, narration_next).await? {
+                StageOutcome::Passed((n, used)) => {
+                    narration_next += used;
+                    n
+                }
+                StageOutcome::Failed(last) => {
+                    finish(self, &cand.candidate_id, "dropped", STAGE_NARRATION, &drop_reason(STAGE_NARRATION, &last))?;
+                    return Ok(Err("its complete case was dropped at narration"));
+                }
+            };
+            let rec = match replay.get(&(STAGE_SCREEN.to_string(), k)) {
+                Some(r) => r.clone(),
+                None => {
+                    let r = self.screen_attempt(b, &values, k).await?;
+                    self.save(cand, &r)?;
+                    r
+                }
+            };
+            if rec.passed {
+                accept(self, b, cand, &values, &narrative, None)?;
+                return Ok(Ok(values));
+            }
+            if k >= MAX_ATTEMPTS {
+                finish(self, &cand.candidate_id, "dropped", STAGE_SCREEN, &screen_drop_reason(&rec))?;
+                return Ok(Err("its complete case was dropped at the clause screen"));
+            }
+            start = k + 1;
+            prev = Some(rec);
+        }
+    }
+}
+
+/// Why a record the screen kept disputing was dropped, naming the clauses it found met.
+fn screen_drop_reason(last: &AttemptRecord) -> String {
+    let met: Vec<String> = last
+        .verifier
+        .as_ref()
+        .and_then(|v| v.get("clauses_met"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|c| c.get("clause_id").and_then(Value::as_str)).map(str::to_string).collect())
+        .unwrap_or_default();
+    let met = if met.is_empty() { "none".to_string() } else { met.join(", ") };
+    let issues = if last.issues.is_empty() { "no issue recorded".to_string() } else { last.issues.join(" | ") };
+    format!(
+        "the clause screen disagreed with the card through the last of {MAX_ATTEMPTS} attempts (clauses met: {met}); last problems: {issues}"
+    )
+}
+
 fn apply_verdict(rec: &mut AttemptRecord, verdict: Option<(bool, Vec<String>)>) {
     match verdict {
         None => {
@@ -851,30 +1012,10 @@ pub async fn run_unit(
     let full: SlotValues = match parent.status.as_str() {
         "pending" => {
             let replay = replay_of(sh.engine, &parent.candidate_id)?;
-            let values = match sh.instantiate(b, anchor, parent, &replay).await? {
-                StageOutcome::Passed(v) => v,
-                StageOutcome::Failed(last) => {
-                    finish(
-                        sh,
-                        &parent.candidate_id,
-                        "dropped",
-                        STAGE_INSTANTIATION,
-                        &drop_reason(STAGE_INSTANTIATION, &last),
-                    )?;
-                    return skip_variants(sh, variants, "its complete case was dropped at instantiation");
-                }
-            };
-            sh.engine
-                .store()
-                .with_conn(|c| repo::set_slot_values(c, &parent.candidate_id, &views::slot_values_json(&values)))?;
-            match sh.narrate(b, anchor, parent, &replay, &values, None).await? {
-                StageOutcome::Passed(n) => accept(sh, b, parent, &values, &n, None)?,
-                StageOutcome::Failed(last) => {
-                    finish(sh, &parent.candidate_id, "dropped", STAGE_NARRATION, &drop_reason(STAGE_NARRATION, &last))?;
-                    return skip_variants(sh, variants, "its complete case was dropped at narration");
-                }
+            match sh.complete_record(b, anchor, parent, &replay).await? {
+                Ok(values) => values,
+                Err(why) => return skip_variants(sh, variants, why),
             }
-            values
         }
         "accepted" => {
             let obj: serde_json::Map<String, Value> = match parent.slot_values_json.as_deref() {
@@ -895,6 +1036,9 @@ pub async fn run_unit(
     if !parent_ok {
         return skip_variants(sh, variants, "its complete case was not accepted");
     }
+    // Missing variants are narrated from their parent's full record, which the clause screen has
+    // already checked against the whole policy: the parent's screen covers them, so they are not
+    // screened again.
     for v in variants.iter().filter(|v| v.status == "pending") {
         let Some(variant) = v.missing_variant_id.as_deref().and_then(|id| b.card.variant(id)) else {
             finish(
@@ -907,8 +1051,8 @@ pub async fn run_unit(
             continue;
         };
         let replay = replay_of(sh.engine, &v.candidate_id)?;
-        match sh.narrate(b, anchor, v, &replay, &full, Some(variant)).await? {
-            StageOutcome::Passed(n) => accept(sh, b, v, &full, &n, Some(variant))?,
+        match sh.narrate(b, anchor, v, &replay, &full, Some(variant), 1).await? {
+            StageOutcome::Passed((n, _)) => accept(sh, b, v, &full, &n, Some(variant))?,
             StageOutcome::Failed(last) => {
                 finish(sh, &v.candidate_id, "dropped", STAGE_MISSING, &drop_reason(STAGE_MISSING, &last))?
             }

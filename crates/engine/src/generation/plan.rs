@@ -294,10 +294,14 @@ pub fn estimate(
     prompts: &GenPrompts,
     producer: &ModelConfig,
     verifier: &ModelConfig,
+    screen: &ModelConfig,
+    screen_policy_chars: f64,
 ) -> GenCostEstimate {
     const RETRY_FACTOR_INST: f64 = 1.2;
     const RETRY_FACTOR_NARR: f64 = 1.1;
     const RETRY_FACTOR_MISSING: f64 = 1.4;
+    const RETRY_FACTOR_SCREEN: f64 = 1.2;
+    const SCREEN_REPLY: f64 = 600.0;
     const NARRATIVE: f64 = 1100.0;
     const MISSING_NARRATIVE: f64 = 700.0;
     const VERDICT: f64 = 200.0;
@@ -312,8 +316,10 @@ pub fn estimate(
         GenStageEstimate { stage: "instantiation".into(), calls: 0, input_tokens: 0, output_tokens: 0 },
         GenStageEstimate { stage: "narration".into(), calls: 0, input_tokens: 0, output_tokens: 0 },
         GenStageEstimate { stage: "missing_narration".into(), calls: 0, input_tokens: 0, output_tokens: 0 },
+        GenStageEstimate { stage: "clause_screen".into(), calls: 0, input_tokens: 0, output_tokens: 0 },
     ];
     let (mut prod_in, mut prod_out, mut ver_in, mut ver_out) = (0.0, 0.0, 0.0, 0.0);
+    let (mut scr_in, mut scr_out) = (0.0, 0.0);
     for c in &planned.candidates {
         let Some(pc) = planned.cards.iter().find(|p| p.card.clause_card_id == c.card_id) else { continue };
         let card = pc.json.len() as f64;
@@ -355,6 +361,13 @@ pub fn estimate(
                 slots + VERDICT,
                 3.0,
             );
+            // One screen of the complete record (missing variants share their parent's).
+            let screen_in = t(&prompts.clause_screen) + screen_policy_chars + ctx + meanings + slots;
+            stages[3].calls += RETRY_FACTOR_SCREEN.round() as u64;
+            stages[3].input_tokens += tokens(screen_in * RETRY_FACTOR_SCREEN) as u64;
+            stages[3].output_tokens += tokens(SCREEN_REPLY * RETRY_FACTOR_SCREEN) as u64;
+            scr_in += tokens(screen_in * RETRY_FACTOR_SCREEN);
+            scr_out += tokens(SCREEN_REPLY * RETRY_FACTOR_SCREEN);
         } else {
             add(
                 2,
@@ -381,16 +394,17 @@ pub fn estimate(
             _ => None,
         }
     };
-    let usd = match (price(producer, prod_in, prod_out), price(verifier, ver_in, ver_out)) {
-        (Some(a), Some(b)) => Some(a + b),
-        _ => None,
-    };
+    let usd =
+        match (price(producer, prod_in, prod_out), price(verifier, ver_in, ver_out), price(screen, scr_in, scr_out)) {
+            (Some(a), Some(b), Some(c)) => Some(a + b + c),
+            _ => None,
+        };
     GenCostEstimate {
         calls: stages.iter().map(|s| s.calls).sum(),
         input_tokens: stages.iter().map(|s| s.input_tokens).sum(),
         output_tokens: stages.iter().map(|s| s.output_tokens).sum(),
         usd,
         per_stage: stages,
-        assumptions: "sizes of the cards, contexts and anchors as planned; about 160 characters per slot value, 1,100 per complete and 700 per missing narrative; 1.2 instantiation, 1.1 narration and 1.4 missing-narration attempts per candidate; 4 characters per token; cached replies cost nothing".into(),
+        assumptions: "sizes of the cards, contexts and anchors as planned; about 160 characters per slot value, 1,100 per complete and 700 per missing narrative; 1.2 instantiation, 1.1 narration and 1.4 missing-narration attempts per candidate; 1.2 clause screens per complete record, each with every clause of the policy; 4 characters per token; cached replies cost nothing".into(),
     }
 }

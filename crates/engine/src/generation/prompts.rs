@@ -22,6 +22,8 @@ pub struct GenPrompts {
     pub narrative_verifier: SplitPrompt,
     pub missing_narrator: SplitPrompt,
     pub missing_verifier: SplitPrompt,
+    /// The policy-wide clause screen (shared with the label audit).
+    pub clause_screen: SplitPrompt,
 }
 
 impl GenPrompts {
@@ -36,6 +38,7 @@ impl GenPrompts {
             narrative_verifier: load_split("gen_narrative_verifier")?,
             missing_narrator: load_split("gen_missing_narrator")?,
             missing_verifier: load_split("gen_missing_verifier")?,
+            clause_screen: crate::screen::prompt()?,
         })
     }
 
@@ -53,6 +56,7 @@ impl GenPrompts {
             &self.narrative_verifier,
             &self.missing_narrator,
             &self.missing_verifier,
+            &self.clause_screen,
         ] {
             m.insert(p.prompt.name.clone(), p.prompt.version.clone());
         }

@@ -447,7 +447,8 @@ pub fn counts(conn: &Connection, run_id: &str) -> ApiResult<GenCounts> {
     c.units_total = units_total as u64;
     c.units_done = units_done as u64;
     let (attempts, retries): (i64, i64) = conn.query_row(
-        "SELECT count(*), coalesce(sum(attempt > 1), 0) FROM gen_attempts WHERE run_id = ?1",
+        // A screen's attempt number is its Instantiator attempt's, so screens are no retries.
+        "SELECT count(*), coalesce(sum(attempt > 1 AND stage <> 'clause_screen'), 0) FROM gen_attempts WHERE run_id = ?1",
         [run_id],
         |r| Ok((r.get(0)?, r.get(1)?)),
     )?;

@@ -185,6 +185,8 @@ pub fn compute_generation(
             };
             if let Some(a) = pass_of.get(&(owner, stage)) {
                 n += 1;
+                // A narration redone after a clause-screen conflict is numbered on from the earlier
+                // round's attempts (4 and above) and has no bar of its own here.
                 if (1..=3).contains(a) {
                     hist[(*a - 1) as usize] += 1;
                 }
@@ -443,8 +445,9 @@ impl Engine {
             })
             .collect();
         let passes: Vec<StatPass> = self.store().with_conn(|c| -> ApiResult<Vec<StatPass>> {
-            let mut stmt =
-                c.prepare("SELECT candidate_id, stage, attempt FROM gen_attempts WHERE run_id = ?1 AND passed = 1")?;
+            let mut stmt = c.prepare(
+                "SELECT candidate_id, stage, attempt FROM gen_attempts WHERE run_id = ?1 AND passed = 1 ORDER BY id",
+            )?;
             let rows = stmt
                 .query_map([run_id], |r| {
                     Ok(StatPass { candidate_id: r.get(0)?, stage: r.get(1)?, attempt: r.get::<_, i64>(2)? as u32 })

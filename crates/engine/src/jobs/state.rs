@@ -20,16 +20,20 @@ pub enum RunKind {
     /// Drafting clause cards for a whole policy (`authoring`).
     #[serde(rename = "authoring")]
     Authoring,
+    /// Screening stored cases against the whole policy (`label_audit`).
+    #[serde(rename = "label_audit")]
+    LabelAudit,
 }
 
 impl RunKind {
-    pub const ALL: [RunKind; 3] = [RunKind::Eval, RunKind::Generation, RunKind::Authoring];
+    pub const ALL: [RunKind; 4] = [RunKind::Eval, RunKind::Generation, RunKind::Authoring, RunKind::LabelAudit];
 
     pub fn as_str(self) -> &'static str {
         match self {
             RunKind::Eval => "eval",
             RunKind::Generation => "generation",
             RunKind::Authoring => "authoring",
+            RunKind::LabelAudit => "label_audit",
         }
     }
 
@@ -39,6 +43,7 @@ impl RunKind {
             RunKind::Eval => "eval",
             RunKind::Generation => "gen",
             RunKind::Authoring => "author",
+            RunKind::LabelAudit => "audit",
         }
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod actions;
 pub mod builtin;
+pub mod context;
 pub mod create;
 pub mod extraction;
 pub mod import;

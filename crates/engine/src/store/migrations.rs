@@ -33,6 +33,8 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!("20261125200000_author_extractions"),
     migration!("20261125210000_author_drafts"),
     migration!("20261125210100_runs_authoring_kind"),
+    migration!("20261125220000_clause_screen_stage"),
+    migration!("20261125220100_label_audit"),
     migration!("20261125223000_review_rationale_task"),
 ];
 

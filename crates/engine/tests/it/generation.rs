@@ -23,6 +23,7 @@ const EXTR: &str = "You read a description of a healthcare event";
 const NVER: &str = "You check whether a written event description";
 const MNARR: &str = "You write the first, incomplete report";
 const MVER: &str = "You check an intentionally incomplete description";
+pub const SCREEN: &str = "You screen one event's facts against every clause";
 
 const OUTCOME: &str = "Displaced fracture of the left femoral neck, repaired by hemiarthroplasty on the next day; walking with a frame at discharge on day 12";
 
@@ -105,7 +106,7 @@ pub fn sys(marker: &str) -> When {
     When { system_contains: Some(marker.into()), ..Default::default() }
 }
 
-fn sys_and(marker: &str, any: &str) -> When {
+pub fn sys_and(marker: &str, any: &str) -> When {
     When { system_contains: Some(marker.into()), any_regex: Some(any.into()), ..Default::default() }
 }
 
@@ -113,7 +114,7 @@ pub fn j(v: Value) -> Reply {
     Reply::Json { json: v }
 }
 
-fn rep_slots() -> Value {
+pub fn rep_slots() -> Value {
     json!({"slot_values": {
         "fall_description": "Found on the floor beside the bed at 03:40 after trying to walk to the bathroom without calling for help; bed alarm was switched off",
         "injury_outcome": OUTCOME,
@@ -126,6 +127,23 @@ fn unc_slots() -> Value {
         "lowering_description": "Two aides lowered the patient to the floor when her knees buckled during a transfer",
         "imaging_finding": "Hip X-ray the next morning showed a non-displaced fracture of the right greater trochanter"
     }})
+}
+
+/// A screen reply finding these clauses met.
+pub fn screen_met(clauses: &[&str]) -> Value {
+    json!({
+        "clauses_met": clauses.iter().map(|c| json!({"clause_id": c, "why": "the facts meet every element of the clause"})).collect::<Vec<_>>(),
+        "open_question": {"present": false, "section_id": null, "why": null},
+        "verdict": if clauses.is_empty() { "Non-reportable" } else { "Reportable" }
+    })
+}
+
+fn screen_uncertain() -> Value {
+    json!({
+        "clauses_met": [],
+        "open_question": {"present": true, "section_id": "Care Management Event Recommendation 5", "why": "silent on whether a lowering by staff is a fall"},
+        "verdict": "Uncertain"
+    })
 }
 
 fn narrative_for(kind: &str) -> String {
@@ -194,6 +212,10 @@ fn base_rules() -> Vec<Rule> {
         ),
         rule("extr", sys(EXTR), j(rep_slots())),
         rule("nver", sys(NVER), j(json!({"pass": true, "issues": []}))),
+        // The clause screen agrees with each card: the Uncertain card's record (the assisted
+        // lowering) leaves the policy's open point open; the fall with a fracture meets the fall clause.
+        rule("screen-unc", sys_and(SCREEN, "aides lowered"), j(screen_uncertain())),
+        rule("screen", sys(SCREEN), j(screen_met(&[FALL]))),
         rule(
             "mver",
             sys(MVER),
@@ -280,7 +302,10 @@ async fn a_card_that_passes_first_time_becomes_two_cases_with_full_provenance() 
     assert_eq!((plan.cards, plan.units, plan.candidates), (1, 1, 2));
     assert_eq!(plan.candidates_by_type.get("missing"), Some(&1));
     assert!(!plan.sends_data_off_machine, "the mock is on loopback");
-    assert_eq!(plan.destinations.len(), 2);
+    assert_eq!(plan.destinations.len(), 3);
+    assert_eq!(plan.destinations[2].role, "clause screen");
+    assert_eq!(plan.destinations[2].model, "checker", "the screen defaults to the verifier model");
+    assert!(plan.estimate.per_stage.iter().any(|s| s.stage == "clause_screen" && s.calls == 1));
     assert!(
         plan.estimate.calls >= 8 && plan.estimate.input_tokens > 1000 && plan.estimate.usd.unwrap() > 0.0,
         "{:?}",
@@ -292,7 +317,7 @@ async fn a_card_that_passes_first_time_becomes_two_cases_with_full_provenance() 
     let s = e.gen_execute(&run).await.unwrap();
     assert_eq!(s.status, "completed", "{:?}", s.message);
     assert_eq!((s.counts.accepted, s.counts.dropped, s.counts.retries), (2, 0, 0));
-    assert_eq!(s.counts.calls, 8, "2 instantiation + 3 narration + 3 missing calls");
+    assert_eq!(s.counts.calls, 9, "2 instantiation + 3 narration + 1 screen + 3 missing calls");
     assert!(s.counts.input_tokens > 0 && s.counts.cost_usd > 0.0);
 
     let cands = e.gen_candidates(&run, &GenCandidateFilter::default()).unwrap();
@@ -357,13 +382,34 @@ async fn a_card_that_passes_first_time_becomes_two_cases_with_full_provenance() 
     assert_eq!(narr["response_format"]["type"], "json_schema", "structured output is requested");
     let nver = mock.requests().into_iter().find(|r| r.rule.as_deref() == Some("nver")).unwrap().body;
     assert_eq!(nver["model"], "checker-id", "verifiers use the verifier model");
+    // The screen sees every clause of the policy and the facts, never the card's label or conditions.
+    let screens = bodies_by(&mock, "screen");
+    assert_eq!(screens.len(), 1, "one screen of the complete record; the missing variant shares it");
+    let screen_seen = user_text(&screens[0]);
+    for shown in [
+        "Surgical_1_WrongBodyPart",
+        "Radiologic_1_MetallicObjectInMRIArea",
+        FALL,
+        OUTCOME,
+        "How, where and when the patient fell.",
+    ] {
+        assert!(screen_seen.contains(shown), "the screen must see {shown}: {screen_seen}");
+    }
+    for hidden in ["test_fall_caused_serious_injury", "event_type", REP, "\"Reportable\""] {
+        assert!(!screen_seen.contains(hidden), "the screen must not see {hidden}: {screen_seen}");
+    }
 
     // Provenance: the missing case tells the whole story, parent's stages first.
     let p = e.gen_provenance(&missing.case_id).unwrap();
     let stages: Vec<(String, u32, bool)> = p.attempts.iter().map(|a| (a.stage.clone(), a.attempt, a.passed)).collect();
     assert_eq!(
         stages,
-        vec![("instantiation".into(), 1, true), ("narration".into(), 1, true), ("missing_narration".into(), 1, true)]
+        vec![
+            ("instantiation".into(), 1, true),
+            ("narration".into(), 1, true),
+            ("clause_screen".into(), 1, true),
+            ("missing_narration".into(), 1, true)
+        ]
     );
     let roles: Vec<&str> = p.attempts.iter().flat_map(|a| a.calls.iter().map(|c| c.role.as_str())).collect();
     assert_eq!(
@@ -374,6 +420,7 @@ async fn a_card_that_passes_first_time_becomes_two_cases_with_full_provenance() 
             "narrator",
             "extractor",
             "narrative_verifier",
+            "clause_screen",
             "missing_narrator",
             "extractor",
             "missing_verifier"
@@ -387,7 +434,9 @@ async fn a_card_that_passes_first_time_becomes_two_cases_with_full_provenance() 
         );
         assert!(!c.cache_hit);
     }
-    assert_eq!(p.attempts[2].verifier.as_ref().unwrap()["per_bc_check"][0]["leak_verdict"], "indeterminate");
+    assert_eq!(p.attempts[2].verifier.as_ref().unwrap()["clauses_met"][0]["clause_id"], FALL);
+    assert_eq!(p.attempts[2].verifier.as_ref().unwrap()["agrees"], true);
+    assert_eq!(p.attempts[3].verifier.as_ref().unwrap()["per_bc_check"][0]["leak_verdict"], "indeterminate");
     assert!(p.case.is_some() && p.anchor_text.is_some() && p.card_version == Some(1));
 
     let st = e.gen_stats(&run).unwrap();
@@ -581,7 +630,7 @@ async fn an_uncertain_card_uses_both_phases_without_missing_variants_and_its_ban
     }
     let first = e
         .gen_provenance(
-            &cases.iter().find(|c| e.gen_provenance(&c.case_id).unwrap().attempts.len() == 3).unwrap().case_id,
+            &cases.iter().find(|c| e.gen_provenance(&c.case_id).unwrap().attempts.len() == 4).unwrap().case_id,
         )
         .unwrap();
     assert!(

@@ -20,7 +20,7 @@ const LAYERS: &[&[&str]] = &[
     &["metrics"],
     &["charts"],
     &["tables"],
-    &["anchor"],
+    &["anchor", "screen"],
     &["generation", "evaluation", "review", "authoring"],
     &["export"],
     &["api"],

@@ -112,6 +112,16 @@ pub fn script() -> Script {
                 sys("You check whether a written event description"),
                 Reply::Json { json: json!({"pass": true, "issues": []}) },
             ),
+            // The clause screen finds the fall clause met, as the Reportable card requires.
+            rule(
+                "screen",
+                sys("You screen one event's facts against every clause"),
+                Reply::Json {
+                    json: json!({"clauses_met": [{"clause_id": FALL, "why": "a fall in care with harm lasting past a week"}],
+                                 "open_question": {"present": false, "section_id": null, "why": null},
+                                 "verdict": "Reportable"}),
+                },
+            ),
             rule(
                 "judge",
                 When {

@@ -466,6 +466,13 @@ export function Configure({ clauses }: { clauses: ClauseIndex | undefined }) {
                 options={[{ value: "", label: "Same as the writer" }, ...list.map((m) => ({ value: m.name, label: modelLabel(m) }))]}
                 hint="Reads the reports back and checks facts and reports. A different model catches more."
               />
+              <Select
+                label="Clause screen model"
+                value={form.screenModel}
+                onChange={(v) => setForm({ screenModel: v })}
+                options={[{ value: "", label: "Same as the checker" }, ...list.map((m) => ({ value: m.name, label: modelLabel(m) }))]}
+                hint="Checks each case's facts against every clause of the policy. Best a model of another family than the writer."
+              />
             </div>
           )}
         </Section>

@@ -55,6 +55,8 @@ export function PipelineDiagram() {
           <Box title="Read it back into facts" role="Extractor" who="checker" kind="check" />
           <Arrow label="then" />
           <Box title="Check nothing was lost or changed" role="Narrative verifier" who="checker" kind="check" />
+          <Arrow label="then" />
+          <Box title="Check the facts against every clause" role="Clause screen" who="checker" kind="check" />
         </ol>
       </div>
       <div className="pipe-phase pipe-missing">
@@ -73,6 +75,10 @@ export function PipelineDiagram() {
         <li>
           <strong>Up to 3 attempts per stage.</strong> When a check fails, its list of problems goes back to the writer for the next attempt. A candidate
           that fails three times is dropped, and the reason is kept.
+        </li>
+        <li>
+          <strong>The clause screen reads the facts against the whole policy</strong> without seeing the card&apos;s verdict. If it finds another clause
+          met (or, for an undecided card, no open question), its reasons go back to the writer, who fills in the facts again.
         </li>
         <li>
           <strong>Quick checks in code come first</strong> and cost nothing: verdict words, clause or recommendation numbers, card ids, empty facts, and

@@ -243,6 +243,7 @@ export function RunView({ runId, clauses }: { runId: string; clauses: ClauseInde
             ["Anchors per card", `${cfg.anchorsPerCard ?? "?"} (${cfg.anchorOrigin === "builtin" ? "built-in samples only" : cfg.anchorOrigin === "imported" ? "imported only" : "built-in and imported"}), seed ${cfg.seed ?? 0}`],
             ["Writer model", cfg.model],
             ["Checker model", cfg.verifierModel],
+            ["Clause screen model", cfg.screenModel],
             ["Missing-information variants", cfg.includeMissing === false ? "not generated" : "generated"],
             ["Work at once", String(cfg.concurrency ?? "?")],
             ["Prompt versions", Object.entries(cfg.promptVersions).map(([k, v]) => `${k}@${v}`).join(", ") || "–"],

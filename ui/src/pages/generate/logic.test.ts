@@ -75,6 +75,9 @@ describe("the generation request", () => {
     const r = toRequest({ ...DEFAULT_FORM, model: "w", verifierModel: "", anchorOrigin: "imported", label: "  " });
     expect(r).toMatchObject({ cards: "all", model: "w", verifier_model: null, anchor_origin: "imported", label: null, anchors_per_card: 25, include_missing: true });
     expect(toRequest({ ...DEFAULT_FORM, model: "w", anchorOrigin: "all" }).anchor_origin).toBeNull();
+    // The clause screen model is sent only when chosen (the engine defaults it to the checker).
+    expect("screen_model" in r).toBe(false);
+    expect(toRequest({ ...DEFAULT_FORM, model: "w", screenModel: "other" }).screen_model).toBe("other");
   });
 });
 

@@ -15,6 +15,7 @@ export type GenForm = {
   anchorOrigin: "all" | "builtin" | "imported";
   model: string;
   verifierModel: string; // "" = same as the writer
+  screenModel: string; // "" = same as the checker
   seed: number;
   concurrency: number;
   includeMissing: boolean;
@@ -29,6 +30,7 @@ export const DEFAULT_FORM: GenForm = {
   anchorOrigin: "all",
   model: "",
   verifierModel: "",
+  screenModel: "",
   seed: 0,
   concurrency: 4,
   includeMissing: true,
@@ -60,6 +62,7 @@ export function toRequest(f: GenForm, policy: string = DEFAULT_POLICY): GenReque
     anchors_per_card: f.anchorsPerCard,
     model: f.model,
     verifier_model: f.verifierModel || null,
+    ...(f.screenModel ? { screen_model: f.screenModel } : {}),
     seed: f.seed,
     concurrency: f.concurrency,
     include_missing: f.includeMissing,
@@ -110,6 +113,7 @@ export const STAGE_LABEL: Record<string, string> = {
   instantiation: "Facts",
   narration: "Narrative",
   missing_narration: "Incomplete report",
+  clause_screen: "Clause screen",
   parent: "Complete case",
   case: "Saving the case",
   card: "Card",
@@ -120,6 +124,7 @@ export const STAGE_LONG: Record<string, string> = {
   instantiation: "Filling in and checking the facts",
   narration: "Writing and checking the narrative",
   missing_narration: "Writing and checking the incomplete first report",
+  clause_screen: "Checking the facts against every clause of the policy",
   parent: "its complete case was dropped, so this variant was never started",
   case: "Saving the accepted case",
   card: "The run's copy of the card",
@@ -134,6 +139,7 @@ export const ROLE_LABEL: Record<string, string> = {
   narrative_verifier: "Check the narrative",
   missing_narrator: "Write the incomplete report",
   missing_verifier: "Check nothing withheld leaks",
+  clause_screen: "Check against every clause",
 };
 
 export const CANDIDATE_STATUS: Record<string, { label: string; icon: string }> = {
@@ -235,6 +241,7 @@ export type RunConfig = {
   anchorOrigin: string | null;
   model: string;
   verifierModel: string;
+  screenModel: string;
   seed: number | null;
   includeMissing: boolean | null;
   concurrency: number | null;
@@ -254,6 +261,7 @@ export function runConfig(config: StoredGenConfig | null): RunConfig {
     anchorOrigin: r.anchor_origin ?? null,
     model: c.model ?? r.model ?? "",
     verifierModel: c.verifier_model ?? r.verifier_model ?? c.model ?? "",
+    screenModel: c.screen_model ?? r.screen_model ?? c.verifier_model ?? r.verifier_model ?? c.model ?? "",
     seed: r.seed ?? null,
     includeMissing: r.include_missing ?? null,
     concurrency: c.concurrency ?? r.concurrency ?? null,
