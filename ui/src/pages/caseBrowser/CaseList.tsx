@@ -16,6 +16,7 @@ import { href, navigate, setQuery, useRoute } from "../../router";
 import { clauseOptions } from "../cardLibrary/logic";
 import { activeCaseFilters, CASE_FILTER_KEYS, caseFilterFromQuery, countBy, filterQuery, ORIGIN_LABEL } from "./logic";
 import { usePolicyId } from "../../policyChoice";
+import { CaseTabs } from "./CaseTabs";
 
 function ImportCases({ onClose }: { onClose: () => void }) {
   const [file, setFile] = useState<Upload | null>(null);
@@ -189,6 +190,7 @@ export function CaseList() {
           </>
         }
       />
+      <CaseTabs active="cases" />
       <ErrorBanner error={exportError} onDismiss={() => setExportError(undefined)} title="The cases were not exported." />
       <ErrorBanner error={demo.error} onDismiss={demo.clearError} title="The demo cases could not be opened." />
       <ErrorBanner error={shown.error ?? all.error} title="The cases could not be read." />

@@ -10,7 +10,7 @@ import { ErrorBanner, Loading, Notice, toast } from "../../components/Feedback";
 import { Checkbox, NumberInput, TextInput } from "../../components/Forms";
 import { PageHeader, Section } from "../../components/Layout";
 import { CASE_TYPE_LABEL, num, plural } from "../../format";
-import { href, navigate } from "../../router";
+import { href, navigate, useRoute } from "../../router";
 import { DEFAULT_GUIDELINES_TEXT } from "./logic";
 import { Markdown } from "./markdown";
 
@@ -201,12 +201,18 @@ function RationaleChoice({ on, setOn, runs, setRuns }: { on: boolean; setOn: (v:
 export function NewSession() {
   const available = useApi("review.available", {});
   const create = useAction("review.create");
-  const [name, setName] = useState(() => `Review ${new Date().toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric" })}`);
-  const [mode, setMode] = useState<"stratified" | "cases">("stratified");
+  // `?cases=a,b,c` (from the label audit) starts with exactly those cases picked.
+  const prefilled = (useRoute().query.get("cases") ?? "").split(",").filter(Boolean);
+  const [name, setName] = useState(() =>
+    prefilled.length > 0
+      ? `Disputed labels ${new Date().toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric" })}`
+      : `Review ${new Date().toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric" })}`,
+  );
+  const [mode, setMode] = useState<"stratified" | "cases">(prefilled.length > 0 ? "cases" : "stratified");
   const [counts, setCounts] = useState<[number, number, number] | null>(null);
   const [byClause, setByClause] = useState(false);
   const [seed, setSeed] = useState<number>(() => randomSeed());
-  const [picked, setPicked] = useState<Set<string>>(new Set());
+  const [picked, setPicked] = useState<Set<string>>(() => new Set(prefilled));
   const [reviewers, setReviewers] = useState<string[]>([]);
   const [newReviewer, setNewReviewer] = useState("");
   const [overlap, setOverlap] = useState(2);
