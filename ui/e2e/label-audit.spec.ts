@@ -73,7 +73,7 @@ test("screen the Non-reportable cases with two models and review the disputed on
   await page.getByRole("button", { name: "Export CSV" }).click();
   const file = await download;
   expect(file.suggestedFilename()).toMatch(/^label-audit-.*\.csv$/);
-  const csv = (await import("node:fs")).readFileSync((await file.path())!, "utf8");
+  const csv = (await import("node:fs")).readFileSync(await file.path(), "utf8");
   expect(csv.split("\n")[0]).toContain("case_id,label,clause_id,disputed");
 
   await page.getByRole("button", { name: "Review the 1 disputed case" }).click();
