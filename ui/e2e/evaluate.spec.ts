@@ -140,8 +140,11 @@ test("re-judge an imported run whose answers were never judged", async ({ page, 
     .map((l) => JSON.stringify({ ...JSON.parse(l), model: "asker-unjudged", judge: null }))
     .join("\n");
   await page.goto(`${studio.url}#/evaluate`);
+  // Wait for the list of runs: clicking while it loads could be lost in its first render.
+  await expect(page.getByRole("row", { name: /asker/ }).first()).toBeVisible();
   await page.getByRole("button", { name: "Import trajectories" }).click();
   const imp = page.getByRole("dialog", { name: "Import trajectories" });
+  await expect(imp).toBeVisible();
   await imp.locator('input[type="file"]').setInputFiles({ name: "unjudged.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(stripped) });
   await imp.getByRole("button", { name: "Import", exact: true }).click();
   await expect(page.getByText("Imported 1 run from unjudged.jsonl.")).toBeVisible();
