@@ -452,3 +452,58 @@ async fn draft_every_clause_is_a_job_that_skips_clauses_without_an_approved_extr
     assert_eq!(e.author_draft_all_plan(&req).unwrap().to_draft, 0);
     assert!(e.author_draft_all_create(&req).unwrap_err().message.contains("Nothing to draft"));
 }
+
+/// The drafting prompt lists the clause's neighbouring clauses from the policy pack, so drafted
+/// Non_Reportable and Uncertain cards can say which of their facts rules each one out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_drafting_prompt_names_the_clauses_neighbours() {
+    const MED: &str = "CareManagement_1_MedicationError";
+    let rules = vec![
+        rule(
+            "extract",
+            sys("You help a compliance team build a library"),
+            j(
+                json!({"relevant_sections": [{"section_id": "General Recommendation 1", "criteria": ["defines_term"], "why": "harm bar"}]}),
+            ),
+        ),
+        rule("check", sys("You review a selection of policy sections"), j(json!({"add": [], "remove": []}))),
+        rule("draft", sys(DRAFTER), j(json!({"target_clause_id": MED, "clause_cards": []}))),
+    ];
+    let mock = MockServer::start(Script { rules, ..Default::default() }, 0).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine_with(dir.path(), &mock);
+    let x = e
+        .author_extract(&ExtractRequest { policy: Some("mn29".into()), clause: MED.into(), model: "author".into() })
+        .await
+        .unwrap();
+    e.author_approve(&ApproveRequest {
+        extraction_id: x.extraction_id,
+        approved_by: "Dana".into(),
+        sections: vec!["General Recommendation 1".into()],
+        notes: None,
+    })
+    .unwrap();
+    let r = e
+        .author_draft(&DraftRequest {
+            policy: Some("mn29".into()),
+            clause: MED.into(),
+            kind: DraftKind::Complete,
+            parent: None,
+            model: "author".into(),
+        })
+        .await
+        .unwrap();
+    assert!(r.problems.iter().any(|p| p.rule == "draft-empty"));
+    let prompt = user_text(&bodies_by(&mock, "draft")[0]);
+    let section = prompt.split("# Neighbouring clauses").nth(1).expect("a neighbours section");
+    assert!(section.contains("- Surgical_5_DeathOfHealthyPatient:"), "{section}");
+    assert!(section.contains("- ProductOrDevice_2_DeviceMisuseOrMalfunction:"), "{section}");
+    // A pack without neighbours says so instead of leaving the section empty.
+    let riverland = MockServer::start(mock_script(drafting_rules()), 0).await.unwrap();
+    let dir2 = tempfile::tempdir().unwrap();
+    let e2 = engine_with(dir2.path(), &riverland);
+    approve_extraction(&e2, FALL).await;
+    e2.author_draft(&draft_req(FALL, DraftKind::Complete, None)).await.unwrap();
+    let prompt = user_text(&bodies_by(&riverland, "draft1")[0]);
+    assert!(prompt.contains("# Neighbouring clauses\n(the policy names none for this clause)"), "{prompt}");
+}

@@ -264,6 +264,8 @@ pub struct RejectRequest {
 /// Everything a draft is written from and checked against.
 struct Inputs {
     vocab: PolicyVocab,
+    /// Clauses whose events are easily confused with this clause's, with why.
+    neighbours: Vec<(String, String)>,
     clause: Clause,
     extraction: crate::authoring::Extraction,
     citable: Vec<String>,
@@ -392,6 +394,13 @@ fn self_check_text(s: &[SelfCheckNote]) -> String {
     }
 }
 
+fn neighbours_text(n: &[(String, String)]) -> String {
+    if n.is_empty() {
+        return "(the policy names none for this clause)".into();
+    }
+    n.iter().map(|(id, why)| format!("- {id}: {why}")).collect::<Vec<_>>().join("\n")
+}
+
 fn pretty(v: &impl Serialize) -> String {
     serde_json::to_string_pretty(v).unwrap_or_default()
 }
@@ -476,7 +485,13 @@ impl Engine {
             library.into_iter().filter(|(_, c)| c.clause_id == clause.clause_id).map(|(_, c)| c).collect();
         let official = self.store().with_conn(|c| crate::policy::repo::official_sections(c, policy))?;
         let clause_text = clause_text(&clause, &official);
+        let neighbours: Vec<(String, String)> = vocab
+            .neighbours
+            .iter()
+            .filter_map(|p| p.other(&clause.clause_id).map(|o| (o.to_string(), p.reason.clone())))
+            .collect();
         Ok(Inputs {
+            neighbours,
             vocab,
             clause,
             extraction,
@@ -531,6 +546,7 @@ impl Engine {
                     ("extraction", &inputs.extraction.document),
                     ("citable_ids", &inputs.citable.iter().map(|c| format!("- {c}")).collect::<Vec<_>>().join("\n")),
                     ("taken_ids", &if taken.is_empty() { "(none)".to_string() } else { taken.join(", ") }),
+                    ("neighbours", &neighbours_text(&inputs.neighbours)),
                     ("existing_cards", &if existing.is_empty() { "(none yet)".to_string() } else { pretty(&existing) }),
                     ("card_schema", &pretty(&card_schema_value())),
                     ("feedback", feedback),
