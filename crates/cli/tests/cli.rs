@@ -916,3 +916,21 @@ fn cases_screen_reports_the_labels_a_majority_of_models_dispute() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("neither a stored case id"));
 }
+
+#[test]
+fn cases_export_dataset_writes_a_folder_and_refuses_both_outputs_at_once() {
+    let env = Env::new();
+    env.ok(&["demo", "load"]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ds");
+    let r = env.json(&["cases", "export", "--dataset", out.to_str().unwrap(), "--type", "uncertain"]);
+    assert_eq!(r["counts"]["uncertain"], 30);
+    assert_eq!(r["counts"]["complete"], 0);
+    assert!(out.join("data/uncertain.jsonl").exists() && out.join("README.md").exists());
+    let text = env.ok(&["cases", "export", "--dataset", out.to_str().unwrap()]);
+    assert!(text.contains("Fill in `license`"), "{text}");
+    let o = env.run(&["cases", "export", "--dataset", "x", "--out", "y.jsonl"]);
+    assert!(!o.status.success());
+    let o = env.run(&["cases", "export"]);
+    assert!(!o.status.success());
+}

@@ -20,8 +20,13 @@ pub enum CasesCmd {
     },
     /// Export cases as JSONL.
     Export {
-        #[arg(long)]
-        out: PathBuf,
+        /// The cases.jsonl file to write.
+        #[arg(long, required_unless_present = "dataset", conflicts_with = "dataset")]
+        out: Option<PathBuf>,
+        /// Write a dataset folder instead: data/{complete,missing,uncertain}.jsonl, the cards
+        /// used, and a README.md dataset card a dataset hub loads as is.
+        #[arg(long, value_name = "DIR")]
+        dataset: Option<PathBuf>,
         #[arg(long = "type")]
         case_type: Option<String>,
         #[arg(long)]
@@ -223,16 +228,29 @@ pub fn run(cli: &Cli, cmd: &CasesCmd) -> Result<ExitCode, ApiError> {
                 println!("{}: {} imported, {} unchanged, {} replaced.", r.file, r.imported, r.unchanged, r.replaced);
             }
         }
-        CasesCmd::Export { out, case_type, clause, include_excluded } => {
-            let n = e.cases_export(
-                out,
-                &CaseFilter {
-                    case_type: parse_type(case_type)?,
-                    clause_id: clause.clone(),
-                    include_excluded: *include_excluded,
-                    ..Default::default()
-                },
-            )?;
+        CasesCmd::Export { out, dataset, case_type, clause, include_excluded } => {
+            let filter = CaseFilter {
+                case_type: parse_type(case_type)?,
+                clause_id: clause.clone(),
+                include_excluded: *include_excluded,
+                ..Default::default()
+            };
+            if let Some(dir) = dataset {
+                let d = e.cases_export_dataset(dir, &filter)?;
+                if cli.json {
+                    print_json(&d);
+                } else {
+                    let counts: Vec<String> = d.counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
+                    println!("Wrote a dataset to {}: {} case(s), {} card(s).", d.folder, counts.join(", "), d.cards);
+                    if !d.missing_cards.is_empty() {
+                        println!("Not in the store, so not included: {}.", d.missing_cards.join(", "));
+                    }
+                    println!("Fill in `license` at the top of README.md before publishing it.");
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            let out = out.clone().ok_or_else(|| ApiError::invalid("Give --out FILE or --dataset DIR."))?;
+            let n = e.cases_export(&out, &filter)?;
             if cli.json {
                 print_json(&serde_json::json!({"exported": n, "out": out}));
             } else {

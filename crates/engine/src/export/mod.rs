@@ -2,6 +2,7 @@
 //! runs, and the generation and card-library statistics, written into a folder. This module sits
 //! above `tables`, `charts` and the pipelines, so none of them writes report files itself.
 
+pub mod dataset;
 pub mod generation;
 pub mod report;
 

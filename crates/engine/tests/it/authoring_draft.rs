@@ -251,6 +251,22 @@ async fn a_new_pack_is_authored_audited_and_generated_from_end_to_end() {
     assert_eq!((s.status.as_str(), s.counts.accepted), ("completed", 1), "{:?}", s.message);
     let inst = bodies_by(&mock, "inst");
     assert!(inst.iter().all(|b| b.contains("Policy passages for Falls clause 1")), "the extraction is the context");
+
+    // The generated case exported as a dataset names how it was made, and carries its authored card.
+    let out = dir.path().join("dataset");
+    let d = e
+        .cases_export_dataset(
+            &out,
+            &psebench::case::repo::CaseFilter { clause_id: Some(FALL.into()), ..Default::default() },
+        )
+        .unwrap();
+    assert_eq!(d.counts["complete"], 1);
+    assert!(out.join(format!("cards/{REP}.json")).exists());
+    let readme = std::fs::read_to_string(out.join("README.md")).unwrap();
+    assert!(readme.contains(&format!("  generation_runs: [\"{run}\"]")), "{readme}");
+    assert!(readme.contains("  generation_models: [\"writer\", \"checker\""), "{readme}");
+    assert!(readme.contains("    gen_instantiator: \""), "{readme}");
+    assert!(readme.contains("Riverland adverse event rule"), "{readme}");
 }
 
 fn unc_card(open_question: Option<Value>) -> Value {

@@ -134,3 +134,60 @@ fn detail_tells_origin_exclusion_and_the_names_of_clause_and_card() {
 
     assert_eq!(e.cases_detail("nope").unwrap_err().code.as_str(), "not_found");
 }
+
+/// A dataset folder holds the cases split by type, the cards they name and a dataset card whose
+/// YAML header lists files, features and counts; reading the files back gives the same cases.
+#[test]
+fn a_dataset_export_reads_back_as_the_same_cases_with_a_dataset_card() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = super::eval::engine(dir.path());
+    e.demo_load().unwrap();
+    let out = dir.path().join("dataset");
+    let filter = psebench::case::repo::CaseFilter { include_excluded: true, ..Default::default() };
+    let d = e.cases_export_dataset(&out, &filter).unwrap();
+    assert_eq!(d.counts.values().sum::<usize>(), 90);
+    assert_eq!(d.counts.keys().map(String::as_str).collect::<Vec<_>>(), vec!["complete", "missing", "uncertain"]);
+    let vocab = e.vocab_lookup();
+    let stored = e.cases_all(&filter).unwrap();
+    for (name, n) in &d.counts {
+        let back = psebench::case::io::read_cases(&out.join(format!("data/{name}.jsonl")), &vocab).unwrap();
+        assert_eq!(back.len(), *n);
+        for c in &back {
+            assert_eq!(c.case_type.as_str(), name.as_str());
+            assert_eq!(Some(c), stored.iter().find(|s| s.case_id == c.case_id), "{} reads back unchanged", c.case_id);
+        }
+    }
+    // Every card a case names is there (the demo cases' cards are all built in).
+    assert!(d.missing_cards.is_empty(), "{:?}", d.missing_cards);
+    for c in &stored {
+        let text = std::fs::read_to_string(out.join(format!("cards/{}.json", c.clause_card_id))).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        psebench::card::ClauseCard::from_value(&v).unwrap();
+    }
+    // The dataset card: a YAML header a hub reads (split files and counts), and words for people.
+    let readme = std::fs::read_to_string(out.join("README.md")).unwrap();
+    let header = readme.strip_prefix("---\n").unwrap().split("\n---\n").next().unwrap();
+    for line in [
+        "license: \"\"",
+        "configs:",
+        "  - config_name: default",
+        "      - split: missing",
+        "        path: data/missing.jsonl",
+        "dataset_info:",
+        "    - name: narrative",
+    ] {
+        assert!(header.lines().any(|l| l == line), "header lacks {line:?}:\n{header}");
+    }
+    for (name, n) in &d.counts {
+        assert!(header.contains(&format!("    - name: {name}\n      num_examples: {n}\n")), "{header}");
+    }
+    assert!(header.contains("  hand_written_cases: 90"), "{header}");
+    assert!(readme.contains("| CareManagement_1_MedicationError |"), "cases per clause");
+    // Nothing to export is refused plainly.
+    let none = psebench::case::repo::CaseFilter { clause_id: Some("Nope".into()), ..Default::default() };
+    assert!(e
+        .cases_export_dataset(&dir.path().join("empty"), &none)
+        .unwrap_err()
+        .message
+        .contains("nothing to export"));
+}
