@@ -97,12 +97,15 @@ fn start_logging(cli: &Cli) -> Result<psebench::logging::LogGuard, psebench::log
 }
 
 fn main() -> ExitCode {
-    // Behave like other command-line tools when output is piped into `head` and closed early.
-    #[cfg(unix)]
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
     let cli = Cli::parse();
+    // Behave like other command-line tools when output is piped into `head` and closed early;
+    // except the server, which keeps serving when whoever started it stops reading its output.
+    #[cfg(unix)]
+    if !matches!(cli.command, Command::Serve(_)) {
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
     // How other processes name this one when it holds a run they want to execute.
     psebench::jobs::set_process_label(match cli.command {
         Command::Serve(_) => "psebench serve",

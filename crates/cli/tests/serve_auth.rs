@@ -193,3 +193,33 @@ fn the_printed_link_opens_the_app_and_the_token_file_is_private() {
     assert_eq!(http(port, "GET", "/?token=wrong", &[], "").status, 401);
     assert_eq!(http(port, "GET", "/", &[], "").status, 200, "the page itself stays public");
 }
+
+/// Whoever started the server may stop reading its output (a script, or `psebench serve |
+/// head -1`): the server keeps serving instead of dying of a broken pipe. Here the output is closed
+/// before the server writes its first line.
+#[test]
+fn the_server_keeps_serving_when_its_output_is_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_psebench"))
+        .arg("serve")
+        .args(["--port", &port.to_string(), "--ui-dir"])
+        .arg(ui_dir(dir.path()))
+        .env("PSEBENCH_DB", dir.path().join("store.db"))
+        .env("HOME", dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let started = std::time::Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(child.try_wait().unwrap().is_none(), "the server died when its output was closed");
+        assert!(started.elapsed() < Duration::from_secs(20), "the server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(http(port, "POST", "/api/store.info", &[], "{}").status, 401);
+    assert!(child.try_wait().unwrap().is_none(), "the server is still running");
+    let _ = child.kill();
+    let _ = child.wait();
+}

@@ -49,6 +49,16 @@ pub struct ServeArgs {
     pub tls_key: Option<PathBuf>,
 }
 
+/// A line on standard output that never stops the server: when whoever started it closed its end
+/// (`psebench serve | head -1`, a test that read the first line), the server keeps serving.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write;
+        // A closed standard output is not an error worth stopping for.
+        writeln!(std::io::stdout(), $($arg)*).ok();
+    }};
+}
+
 /// This computer's address on the local network (the route a packet would take; nothing is sent).
 fn lan_address() -> Option<IpAddr> {
     let sock = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
@@ -152,7 +162,7 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
                 })
                 .unwrap_or_default();
             if json {
-                println!(
+                say!(
                     "{}",
                     serde_json::json!({"url": url, "port": addr.port(), "links": link_list, "token": token, "link": owner_link})
                 );
@@ -160,36 +170,36 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
                 match &review {
                     Some(_) => {
                         let name = links.as_ref().map(|(n, _)| n.as_str()).unwrap_or("");
-                        println!("Review \"{name}\" is being served on port {}. Personal links (send each reviewer only their own):", addr.port());
+                        say!("Review \"{name}\" is being served on port {}. Personal links (send each reviewer only their own):", addr.port());
                         for l in &link_list {
                             match l["link"].as_str() {
-                                Some(link) => println!("  {:<20} {link}", l["reviewer"].as_str().unwrap_or("")),
-                                None => println!(
+                                Some(link) => say!("  {:<20} {link}", l["reviewer"].as_str().unwrap_or("")),
+                                None => say!(
                                     "  {:<20} (link given out earlier and still valid; --new-links replaces every link)",
                                     l["reviewer"].as_str().unwrap_or("")
                                 ),
                             }
                         }
                         if lan {
-                            println!("Reviewers on your local network can open these links; only their own review is reachable. Press Ctrl-C to stop.");
+                            say!("Reviewers on your local network can open these links; only their own review is reachable. Press Ctrl-C to stop.");
                             if scheme == "http" {
-                                println!(
+                                say!(
                                     "Note: this is plain HTTP, so the links and the answers travel unencrypted on the local network. \
                                      Use it only on a network you trust, or restart with --tls-cert and --tls-key."
                                 );
                             }
-                            println!(
+                            say!(
                                 "When the review is over, `psebench review close {}` makes every link stop working.",
                                 review.as_deref().unwrap_or("SESSION")
                             );
                         } else {
-                            println!("Only this computer can open these links (add --lan for other computers on your network). Press Ctrl-C to stop.");
+                            say!("Only this computer can open these links (add --lan for other computers on your network). Press Ctrl-C to stop.");
                         }
                     }
                     None => {
                         let link = owner_link.as_deref().unwrap_or(&url);
-                        println!("PSEBench Studio is running at {link} — press Ctrl-C to stop.");
-                        println!(
+                        say!("PSEBench Studio is running at {link} — press Ctrl-C to stop.");
+                        say!(
                             "Open that exact link: it carries this session's key (a new one at every start); \
                              the address without it shows only a notice."
                         );
