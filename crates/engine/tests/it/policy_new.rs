@@ -9,9 +9,11 @@ use psebench::api::policy::{NewClause, NewPolicy};
 use psebench::card::AuditStatus;
 use psebench::evaluation::EvalRunRequest;
 use psebench::generation::GenRequest;
-use psebench::mock::{MockServer, Reply, Rule, Script, When};
+use psebench::mock::{MockServer, Reply, Script, When};
 use psebench::ErrorCode;
 use serde_json::{json, Value};
+
+use super::generation::{rule, sys};
 
 pub const POLICY: &str = "riverland-ae";
 pub const CARD: &str = "CardRep_1_Falls_1";
@@ -64,22 +66,6 @@ fn card() -> Value {
         "No slot value and no sentence of the narrative may contain the words \"reportable\" or \"non-reportable\" or the phrase \"should be reported\"."
       ]
     })
-}
-
-fn rule(name: &str, when: When, reply: Reply) -> Rule {
-    Rule {
-        name: Some(name.into()),
-        when,
-        reply: Some(reply),
-        replies: vec![],
-        fail_first: vec![],
-        latency_ms: None,
-        usage: None,
-    }
-}
-
-fn sys(marker: &str) -> When {
-    When { system_contains: Some(marker.into()), ..Default::default() }
 }
 
 fn slots() -> Value {
