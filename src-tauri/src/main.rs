@@ -83,6 +83,13 @@ fn main() {
                     }
                 });
             }
+            if let Ok(engine) = &studio.0 {
+                // Batch-mode runs closed while their batches were out continue where they stopped.
+                let engine = engine.clone();
+                tauri::async_runtime::spawn(async move {
+                    psebench::api::rpc::resume_batch_runs(&engine);
+                });
+            }
             app.manage(studio);
             Ok(())
         })

@@ -76,6 +76,14 @@ pub struct IdParams {
     pub id: String,
 }
 
+/// Which batches to list: a run's, or all.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
+pub struct BatchListParams {
+    #[serde(default)]
+    pub run_id: Option<String>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct RunParams {
     pub run_id: String,
@@ -386,6 +394,30 @@ where
     });
 }
 
+/// Resume, in the background, the batch-mode runs left interrupted while their batches were out
+/// (the app or CLI was closed): their polling picks up where it stopped. Returns their ids. Call
+/// it inside the async runtime when the app or the server opens the store.
+pub fn resume_batch_runs(engine: &Engine) -> Vec<String> {
+    let runs = match engine.batch_runs_to_resume() {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::warn!(error = %e, "could not look for batch-mode runs to resume");
+            return Vec::new();
+        }
+    };
+    let mut ids = Vec::new();
+    for (run_id, kind) in runs {
+        tracing::info!(run = %run_id, "resuming a batch-mode run whose batches are still out");
+        match kind {
+            RunKind::Eval => spawn_eval(engine.clone(), run_id.clone()),
+            RunKind::Generation => spawn_gen(engine.clone(), run_id.clone()),
+            _ => continue,
+        }
+        ids.push(run_id);
+    }
+    ids
+}
+
 fn spawn_eval(engine: Engine, run_id: String) {
     let (e, id) = (engine.clone(), run_id.clone());
     spawn_job(engine, run_id, RunKind::Eval, async move { e.eval_execute(&id).await.map(|_| ()) });
@@ -611,6 +643,10 @@ api_methods! {
     }
     "models.discover" ["Look for model servers on this computer (Ollama, LM Studio, llama.cpp, vLLM) and list their models."] (e, p: DiscoverRequest) -> DiscoverResult {
         e.models_discover(&p).await?
+    }
+    "batches.list" ["Provider batches of a run in batch mode (or all), with their state and counts."] (e, p: BatchListParams) -> Vec<crate::llm::batch::repo::BatchView> {
+        let e2 = e.clone();
+        blocking(move || e2.batches_list(p.run_id.as_deref())).await?
     }
     "models.remove" ["Remove a registered model (and its stored key)."] (e, p: ModelNameParams) -> Flag {
         blocking(move || e.models_remove(&p.name).map(|_| Flag { value: true })).await?

@@ -6,6 +6,7 @@
 //! Opening an engine with the built-in policy data loaded is `api`'s job (`Engine::open`), because
 //! that needs the domain modules; this module only assembles the services.
 
+pub mod batches;
 pub mod discover;
 pub mod models;
 

@@ -62,6 +62,10 @@ pub struct EvalRunConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub prompt_versions: Option<IndexMap<String, String>>,
+    /// Calls go through the providers' batch APIs where they have one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub batch: Option<bool>,
     /// The run was imported from a file (it cannot be executed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -84,6 +88,10 @@ impl EvalRunConfig {
     /// Cases worked on at once (4 when not recorded; at least 1).
     pub fn concurrency(&self) -> usize {
         self.concurrency.unwrap_or(4).max(1) as usize
+    }
+    /// Batch mode (off when not recorded).
+    pub fn is_batch(&self) -> bool {
+        self.batch.unwrap_or(false)
     }
     pub fn is_imported(&self) -> bool {
         self.imported.unwrap_or(false)

@@ -51,6 +51,9 @@ pub struct EvalRunRequest {
     pub concurrency: u32,
     pub repeat: u32,
     pub label: Option<String>,
+    /// Send the calls of models whose provider has a batch API as provider batches (about half
+    /// the price; answers within the provider's completion window).
+    pub batch: bool,
 }
 
 impl Default for EvalRunRequest {
@@ -64,6 +67,7 @@ impl Default for EvalRunRequest {
             concurrency: 4,
             repeat: 1,
             label: None,
+            batch: false,
         }
     }
 }
@@ -85,6 +89,8 @@ pub struct CostEstimate {
     pub output_tokens: u64,
     /// Null when a model has no price registered.
     pub usd: Option<f64>,
+    /// The same in batch mode (batch prices where the provider has a batch API).
+    pub usd_batch: Option<f64>,
     pub assumptions: String,
 }
 
@@ -99,6 +105,8 @@ pub struct EvalPlan {
     /// Per clause, the clause text the judge is shown: an approved extraction (with its version)
     /// or the built-in clause text when no extraction is approved.
     pub clause_contexts: Vec<ClauseContextNote>,
+    /// Batch mode: which models it would batch, their providers' window, online vs batch cost.
+    pub batch: crate::llm::batch::plan::BatchNote,
 }
 
 /// What a finished (or stopped) run says about itself.
@@ -137,23 +145,17 @@ fn estimate(
     let info_out = 0.5 * 80.0;
     let judge_in = 0.8 * 2200.0 / 4.0;
     let judge_out = 0.8 * 200.0;
-    let price = |m: &ModelConfig, i: f64, o: f64| -> Option<f64> {
-        match (m.price_in, m.price_out) {
-            (Some(pi), Some(po)) => Some(n * (i * pi + o * po) / 1e6),
-            _ if m.is_local() => Some(0.0),
-            _ => None,
-        }
-    };
-    let usd = match (price(eval, eval_in, eval_out), price(info, info_in, info_out), price(judge, judge_in, judge_out))
-    {
-        (Some(a), Some(b), Some(c)) => Some(a + b + c),
-        _ => None,
-    };
+    let (usd, usd_batch) = crate::llm::batch::plan::costs(&[
+        (eval, n * eval_in, n * eval_out),
+        (info, n * info_in, n * info_out),
+        (judge, n * judge_in, n * judge_out),
+    ]);
     CostEstimate {
         calls: (n * (1.5 + 0.5 + 0.8)).round() as u64,
         input_tokens: (n * (eval_in + info_in + judge_in)) as u64,
         output_tokens: (n * (eval_out + info_out + judge_out)) as u64,
         usd,
+        usd_batch,
         assumptions:
             "about 1.5 model turns, 0.5 questions and 0.8 judged answers per case; cached replies cost nothing".into(),
     }
@@ -255,6 +257,7 @@ impl Engine {
             destinations,
             estimate: estimate(system.len(), &cases, req.repeat, &m, &i, &j),
             clause_contexts: self.eval_clause_texts(&cases.iter().collect::<Vec<_>>())?.1,
+            batch: crate::llm::batch::plan::note(req.batch, &[&m, &i, &j]),
         })
     }
 
@@ -281,6 +284,7 @@ impl Engine {
             concurrency: Some(req.concurrency.clamp(1, 256)),
             repeat: Some(req.repeat.max(1)),
             prompt_versions: Some(prompts.versions()),
+            batch: req.batch.then_some(true),
             ..EvalRunConfig::default()
         };
         let ids: Vec<String> = cases.iter().map(|c| c.case_id.clone()).collect();
@@ -307,11 +311,14 @@ impl Engine {
             return Err(ApiError::invalid(format!("Run {run_id} was imported from a file and cannot be executed.")));
         }
         let (turns, concurrency) = (cfg.turns(), cfg.concurrency());
+        let batch = cfg.is_batch();
         let roles = Arc::new(Roles {
-            eval: self.model_handle(model)?,
-            info: self.model_handle(info_model)?,
-            judge: self.model_handle(judge_model)?,
+            eval: self.model_handle(model)?.batched(batch),
+            info: self.model_handle(info_model)?.batched(batch),
+            judge: self.model_handle(judge_model)?.batched(batch),
         });
+        // In batch mode every case works at once, so each round's requests go out together.
+        let concurrency = if batch { crate::llm::batch::BATCH_WORKERS } else { concurrency };
         let prompts = Arc::new(EvalPrompts::load()?);
         let system = Arc::new(self.eval_system_prompt(policy, &prompts)?);
         let cancel = self.jobs().register(run_id)?;

@@ -47,6 +47,10 @@ pub struct GenRunConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub concurrency: Option<u32>,
+    /// Calls go through the providers' batch APIs where they have one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub batch: Option<bool>,
     /// What the planner noted (unapproved cards used, cards without anchors, …).
     #[serde(default)]
     pub warnings: Vec<String>,
@@ -63,6 +67,10 @@ impl GenRunConfig {
     /// Units worked on at once (4 when not recorded; at least 1).
     pub fn concurrency(&self) -> usize {
         self.concurrency.unwrap_or(4).max(1) as usize
+    }
+    /// Batch mode (off when not recorded).
+    pub fn is_batch(&self) -> bool {
+        self.batch.unwrap_or(false)
     }
 }
 

@@ -73,6 +73,10 @@ pub struct GenRequest {
     pub anchor_origin: Option<String>,
     #[serde(default)]
     pub label: Option<String>,
+    /// Send the calls of models whose provider has a batch API as provider batches (about half
+    /// the price; answers within the provider's completion window).
+    #[serde(default)]
+    pub batch: bool,
 }
 
 fn default_policy() -> String {
@@ -102,6 +106,7 @@ impl Default for GenRequest {
             include_missing: true,
             anchor_origin: None,
             label: None,
+            batch: false,
         }
     }
 }
@@ -131,6 +136,8 @@ pub struct GenCostEstimate {
     pub output_tokens: u64,
     /// Null when a remote model has no price registered.
     pub usd: Option<f64>,
+    /// The same in batch mode (batch prices where the provider has a batch API).
+    pub usd_batch: Option<f64>,
     pub per_stage: Vec<GenStageEstimate>,
     pub assumptions: String,
 }
@@ -158,6 +165,8 @@ pub struct GenPlan {
     /// Per clause, the context its roles are given: an approved extraction (with its version) or
     /// the built-in context when no extraction is approved.
     pub clause_contexts: Vec<crate::policy::extraction::ClauseContextNote>,
+    /// Batch mode: which models it would batch, their providers' window, online vs batch cost.
+    pub batch: crate::llm::batch::plan::BatchNote,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -387,6 +396,7 @@ impl Engine {
             destinations,
             estimate: plan::estimate(&planned, &prompts, &producer, &verifier, &screen, screen_policy_chars),
             clause_contexts: planned.clause_contexts.clone(),
+            batch: crate::llm::batch::plan::note(req.batch, &[&producer, &verifier, &screen]),
         })
     }
 
@@ -408,6 +418,7 @@ impl Engine {
                 screen: Some(RunModel::of(&screen)),
             }),
             concurrency: Some(req.concurrency.clamp(1, 256)),
+            batch: req.batch.then_some(true),
             warnings: planned.warnings.clone(),
             prompt_versions: prompts.versions(),
             extra: IndexMap::new(),
@@ -442,11 +453,14 @@ impl Engine {
         let (policy, concurrency) = (cfg.policy.as_str(), cfg.concurrency());
         // Runs created before the screen existed screen with their verifier model.
         let screen_model = cfg.screen_model.clone().unwrap_or_else(|| cfg.verifier_model.clone());
+        let batch = cfg.is_batch();
         let roles = RunRoles {
-            producer: self.model_handle(&cfg.model)?,
-            verifier: self.model_handle(&cfg.verifier_model)?,
-            screen: self.model_handle(&screen_model)?,
+            producer: self.model_handle(&cfg.model)?.batched(batch),
+            verifier: self.model_handle(&cfg.verifier_model)?.batched(batch),
+            screen: self.model_handle(&screen_model)?.batched(batch),
         };
+        // In batch mode every unit works at once, so each stage's requests go out together.
+        let concurrency = if batch { crate::llm::batch::BATCH_WORKERS } else { concurrency };
         let prompts = GenPrompts::load()?;
         let (pack, _) = self.pack_and_vocab(policy)?;
         let background = prompts.background.render(&[("policy_name", &pack.name)])?;

@@ -387,23 +387,17 @@ pub fn estimate(
             );
         }
     }
-    let price = |m: &ModelConfig, i: f64, o: f64| -> Option<f64> {
-        match (m.price_in, m.price_out) {
-            (Some(pi), Some(po)) => Some((i * pi + o * po) / 1e6),
-            _ if m.is_local() => Some(0.0),
-            _ => None,
-        }
-    };
-    let usd =
-        match (price(producer, prod_in, prod_out), price(verifier, ver_in, ver_out), price(screen, scr_in, scr_out)) {
-            (Some(a), Some(b), Some(c)) => Some(a + b + c),
-            _ => None,
-        };
+    let (usd, usd_batch) = crate::llm::batch::plan::costs(&[
+        (producer, prod_in, prod_out),
+        (verifier, ver_in, ver_out),
+        (screen, scr_in, scr_out),
+    ]);
     GenCostEstimate {
         calls: stages.iter().map(|s| s.calls).sum(),
         input_tokens: stages.iter().map(|s| s.input_tokens).sum(),
         output_tokens: stages.iter().map(|s| s.output_tokens).sum(),
         usd,
+        usd_batch,
         per_stage: stages,
         assumptions: "sizes of the cards, contexts and anchors as planned; about 160 characters per slot value, 1,100 per complete and 700 per missing narrative; 1.2 instantiation, 1.1 narration and 1.4 missing-narration attempts per candidate; 1.2 clause screens per complete record, each with every clause of the policy; 4 characters per token; cached replies cost nothing".into(),
     }

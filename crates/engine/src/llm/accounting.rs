@@ -31,6 +31,8 @@ pub struct CallRecord<'a> {
     pub cost_usd: f64,
     pub latency_ms: u64,
     pub error: Option<String>,
+    /// The provider batch that answered (None for a direct call or a cache hit).
+    pub batch_id: Option<&'a str>,
 }
 
 /// Add one row to the call log. Runs on a blocking thread.
@@ -52,14 +54,15 @@ pub async fn record(store: &Store, r: &CallRecord<'_>) -> ApiResult<()> {
         r.cost_usd,
         r.latency_ms as i64,
         r.error.clone(),
+        r.batch_id.map(str::to_string),
     );
     store
         .call(move |c| {
-            let (run_id, stage, name, base_url, remote, cache_hit, attempts, tokens, cost, latency, error) = row;
+            let (run_id, stage, name, base_url, remote, cache_hit, attempts, tokens, cost, latency, error, batch_id) = row;
             c.execute(
                 "INSERT INTO llm_calls (run_id, stage, model_name, endpoint, remote, cache_hit, attempts, input_tokens, output_tokens,
-                                        cached_input_tokens, reasoning_tokens, cost_usd, latency_ms, ok, error, at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                                        cached_input_tokens, reasoning_tokens, cost_usd, latency_ms, ok, error, at, batch_id)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
                 params![
                     run_id,
                     stage,
@@ -76,7 +79,8 @@ pub async fn record(store: &Store, r: &CallRecord<'_>) -> ApiResult<()> {
                     latency,
                     error.is_none() as i64,
                     error,
-                    now_rfc3339()
+                    now_rfc3339(),
+                    batch_id
                 ],
             )?;
             Ok(())
@@ -93,6 +97,8 @@ pub struct UsageTotals {
     pub cache_hits: u64,
     pub failures: u64,
     pub remote_calls: u64,
+    /// Calls answered through a provider batch (at batch prices).
+    pub batch_calls: u64,
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub cached_input_tokens: u64,
@@ -113,7 +119,7 @@ pub fn totals_by_stage_all(store: &Store) -> ApiResult<Vec<UsageTotals>> {
 fn totals_where(store: &Store, condition: &str, run_id: Option<&str>) -> ApiResult<Vec<UsageTotals>> {
     Ok(store.with_read(|c| {
         let mut stmt = c.prepare(&format!(
-            "SELECT stage, model_name, count(*), sum(cache_hit), sum(1 - ok), sum(remote * (1 - cache_hit)), sum(input_tokens), sum(output_tokens),
+            "SELECT stage, model_name, count(*), sum(cache_hit), sum(1 - ok), sum(remote * (1 - cache_hit)), sum(batch_id IS NOT NULL), sum(input_tokens), sum(output_tokens),
                     sum(cached_input_tokens), sum(reasoning_tokens), sum(cost_usd)
              FROM llm_calls WHERE {condition} GROUP BY stage, model_name ORDER BY stage, model_name"
         ))?;
@@ -125,11 +131,12 @@ fn totals_where(store: &Store, condition: &str, run_id: Option<&str>) -> ApiResu
                 cache_hits: r.get::<_, i64>(3)? as u64,
                 failures: r.get::<_, i64>(4)? as u64,
                 remote_calls: r.get::<_, i64>(5)? as u64,
-                input_tokens: r.get::<_, i64>(6)? as u64,
-                output_tokens: r.get::<_, i64>(7)? as u64,
-                cached_input_tokens: r.get::<_, i64>(8)? as u64,
-                reasoning_tokens: r.get::<_, i64>(9)? as u64,
-                cost_usd: r.get(10)?,
+                batch_calls: r.get::<_, i64>(6)? as u64,
+                input_tokens: r.get::<_, i64>(7)? as u64,
+                output_tokens: r.get::<_, i64>(8)? as u64,
+                cached_input_tokens: r.get::<_, i64>(9)? as u64,
+                reasoning_tokens: r.get::<_, i64>(10)? as u64,
+                cost_usd: r.get(11)?,
             })
         })?;
         rows.collect::<Result<Vec<_>, _>>()
@@ -144,6 +151,7 @@ pub fn sum(items: &[UsageTotals]) -> UsageTotals {
         t.cache_hits += i.cache_hits;
         t.failures += i.failures;
         t.remote_calls += i.remote_calls;
+        t.batch_calls += i.batch_calls;
         t.input_tokens += i.input_tokens;
         t.output_tokens += i.output_tokens;
         t.cached_input_tokens += i.cached_input_tokens;

@@ -10,6 +10,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::accounting::{self, CallContext, CallRecord};
+use super::batch::{BatchSettings, Batcher};
 use super::cache;
 use super::config::ModelConfig;
 use super::error::LlmError;
@@ -26,11 +27,18 @@ pub struct ClientOptions {
     /// Read and write the response cache.
     pub use_cache: bool,
     pub connect_timeout: Duration,
+    /// Timing of batch mode (gathering, polling, rounds).
+    pub batch: BatchSettings,
 }
 
 impl Default for ClientOptions {
     fn default() -> Self {
-        ClientOptions { retry: RetryPolicy::default(), use_cache: true, connect_timeout: Duration::from_secs(10) }
+        ClientOptions {
+            retry: RetryPolicy::default(),
+            use_cache: true,
+            connect_timeout: Duration::from_secs(10),
+            batch: BatchSettings::default(),
+        }
     }
 }
 
@@ -39,12 +47,31 @@ impl Default for ClientOptions {
 pub struct ModelHandle {
     pub cfg: ModelConfig,
     key: Option<Secret>,
+    /// Calls go through the provider's batch API (see `batch`).
+    batch: bool,
 }
 
 impl ModelHandle {
     /// A handle with an explicit key (tests, one-off tools).
     pub fn with_key(cfg: ModelConfig, key: Option<&str>) -> ModelHandle {
-        ModelHandle { cfg, key: key.map(Secret::new) }
+        ModelHandle { cfg, key: key.map(Secret::new), batch: false }
+    }
+    /// The same model, called through its provider's batch API when `on` and the provider has
+    /// one (an OpenAI-compatible server is still called directly).
+    pub fn batched(mut self, on: bool) -> ModelHandle {
+        self.batch = on && self.cfg.supports_batch();
+        self
+    }
+    /// Whether calls go through a batch.
+    pub fn is_batched(&self) -> bool {
+        self.batch
+    }
+    pub(crate) fn key_str(&self) -> Option<&str> {
+        self.key.as_ref().map(Secret::expose)
+    }
+    /// `s` with the key blanked out.
+    pub(crate) fn scrub_text(&self, s: &str) -> String {
+        self.scrub(s)
     }
     fn scrub(&self, s: &str) -> String {
         match &self.key {
@@ -62,6 +89,7 @@ pub struct LlmClient {
     /// Structured-output modes a server refused, by model name (see `weaker_format`): later calls
     /// to that model start at the mode it accepted.
     refused_formats: Mutex<HashMap<String, u8>>,
+    batcher: Batcher,
     opts: ClientOptions,
 }
 
@@ -115,11 +143,12 @@ impl LlmClient {
             .build()
             .unwrap_or_else(|_| reqwest::Client::new());
         LlmClient {
-            http,
-            store,
+            http: http.clone(),
+            store: store.clone(),
             secrets,
             limiters: Mutex::new(HashMap::new()),
             refused_formats: Mutex::new(HashMap::new()),
+            batcher: Batcher::new(http.clone(), store.clone(), opts.batch.clone()),
             opts,
         }
     }
@@ -159,7 +188,7 @@ impl LlmClient {
         if key.is_none() && cfg.kind.requires_key() && !cfg.is_local() {
             return Err(LlmError::MissingKey { model: cfg.name.clone() });
         }
-        Ok(ModelHandle { cfg, key })
+        Ok(ModelHandle { cfg, key, batch: false })
     }
 
     fn limiter(&self, cfg: &ModelConfig) -> Arc<AdaptiveLimiter> {
@@ -210,6 +239,7 @@ impl LlmClient {
                         cost_usd: 0.0,
                         latency_ms: hit.latency_ms,
                         error: None,
+                        batch_id: None,
                     };
                     self.record(&rec).await;
                     return Ok(hit);
@@ -228,6 +258,9 @@ impl LlmClient {
             sent.response_format = weaker_format(&sent.response_format);
         }
         let mut call = wire::build(&m.cfg, m.key.as_ref().map(Secret::expose), &sent);
+        if m.batch {
+            return self.chat_batched(m, &sent, &call.body, &key, ctx, cancel, started).await;
+        }
         let limiter = self.limiter(&m.cfg);
         let mut attempts = 0u32;
         let mut failed_attempts: Vec<String> = Vec::new();
@@ -314,6 +347,7 @@ impl LlmClient {
                     cost_usd: cost,
                     latency_ms,
                     error: None,
+                    batch_id: None,
                 };
                 self.record(&rec).await;
                 Ok(resp)
@@ -332,11 +366,100 @@ impl LlmClient {
                     cost_usd: 0.0,
                     latency_ms,
                     error: Some(message),
+                    batch_id: None,
                 };
                 self.record(&rec).await;
                 Err(e)
             }
         }
+    }
+
+    /// The batch path of `chat`: the request waits for a provider batch (see `batch`); its answer
+    /// is read, cached and accounted like a direct call's, at the batch price.
+    #[allow(clippy::too_many_arguments)]
+    async fn chat_batched(
+        &self,
+        m: &ModelHandle,
+        sent: &ChatRequest,
+        body: &Value,
+        key: &str,
+        ctx: &CallContext,
+        cancel: &CancellationToken,
+        started: Instant,
+    ) -> Result<ChatResponse, LlmError> {
+        let answer = self.batcher.call(m, body, key, ctx, cancel).await;
+        let latency_ms = started.elapsed().as_millis() as u64;
+        let answered = answer.and_then(|a| {
+            let parsed = wire::parse(&m.cfg, sent, &a.body)
+                .map_err(|reason| LlmError::BadResponse { model: m.cfg.name.clone(), reason })?;
+            Ok((a, parsed))
+        });
+        let (a, p) = match answered {
+            Ok(x) => x,
+            Err(e) => {
+                let message = m.scrub(&e.to_string());
+                if !matches!(e, LlmError::Cancelled) {
+                    tracing::warn!(model = %m.cfg.name, stage = %ctx.stage, run = ?ctx.run_id, error = %message, "a batched model call failed");
+                }
+                let rec = CallRecord {
+                    ctx,
+                    cfg: &m.cfg,
+                    cache_hit: false,
+                    attempts: 0,
+                    usage: Default::default(),
+                    cost_usd: 0.0,
+                    latency_ms,
+                    error: Some(message),
+                    batch_id: None,
+                };
+                self.record(&rec).await;
+                return Err(e);
+            }
+        };
+        let cost = m.cfg.batch_cost(&p.usage);
+        let resp = ChatResponse {
+            text: p.text,
+            usage: p.usage,
+            finish_reason: p.finish_reason,
+            provider_model: p.provider_model,
+            cache_hit: false,
+            attempts: a.rounds,
+            latency_ms,
+            cost_usd: cost,
+            failed_attempts: a.problems.clone(),
+        };
+        // Without the cache (`--no-cache`), the answer stays in the batch records instead, so a
+        // resumed run still does not pay for it twice.
+        let cached = if self.opts.use_cache { cache::put(&self.store, key, &m.cfg, &resp).await.map(|_| true) } else { Ok(false) };
+        match cached {
+            Ok(false) => {}
+            Ok(true) => {
+                let (b, k) = (a.batch_id.clone(), key.to_string());
+                if let Err(e) = self.store.call(move |c| super::batch::repo::mark_collected(c, &b, &k)).await {
+                    tracing::warn!(batch = %a.batch_id, error = %e, "could not mark a batch answer as collected; it stays stored");
+                }
+            }
+            // The answer stays in the batch records, where a resumed run finds it again.
+            Err(err) => tracing::warn!(model = %m.cfg.name, error = %err, "could not store a batch answer in the response cache"),
+        }
+        let rec = CallRecord {
+            ctx,
+            cfg: &m.cfg,
+            cache_hit: false,
+            attempts: a.rounds,
+            usage: resp.usage,
+            cost_usd: cost,
+            latency_ms,
+            error: None,
+            batch_id: Some(&a.batch_id),
+        };
+        self.record(&rec).await;
+        Ok(resp)
+    }
+
+    /// Batches this client works with (settings, for plans and tests).
+    pub fn batcher(&self) -> &Batcher {
+        &self.batcher
     }
 
     /// Log the call for token and cost accounting. A failed write does not fail the call (its

@@ -46,11 +46,26 @@ impl ProviderKind {
             ProviderKind::OpenAiCompatible | ProviderKind::Azure => None,
         }
     }
+    /// Providers with a batch API (OpenAI-compatible servers have none).
+    pub fn supports_batch(self) -> bool {
+        !matches!(self, ProviderKind::OpenAiCompatible)
+    }
+    /// How long the provider may take to finish a batch, in plain words.
+    pub fn batch_window(self) -> Option<&'static str> {
+        match self {
+            ProviderKind::OpenAi | ProviderKind::Azure | ProviderKind::Anthropic => Some("within 24 hours"),
+            ProviderKind::Gemini => Some("usually within 24 hours (expires after 48)"),
+            ProviderKind::OpenAiCompatible => None,
+        }
+    }
     /// Providers that cannot be used without a key.
     pub fn requires_key(self) -> bool {
         !matches!(self, ProviderKind::OpenAiCompatible)
     }
 }
+
+/// Batch prices as a share of online prices (half, at all three providers with a batch API).
+pub const BATCH_PRICE_FACTOR: f64 = 0.5;
 
 /// A model as registered with `psebench models add`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -137,6 +152,17 @@ impl ModelConfig {
         per(self.price_in, fresh)
             + per(self.price_cached_in.or(self.price_in), cached)
             + per(self.price_out, usage.output_tokens)
+    }
+
+    /// Cost of a call answered through the provider's batch API in US$: the three providers that
+    /// offer one (OpenAI and Azure OpenAI, Anthropic, Gemini) charge half their online price.
+    pub fn batch_cost(&self, usage: &super::Usage) -> f64 {
+        self.cost(usage) * BATCH_PRICE_FACTOR
+    }
+
+    /// Whether this model's provider has a batch API the engine can use.
+    pub fn supports_batch(&self) -> bool {
+        self.kind.supports_batch()
     }
 
     /// A one-line description of where data goes.

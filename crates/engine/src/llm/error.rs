@@ -25,6 +25,8 @@ pub enum LlmError {
     BadResponse { model: String, reason: String },
     #[error("{model}: gave up after {attempts} attempts; last problem: {last}")]
     RetriesExhausted { model: String, attempts: u32, last: Box<LlmError> },
+    #[error("{model}: the provider's batch did not answer this request in {rounds} round(s); last problem: {last}")]
+    BatchFailed { model: String, rounds: u32, last: String },
     #[error("cancelled")]
     Cancelled,
     #[error("{0}")]

@@ -3,6 +3,7 @@
 //! accounting, cancellation) and a tolerant JSON extractor.
 
 pub mod accounting;
+pub mod batch;
 pub mod cache;
 pub mod client;
 pub mod config;

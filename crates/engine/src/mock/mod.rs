@@ -9,5 +9,6 @@ pub mod script;
 mod server;
 
 pub use normalize::Api;
-pub use script::{Fault, FaultRate, Reply, Rule, Script, UsageOverride, When};
+mod batch;
+pub use script::{BatchBehaviour, Fault, FaultRate, Reply, Rule, Script, UsageOverride, When};
 pub use server::{MockServer, RecordedRequest};

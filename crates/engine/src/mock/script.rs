@@ -163,6 +163,28 @@ pub struct Script {
     /// Model ids `GET /v1/models` lists (default: the models the rules name).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub served_models: Vec<String>,
+    /// How the batch endpoints behave.
+    #[serde(default)]
+    pub batch: BatchBehaviour,
+}
+
+/// The batch endpoints' behaviour (OpenAI/Azure Batch, Anthropic Message Batches, Gemini batch
+/// mode). Every request of a batch is answered by the rules when the batch is created; the
+/// results show once the delay has passed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BatchBehaviour {
+    /// Milliseconds from a batch's creation until it ends.
+    #[serde(default)]
+    pub delay_ms: u64,
+    /// In the first `fail_batches` batches, every `fail_every`-th request (1-based) fails with a
+    /// server error inside the batch (0: none).
+    #[serde(default)]
+    pub fail_every: u32,
+    #[serde(default)]
+    pub fail_batches: u32,
+    /// The first `expire_batches` batches expire: only the first half of their requests are answered.
+    #[serde(default)]
+    pub expire_batches: u32,
 }
 
 impl Script {

@@ -39,8 +39,8 @@ pub struct RecordedRequest {
     pub at_ms: u64,
 }
 
-struct Compiled {
-    script: Script,
+pub(super) struct Compiled {
+    pub(super) script: Script,
     last_user: Vec<Option<Regex>>,
     any: Vec<Option<Regex>>,
 }
@@ -54,8 +54,10 @@ impl Compiled {
     }
 }
 
-struct MockState {
+pub(super) struct MockState {
     compiled: RwLock<Arc<Compiled>>,
+    /// Uploaded files and created batches (see `batch`).
+    pub(super) batches: Mutex<super::batch::Batches>,
     /// Per rule: how many times it matched (for `replies` sequences and `fail_first`).
     counters: Mutex<HashMap<usize, usize>>,
     rng: Mutex<ChaCha8Rng>,
@@ -97,6 +99,7 @@ impl MockServer {
             rng: Mutex::new(ChaCha8Rng::seed_from_u64(script.seed)),
             compiled: RwLock::new(Arc::new(Compiled::new(script))),
             counters: Mutex::new(HashMap::new()),
+            batches: Mutex::new(Default::default()),
             requests: Mutex::new(Vec::new()),
             seq: AtomicU64::new(0),
             started: Instant::now(),
@@ -113,6 +116,7 @@ impl MockServer {
             .route("/_mock/script", post(replace_script))
             .route("/_mock/health", get(|| async { "ok" }))
             .route("/v1/models", get(list_models))
+            .merge(super::batch::routes())
             .with_state(state.clone());
         let listener = ResettableListener(tokio::net::TcpListener::bind(("127.0.0.1", port)).await?);
         let addr = listener.0.local_addr()?;
@@ -169,6 +173,11 @@ impl MockServer {
     }
 }
 
+/// The script in use.
+pub(super) fn current_script(state: &MockState) -> Arc<Compiled> {
+    state.compiled.read().unwrap_or_else(|p| p.into_inner()).clone()
+}
+
 fn set_script(state: &MockState, script: Script) {
     *state.rng.lock().unwrap_or_else(|p| p.into_inner()) = ChaCha8Rng::seed_from_u64(script.seed);
     *state.compiled.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(Compiled::new(script));
@@ -204,6 +213,7 @@ async fn list_requests(State(s): State<Arc<MockState>>) -> Json<Vec<RecordedRequ
 async fn reset(State(s): State<Arc<MockState>>) -> StatusCode {
     s.requests.lock().unwrap_or_else(|p| p.into_inner()).clear();
     s.counters.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    *s.batches.lock().unwrap_or_else(|p| p.into_inner()) = Default::default();
     s.seq.store(0, Ordering::SeqCst);
     StatusCode::NO_CONTENT
 }
@@ -220,12 +230,12 @@ async fn replace_script(State(s): State<Arc<MockState>>, body: String) -> Respon
 
 // axum's `Response` is what every handler returns on failure; boxing it here would only move it.
 #[allow(clippy::result_large_err)]
-fn parse_body(bytes: &Bytes) -> Result<Value, Response> {
+pub(super) fn parse_body(bytes: &Bytes) -> Result<Value, Response> {
     serde_json::from_slice(bytes)
         .map_err(|e| error_response(StatusCode::BAD_REQUEST, &format!("request body is not valid JSON: {e}")))
 }
 
-fn error_response(status: StatusCode, message: &str) -> Response {
+pub(super) fn error_response(status: StatusCode, message: &str) -> Response {
     (status, Json(json!({"error": {"message": message, "type": "invalid_request_error"}}))).into_response()
 }
 
@@ -277,6 +287,9 @@ async fn gemini_handler(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    if let Some(model) = model_action.strip_suffix(":batchGenerateContent") {
+        return super::batch::gemini_create(&s, model, &headers, &body);
+    }
     let Some(model) = model_action.strip_suffix(":generateContent") else {
         return error_response(StatusCode::NOT_FOUND, "only :generateContent is supported by the mock");
     };
@@ -379,7 +392,35 @@ fn estimate_tokens(chars: usize) -> u64 {
     (chars as u64).div_ceil(4).max(1)
 }
 
+/// What the mock answers to one request, before any waiting.
+pub(super) enum Answer {
+    Ok(Value),
+    Error(StatusCode, String),
+    Fault(Fault),
+    /// Hold the request this long, then answer 504.
+    Hang(u64),
+}
+
+/// Answer a request (over HTTP, waiting out the scripted latency).
 async fn respond(s: &Arc<MockState>, path: &str, body: Value, norm: Result<Normalized, String>) -> Response {
+    let (answer, latency) = prepare(s, path, body, norm);
+    if latency > 0 {
+        tokio::time::sleep(Duration::from_millis(latency)).await;
+    }
+    match answer {
+        Answer::Ok(v) => Json(v).into_response(),
+        Answer::Error(status, msg) => error_response(status, &msg),
+        Answer::Fault(f) => fault_response(&f),
+        Answer::Hang(ms) => {
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            error_response(StatusCode::GATEWAY_TIMEOUT, "the mock held this request on purpose")
+        }
+    }
+}
+
+/// Record a request and decide its answer and the latency to wait before it (also used for the
+/// requests inside a batch, which do not wait).
+pub(super) fn prepare(s: &Arc<MockState>, path: &str, body: Value, norm: Result<Normalized, String>) -> (Answer, u64) {
     let seq = s.seq.fetch_add(1, Ordering::SeqCst) + 1;
     let compiled = s.compiled.read().unwrap_or_else(|p| p.into_inner()).clone();
     let script = &compiled.script;
@@ -399,7 +440,7 @@ async fn respond(s: &Arc<MockState>, path: &str, body: Value, norm: Result<Norma
         Err(msg) => {
             record.outcome = "invalid_request".into();
             push(s, record);
-            return error_response(StatusCode::BAD_REQUEST, &msg);
+            return (Answer::Error(StatusCode::BAD_REQUEST, msg), 0);
         }
     };
     record.api = n.api.as_str().to_string();
@@ -410,7 +451,7 @@ async fn respond(s: &Arc<MockState>, path: &str, body: Value, norm: Result<Norma
         push(s, record);
         let msg =
             format!("response_format: input should be one of the supported types, not '{}' (mock)", n.response_format);
-        return error_response(StatusCode::INTERNAL_SERVER_ERROR, &msg);
+        return (Answer::Error(StatusCode::INTERNAL_SERVER_ERROR, msg), 0);
     }
     if let Some(required) = &script.require_key {
         if n.key.as_deref() != Some(required.as_str()) {
@@ -418,7 +459,7 @@ async fn respond(s: &Arc<MockState>, path: &str, body: Value, norm: Result<Norma
             push(s, record);
             // Like some real providers, echo the key that was sent (clients must scrub it).
             let shown = n.key.clone().unwrap_or_default();
-            return error_response(StatusCode::UNAUTHORIZED, &format!("Incorrect API key provided: {shown}."));
+            return (Answer::Error(StatusCode::UNAUTHORIZED, format!("Incorrect API key provided: {shown}.")), 0);
         }
     }
     let matched = find_rule(&compiled, &n);
@@ -447,22 +488,18 @@ async fn respond(s: &Arc<MockState>, path: &str, body: Value, norm: Result<Norma
             }
         }
     }
-    let latency = script.latency_ms + rule.and_then(|r| r.latency_ms).unwrap_or(0);
-    if latency > 0 {
-        tokio::time::sleep(Duration::from_millis(latency)).await;
-    }
+    let mut latency = script.latency_ms + rule.and_then(|r| r.latency_ms).unwrap_or(0);
     if let Some(f) = &fault {
         record.outcome = fault_name(f).into();
         match f {
-            Fault::Slow { extra_ms } => tokio::time::sleep(Duration::from_millis(*extra_ms)).await,
+            Fault::Slow { extra_ms } => latency += *extra_ms,
             Fault::Timeout { hang_ms } => {
-                push(s, record.clone());
-                tokio::time::sleep(Duration::from_millis(*hang_ms)).await;
-                return error_response(StatusCode::GATEWAY_TIMEOUT, "the mock held this request on purpose");
+                push(s, record);
+                return (Answer::Hang(*hang_ms), latency);
             }
             other => {
                 push(s, record);
-                return fault_response(other);
+                return (Answer::Fault(other.clone()), latency);
             }
         }
     }
@@ -481,14 +518,12 @@ async fn respond(s: &Arc<MockState>, path: &str, body: Value, norm: Result<Norma
     let Some(reply) = reply else {
         record.outcome = "no_rule".into();
         push(s, record);
-        return error_response(
-            StatusCode::BAD_REQUEST,
-            &format!(
-                "mock: no rule matched this {} request for model {} and the script has no default_reply",
-                n.api.as_str(),
-                n.model
-            ),
+        let msg = format!(
+            "mock: no rule matched this {} request for model {} and the script has no default_reply",
+            n.api.as_str(),
+            n.model
         );
+        return (Answer::Error(StatusCode::BAD_REQUEST, msg), latency);
     };
     let caps = matched.map(|(_, c)| c).unwrap_or_default();
     let mut text = reply_text(reply, &n, &caps, seq);
@@ -541,7 +576,7 @@ async fn respond(s: &Arc<MockState>, path: &str, body: Value, norm: Result<Norma
             "modelVersion": n.model
         }),
     };
-    Json(body).into_response()
+    (Answer::Ok(body), latency)
 }
 
 fn push(s: &MockState, r: RecordedRequest) {

@@ -309,6 +309,9 @@ pub async fn serve(
     let addr = listener.local_addr().map_err(|e| ApiError::new(ErrorCode::Io, e.to_string()))?;
     tracing::info!(%addr, lan = opts.lan, https = tls.is_some(), review_session = ?opts.review_session, store = %engine.store().path().display(), "server started");
     ready(addr);
+    if opts.review_session.is_none() {
+        crate::api::rpc::resume_batch_runs(&engine);
+    }
     let limits = opts.limits.clone();
     listener::run(listener, router(engine, opts), limits, tls, shutdown).await;
     tracing::info!(%addr, "server stopped");

@@ -6,6 +6,7 @@
 mod anchors;
 mod authoring;
 mod authoring_draft;
+mod batch;
 mod builtin;
 mod cards;
 mod cases;

@@ -21,13 +21,8 @@ fn wants_prefill(req: &ChatRequest) -> bool {
 
 pub fn build(cfg: &ModelConfig, key: Option<&str>, req: &ChatRequest) -> HttpCall {
     let url = format!("{}/v1/messages", cfg.base_url.trim_end_matches('/'));
-    let mut headers = vec![
-        ("content-type", "application/json".to_string()),
-        ("anthropic-version", cfg.api_version.clone().unwrap_or_else(|| DEFAULT_VERSION.to_string())),
-    ];
-    if let Some(k) = key {
-        headers.push(("x-api-key", k.to_string()));
-    }
+    let mut headers = vec![("content-type", "application/json".to_string())];
+    headers.extend(super::auth_headers(cfg, key));
     let system = req.system_text();
     let mut messages: Vec<Value> = req
         .messages

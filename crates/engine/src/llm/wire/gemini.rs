@@ -10,9 +10,7 @@ use crate::llm::types::{ChatRequest, ResponseFormat, Role, Usage};
 pub fn build(cfg: &ModelConfig, key: Option<&str>, req: &ChatRequest) -> HttpCall {
     let url = format!("{}/v1beta/models/{}:generateContent", cfg.base_url.trim_end_matches('/'), cfg.model);
     let mut headers = vec![("content-type", "application/json".to_string())];
-    if let Some(k) = key {
-        headers.push(("x-goog-api-key", k.to_string()));
-    }
+    headers.extend(super::auth_headers(cfg, key));
     let contents: Vec<Value> = req
         .messages
         .iter()

@@ -25,6 +25,39 @@ pub struct ParsedReply {
     pub provider_model: Option<String>,
 }
 
+/// The headers that identify the caller to the provider (key, API version), without a content
+/// type. Values may hold the API key: never log them.
+pub fn auth_headers(cfg: &ModelConfig, key: Option<&str>) -> Vec<(&'static str, String)> {
+    let mut h = Vec::new();
+    match cfg.kind {
+        ProviderKind::Anthropic => {
+            h.push((
+                "anthropic-version",
+                cfg.api_version.clone().unwrap_or_else(|| anthropic::DEFAULT_VERSION.to_string()),
+            ));
+            if let Some(k) = key {
+                h.push(("x-api-key", k.to_string()));
+            }
+        }
+        ProviderKind::Gemini => {
+            if let Some(k) = key {
+                h.push(("x-goog-api-key", k.to_string()));
+            }
+        }
+        ProviderKind::Azure => {
+            if let Some(k) = key {
+                h.push(("api-key", k.to_string()));
+            }
+        }
+        ProviderKind::OpenAi | ProviderKind::OpenAiCompatible => {
+            if let Some(k) = key {
+                h.push(("authorization", format!("Bearer {k}")));
+            }
+        }
+    }
+    h
+}
+
 /// Build the HTTP request for `req` to the model's provider.
 pub fn build(cfg: &ModelConfig, key: Option<&str>, req: &ChatRequest) -> HttpCall {
     match cfg.kind {

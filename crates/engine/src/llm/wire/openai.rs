@@ -19,12 +19,7 @@ pub fn build(cfg: &ModelConfig, key: Option<&str>, req: &ChatRequest) -> HttpCal
         _ => format!("{base}/chat/completions"),
     };
     let mut headers = vec![("content-type", "application/json".to_string())];
-    if let Some(k) = key {
-        match cfg.kind {
-            ProviderKind::Azure => headers.push(("api-key", k.to_string())),
-            _ => headers.push(("authorization", format!("Bearer {k}"))),
-        }
-    }
+    headers.extend(super::auth_headers(cfg, key));
     let messages: Vec<Value> = req
         .messages
         .iter()
