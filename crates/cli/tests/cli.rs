@@ -22,6 +22,10 @@ impl Env {
         Command::new(env!("CARGO_BIN_EXE_psebench"))
             .args(args)
             .env("PSEBENCH_DB", self.db())
+            // Batch mode gathers and polls quickly here (the mock ends batches in milliseconds).
+            .env("PSEBENCH_BATCH_GATHER_MS", "50")
+            .env("PSEBENCH_BATCH_POLL_MS", "50")
+            .env("PSEBENCH_TEST_KEY", "k-test-000000")
             .env_remove("RUST_BACKTRACE")
             .output()
             .unwrap()
@@ -313,6 +317,67 @@ fn eval_run_metrics_report_export_import_through_the_cli() {
     assert_eq!(files["models"][0]["cases"], 30);
     let (run_m1, file_m1) = (m["models"][0]["M1"].as_f64().unwrap(), files["models"][0]["M1"].as_f64().unwrap());
     assert!((file_m1 - run_m1 * 5.0 / 30.0).abs() < 1e-9, "{file_m1} vs {run_m1}");
+}
+
+/// `eval run --batch`: the plan gives the online and batch cost, the calls go out as provider
+/// batches (OpenAI's files + batches shape) and `eval batches` lists them.
+#[test]
+fn eval_run_in_batch_mode_through_the_cli() {
+    let env = Env::new();
+    let mut script = eval_script();
+    script.batch.delay_ms = 30;
+    let mock = start_mock(script);
+    let base = mock.server.openai_base();
+    for name in ["m", "info", "judge"] {
+        env.ok(&[
+            "models",
+            "add",
+            name,
+            "--kind",
+            "openai",
+            "--model",
+            name,
+            "--base-url",
+            &base,
+            "--api-key-env",
+            "PSEBENCH_TEST_KEY",
+            "--price-in",
+            "2",
+            "--price-out",
+            "4",
+        ]);
+    }
+    env.ok(&["demo", "load"]);
+    let args = [
+        "eval",
+        "run",
+        "--cases",
+        "origin=demo,type=complete,limit=3",
+        "--model",
+        "m",
+        "--info-model",
+        "info",
+        "--judge-model",
+        "judge",
+        "--batch",
+        "--yes",
+    ];
+    let o = env.run(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("in batch mode about $"), "{err}");
+    assert!(err.contains("Batch mode: the calls of m, info, judge go out as provider batches"), "{err}");
+    let list = env.json(&["eval", "list"]);
+    let run_id = list[0]["run_id"].as_str().unwrap().to_string();
+    assert_eq!(list[0]["config"]["batch"], true);
+    let batches = env.json(&["eval", "batches", &run_id]);
+    let batches = batches.as_array().unwrap();
+    assert!(!batches.is_empty());
+    assert!(batches.iter().all(|b| b["state"] == "ended" && b["provider"] == "openai"), "{batches:?}");
+    let answered: u64 = batches.iter().map(|b| b["succeeded"].as_u64().unwrap()).sum();
+    assert_eq!(answered, mock.server.request_count());
+    let text = env.ok(&["eval", "batches", &run_id]);
+    assert!(text.contains("PROVIDER SAYS") && text.contains("completed"), "{text}");
 }
 
 #[test]

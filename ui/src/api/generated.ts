@@ -229,6 +229,53 @@ export type AuthorCall = {
  */
 role: string, attempt: number, prompt_name: string, prompt_versions: { [key in string]?: string }, model: string, request: unknown, response_text: string | null, parsed: unknown, parse_notes: Array<string>, input_tokens: number, output_tokens: number, cached_input_tokens: number, cost_usd: number, latency_ms: number, cache_hit: boolean, };
 
+/**
+ * Which batches to list: a run's, or all.
+ */
+export type BatchListParams = { run_id?: string, };
+
+/**
+ * Batch mode in a run's plan.
+ */
+export type BatchNote = { 
+/**
+ * The run is (to be) made in batch mode.
+ */
+requested: boolean, 
+/**
+ * Models whose calls would go through their provider's batch API.
+ */
+batched_models: Array<string>, 
+/**
+ * Models called directly all the same (OpenAI-compatible servers have no batch API).
+ */
+direct_models: Array<string>, 
+/**
+ * The longest completion window of the batched models' providers, in plain words.
+ */
+completion_window: string | null, 
+/**
+ * One sentence for the plan.
+ */
+note: string, };
+
+/**
+ * A batch as shown in progress views and `psebench batches`.
+ */
+export type BatchView = { batch_id: string, provider_batch_id: string | null, model_name: string, provider: string, run_id: string | null, 
+/**
+ * `submitting`, `in_progress`, `ended` or `failed`.
+ */
+state: string, 
+/**
+ * The provider's own word for it (validating, in_progress, finalizing, completed, expired, ended, …).
+ */
+provider_status: string | null, requests: number, succeeded: number, failed: number, 
+/**
+ * Requests whose answers the run has not taken yet.
+ */
+waiting: number, error: string | null, created_at: string, updated_at: string, ended_at: string | null, };
+
 export type Behavior = { missing_no_ask_pct: number | null, 
 /**
  * Null when there are no uncertain cases.
@@ -472,7 +519,11 @@ export type CostEstimate = { calls: number, input_tokens: number, output_tokens:
 /**
  * Null when a model has no price registered.
  */
-usd: number | null, assumptions: string, };
+usd: number | null, 
+/**
+ * The same in batch mode (batch prices where the provider has a batch API).
+ */
+usd_batch: number | null, assumptions: string, };
 
 export type Count = { count: number, };
 
@@ -720,7 +771,11 @@ export type EvalPlan = { cases: number, by_type: { [key in string]?: number }, i
  * Per clause, the clause text the judge is shown: an approved extraction (with its version)
  * or the built-in clause text when no extraction is approved.
  */
-clause_contexts: Array<ClauseContextNote>, };
+clause_contexts: Array<ClauseContextNote>, 
+/**
+ * Batch mode: which models it would batch, their providers' window, online vs batch cost.
+ */
+batch: BatchNote, };
 
 export type EvalRole = "eval";
 
@@ -758,6 +813,10 @@ repeat?: number,
  */
 prompt_versions?: { [key in string]?: string }, 
 /**
+ * Calls go through the providers' batch APIs where they have one.
+ */
+batch?: boolean, 
+/**
  * The run was imported from a file (it cannot be executed).
  */
 imported?: boolean, 
@@ -786,7 +845,12 @@ export type EvalRunRequest = {
 /**
  * `all`, a cases JSONL file, or a filter (see `selection`).
  */
-cases: string, model: string, info_model: string, judge_model: string, turns: number, concurrency: number, repeat: number, label?: string, };
+cases: string, model: string, info_model: string, judge_model: string, turns: number, concurrency: number, repeat: number, label?: string, 
+/**
+ * Send the calls of models whose provider has a batch API as provider batches (about half
+ * the price; answers within the provider's completion window).
+ */
+batch: boolean, };
 
 /**
  * A run as listed.
@@ -898,7 +962,11 @@ export type GenCostEstimate = { calls: number, input_tokens: number, output_toke
 /**
  * Null when a remote model has no price registered.
  */
-usd: number | null, per_stage: Array<GenStageEstimate>, assumptions: string, };
+usd: number | null, 
+/**
+ * The same in batch mode (batch prices where the provider has a batch API).
+ */
+usd_batch: number | null, per_stage: Array<GenStageEstimate>, assumptions: string, };
 
 /**
  * Counts of a run's candidates, attempts and calls.
@@ -946,7 +1014,11 @@ cards_without_anchors: Array<string>, warnings: Array<string>, destinations: Arr
  * Per clause, the context its roles are given: an approved extraction (with its version) or
  * the built-in context when no extraction is approved.
  */
-clause_contexts: Array<ClauseContextNote>, };
+clause_contexts: Array<ClauseContextNote>, 
+/**
+ * Batch mode: which models it would batch, their providers' window, online vs batch cost.
+ */
+batch: BatchNote, };
 
 /**
  * What `psebench generate` asks for.
@@ -993,7 +1065,12 @@ include_missing: boolean,
 /**
  * Sample only `builtin` or only `imported` anchors (default: all).
  */
-anchor_origin: string | null, label: string | null, };
+anchor_origin: string | null, label: string | null, 
+/**
+ * Send the calls of models whose provider has a batch API as provider batches (about half
+ * the price; answers within the provider's completion window).
+ */
+batch: boolean, };
 
 export type GenRunConfig = { 
 /**
@@ -1021,6 +1098,10 @@ screen_model?: string, models?: GenRunModels,
  * (card, anchor) units worked on at once.
  */
 concurrency?: number, 
+/**
+ * Calls go through the providers' batch APIs where they have one.
+ */
+batch?: boolean, 
 /**
  * What the planner noted (unapproved cards used, cards without anchors, …).
  */
@@ -2236,7 +2317,11 @@ all?: boolean, };
 /**
  * Totals for a run, a stage, or both.
  */
-export type UsageTotals = { stage: string | null, model_name: string | null, calls: number, cache_hits: number, failures: number, remote_calls: number, input_tokens: number, output_tokens: number, cached_input_tokens: number, reasoning_tokens: number, cost_usd: number, };
+export type UsageTotals = { stage: string | null, model_name: string | null, calls: number, cache_hits: number, failures: number, remote_calls: number, 
+/**
+ * Calls answered through a provider batch (at batch prices).
+ */
+batch_calls: number, input_tokens: number, output_tokens: number, cached_input_tokens: number, reasoning_tokens: number, cost_usd: number, };
 
 /**
  * Verdict vocabulary shared by gold labels and model answers.
@@ -2355,6 +2440,8 @@ export interface ApiMethods {
   "models.add": { params: ModelAddRequest; result: ModelView };
   /** Look for model servers on this computer (Ollama, LM Studio, llama.cpp, vLLM) and list their models. */
   "models.discover": { params: DiscoverRequest; result: DiscoverResult };
+  /** Provider batches of a run in batch mode (or all), with their state and counts. */
+  "batches.list": { params: BatchListParams; result: Array<BatchView> };
   /** Remove a registered model (and its stored key). */
   "models.remove": { params: ModelNameParams; result: Flag };
   /** Store a model's API key in the OS keyring. */

@@ -41,7 +41,13 @@ pub enum EvalCmd {
         /// Do not ask before sending case text to remote providers.
         #[arg(long)]
         yes: bool,
+        /// Send the calls as provider batches (OpenAI, Azure, Anthropic, Gemini): about half the
+        /// price, answers within the provider's window; close and `eval resume` at any time.
+        #[arg(long)]
+        batch: bool,
     },
+    /// The provider batches of a run in batch mode, with their state and counts.
+    Batches { run: String },
     /// Finish what is missing in an interrupted or cancelled run (cached calls are reused).
     Resume { run: String },
     /// List evaluation runs.
@@ -82,6 +88,7 @@ fn print_plan(p: &EvalPlan) {
         "Estimate: ~{} calls, ~{} input and ~{} output tokens, cost {usd} ({}).",
         p.estimate.calls, p.estimate.input_tokens, p.estimate.output_tokens, p.estimate.assumptions
     );
+    super::follow::print_batch_plan(p.estimate.usd, p.estimate.usd_batch, &p.batch);
 }
 
 fn confirm_remote(p: &EvalPlan, yes: bool) -> Result<(), ApiError> {
@@ -146,7 +153,7 @@ fn print_summary(cli: &Cli, s: &EvalSummary) {
 pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
     let e = engine(cli)?;
     match cmd {
-        EvalCmd::Run { cases, model, info_model, judge_model, turns, concurrency, repeat, label, yes } => {
+        EvalCmd::Run { cases, model, info_model, judge_model, turns, concurrency, repeat, label, yes, batch } => {
             let req = EvalRunRequest {
                 cases: cases.clone(),
                 model: model.clone(),
@@ -156,6 +163,7 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                 concurrency: *concurrency,
                 repeat: *repeat,
                 label: label.clone(),
+                batch: *batch,
             };
             let plan = e.eval_plan(&req)?;
             if !cli.json {
@@ -207,6 +215,9 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                 println!("See the new M4 with `psebench metrics --run {}`.", s.run_id);
             }
             return Ok(if s.message.is_none() { ExitCode::SUCCESS } else { ExitCode::from(1) });
+        }
+        EvalCmd::Batches { run } => {
+            super::follow::print_batches(cli, &e, run)?;
         }
         EvalCmd::List => {
             let list = e.eval_list()?;

@@ -74,3 +74,47 @@ where
         out
     })
 }
+
+/// Print a run's provider batches (batch mode): state, counts and the provider's own status.
+pub fn print_batches(cli: &crate::Cli, e: &psebench::api::Engine, run: &str) -> Result<(), psebench::ApiError> {
+    let list = e.batches_list(Some(run))?;
+    if cli.json {
+        crate::output::print_json(&list);
+        return Ok(());
+    }
+    if list.is_empty() {
+        println!("Run {run} has sent no provider batch (it does not run in batch mode, or has not started).");
+        return Ok(());
+    }
+    let rows: Vec<Vec<String>> = list
+        .iter()
+        .map(|b| {
+            vec![
+                b.batch_id.clone(),
+                b.model_name.clone(),
+                b.provider.clone(),
+                b.state.clone(),
+                b.provider_status.clone().unwrap_or_default(),
+                b.requests.to_string(),
+                b.succeeded.to_string(),
+                b.failed.to_string(),
+                b.created_at.clone(),
+            ]
+        })
+        .collect();
+    crate::output::table(
+        &["BATCH", "MODEL", "PROVIDER", "STATE", "PROVIDER SAYS", "REQUESTS", "ANSWERED", "FAILED", "SENT"],
+        &rows,
+    );
+    Ok(())
+}
+
+/// The plan's batch lines: online vs batch cost, and what batch mode would do.
+pub fn print_batch_plan(usd: Option<f64>, usd_batch: Option<f64>, note: &psebench::llm::batch::plan::BatchNote) {
+    if let (Some(a), Some(b)) = (usd, usd_batch) {
+        if (a - b).abs() > f64::EPSILON {
+            eprintln!("Cost online about ${a:.2}; in batch mode about ${b:.2}.");
+        }
+    }
+    eprintln!("{}", note.note);
+}

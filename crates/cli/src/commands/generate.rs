@@ -43,6 +43,10 @@ pub struct RunArgs {
     /// Card-and-anchor pairs worked on at once.
     #[arg(long, default_value_t = 4)]
     pub concurrency: u32,
+    /// Send the calls as provider batches (OpenAI, Azure, Anthropic, Gemini): about half the
+    /// price, answers within the provider's window; close and `generate resume` at any time.
+    #[arg(long)]
+    pub batch: bool,
     /// Do not generate the cards' missing-information variants.
     #[arg(long)]
     pub no_missing: bool,
@@ -67,6 +71,8 @@ pub enum GenerateCmd {
     Resume { run: String },
     /// List generation runs.
     List,
+    /// The provider batches of a run in batch mode, with their state and counts.
+    Batches { run: String },
     /// Show one run: its request, status and counts.
     Show { run: String },
     /// A run's candidates (accepted, dropped with the reason, skipped, pending).
@@ -108,6 +114,7 @@ fn print_plan(p: &GenPlan) {
     for s in &p.estimate.per_stage {
         eprintln!("  {:<20} ~{} calls, ~{} in / ~{} out tokens", s.stage, s.calls, s.input_tokens, s.output_tokens);
     }
+    super::follow::print_batch_plan(p.estimate.usd, p.estimate.usd_batch, &p.batch);
     eprintln!("  ({})", p.estimate.assumptions);
 }
 
@@ -187,6 +194,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
             include_missing: !a.no_missing,
             anchor_origin: a.anchors_from.clone(),
             label: a.label.clone(),
+            batch: a.batch,
         };
         let plan = e.gen_plan(&req)?;
         if a.plan {
@@ -214,6 +222,9 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
             let s = execute(cli, &e, run)?;
             print_summary(cli, &s);
             return Ok(if s.status == RunStatus::Completed { ExitCode::SUCCESS } else { ExitCode::from(1) });
+        }
+        GenerateCmd::Batches { run } => {
+            super::follow::print_batches(cli, &e, run)?;
         }
         GenerateCmd::List => {
             let list = e.gen_list()?;

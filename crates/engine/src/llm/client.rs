@@ -430,7 +430,11 @@ impl LlmClient {
         };
         // Without the cache (`--no-cache`), the answer stays in the batch records instead, so a
         // resumed run still does not pay for it twice.
-        let cached = if self.opts.use_cache { cache::put(&self.store, key, &m.cfg, &resp).await.map(|_| true) } else { Ok(false) };
+        let cached = if self.opts.use_cache {
+            cache::put(&self.store, key, &m.cfg, &resp).await.map(|_| true)
+        } else {
+            Ok(false)
+        };
         match cached {
             Ok(false) => {}
             Ok(true) => {
@@ -440,7 +444,9 @@ impl LlmClient {
                 }
             }
             // The answer stays in the batch records, where a resumed run finds it again.
-            Err(err) => tracing::warn!(model = %m.cfg.name, error = %err, "could not store a batch answer in the response cache"),
+            Err(err) => {
+                tracing::warn!(model = %m.cfg.name, error = %err, "could not store a batch answer in the response cache")
+            }
         }
         let rec = CallRecord {
             ctx,

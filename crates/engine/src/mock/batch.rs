@@ -223,7 +223,10 @@ fn openai_like_create(s: &Arc<MockState>, shape: Shape, headers: &HeaderMap, bod
     let mut requests = Vec::new();
     for (i, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
         let Ok(row) = serde_json::from_str::<Value>(line) else {
-            return error_response(StatusCode::BAD_REQUEST, &format!("line {} of the input file is not JSON (mock)", i + 1));
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                &format!("line {} of the input file is not JSON (mock)", i + 1),
+            );
         };
         let custom_id = row.get("custom_id").and_then(Value::as_str).unwrap_or("").to_string();
         let req = row.get("body").cloned().unwrap_or(Value::Null);

@@ -45,11 +45,9 @@ fn engine_at(db: &Path, secrets: Arc<MemoryStore>) -> Engine {
 /// The model under test on OpenAI's API, the information provider on Anthropic's, the judge on
 /// Gemini's: one run exercises all three batch APIs.
 fn register(e: &Engine, mock: &MockServer) {
-    for (name, kind, base) in [
-        ("asker", "openai", mock.openai_base()),
-        ("info", "anthropic", mock.root()),
-        ("judge", "gemini", mock.root()),
-    ] {
+    for (name, kind, base) in
+        [("asker", "openai", mock.openai_base()), ("info", "anthropic", mock.root()), ("judge", "gemini", mock.root())]
+    {
         e.models_add(&ModelAddRequest {
             name: name.into(),
             kind: kind.into(),

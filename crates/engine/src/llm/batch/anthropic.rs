@@ -75,15 +75,22 @@ mod tests {
 
     #[test]
     fn reads_statuses_and_result_lines() {
-        let p = read_status(&json!({"id": "msgbatch_1", "processing_status": "in_progress", "request_counts": {"processing": 2, "succeeded": 1}}));
+        let p = read_status(
+            &json!({"id": "msgbatch_1", "processing_status": "in_progress", "request_counts": {"processing": 2, "succeeded": 1}}),
+        );
         assert!(!p.ended && matches!(p.results, Results::None));
-        let p = read_status(&json!({"processing_status": "ended", "results_url": "http://x/r", "request_counts": {"succeeded": 2, "expired": 1}}));
+        let p = read_status(
+            &json!({"processing_status": "ended", "results_url": "http://x/r", "request_counts": {"succeeded": 2, "expired": 1}}),
+        );
         assert!(p.ended && p.failed == 1 && matches!(p.results, Results::Url(_)));
-        let ok = read_result_line(&json!({"custom_id": "a", "result": {"type": "succeeded", "message": {"content": []}}}));
+        let ok =
+            read_result_line(&json!({"custom_id": "a", "result": {"type": "succeeded", "message": {"content": []}}}));
         assert!(matches!(ok, Some((_, Outcome::Answered(_)))));
         let ex = read_result_line(&json!({"custom_id": "b", "result": {"type": "expired"}}));
         assert!(matches!(ex, Some((_, Outcome::Failed(ref r))) if r.contains("expired")));
-        let er = read_result_line(&json!({"custom_id": "c", "result": {"type": "errored", "error": {"type": "error", "error": {"type": "invalid_request_error", "message": "too long"}}}}));
+        let er = read_result_line(
+            &json!({"custom_id": "c", "result": {"type": "errored", "error": {"type": "error", "error": {"type": "invalid_request_error", "message": "too long"}}}}),
+        );
         assert!(matches!(er, Some((_, Outcome::Failed(ref r))) if r.contains("too long")));
     }
 }

@@ -104,11 +104,11 @@ mod tests {
         let p = read_status(&json!({"name": "batches/1", "metadata": {"state": "BATCH_STATE_RUNNING"}}));
         assert!(!p.ended);
         let op = json!({"name": "batches/1", "done": true,
-            "metadata": {"state": "BATCH_STATE_SUCCEEDED", "batchStats": {"requestCount": "2", "successfulRequestCount": "1", "failedRequestCount": "1"}},
-            "response": {"inlinedResponses": {"inlinedResponses": [
-                {"response": {"candidates": []}},
-                {"error": {"code": 400, "message": "bad"}}
-            ]}}});
+        "metadata": {"state": "BATCH_STATE_SUCCEEDED", "batchStats": {"requestCount": "2", "successfulRequestCount": "1", "failedRequestCount": "1"}},
+        "response": {"inlinedResponses": {"inlinedResponses": [
+            {"response": {"candidates": []}},
+            {"error": {"code": 400, "message": "bad"}}
+        ]}}});
         let p = read_status(&op);
         assert!(p.ended && p.succeeded == 1 && p.failed == 1);
         let Results::Inline(items) = &p.results else { panic!("inline results expected") };

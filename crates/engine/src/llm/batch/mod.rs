@@ -260,7 +260,8 @@ impl Inner {
                 if quiet || waited || q.items.len() >= s.max_requests {
                     let mut n = 0;
                     let mut bytes = 0;
-                    while n < q.items.len() && n < s.max_requests && (n == 0 || bytes + q.items[n].bytes <= s.max_bytes) {
+                    while n < q.items.len() && n < s.max_requests && (n == 0 || bytes + q.items[n].bytes <= s.max_bytes)
+                    {
                         bytes += q.items[n].bytes;
                         n += 1;
                     }

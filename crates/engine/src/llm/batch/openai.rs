@@ -144,7 +144,9 @@ mod tests {
 
     #[test]
     fn reads_statuses_and_result_lines() {
-        let p = read_status(&json!({"id": "batch_1", "status": "in_progress", "request_counts": {"total": 3, "completed": 1, "failed": 0}}));
+        let p = read_status(
+            &json!({"id": "batch_1", "status": "in_progress", "request_counts": {"total": 3, "completed": 1, "failed": 0}}),
+        );
         assert!(!p.ended);
         assert_eq!(p.succeeded, 1);
         let p = read_status(&json!({"status": "expired", "output_file_id": "f1", "error_file_id": null}));
@@ -152,9 +154,13 @@ mod tests {
         assert!(matches!(p.results, Results::Files { output: Some(_), errors: None }));
         let p = read_status(&json!({"status": "failed", "errors": {"data": [{"message": "bad line 3"}]}}));
         assert_eq!(p.failure.as_deref(), Some("bad line 3"));
-        let ok = read_result_line(&json!({"custom_id": "k1", "response": {"status_code": 200, "body": {"choices": []}}, "error": null}));
+        let ok = read_result_line(
+            &json!({"custom_id": "k1", "response": {"status_code": 200, "body": {"choices": []}}, "error": null}),
+        );
         assert!(matches!(ok, Some((ref id, Outcome::Answered(_))) if id == "k1"));
-        let bad = read_result_line(&json!({"custom_id": "k2", "response": null, "error": {"code": "batch_expired", "message": "This request could not be executed before the completion window expired."}}));
+        let bad = read_result_line(
+            &json!({"custom_id": "k2", "response": null, "error": {"code": "batch_expired", "message": "This request could not be executed before the completion window expired."}}),
+        );
         assert!(matches!(bad, Some((_, Outcome::Failed(ref r))) if r.contains("expired")));
     }
 }

@@ -92,10 +92,7 @@ pub async fn results(
 }
 
 fn no_batch_api(m: &ModelHandle) -> LlmError {
-    LlmError::Config(format!(
-        "{}: OpenAI-compatible servers have no batch API; run it without batch mode.",
-        m.cfg.name
-    ))
+    LlmError::Config(format!("{}: OpenAI-compatible servers have no batch API; run it without batch mode.", m.cfg.name))
 }
 
 /// A short reason from a provider error object (`{"message": …}` or `{"error": {"message": …}}`).
