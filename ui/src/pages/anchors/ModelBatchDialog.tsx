@@ -111,10 +111,11 @@ export function AnchorJobPanel({
         onOpen={(i) => onOpenAnchor(i.anchor_id)}
         empty={<p className="muted small">No anchor is done yet; outcomes appear here as they arrive.</p>}
         columns={[
-          { key: "id", header: "Anchor", render: (i) => <code className="id">{i.anchor_id}</code>, sort: (i) => i.anchor_id },
+          { key: "id", header: "Anchor", width: "30%", render: (i) => <code className="id">{i.anchor_id}</code>, sort: (i) => i.anchor_id },
           {
             key: "outcome",
             header: "Outcome",
+            width: "9rem",
             render: (i) => (
               <span className={`badge outcome-${i.outcome}`}>
                 <span aria-hidden className="badge-icon">
@@ -126,7 +127,7 @@ export function AnchorJobPanel({
             sort: (i) => i.outcome,
           },
           ...(kind === "presort"
-            ? [{ key: "bucket", header: "Bucket", render: (i: (typeof r.items)[number]) => clauseShort(clauses, i.clause_id), sort: (i: (typeof r.items)[number]) => clauseShort(clauses, i.clause_id) }]
+            ? [{ key: "bucket", header: "Bucket", width: "25%", render: (i: (typeof r.items)[number]) => clauseShort(clauses, i.clause_id), sort: (i: (typeof r.items)[number]) => clauseShort(clauses, i.clause_id) }]
             : []),
           { key: "note", header: kind === "presort" ? "The model's reason (or the problem)" : "Note", render: (i) => <span className="small">{i.note ?? ""}</span> },
         ]}
