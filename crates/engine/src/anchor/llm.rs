@@ -276,20 +276,22 @@ impl Engine {
         .await
     }
 
-    /// Start a job, run it here to its end, and return its outcomes. A job that stopped before
-    /// every anchor was handled is an error naming it, so it can be resumed.
+    /// Start a job, run it here to its end, and return its outcomes (failed anchors among them,
+    /// as before jobs). A job that stopped before it reached every anchor is an error naming it,
+    /// so it can be resumed.
     async fn anchors_job_wait(&self, req: &AnchorJobRequest) -> ApiResult<AnchorBatchResult> {
         let run_id = self.anchors_job_create(req)?;
         self.anchors_job_execute(&run_id).await?;
         let view = self.anchors_job_show(&run_id)?;
-        if view.pending > 0 {
+        let never = view.total.saturating_sub(view.result.processed);
+        if never > 0 {
             let why = view.error.unwrap_or_else(|| "it stopped early".into());
             return Err(ApiError::new(
                 crate::error::ErrorCode::Provider,
                 format!(
-                    "Anchor job {run_id} stopped with {} of {} anchor(s) not yet handled: {why} Finished anchors are kept; \
+                    "Anchor job {run_id} stopped with {never} of {} anchor(s) not yet handled: {why} Finished anchors are kept; \
                      resume it with `psebench anchors resume {run_id}` or from the Anchors page.",
-                    view.pending, view.total
+                    view.total
                 ),
             ));
         }

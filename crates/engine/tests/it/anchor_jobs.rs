@@ -207,6 +207,19 @@ async fn a_failing_model_leaves_the_anchors_pending_with_their_error() {
     let (_dir, e, mock) = setup(Script::default()).await;
     let text = "{\"anchor_id\": \"u1\", \"text\": \"A patient slipped in the corridor.\"}\n{\"anchor_id\": \"u2\", \"text\": \"A visitor fell on the stairs.\"}\n{\"anchor_id\": \"u3\", \"text\": \"A nurse found the patient on the floor.\"}\n";
     e.anchors_import_text("u.jsonl", text, &AnchorImportOptions::default()).unwrap();
+    // The waiting call reports failed anchors among its outcomes, as before jobs.
+    let r = e
+        .anchors_presort(&AnchorPresortRequest {
+            model: "sorter".into(),
+            only_unbucketed: true,
+            anchor_ids: vec!["u1".into()],
+            policy: None,
+            concurrency: None,
+        })
+        .await
+        .unwrap();
+    assert_eq!((r.processed, r.failed, r.items[0].outcome.as_str()), (1, 1, "failed"));
+
     let req = AnchorJobRequest { only_unbucketed: true, ..presort(&[], 1) };
     let run_id = e.anchors_job_create(&req).unwrap();
     e.anchors_job_execute(&run_id).await.unwrap();
