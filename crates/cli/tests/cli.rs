@@ -999,3 +999,66 @@ fn cases_export_dataset_writes_a_folder_and_refuses_both_outputs_at_once() {
     let o = env.run(&["cases", "export"]);
     assert!(!o.status.success());
 }
+
+#[test]
+fn anchors_presort_and_translate_run_as_jobs_that_can_be_planned_listed_and_resumed() {
+    let env = Env::new();
+    // No rule yet: every request is refused, so the job stops with its anchors pending.
+    let mock = start_mock(psebench::mock::Script::default());
+    let base = mock.server.openai_base();
+    env.ok(&["models", "add", "sorter", "--kind", "openai-compatible", "--model", "s", "--base-url", &base]);
+    let f = env.file(
+        "new.jsonl",
+        "{\"anchor_id\": \"n1\", \"text\": \"A patient slipped in the shower.\"}\n{\"anchor_id\": \"n2\", \"text\": \"患者が転倒した。\", \"language\": \"ja\"}\n",
+    );
+    env.ok(&["anchors", "import", s(&f)]);
+
+    let plan = env.json(&["anchors", "presort", "--model", "sorter", "--plan"]);
+    assert_eq!(
+        (plan["anchors"].clone(), plan["calls"].clone(), plan["kind"].clone()),
+        (json!(2), json!(2), json!("presort"))
+    );
+    assert_eq!(plan["sends_data_off_machine"], json!(false));
+    assert_eq!(mock.server.request_count(), 0, "a plan sends nothing");
+
+    let o = env.run(&["anchors", "presort", "--model", "sorter", "--concurrency", "1"]);
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("2 anchor(s) processed, 0 changed, 2 failed") && out.contains("psebench anchors resume"),
+        "{out}"
+    );
+    let jobs = env.json(&["anchors", "jobs"]);
+    let job = &jobs[0];
+    assert_eq!(
+        (job["kind"].clone(), job["status"].clone(), job["pending"].clone()),
+        (json!("presort"), json!("failed"), json!(2))
+    );
+    let run_id = job["run_id"].as_str().unwrap().to_string();
+    assert!(run_id.starts_with("anchors-"));
+
+    mock.server.set_script(
+        serde_json::from_value(json!({"rules": [
+            {"when": {"system_contains": "You sort short healthcare incident texts"}, "reply": {"json": {"clause_id": "CareManagement_7_Fall", "reason": "a fall"}}},
+            {"when": {"system_contains": "You translate healthcare incident reports"}, "reply": {"json": {"translation": "The patient fell."}}}
+        ]}))
+        .unwrap(),
+    );
+    let resumed = env.json(&["anchors", "resume", &run_id]);
+    assert_eq!(
+        (resumed["processed"].clone(), resumed["changed"].clone(), resumed["failed"].clone()),
+        (json!(2), json!(2), json!(0))
+    );
+    assert_eq!(env.json(&["anchors", "show", "n1"])["clause_id"], "CareManagement_7_Fall");
+    let human = env.ok(&["anchors", "jobs"]);
+    assert!(human.contains(&run_id) && human.contains("completed") && human.contains("2/2"), "{human}");
+
+    let t = env.json(&["anchors", "translate", "--model", "sorter"]);
+    assert_eq!((t["processed"].clone(), t["changed"].clone()), (json!(1), json!(1)));
+    let n2 = env.json(&["anchors", "show", "n2"]);
+    assert_eq!(
+        (n2["text"].clone(), n2["original_text"].clone()),
+        (json!("The patient fell."), json!("患者が転倒した。"))
+    );
+    assert_eq!(env.json(&["anchors", "jobs"]).as_array().unwrap().len(), 2);
+}

@@ -60,11 +60,11 @@ original_text: string | null, original_language: string | null, translated_by: s
 origin: string, file_name: string | null, created_at: string, updated_at: string, };
 
 /**
- * One anchor's outcome in a batch.
+ * One anchor's outcome in a batch (or a job).
  */
 export type AnchorBatchItem = { anchor_id: string, 
 /**
- * `changed`, `unchanged`, `kept_manual` or `failed`.
+ * `changed`, `unchanged`, `kept_manual` or `failed` (a failed anchor is tried again on resume).
  */
 outcome: string, 
 /**
@@ -155,6 +155,84 @@ unbucketed: number,
  * Defaults that were applied, in plain words.
  */
 notes: Array<string>, };
+
+/**
+ * What an anchor job does to each anchor.
+ */
+export type AnchorJobKind = "presort" | "translate";
+
+/**
+ * What a job would send and cost, before anything is sent.
+ */
+export type AnchorJobPlan = { kind: AnchorJobKind, model: string, 
+/**
+ * Anchors the job would take.
+ */
+anchors: number, 
+/**
+ * Of those, anchors whose bucket a person set (left as they are, nothing sent).
+ */
+kept_manual: number, 
+/**
+ * About one call per anchor sent (more when a reply cannot be read).
+ */
+calls: number, input_tokens: number, output_tokens: number, tokens: number, 
+/**
+ * Null when a remote model has no price registered.
+ */
+usd: number | null, destination: string, sends_data_off_machine: boolean, batch: boolean, notes: Array<string>, };
+
+/**
+ * What to start (or plan) as an anchor job.
+ */
+export type AnchorJobRequest = { kind: AnchorJobKind, model: string, 
+/**
+ * The policy whose clauses are the buckets (pre-sort; default: the default policy).
+ */
+policy: string | null, 
+/**
+ * Only these anchors (empty: every anchor that qualifies).
+ */
+anchor_ids: Array<string>, 
+/**
+ * Pre-sort only: take only anchors without a bucket (default). Buckets set by a person are
+ * never changed either way.
+ */
+only_unbucketed: boolean, 
+/**
+ * Anchors handled at once (default 4, at most 64).
+ */
+concurrency: number | null, 
+/**
+ * Send through the provider's batch interface (cheaper, slower) where the model supports it.
+ */
+batch: boolean, label: string | null, };
+
+/**
+ * An anchor job with its outcomes so far.
+ */
+export type AnchorJobView = { run_id: string, kind: AnchorJobKind, status: RunStatus, label: string | null, model: string, policy: string, concurrency: number, batch: boolean, 
+/**
+ * Anchors the job froze.
+ */
+total: number, 
+/**
+ * Anchors handled for good (changed, unchanged or kept as set by hand).
+ */
+done: number, 
+/**
+ * Anchors not handled yet or failed (taken again on resume).
+ */
+pending: number, created_at: string, finished_at: string | null, 
+/**
+ * Why the job stopped, when it did not finish.
+ */
+error: string | null, 
+/**
+ * Outcomes of the anchors handled so far, in the job's order (`anchors.jobs` leaves the
+ * items out; `anchors.job_show` has them).
+ */
+result: AnchorBatchResult, };
 
 /**
  * What `anchors presort` asks for.
@@ -2075,7 +2153,7 @@ export type RunIds = { run_ids: Array<string>, };
 /**
  * The kind of work a run does.
  */
-export type RunKind = "eval" | "generation" | "authoring" | "label_audit";
+export type RunKind = "eval" | "generation" | "authoring" | "label_audit" | "anchors";
 
 /**
  * A model as recorded when a run was created: what was called, without secrets.
@@ -2500,6 +2578,18 @@ export interface ApiMethods {
   "anchors.presort": { params: AnchorPresortRequest; result: AnchorBatchResult };
   /** Translate anchors to English with a model (the original is kept). */
   "anchors.translate": { params: AnchorTranslateRequest; result: AnchorBatchResult };
+  /** What an anchor pre-sort or translation job would send and cost, without sending anything. */
+  "anchors.job_plan": { params: AnchorJobRequest; result: AnchorJobPlan };
+  /** Create an anchor pre-sort or translation job and start it in the background. */
+  "anchors.job_start": { params: AnchorJobRequest; result: RunStarted };
+  /** Handle the anchors a stopped anchor job has not done yet (and those that failed), in the background. */
+  "anchors.job_resume": { params: RunParams; result: RunStarted };
+  /** Stop an anchor job after the anchors in flight; finished outcomes are kept. */
+  "anchors.job_cancel": { params: RunParams; result: Flag };
+  /** Every anchor job, newest first, with its counts (without per-anchor outcomes). */
+  "anchors.jobs": { params: NoParams; result: Array<AnchorJobView> };
+  /** One anchor job with the outcome of every anchor handled so far. */
+  "anchors.job_show": { params: RunParams; result: AnchorJobView };
   /** The policy's text split into the sections an extraction chooses from, with the text's hash. */
   "author.sections": { params: IdParams; result: PolicySections };
   /** Ask a model which policy sections bear on a clause, check its reply and store the extraction as the clause's next version. */

@@ -133,8 +133,8 @@ export function HomePage() {
           <div className="stack">
             {running.map((p) => (
               <div key={p.run_id}>
-                <a href={p.kind === "eval" ? href("/evaluate", { run: p.run_id }) : href("/generate", { run: p.run_id })}>{p.run_id}</a>
-                <RunProgress progress={p} unit={p.kind === "eval" ? "cases" : "candidates"} />
+                <a href={p.kind === "eval" ? href("/evaluate", { run: p.run_id }) : p.kind === "anchors" ? href("/anchors") : href("/generate", { run: p.run_id })}>{p.run_id}</a>
+                <RunProgress progress={p} unit={p.kind === "eval" ? "cases" : p.kind === "anchors" ? "anchors" : "candidates"} />
               </div>
             ))}
           </div>

@@ -1,11 +1,15 @@
 use clap::Subcommand;
-use psebench::anchor::llm::{AnchorBatchResult, AnchorPresortRequest, AnchorTranslateRequest};
+use psebench::anchor::job::{AnchorJobKind, AnchorJobPlan, AnchorJobRequest};
+use psebench::anchor::llm::AnchorBatchResult;
 use psebench::anchor::{AnchorFilter, AnchorImportOptions};
+use psebench::api::Engine;
+use psebench::jobs::{Progress, RunStatus};
 use psebench::ApiError;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::{engine, runtime};
+use super::engine;
+use super::follow::{follow_run, Follow};
 use crate::output::{print_json, table, truncate};
 use crate::Cli;
 
@@ -60,6 +64,13 @@ pub enum AnchorsCmd {
         concurrency: u32,
         #[arg(long, default_value = psebench::policy::DEFAULT_POLICY)]
         policy: String,
+        /// Show what would be sent and what it would cost, without sending anything.
+        #[arg(long)]
+        plan: bool,
+        /// Send the requests as one provider batch (OpenAI, Azure, Anthropic, Gemini): half the
+        /// price, answers within the provider's window; `anchors resume RUN` picks it up again.
+        #[arg(long)]
+        batch: bool,
     },
     /// Translate non-English anchors to English with a model, keeping the original text.
     Translate {
@@ -67,6 +78,20 @@ pub enum AnchorsCmd {
         model: String,
         #[arg(long, default_value_t = 4)]
         concurrency: u32,
+        /// Show what would be sent and what it would cost, without sending anything.
+        #[arg(long)]
+        plan: bool,
+        /// Send the requests as one provider batch (OpenAI, Azure, Anthropic, Gemini): half the
+        /// price, answers within the provider's window; `anchors resume RUN` picks it up again.
+        #[arg(long)]
+        batch: bool,
+    },
+    /// List anchor pre-sort and translation jobs, newest first.
+    Jobs,
+    /// Go on with a stopped anchor job: only anchors not done yet (and those that failed).
+    Resume {
+        #[arg(value_name = "RUN")]
+        run_id: String,
     },
     /// Delete anchors.
     Remove {
@@ -90,6 +115,81 @@ fn print_batch(cli: &Cli, r: &AnchorBatchResult, what: &str) {
         "{what}: {} anchor(s) processed, {} changed, {} failed; {}+{} tokens, ${:.4}.",
         r.processed, r.changed, r.failed, r.input_tokens, r.output_tokens, r.cost_usd
     );
+}
+
+fn print_plan(cli: &Cli, p: &AnchorJobPlan) {
+    if cli.json {
+        print_json(p);
+        return;
+    }
+    println!(
+        "{} anchor(s){}; about {} call(s), {} input and {} output tokens, {}; the text goes to {} ({}).",
+        p.anchors,
+        if p.kept_manual > 0 {
+            format!(" ({} with a bucket set by hand, left as they are)", p.kept_manual)
+        } else {
+            String::new()
+        },
+        p.calls,
+        p.input_tokens,
+        p.output_tokens,
+        p.usd.map(|u| format!("US${u:.4}")).unwrap_or_else(|| "cost unknown".into()),
+        p.destination,
+        if p.sends_data_off_machine { "leaves this computer" } else { "stays on this computer" }
+    );
+    for n in &p.notes {
+        println!("  {n}");
+    }
+}
+
+fn progress_message(p: &Progress) -> String {
+    let mut s = format!("{} changed", p.counter("changed"));
+    if p.counter("failed") > 0.0 {
+        s.push_str(&format!(" · {} failed", p.counter("failed")));
+    }
+    s
+}
+
+/// Work on an anchor job here with a progress line, then print its outcomes. A job that did not
+/// finish says why and how to resume it, and exits with 1.
+fn follow_job(cli: &Cli, e: &Engine, run_id: &str, what: &str) -> Result<ExitCode, ApiError> {
+    let how = Follow {
+        unit: "anchors",
+        message: progress_message,
+        stopping: "Stopping after the anchors in flight; finished outcomes are kept.",
+        cancel: |e, id| {
+            if let Err(err) = e.anchors_job_cancel(id) {
+                eprintln!("Could not stop the job: {}", err.message);
+            }
+        },
+        abort: None,
+    };
+    follow_run(cli, e, run_id, how, || e.anchors_job_execute(run_id))?;
+    let view = e.anchors_job_show(run_id)?;
+    print_batch(cli, &view.result, what);
+    if view.pending == 0 {
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !cli.json {
+        println!("Job {run_id}: {} — {} of {} anchor(s) done.", view.status.as_str(), view.done, view.total);
+        if let Some(err) = &view.error {
+            println!("{err}");
+        }
+        println!("Resume it with `psebench anchors resume {run_id}`.");
+    }
+    Ok(if view.status == RunStatus::Cancelled { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+fn start_job(cli: &Cli, e: &Engine, req: &AnchorJobRequest, plan: bool, what: &str) -> Result<ExitCode, ApiError> {
+    if plan {
+        print_plan(cli, &e.anchors_job_plan(req)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let run_id = e.anchors_job_create(req)?;
+    if !cli.json {
+        eprintln!("Anchor job {run_id} started; Ctrl-C stops it after the anchors in flight.");
+    }
+    follow_job(cli, e, &run_id, what)
 }
 
 pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
@@ -211,25 +311,66 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
                 println!("{} is now in bucket {}.", a.anchor_id, a.clause_id.unwrap_or_else(|| "none".into()));
             }
         }
-        AnchorsCmd::Presort { model, all, concurrency, policy, .. } => {
-            let rt = runtime()?;
-            let r = rt.block_on(e.anchors_presort(&AnchorPresortRequest {
+        AnchorsCmd::Presort { model, all, concurrency, policy, plan, batch, .. } => {
+            let req = AnchorJobRequest {
+                kind: AnchorJobKind::Presort,
                 model: model.clone(),
-                only_unbucketed: !*all,
-                anchor_ids: vec![],
                 policy: Some(policy.clone()),
-                concurrency: Some(*concurrency),
-            }))?;
-            print_batch(cli, &r, "Pre-sort");
-        }
-        AnchorsCmd::Translate { model, concurrency } => {
-            let rt = runtime()?;
-            let r = rt.block_on(e.anchors_translate(&AnchorTranslateRequest {
-                model: model.clone(),
                 anchor_ids: vec![],
+                only_unbucketed: !*all,
                 concurrency: Some(*concurrency),
-            }))?;
-            print_batch(cli, &r, "Translation");
+                batch: *batch,
+                label: None,
+            };
+            return start_job(cli, &e, &req, *plan, "Pre-sort");
+        }
+        AnchorsCmd::Translate { model, concurrency, plan, batch } => {
+            let req = AnchorJobRequest {
+                kind: AnchorJobKind::Translate,
+                model: model.clone(),
+                policy: None,
+                anchor_ids: vec![],
+                only_unbucketed: false,
+                concurrency: Some(*concurrency),
+                batch: *batch,
+                label: None,
+            };
+            return start_job(cli, &e, &req, *plan, "Translation");
+        }
+        AnchorsCmd::Jobs => {
+            let jobs = e.anchors_jobs()?;
+            if cli.json {
+                print_json(&jobs);
+            } else {
+                let rows: Vec<Vec<String>> = jobs
+                    .iter()
+                    .map(|j| {
+                        vec![
+                            j.run_id.clone(),
+                            j.kind.as_str().into(),
+                            j.status.as_str().into(),
+                            j.model.clone(),
+                            format!("{}/{}", j.done, j.total),
+                            j.result.changed.to_string(),
+                            j.result.failed.to_string(),
+                            format!("{:.4}", j.result.cost_usd),
+                            j.created_at.clone(),
+                        ]
+                    })
+                    .collect();
+                table(&["JOB", "KIND", "STATUS", "MODEL", "DONE", "CHANGED", "FAILED", "USD", "CREATED"], &rows);
+                if jobs.iter().any(|j| j.pending > 0 && j.status != RunStatus::Running) {
+                    println!("Resume a stopped job with `psebench anchors resume JOB`.");
+                }
+            }
+        }
+        AnchorsCmd::Resume { run_id } => {
+            e.anchors_job_check_resumable(run_id)?;
+            let what = match e.anchors_job_show(run_id)?.kind {
+                AnchorJobKind::Presort => "Pre-sort",
+                AnchorJobKind::Translate => "Translation",
+            };
+            return follow_job(cli, &e, run_id, what);
         }
         AnchorsCmd::Remove { ids } => {
             let n = e.anchors_remove(ids)?;

@@ -1,19 +1,19 @@
 //! Optional LLM helpers for anchors: a topical pre-sort into one of the policy's clauses (a sort
 //! by subject matter, not a reportability judgement) and a translation to English that keeps the
-//! original text. Each anchor is committed as soon as its reply arrives; replies are cached, so a
-//! repeated or interrupted batch costs nothing for the anchors already done.
+//! original text. The work on one anchor lives here; `anchor::job` runs it over many anchors as a
+//! resumable job. `anchors_presort` / `anchors_translate` are the small, waiting form of the same
+//! job: they create one, run it to its end and return its outcomes.
 
-use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use std::sync::Mutex;
 
-use super::{repo, Anchor, AnchorFilter};
+use super::job::{AnchorJobKind, AnchorJobRequest};
+use super::{repo, Anchor};
 use crate::context::Engine;
 use crate::error::{ApiError, ApiResult};
 use crate::llm::json_extract::extract_json_object;
-use crate::llm::{CallContext, CancellationToken, ChatRequest, ModelHandle};
-use crate::prompt::split::{load_split, SplitPrompt};
+use crate::llm::{CallContext, CancellationToken, ChatRequest, LlmError, ModelHandle};
+use crate::prompt::split::SplitPrompt;
 
 /// What `anchors presort` asks for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -41,11 +41,11 @@ pub struct AnchorTranslateRequest {
     pub concurrency: Option<u32>,
 }
 
-/// One anchor's outcome in a batch.
+/// One anchor's outcome in a batch (or a job).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct AnchorBatchItem {
     pub anchor_id: String,
-    /// `changed`, `unchanged`, `kept_manual` or `failed`.
+    /// `changed`, `unchanged`, `kept_manual` or `failed` (a failed anchor is tried again on resume).
     pub outcome: String,
     /// The new bucket (pre-sort) or null.
     pub clause_id: Option<String>,
@@ -65,7 +65,7 @@ pub struct AnchorBatchResult {
     pub cost_usd: f64,
 }
 
-fn presort_schema(ids: &[String]) -> Value {
+pub(super) fn presort_schema(ids: &[String]) -> Value {
     let mut options: Vec<Value> = ids.iter().map(|s| json!(s)).collect();
     options.push(json!("none"));
     json!({
@@ -76,7 +76,7 @@ fn presort_schema(ids: &[String]) -> Value {
     })
 }
 
-fn translate_schema() -> Value {
+pub(super) fn translate_schema() -> Value {
     json!({
         "type": "object",
         "properties": {"translation": {"type": "string"}},
@@ -85,11 +85,35 @@ fn translate_schema() -> Value {
     })
 }
 
-struct Totals {
-    items: Vec<AnchorBatchItem>,
-    input: u64,
-    output: u64,
-    cost: f64,
+/// Tokens and cost spent on one anchor.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(super) struct Spent {
+    pub input: u64,
+    pub output: u64,
+    pub cost: f64,
+}
+
+/// Why one anchor got no usable reply.
+pub(super) enum AskFail {
+    /// The provider failed (after the client's own retries); may stop the job.
+    Model(LlmError),
+    /// The replies could not be read, or the prompt could not be filled.
+    Other(String),
+}
+
+/// What handling one anchor gave: its outcome, and the provider error behind a failure, if any.
+pub(super) struct Handled {
+    pub item: AnchorBatchItem,
+    pub spent: Spent,
+    pub model_error: Option<LlmError>,
+}
+
+/// What every pre-sort call of a job shares.
+pub(super) struct PresortInputs {
+    pub prompt: SplitPrompt,
+    pub clause_list: String,
+    pub ids: Vec<String>,
+    pub schema: Value,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -99,11 +123,12 @@ async fn ask(
     prompt: &SplitPrompt,
     values: &[(&str, &str)],
     schema_name: &str,
-    schema: Value,
-    stage: &str,
-    totals: &Mutex<Totals>,
-) -> Result<Value, String> {
-    let (system, user) = prompt.render(values).map_err(|e| e.message)?;
+    schema: &Value,
+    ctx: &CallContext,
+    cancel: &CancellationToken,
+    spent: &mut Spent,
+) -> Result<Value, AskFail> {
+    let (system, user) = prompt.render(values).map_err(|e| AskFail::Other(e.message))?;
     let mut last = String::new();
     for attempt in 0..3u32 {
         let req = ChatRequest {
@@ -111,186 +136,172 @@ async fn ask(
             ..ChatRequest::new(vec![crate::llm::Message::system(&system), crate::llm::Message::user(&user)])
         }
         .json_schema(schema_name, schema.clone());
-        let resp = engine
-            .llm()
-            .chat(handle, &req, &CallContext::new(None, stage), &CancellationToken::new())
-            .await
-            .map_err(|e| e.to_string())?;
-        {
-            let mut t = totals.lock().unwrap_or_else(|p| p.into_inner());
-            if !resp.cache_hit {
-                t.input += resp.usage.input_tokens;
-                t.output += resp.usage.output_tokens;
-            }
-            t.cost += resp.cost_usd;
+        let resp = engine.llm().chat(handle, &req, ctx, cancel).await.map_err(AskFail::Model)?;
+        if !resp.cache_hit {
+            spent.input += resp.usage.input_tokens;
+            spent.output += resp.usage.output_tokens;
         }
+        spent.cost += resp.cost_usd;
         match extract_json_object(&resp.text) {
             Ok(x) => return Ok(x.value),
             Err(e) => last = e.to_string(),
         }
     }
-    Err(format!("the model's reply could not be read after 3 tries ({last})"))
+    Err(AskFail::Other(format!("the model's reply could not be read after 3 tries ({last})")))
+}
+
+fn item(a: &Anchor, outcome: &str, clause_id: Option<String>, note: Option<String>) -> AnchorBatchItem {
+    AnchorBatchItem { anchor_id: a.anchor_id.clone(), outcome: outcome.into(), clause_id, note }
+}
+
+fn failed(a: &Anchor, why: AskFail, spent: Spent) -> Handled {
+    match why {
+        AskFail::Model(e) => {
+            Handled { item: item(a, "failed", a.clause_id.clone(), Some(e.to_string())), spent, model_error: Some(e) }
+        }
+        AskFail::Other(m) => {
+            Handled { item: item(a, "failed", a.clause_id.clone(), Some(m)), spent, model_error: None }
+        }
+    }
+}
+
+fn done(item: AnchorBatchItem, spent: Spent) -> Handled {
+    Handled { item, spent, model_error: None }
 }
 
 impl Engine {
-    /// Sort anchors into the policy's clause buckets by topic with a model.
-    pub async fn anchors_presort(&self, req: &AnchorPresortRequest) -> ApiResult<AnchorBatchResult> {
-        let policy = req.policy.clone().unwrap_or_else(|| crate::policy::DEFAULT_POLICY.into());
-        let (pack, _) = self.pack_and_vocab(&policy)?;
-        let handle = self.model_handle(&req.model)?;
-        let prompt = load_split("anchor_presort")?;
-        let clause_list = pack
-            .clauses
-            .iter()
-            .map(|c| format!("- {} ({}: {})\n  {}", c.clause_id, c.label, c.short_title, c.summary))
-            .collect::<Vec<_>>()
-            .join("\n");
-        let ids: Vec<String> = pack.clauses.iter().map(|c| c.clause_id.clone()).collect();
-        let anchors = self.batch_anchors(&req.anchor_ids, |a| !req.only_unbucketed || a.clause_id.is_none())?;
-        let totals = Mutex::new(Totals { items: Vec::new(), input: 0, output: 0, cost: 0.0 });
-        let schema = presort_schema(&ids);
-        futures::stream::iter(anchors)
-            .for_each_concurrent(req.concurrency.unwrap_or(4).clamp(1, 64) as usize, |a| {
-                let (handle, prompt, clause_list, ids, schema, totals) =
-                    (&handle, &prompt, &clause_list, &ids, &schema, &totals);
-                async move {
-                    let item = if a.bucket_origin.as_deref() == Some("manual") {
-                        AnchorBatchItem {
-                            anchor_id: a.anchor_id.clone(),
-                            outcome: "kept_manual".into(),
-                            clause_id: a.clause_id.clone(),
-                            note: Some("bucket set by a person; left as it is".into()),
-                        }
-                    } else {
-                        let reply = ask(
-                            self,
-                            handle,
-                            prompt,
-                            &[("clause_list", clause_list), ("anchor_text", &a.text)],
-                            "topical_bucket",
-                            schema.clone(),
-                            "anchor_presort",
-                            totals,
-                        )
-                        .await;
-                        match reply {
-                            Err(e) => AnchorBatchItem {
-                                anchor_id: a.anchor_id.clone(),
-                                outcome: "failed".into(),
-                                clause_id: a.clause_id.clone(),
-                                note: Some(e),
-                            },
-                            Ok(v) => {
-                                let chosen =
-                                    v.get("clause_id").and_then(Value::as_str).unwrap_or("").trim().to_string();
-                                let reason = v.get("reason").and_then(Value::as_str).map(str::to_string);
-                                let new =
-                                    if chosen == "none" || chosen.is_empty() { None } else { Some(chosen.clone()) };
-                                if new.as_ref().map(|c| !ids.contains(c)).unwrap_or(false) {
-                                    AnchorBatchItem {
-                                        anchor_id: a.anchor_id.clone(),
-                                        outcome: "failed".into(),
-                                        clause_id: a.clause_id.clone(),
-                                        note: Some(format!("the model named \"{chosen}\", which is not a clause id")),
-                                    }
-                                } else {
-                                    let saved = self.store().with_conn(|c| {
-                                        repo::set_bucket(c, &a.anchor_id, new.as_deref(), "presort", reason.as_deref())
-                                    });
-                                    match saved {
-                                        Err(e) => AnchorBatchItem {
-                                            anchor_id: a.anchor_id.clone(),
-                                            outcome: "failed".into(),
-                                            clause_id: a.clause_id.clone(),
-                                            note: Some(e.message),
-                                        },
-                                        Ok(()) => AnchorBatchItem {
-                                            anchor_id: a.anchor_id.clone(),
-                                            outcome: if new == a.clause_id {
-                                                "unchanged".into()
-                                            } else {
-                                                "changed".into()
-                                            },
-                                            clause_id: new,
-                                            note: reason,
-                                        },
-                                    }
-                                }
-                            }
-                        }
-                    };
-                    totals.lock().unwrap_or_else(|p| p.into_inner()).items.push(item);
-                }
-            })
-            .await;
-        Ok(finish(&req.model, totals))
+    /// Sort one anchor into a clause's bucket by topic. A bucket set by a person is kept.
+    pub(super) async fn presort_one(
+        &self,
+        handle: &ModelHandle,
+        inputs: &PresortInputs,
+        a: &Anchor,
+        ctx: &CallContext,
+        cancel: &CancellationToken,
+    ) -> Handled {
+        let mut spent = Spent::default();
+        if a.bucket_origin.as_deref() == Some("manual") {
+            let note = Some("bucket set by a person; left as it is".to_string());
+            return done(item(a, "kept_manual", a.clause_id.clone(), note), spent);
+        }
+        let values = [("clause_list", inputs.clause_list.as_str()), ("anchor_text", a.text.as_str())];
+        let reply =
+            ask(self, handle, &inputs.prompt, &values, "topical_bucket", &inputs.schema, ctx, cancel, &mut spent).await;
+        let v = match reply {
+            Ok(v) => v,
+            Err(why) => return failed(a, why, spent),
+        };
+        let chosen = v.get("clause_id").and_then(Value::as_str).unwrap_or("").trim().to_string();
+        let reason = v.get("reason").and_then(Value::as_str).map(str::to_string);
+        let new = if chosen == "none" || chosen.is_empty() { None } else { Some(chosen.clone()) };
+        if new.as_ref().is_some_and(|c| !inputs.ids.contains(c)) {
+            let why = format!("the model named \"{chosen}\", which is not a clause id");
+            return failed(a, AskFail::Other(why), spent);
+        }
+        let saved =
+            self.store().with_conn(|c| repo::set_bucket(c, &a.anchor_id, new.as_deref(), "presort", reason.as_deref()));
+        match saved {
+            Err(e) => failed(a, AskFail::Other(e.message), spent),
+            Ok(()) => {
+                let outcome = if new == a.clause_id { "unchanged" } else { "changed" };
+                done(item(a, outcome, new, reason), spent)
+            }
+        }
     }
 
-    /// Translate non-English anchors to English with a model, keeping the original text.
-    pub async fn anchors_translate(&self, req: &AnchorTranslateRequest) -> ApiResult<AnchorBatchResult> {
-        let handle = self.model_handle(&req.model)?;
-        let prompt = load_split("anchor_translate")?;
-        let anchors = self
-            .batch_anchors(&req.anchor_ids, |a| a.original_text.is_none() && !a.language.eq_ignore_ascii_case("en"))?;
-        let totals = Mutex::new(Totals { items: Vec::new(), input: 0, output: 0, cost: 0.0 });
+    /// Translate one anchor to English, keeping its original text and language.
+    pub(super) async fn translate_one(
+        &self,
+        handle: &ModelHandle,
+        prompt: &SplitPrompt,
+        a: &Anchor,
+        ctx: &CallContext,
+        cancel: &CancellationToken,
+    ) -> Handled {
+        let mut spent = Spent::default();
+        if a.original_text.is_some() || a.language.eq_ignore_ascii_case("en") {
+            let note = Some("already in English; nothing to translate".to_string());
+            return done(item(a, "unchanged", a.clause_id.clone(), note), spent);
+        }
+        let values = [("source_language", a.language.as_str()), ("anchor_text", a.text.as_str())];
         let schema = translate_schema();
-        futures::stream::iter(anchors)
-            .for_each_concurrent(req.concurrency.unwrap_or(4).clamp(1, 64) as usize, |a| {
-                let (handle, prompt, schema, totals) = (&handle, &prompt, &schema, &totals);
-                async move {
-                    let reply = ask(
-                        self,
-                        handle,
-                        prompt,
-                        &[("source_language", &a.language), ("anchor_text", &a.text)],
-                        "translation",
-                        schema.clone(),
-                        "anchor_translate",
-                        totals,
-                    )
-                    .await;
-                    let item = match reply.and_then(|v| {
-                        v.get("translation")
-                            .and_then(Value::as_str)
-                            .map(str::trim)
-                            .filter(|t| !t.is_empty())
-                            .map(str::to_string)
-                            .ok_or_else(|| "the reply had no translation".to_string())
-                    }) {
-                        Err(e) => AnchorBatchItem {
-                            anchor_id: a.anchor_id.clone(),
-                            outcome: "failed".into(),
-                            clause_id: a.clause_id.clone(),
-                            note: Some(e),
-                        },
-                        Ok(t) => match self
-                            .store()
-                            .with_conn(|c| repo::set_translation(c, &a.anchor_id, &t, &handle.cfg.name))
-                        {
-                            Ok(()) => AnchorBatchItem {
-                                anchor_id: a.anchor_id.clone(),
-                                outcome: "changed".into(),
-                                clause_id: a.clause_id.clone(),
-                                note: None,
-                            },
-                            Err(e) => AnchorBatchItem {
-                                anchor_id: a.anchor_id.clone(),
-                                outcome: "failed".into(),
-                                clause_id: a.clause_id.clone(),
-                                note: Some(e.message),
-                            },
-                        },
-                    };
-                    totals.lock().unwrap_or_else(|p| p.into_inner()).items.push(item);
-                }
-            })
-            .await;
-        Ok(finish(&req.model, totals))
+        let reply = ask(self, handle, prompt, &values, "translation", &schema, ctx, cancel, &mut spent).await;
+        let text = match reply {
+            Ok(v) => v
+                .get("translation")
+                .and_then(Value::as_str)
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(str::to_string),
+            Err(why) => return failed(a, why, spent),
+        };
+        let Some(t) = text else {
+            return failed(a, AskFail::Other("the reply had no translation".into()), spent);
+        };
+        match self.store().with_conn(|c| repo::set_translation(c, &a.anchor_id, &t, &handle.cfg.name)) {
+            Ok(()) => done(item(a, "changed", a.clause_id.clone(), None), spent),
+            Err(e) => failed(a, AskFail::Other(e.message), spent),
+        }
     }
 
-    fn batch_anchors(&self, ids: &[String], keep: impl Fn(&Anchor) -> bool) -> ApiResult<Vec<Anchor>> {
+    /// Sort anchors into the policy's clause buckets by topic with a model, waiting for the end.
+    /// Runs as an anchor job (listed with the others, resumable if it stops early).
+    pub async fn anchors_presort(&self, req: &AnchorPresortRequest) -> ApiResult<AnchorBatchResult> {
+        self.anchors_job_wait(&AnchorJobRequest {
+            kind: AnchorJobKind::Presort,
+            model: req.model.clone(),
+            policy: req.policy.clone(),
+            anchor_ids: req.anchor_ids.clone(),
+            only_unbucketed: req.only_unbucketed,
+            concurrency: req.concurrency,
+            batch: false,
+            label: None,
+        })
+        .await
+    }
+
+    /// Translate non-English anchors to English with a model, keeping the original text, waiting
+    /// for the end. Runs as an anchor job.
+    pub async fn anchors_translate(&self, req: &AnchorTranslateRequest) -> ApiResult<AnchorBatchResult> {
+        self.anchors_job_wait(&AnchorJobRequest {
+            kind: AnchorJobKind::Translate,
+            model: req.model.clone(),
+            policy: None,
+            anchor_ids: req.anchor_ids.clone(),
+            only_unbucketed: false,
+            concurrency: req.concurrency,
+            batch: false,
+            label: None,
+        })
+        .await
+    }
+
+    /// Start a job, run it here to its end, and return its outcomes (failed anchors among them,
+    /// as before jobs). A job that stopped before it reached every anchor is an error naming it,
+    /// so it can be resumed.
+    async fn anchors_job_wait(&self, req: &AnchorJobRequest) -> ApiResult<AnchorBatchResult> {
+        let run_id = self.anchors_job_create(req)?;
+        self.anchors_job_execute(&run_id).await?;
+        let view = self.anchors_job_show(&run_id)?;
+        let never = view.total.saturating_sub(view.result.processed);
+        if never > 0 {
+            let why = view.error.unwrap_or_else(|| "it stopped early".into());
+            return Err(ApiError::new(
+                crate::error::ErrorCode::Provider,
+                format!(
+                    "Anchor job {run_id} stopped with {never} of {} anchor(s) not yet handled: {why} Finished anchors are kept; \
+                     resume it with `psebench anchors resume {run_id}` or from the Anchors page.",
+                    view.total
+                ),
+            ));
+        }
+        Ok(view.result)
+    }
+
+    /// The anchors a job would take: the listed ones, or every stored anchor, kept by `keep`.
+    pub(super) fn batch_anchors(&self, ids: &[String], keep: impl Fn(&Anchor) -> bool) -> ApiResult<Vec<Anchor>> {
         let all = if ids.is_empty() {
-            self.anchors_all(&AnchorFilter::default())?
+            self.anchors_all(&super::AnchorFilter::default())?
         } else {
             ids.iter().map(|i| self.anchors_show(i)).collect::<ApiResult<Vec<_>>>()?
         };
@@ -301,20 +312,5 @@ impl Engine {
             ));
         }
         Ok(out)
-    }
-}
-
-fn finish(model: &str, totals: Mutex<Totals>) -> AnchorBatchResult {
-    let mut t = totals.into_inner().unwrap_or_else(|p| p.into_inner());
-    t.items.sort_by(|a, b| a.anchor_id.cmp(&b.anchor_id));
-    AnchorBatchResult {
-        model: model.to_string(),
-        processed: t.items.len() as u32,
-        changed: t.items.iter().filter(|i| i.outcome == "changed").count() as u32,
-        failed: t.items.iter().filter(|i| i.outcome == "failed").count() as u32,
-        items: t.items,
-        input_tokens: t.input,
-        output_tokens: t.output,
-        cost_usd: t.cost,
     }
 }

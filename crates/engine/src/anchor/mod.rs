@@ -8,6 +8,7 @@
 //! generate at once; imported anchors sit beside them and runs can be limited to one origin.
 
 pub mod io;
+pub mod job;
 pub mod llm;
 pub mod repo;
 

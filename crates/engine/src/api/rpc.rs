@@ -23,6 +23,7 @@ use super::results::{
 };
 use super::store_info::StoreInfo;
 use super::Engine;
+use crate::anchor::job::{AnchorJobPlan, AnchorJobRequest, AnchorJobView};
 use crate::anchor::llm::{AnchorBatchResult, AnchorPresortRequest, AnchorTranslateRequest};
 use crate::anchor::{Anchor, AnchorBucket, AnchorFilter, AnchorImportOptions, AnchorImportResult, AnchorSummary};
 use crate::authoring::draft::all::{DraftAllPlan, DraftAllRequest, DraftAllRun};
@@ -438,6 +439,11 @@ fn spawn_label_audit(engine: Engine, run_id: String) {
     spawn_job(engine, run_id, RunKind::LabelAudit, async move { e.cases_screen_execute(&id).await.map(|_| ()) });
 }
 
+fn spawn_anchor_job(engine: Engine, run_id: String) {
+    let (e, id) = (engine.clone(), run_id.clone());
+    spawn_job(engine, run_id, RunKind::AnchorJob, async move { e.anchors_job_execute(&id).await });
+}
+
 fn text_download(file_name: &str, mime: &str, text: &str, description: &str) -> Download {
     Download::from_bytes(file_name, mime, text.as_bytes(), description)
 }
@@ -776,6 +782,31 @@ api_methods! {
     }
     "anchors.translate" ["Translate anchors to English with a model (the original is kept)."] (e, p: AnchorTranslateRequest) -> AnchorBatchResult {
         e.anchors_translate(&p).await?
+    }
+    "anchors.job_plan" ["What an anchor pre-sort or translation job would send and cost, without sending anything."] (e, p: AnchorJobRequest) -> AnchorJobPlan {
+        blocking(move || e.anchors_job_plan(&p)).await?
+    }
+    "anchors.job_start" ["Create an anchor pre-sort or translation job and start it in the background."] (e, p: AnchorJobRequest) -> RunStarted {
+        let e2 = e.clone();
+        let run_id = blocking(move || e2.anchors_job_create(&p)).await?;
+        spawn_anchor_job(e, run_id.clone());
+        RunStarted { run_id }
+    }
+    "anchors.job_resume" ["Handle the anchors a stopped anchor job has not done yet (and those that failed), in the background."] (e, p: RunParams) -> RunStarted {
+        let (e2, id) = (e.clone(), p.run_id.clone());
+        // Refused now, not in the background, when another process works on the job.
+        blocking(move || e2.anchors_job_check_resumable(&id)).await?;
+        spawn_anchor_job(e, p.run_id.clone());
+        RunStarted { run_id: p.run_id }
+    }
+    "anchors.job_cancel" ["Stop an anchor job after the anchors in flight; finished outcomes are kept."] (e, p: RunParams) -> Flag {
+        Flag { value: e.anchors_job_cancel(&p.run_id)? }
+    }
+    "anchors.jobs" ["Every anchor job, newest first, with its counts (without per-anchor outcomes)."] (e, p: NoParams) -> Vec<AnchorJobView> {
+        blocking(move || e.anchors_jobs()).await?
+    }
+    "anchors.job_show" ["One anchor job with the outcome of every anchor handled so far."] (e, p: RunParams) -> AnchorJobView {
+        blocking(move || e.anchors_job_show(&p.run_id)).await?
     }
     "author.sections" ["The policy's text split into the sections an extraction chooses from, with the text's hash."] (e, p: IdParams) -> PolicySections {
         blocking(move || e.author_sections(&p.id)).await?

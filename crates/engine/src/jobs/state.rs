@@ -23,10 +23,14 @@ pub enum RunKind {
     /// Screening stored cases against the whole policy (`label_audit`).
     #[serde(rename = "label_audit")]
     LabelAudit,
+    /// Sorting anchors into buckets or translating them with a model (`anchors`).
+    #[serde(rename = "anchors")]
+    AnchorJob,
 }
 
 impl RunKind {
-    pub const ALL: [RunKind; 4] = [RunKind::Eval, RunKind::Generation, RunKind::Authoring, RunKind::LabelAudit];
+    pub const ALL: [RunKind; 5] =
+        [RunKind::Eval, RunKind::Generation, RunKind::Authoring, RunKind::LabelAudit, RunKind::AnchorJob];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -34,6 +38,7 @@ impl RunKind {
             RunKind::Generation => "generation",
             RunKind::Authoring => "authoring",
             RunKind::LabelAudit => "label_audit",
+            RunKind::AnchorJob => "anchors",
         }
     }
 
@@ -44,6 +49,7 @@ impl RunKind {
             RunKind::Generation => "gen",
             RunKind::Authoring => "author",
             RunKind::LabelAudit => "audit",
+            RunKind::AnchorJob => "anchors",
         }
     }
 }

@@ -36,6 +36,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!("20261125220000_clause_screen_stage"),
     migration!("20261125220100_label_audit"),
     migration!("20261125223000_review_rationale_task"),
+    migration!("20261126020000_anchor_jobs"),
     migration!("20261126030000_llm_batches"),
 ];
 

@@ -3,6 +3,7 @@
 // Test helpers may unwrap: a failure is a failed test, with the message it carries.
 #![allow(clippy::unwrap_used)]
 
+mod anchor_jobs;
 mod anchors;
 mod authoring;
 mod authoring_draft;

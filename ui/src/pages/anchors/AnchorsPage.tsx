@@ -18,6 +18,8 @@ import { clauseLabel, clauseShort, useClauses } from "./clauses";
 import { ImportDialog } from "./ImportDialog";
 import { bucketOriginText, bucketRows, DEFAULT_PER_CARD, languageName, languagesOf, needsTranslation } from "./logic";
 import { ModelBatchDialog } from "./ModelBatchDialog";
+import { AnchorJobs } from "./AnchorJobs";
+import type { AnchorJobKind } from "../../api/generated";
 import "./anchors.css";
 import { useDebounced } from "./hooks";
 import { usePolicyId } from "../../policyChoice";
@@ -153,6 +155,7 @@ export function AnchorsPage() {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [dialog, setDialog] = useState<null | "import" | "presort" | "translate" | "move" | "remove">(null);
   const [removeIds, setRemoveIds] = useState<string[]>([]);
+  const [openJob, setOpenJob] = useState<string | undefined>(undefined);
 
   const clauses = useClauses();
   const buckets = useApi("anchors.buckets", { policy: usePolicyId() });
@@ -253,14 +256,21 @@ export function AnchorsPage() {
         {rows ? <BucketOverview rows={rows.rows} unsorted={rows.unsorted} target={target} active={bucket} onPick={pickBucket} /> : <Loading />}
       </Section>
 
+      <AnchorJobs
+        onOpen={(runId: string, kind: AnchorJobKind) => {
+          setOpenJob(runId);
+          setDialog(kind);
+        }}
+      />
+
       <Section
         title="All anchors"
         actions={
           <>
-            <button className="btn" onClick={() => setDialog("presort")}>
+            <button className="btn" onClick={() => { setOpenJob(undefined); setDialog("presort"); }}>
               Sort with a model…
             </button>
-            <button className="btn" onClick={() => setDialog("translate")} disabled={needsTranslation(all).length === 0} title={needsTranslation(all).length === 0 ? "Every anchor is in English" : undefined}>
+            <button className="btn" onClick={() => { setOpenJob(undefined); setDialog("translate"); }} disabled={needsTranslation(all).length === 0} title={needsTranslation(all).length === 0 ? "Every anchor is in English" : undefined}>
               Translate to English…
             </button>
           </>
@@ -321,7 +331,7 @@ export function AnchorsPage() {
           {selected.size > 0 && (
             <div className="row gap selection-bar">
               <strong>{selected.size} selected</strong>
-              <button className="btn btn-small" onClick={() => setDialog("presort")}>
+              <button className="btn btn-small" onClick={() => { setOpenJob(undefined); setDialog("presort"); }}>
                 Sort selected with a model…
               </button>
               <button
@@ -437,7 +447,11 @@ export function AnchorsPage() {
           all={all}
           selected={[...selected]}
           clauses={clauses}
-          onClose={() => setDialog(null)}
+          jobRunId={openJob}
+          onClose={() => {
+            setDialog(null);
+            setOpenJob(undefined);
+          }}
           onOpenAnchor={(id) => {
             setDialog(null);
             setQuery("anchor", id);

@@ -1,6 +1,20 @@
 import { describe, expect, it } from "vitest";
-import type { AnchorBucket, AnchorSummary, Clause } from "../../api/generated";
-import { barScale, batchSummary, bucketOriginText, bucketRows, bucketState, bucketSummary, duplicateSentence, importFilesProblem, importSummary, languageName, needsTranslation } from "./logic";
+import type { AnchorBucket, AnchorJobView, AnchorSummary, Clause, Progress } from "../../api/generated";
+import {
+  barScale,
+  batchSummary,
+  bucketOriginText,
+  bucketRows,
+  bucketState,
+  bucketSummary,
+  canResumeJob,
+  duplicateSentence,
+  importFilesProblem,
+  importSummary,
+  jobCounts,
+  languageName,
+  needsTranslation,
+} from "./logic";
 
 const clause = (n: number, id: string, title: string): Clause => ({
   global_no: n,
@@ -103,5 +117,62 @@ describe("model helpers", () => {
     expect(bucketOriginText("presort", "about a fall")).toBe("Sorted by a model: “about a fall”");
     expect(bucketOriginText("manual", null)).toBe("Bucket set by a person");
     expect(bucketOriginText(null, null)).toBe("Not sorted into a clause yet");
+  });
+});
+
+describe("anchor jobs", () => {
+  const view: AnchorJobView = {
+    run_id: "anchors-1",
+    kind: "presort",
+    status: "cancelled",
+    label: null,
+    model: "m",
+    policy: "p",
+    concurrency: 4,
+    batch: false,
+    total: 5,
+    done: 2,
+    pending: 3,
+    created_at: "2026-11-26T00:00:00Z",
+    finished_at: null,
+    error: null,
+    result: {
+      model: "m",
+      processed: 3,
+      changed: 1,
+      failed: 1,
+      items: [
+        { anchor_id: "a", outcome: "changed", clause_id: "X", note: null },
+        { anchor_id: "b", outcome: "unchanged", clause_id: "X", note: null },
+        { anchor_id: "c", outcome: "failed", clause_id: null, note: "HTTP 500" },
+      ],
+      input_tokens: 10,
+      output_tokens: 5,
+      cost_usd: 0.5,
+    },
+  };
+  const live = (done: number): Progress => ({
+    run_id: "anchors-1",
+    kind: "anchors",
+    status: "running",
+    total: 5,
+    done,
+    counters: { changed: 3, unchanged: 1, kept_manual: 0, failed: 0, input_tokens: 20, output_tokens: 8, cost_usd: 1 },
+    elapsed_secs: 1,
+    eta_secs: null,
+    message: null,
+  });
+
+  it("counts from the stored outcomes, or from live progress when it is ahead", () => {
+    expect(jobCounts(view, undefined)).toEqual({ done: 2, total: 5, changed: 1, unchanged: 1, kept: 0, failed: 1, tokens: 15, cost: 0.5 });
+    expect(jobCounts(view, live(4))).toEqual({ done: 4, total: 5, changed: 3, unchanged: 1, kept: 0, failed: 0, tokens: 28, cost: 1 });
+    expect(jobCounts(view, live(1)).done).toBe(2);
+  });
+
+  it("offers Resume only for a stopped job with anchors left", () => {
+    expect(canResumeJob(view, undefined)).toBe(true);
+    expect(canResumeJob(view, "running")).toBe(false);
+    expect(canResumeJob({ status: "completed", pending: 0 }, undefined)).toBe(false);
+    expect(canResumeJob({ status: "failed", pending: 2 }, "failed")).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 // Pure logic of the Anchors page (unit-tested in logic.test.ts): bucket rows and their status,
 // import checks and summaries, batch outcomes in words, language names.
 
-import type { AnchorBatchItem, AnchorBucket, AnchorImportResult, AnchorSummary, Clause } from "../../api/generated";
+import type { AnchorBatchItem, AnchorBucket, AnchorImportResult, AnchorJobView, AnchorSummary, Clause, Progress } from "../../api/generated";
 import { plural } from "../../format";
 
 export const DEFAULT_PER_CARD = 25;
@@ -131,6 +131,47 @@ export function batchSummary(kind: "presort" | "translate", r: { processed: numb
   if (r.failed > 0) parts.push(`${r.failed} failed`);
   return `${parts.join(", ")}.`;
 }
+
+export type JobCounts = { done: number; total: number; changed: number; unchanged: number; kept: number; failed: number; tokens: number; cost: number };
+
+/**
+ * A job's counts: from its live progress when that is at least as far along as the stored view
+ * (it arrives first), otherwise from the stored outcomes.
+ */
+export function jobCounts(view: AnchorJobView, live: Progress | undefined): JobCounts {
+  if (live && live.done >= view.done) {
+    const c = live.counters;
+    return {
+      done: live.done,
+      total: live.total,
+      changed: c.changed ?? 0,
+      unchanged: c.unchanged ?? 0,
+      kept: c.kept_manual ?? 0,
+      failed: c.failed ?? 0,
+      tokens: (c.input_tokens ?? 0) + (c.output_tokens ?? 0),
+      cost: c.cost_usd ?? 0,
+    };
+  }
+  const r = view.result;
+  return {
+    done: view.done,
+    total: view.total,
+    changed: r.changed,
+    unchanged: r.items.filter((i) => i.outcome === "unchanged").length,
+    kept: r.items.filter((i) => i.outcome === "kept_manual").length,
+    failed: r.failed,
+    tokens: r.input_tokens + r.output_tokens,
+    cost: r.cost_usd,
+  };
+}
+
+/** A job stopped with anchors left to do, and not running now, can be resumed. */
+export function canResumeJob(job: Pick<AnchorJobView, "status" | "pending">, liveStatus: string | undefined): boolean {
+  const status = liveStatus ?? job.status;
+  return job.pending > 0 && ["cancelled", "failed", "interrupted"].includes(status);
+}
+
+export const JOB_KIND_LABEL: Record<string, string> = { presort: "Sort by topic", translate: "Translate to English" };
 
 let names: Intl.DisplayNames | null | undefined;
 

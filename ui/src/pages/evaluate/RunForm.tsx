@@ -181,7 +181,7 @@ export function RunForm({ models, cases, clauses }: { models: ModelView[]; cases
   const numbersOk = Number.isInteger(turns) && turns >= 1 && turns <= 50 && Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 256 && Number.isInteger(repeat) && repeat >= 1 && repeat <= 20;
   const req: EvalRunRequest | null =
     roles.model && roles.info && roles.judge && numbersOk
-      ? { cases: buildSelection(choice), model: roles.model, info_model: roles.info, judge_model: roles.judge, turns, concurrency, repeat, ...(label.trim() ? { label: label.trim() } : {}) }
+      ? { cases: buildSelection(choice), model: roles.model, info_model: roles.info, judge_model: roles.judge, turns, concurrency, repeat, batch: false, ...(label.trim() ? { label: label.trim() } : {}) }
       : null;
   const planReq = useDebounced(req ? { ...req, label: undefined } : null, 250);
   const plan = useApi("eval.plan", planReq);

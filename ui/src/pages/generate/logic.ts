@@ -68,6 +68,7 @@ export function toRequest(f: GenForm, policy: string = DEFAULT_POLICY): GenReque
     include_missing: f.includeMissing,
     anchor_origin: f.anchorOrigin === "all" ? null : f.anchorOrigin,
     label: f.label.trim() || null,
+    batch: false,
   };
 }
 
