@@ -2,6 +2,7 @@ use clap::Subcommand;
 use psebench::api::Engine;
 use psebench::evaluation::rejudge::RejudgeRequest;
 use psebench::evaluation::{EvalPlan, EvalRunRequest, EvalSummary};
+use psebench::jobs::budget::CapChange;
 use psebench::jobs::RunStatus;
 use psebench::ApiError;
 use std::path::PathBuf;
@@ -38,12 +39,24 @@ pub enum EvalCmd {
         repeat: u32,
         #[arg(long)]
         label: Option<String>,
+        /// Spending cap in US$: no new case starts once what is spent plus what is in flight
+        /// would pass it; the run then stops as "stopped: cost cap" and can be resumed with a higher cap.
+        #[arg(long, value_name = "USD")]
+        max_cost: Option<f64>,
         /// Do not ask before sending case text to remote providers.
         #[arg(long)]
         yes: bool,
     },
-    /// Finish what is missing in an interrupted or cancelled run (cached calls are reused).
-    Resume { run: String },
+    /// Finish what is missing in an interrupted, cancelled or capped run (cached calls are reused).
+    Resume {
+        run: String,
+        /// A new spending cap in US$ (a run stopped at its cap needs a higher one).
+        #[arg(long, value_name = "USD", conflicts_with = "no_max_cost")]
+        max_cost: Option<f64>,
+        /// Resume without any spending cap.
+        #[arg(long)]
+        no_max_cost: bool,
+    },
     /// List evaluation runs.
     List,
     /// Show one run.
@@ -82,6 +95,12 @@ fn print_plan(p: &EvalPlan) {
         "Estimate: ~{} calls, ~{} input and ~{} output tokens, cost {usd} ({}).",
         p.estimate.calls, p.estimate.input_tokens, p.estimate.output_tokens, p.estimate.assumptions
     );
+    if let Some(c) = &p.cap {
+        eprintln!(
+            "Spending cap ${:.2}: at about ${:.4} per item it is expected to allow {} of {} item(s); the run stops there and can be resumed with a higher cap.",
+            c.max_cost_usd, c.item_estimate_usd, c.items_allowed, c.items
+        );
+    }
 }
 
 fn confirm_remote(p: &EvalPlan, yes: bool) -> Result<(), ApiError> {
@@ -137,6 +156,8 @@ fn print_summary(cli: &Cli, s: &EvalSummary) {
         }
         if s.status == RunStatus::Completed {
             println!("Scores: psebench metrics --run {}", s.run_id);
+        } else if s.status == RunStatus::CostCapped {
+            println!("Resume with a higher cap: psebench eval resume {} --max-cost USD", s.run_id);
         } else {
             println!("Resume: psebench eval resume {}", s.run_id);
         }
@@ -146,7 +167,7 @@ fn print_summary(cli: &Cli, s: &EvalSummary) {
 pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
     let e = engine(cli)?;
     match cmd {
-        EvalCmd::Run { cases, model, info_model, judge_model, turns, concurrency, repeat, label, yes } => {
+        EvalCmd::Run { cases, model, info_model, judge_model, turns, concurrency, repeat, label, max_cost, yes } => {
             let req = EvalRunRequest {
                 cases: cases.clone(),
                 model: model.clone(),
@@ -156,6 +177,7 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                 concurrency: *concurrency,
                 repeat: *repeat,
                 label: label.clone(),
+                max_cost_usd: *max_cost,
             };
             let plan = e.eval_plan(&req)?;
             if !cli.json {
@@ -170,7 +192,8 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
             print_summary(cli, &s);
             return Ok(if s.status == RunStatus::Completed { ExitCode::SUCCESS } else { ExitCode::from(1) });
         }
-        EvalCmd::Resume { run } => {
+        EvalCmd::Resume { run, max_cost, no_max_cost } => {
+            e.eval_prepare_resume(run, CapChange::from_params(*max_cost, *no_max_cost)?)?;
             let s = execute(cli, &e, run)?;
             print_summary(cli, &s);
             return Ok(if s.status == RunStatus::Completed { ExitCode::SUCCESS } else { ExitCode::from(1) });
@@ -219,7 +242,7 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                         vec![
                             r.run.run_id.clone(),
                             r.run.config.model.clone(),
-                            r.run.status.to_string(),
+                            r.run.status.words().to_string(),
                             format!("{}/{}", r.counts.done, r.counts.total),
                             if r.counts.done > 0 {
                                 format!("{:.1}", 100.0 * r.counts.correct as f64 / r.counts.done as f64)

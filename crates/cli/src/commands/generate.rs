@@ -1,6 +1,7 @@
 use clap::{Args, Subcommand};
 use psebench::api::Engine;
 use psebench::generation::{GenCandidateFilter, GenPlan, GenRequest, GenSummary};
+use psebench::jobs::budget::CapChange;
 use psebench::jobs::RunStatus;
 use psebench::ApiError;
 use std::process::ExitCode;
@@ -53,6 +54,10 @@ pub struct RunArgs {
     pub policy: String,
     #[arg(long)]
     pub label: Option<String>,
+    /// Spending cap in US$: no new card-and-anchor pair starts once what is spent plus what is
+    /// in flight would pass it; the run then stops as "stopped: cost cap" and can be resumed with a higher cap.
+    #[arg(long, value_name = "USD")]
+    pub max_cost: Option<f64>,
     /// Print the plan and the cost estimate, and stop.
     #[arg(long)]
     pub plan: bool,
@@ -63,8 +68,16 @@ pub struct RunArgs {
 
 #[derive(Subcommand)]
 pub enum GenerateCmd {
-    /// Finish an interrupted, cancelled or failed run (answered calls are reused from the cache).
-    Resume { run: String },
+    /// Finish an interrupted, cancelled, failed or capped run (answered calls are reused from the cache).
+    Resume {
+        run: String,
+        /// A new spending cap in US$ (a run stopped at its cap needs a higher one).
+        #[arg(long, value_name = "USD", conflicts_with = "no_max_cost")]
+        max_cost: Option<f64>,
+        /// Resume without any spending cap.
+        #[arg(long)]
+        no_max_cost: bool,
+    },
     /// List generation runs.
     List,
     /// Show one run: its request, status and counts.
@@ -109,6 +122,12 @@ fn print_plan(p: &GenPlan) {
         eprintln!("  {:<20} ~{} calls, ~{} in / ~{} out tokens", s.stage, s.calls, s.input_tokens, s.output_tokens);
     }
     eprintln!("  ({})", p.estimate.assumptions);
+    if let Some(c) = &p.cap {
+        eprintln!(
+            "Spending cap ${:.2}: at about ${:.4} per card-and-anchor pair it is expected to allow {} of {} pair(s); the run stops there and can be resumed with a higher cap.",
+            c.max_cost_usd, c.item_estimate_usd, c.items_allowed, c.items
+        );
+    }
 }
 
 fn confirm_remote(p: &GenPlan, yes: bool) -> Result<(), ApiError> {
@@ -161,6 +180,8 @@ fn print_summary(cli: &Cli, s: &GenSummary) {
     }
     if s.status == RunStatus::Completed {
         println!("Statistics: psebench stats generation {}   Cases: psebench cases list", s.run_id);
+    } else if s.status == RunStatus::CostCapped {
+        println!("Resume with a higher cap: psebench generate resume {} --max-cost USD", s.run_id);
     } else {
         println!("Resume: psebench generate resume {}", s.run_id);
     }
@@ -187,6 +208,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
             include_missing: !a.no_missing,
             anchor_origin: a.anchors_from.clone(),
             label: a.label.clone(),
+            max_cost_usd: a.max_cost,
         };
         let plan = e.gen_plan(&req)?;
         if a.plan {
@@ -210,7 +232,8 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
         return Ok(if s.status == RunStatus::Completed { ExitCode::SUCCESS } else { ExitCode::from(1) });
     };
     match cmd {
-        GenerateCmd::Resume { run } => {
+        GenerateCmd::Resume { run, max_cost, no_max_cost } => {
+            e.gen_prepare_resume(run, CapChange::from_params(*max_cost, *no_max_cost)?)?;
             let s = execute(cli, &e, run)?;
             print_summary(cli, &s);
             return Ok(if s.status == RunStatus::Completed { ExitCode::SUCCESS } else { ExitCode::from(1) });
@@ -226,7 +249,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
                         vec![
                             r.run_id.clone(),
                             r.config.model.clone(),
-                            r.status.to_string(),
+                            r.status.words().to_string(),
                             format!("{}/{}", r.counts.done, r.counts.total),
                             r.counts.accepted.to_string(),
                             r.counts.dropped.to_string(),
