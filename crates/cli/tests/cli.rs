@@ -376,6 +376,8 @@ fn eval_max_cost_stops_the_run_as_cost_capped_and_a_higher_cap_finishes_it() {
     assert!(summary["message"].as_str().unwrap().starts_with("Stopped at the cost cap: US$ "), "{summary}");
     let list = env.ok(&["eval", "list"]);
     assert!(list.contains("stopped: cost cap"), "{list}");
+    let shown = env.ok(&["eval", "show", &run_id]);
+    assert!(shown.starts_with(&format!("Run {run_id} — stopped: cost cap\nSpending cap: $0.10")), "{shown}");
     // The same cap again is refused in plain words.
     let o = env.run(&["eval", "resume", &run_id]);
     assert!(!o.status.success());
@@ -392,6 +394,11 @@ fn eval_max_cost_stops_the_run_as_cost_capped_and_a_higher_cap_finishes_it() {
     let o = run(&["--max-cost", "0.01"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("Spending cap $0.01") && err.contains("expected to allow 0 of 5"), "{err}");
+    // The generation commands take the same options.
+    let o = env.run(&["generate", "resume", "gen-none", "--max-cost", "2"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("There is no run \"gen-none\""));
+    let o = env.run(&["generate", "--cards", "all", "--model", "m", "--max-cost", "0", "--plan"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("above zero"), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
 #[test]

@@ -262,6 +262,13 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
             if cli.json {
                 print_json(&v);
             } else {
+                println!("Run {} — {}", v.run.run_id, v.run.status.words());
+                if let Some(cap) = v.run.config.max_cost_usd {
+                    println!("Spending cap: ${cap:.2} (${:.2} spent)", v.counts.cost_usd);
+                }
+                if let Some(err) = &v.run.error {
+                    println!("{err}");
+                }
                 println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
             }
         }

@@ -270,7 +270,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
                 println!(
                     "Run {} — {}{}",
                     v.run_id,
-                    v.status,
+                    v.status.words(),
                     v.label.as_ref().map(|l| format!(" — {l}")).unwrap_or_default()
                 );
                 println!("Request: {}", serde_json::to_string(&v.config.request).unwrap_or_default());
@@ -294,6 +294,9 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
                     "Attempts {} ({} retries); calls {} ({} from cache); {}+{} tokens; ${:.2}",
                     c.attempts, c.retries, c.calls, c.cache_hits, c.input_tokens, c.output_tokens, c.cost_usd
                 );
+                if let Some(cap) = v.config.request.max_cost_usd {
+                    println!("Spending cap: ${cap:.2}");
+                }
                 if let Some(err) = &v.error {
                     println!("{err}");
                 }
