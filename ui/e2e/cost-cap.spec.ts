@@ -87,6 +87,7 @@ test("a capped run stops at its cap and a higher cap finishes it", async ({ page
   await expect(page.getByText("Stopped: cost cap.")).toBeVisible({ timeout: 30_000 });
   const capped = /Stopped at the cost cap: US\$ 0\.04 spent of US\$ 0\.05; 2 of 6 cases done and kept/;
   await expect(page.getByRole("alert").getByText(capped)).toBeVisible();
+  await expect(page.getByText("$0.04 of the $0.05 cap")).toBeVisible();
   const row = page.getByRole("row", { name: /priced/ });
   await expect(row.locator(".badge.status")).toHaveText(/Stopped: cost cap/);
   await expect(row.getByText("2 / 6")).toBeVisible();

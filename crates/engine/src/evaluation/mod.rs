@@ -254,6 +254,7 @@ impl Engine {
             })
             .collect();
         let cap = jobs::budget::check_cap(req.max_cost_usd)?;
+        jobs::budget::check_priced(cap, &[&m, &i, &j])?;
         let estimate = estimate(system.len(), &cases, req.repeat, &m, &i, &j);
         let items = cases.len() * req.repeat.max(1) as usize;
         Ok(EvalPlan {

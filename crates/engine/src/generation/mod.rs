@@ -383,6 +383,7 @@ impl Engine {
         }
         let screen_policy_chars = self.screen_policy_text(&planned.policy)?.0.len() as f64;
         let cap = jobs::budget::check_cap(req.max_cost_usd)?;
+        jobs::budget::check_priced(cap, &[&producer, &verifier, &screen])?;
         let estimate = plan::estimate(&planned, &prompts, &producer, &verifier, &screen, screen_policy_chars);
         Ok(GenPlan {
             cap: jobs::budget::CapForecast::of(cap, estimate.usd, planned.units as u64),

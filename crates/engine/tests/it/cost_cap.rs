@@ -137,6 +137,8 @@ async fn a_cap_on_a_remote_model_without_a_price_is_refused_at_create() {
         "{}",
         err.message
     );
+    // The plan says so before anything is created.
+    assert_eq!(e.eval_plan(&req).unwrap_err().message, err.message);
     // Without a cap the run can be created (it is never started here).
     e.eval_create(&EvalRunRequest { max_cost_usd: None, ..req.clone() }).unwrap();
     let err = e.eval_create(&EvalRunRequest { max_cost_usd: Some(0.0), ..req }).unwrap_err();
