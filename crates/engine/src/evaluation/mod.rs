@@ -521,6 +521,7 @@ impl Engine {
         Ok(())
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn publish_eval(
         &self,
         run_id: &str,

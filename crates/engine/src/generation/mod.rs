@@ -693,6 +693,7 @@ impl Engine {
         self.gen_summary(run_id, message)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn publish_gen(
         &self,
         run_id: &str,
