@@ -103,6 +103,13 @@ async fn an_evaluation_stops_at_its_cap_and_finishes_under_a_higher_one() {
         err.message
     );
     assert!(e.eval_prepare_resume(&run, CapChange::Set(cap)).is_err());
+    // The app's Resume says the same at once.
+    let owner = psebench::api::rpc::Caller::Owner;
+    let refused =
+        psebench::api::rpc::call(&e, &owner, "eval.resume", serde_json::json!({"run_id": run})).await.unwrap_err();
+    assert_eq!(refused.message, err.message);
+    let both = serde_json::json!({"run_id": run, "max_cost_usd": 1.0, "clear_max_cost": true});
+    assert!(psebench::api::rpc::call(&e, &owner, "eval.resume", both).await.is_err());
     assert!(close(e.eval_show(&run).unwrap().run.config.max_cost_usd.unwrap(), cap));
 
     // A higher cap finishes the run; nothing done before is redone.
