@@ -50,6 +50,7 @@ export const STATUS_LABEL: Record<string, string> = {
   cancelled: "Stopped",
   failed: "Stopped by a problem",
   interrupted: "Interrupted",
+  cost_capped: "Stopped: cost cap",
 };
 
 /** A percentage with one decimal, or an en dash when undefined. */

@@ -381,6 +381,92 @@ fn eval_run_in_batch_mode_through_the_cli() {
 }
 
 #[test]
+fn eval_max_cost_stops_the_run_as_cost_capped_and_a_higher_cap_finishes_it() {
+    let env = Env::new();
+    // Every reply reports 10,000 input and 5,000 output tokens: US$ 0.02 a call at these prices.
+    let mut script = eval_script();
+    for r in &mut script.rules {
+        r.usage = Some(psebench::mock::UsageOverride {
+            input_tokens: Some(10_000),
+            output_tokens: Some(5_000),
+            ..Default::default()
+        });
+    }
+    let mock = start_mock(script);
+    let base = mock.server.openai_base();
+    for name in ["m", "info", "judge"] {
+        env.ok(&[
+            "models",
+            "add",
+            name,
+            "--kind",
+            "openai-compatible",
+            "--model",
+            name,
+            "--base-url",
+            &base,
+            "--price-in",
+            "1",
+            "--price-out",
+            "2",
+        ]);
+    }
+    env.ok(&["demo", "load"]);
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "eval",
+            "run",
+            "--cases",
+            "origin=demo,type=complete,limit=5",
+            "--model",
+            "m",
+            "--info-model",
+            "info",
+            "--judge-model",
+            "judge",
+            "--concurrency",
+            "1",
+        ];
+        a.extend_from_slice(extra);
+        env.run(&a)
+    };
+    let o = run(&["--max-cost", "0.1", "--json"]);
+    assert!(!o.status.success(), "a capped run does not exit as completed");
+    let summary: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let run_id = summary["run_id"].as_str().unwrap().to_string();
+    assert_eq!(summary["status"], "cost_capped", "{summary}");
+    let done = summary["counts"]["done"].as_u64().unwrap();
+    assert!(done > 0 && done < 5, "{summary}");
+    assert!(summary["counts"]["cost_usd"].as_f64().unwrap() <= 0.1 + 1e-12);
+    assert!(summary["message"].as_str().unwrap().starts_with("Stopped at the cost cap: US$ "), "{summary}");
+    let list = env.ok(&["eval", "list"]);
+    assert!(list.contains("stopped: cost cap"), "{list}");
+    let shown = env.ok(&["eval", "show", &run_id]);
+    assert!(shown.starts_with(&format!("Run {run_id} — stopped: cost cap\nSpending cap: $0.10")), "{shown}");
+    // The same cap again is refused in plain words.
+    let o = env.run(&["eval", "resume", &run_id]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("higher cap"), "{err}");
+    let o = env.run(&["eval", "resume", &run_id, "--max-cost", "0"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("above zero"));
+    let s = env.json(&["eval", "resume", &run_id, "--max-cost", "5"]);
+    assert_eq!(s["status"], "completed", "{s}");
+    assert_eq!(s["counts"]["done"], 5);
+    let shown = env.json(&["eval", "show", &run_id]);
+    assert_eq!(shown["config"]["max_cost_usd"], 5.0);
+    // A cap the estimate passes is announced with the plan.
+    let o = run(&["--max-cost", "0.01"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("Spending cap $0.01") && err.contains("expected to allow 0 of 5"), "{err}");
+    // The generation commands take the same options.
+    let o = env.run(&["generate", "resume", "gen-none", "--max-cost", "2"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("There is no run \"gen-none\""));
+    let o = env.run(&["generate", "--cards", "all", "--model", "m", "--max-cost", "0", "--plan"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("above zero"), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
 fn a_remote_run_needs_confirmation_when_not_interactive() {
     let env = Env::new();
     env.ok(&["demo", "load"]);

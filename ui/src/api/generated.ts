@@ -333,7 +333,7 @@ direct_models: Array<string>,
  */
 completion_window: string | null, 
 /**
- * One sentence for the plan.
+ * One sentence for the plan (empty when batch mode is neither asked for nor possible).
  */
 note: string, };
 
@@ -374,6 +374,27 @@ export type ByCaseType = { complete: CaseTypeMetrics, missing: CaseTypeMetrics, 
 export type CacheClearParams = { model?: string, };
 
 export type CacheStats = { entries: number, hits: number, bytes: number, };
+
+/**
+ * What a plan says about a spending cap the estimate passes.
+ */
+export type CapForecast = { 
+/**
+ * The cap in US$.
+ */
+max_cost_usd: number, 
+/**
+ * Items the cap is expected to allow at the estimated cost per item.
+ */
+items_allowed: number, 
+/**
+ * Items the run has.
+ */
+items: number, 
+/**
+ * The estimated cost of one item (US$).
+ */
+item_estimate_usd: number, };
 
 export type CardAuditRequest = { card_id: string, status: AuditStatus, auditor: string, notes: string | null, };
 
@@ -853,7 +874,11 @@ clause_contexts: Array<ClauseContextNote>,
 /**
  * Batch mode: which models it would batch, their providers' window, online vs batch cost.
  */
-batch: BatchNote, };
+batch: BatchNote, 
+/**
+ * When the estimate passes the spending cap: how many items the cap is expected to allow.
+ */
+cap: CapForecast | null, };
 
 export type EvalRole = "eval";
 
@@ -886,6 +911,10 @@ concurrency?: number,
  * Times each case is run.
  */
 repeat?: number, 
+/**
+ * The spending cap in US$ (none: no cap). A resume may raise or drop it.
+ */
+max_cost_usd?: number, 
 /**
  * Prompt name → version, as the run was created.
  */
@@ -928,7 +957,11 @@ cases: string, model: string, info_model: string, judge_model: string, turns: nu
  * Send the calls of models whose provider has a batch API as provider batches (about half
  * the price; answers within the provider's completion window).
  */
-batch: boolean, };
+batch: boolean, 
+/**
+ * Stop scheduling new cases before the spending would pass this many US$ (none: no cap).
+ */
+max_cost_usd?: number, };
 
 /**
  * A run as listed.
@@ -1096,7 +1129,12 @@ clause_contexts: Array<ClauseContextNote>,
 /**
  * Batch mode: which models it would batch, their providers' window, online vs batch cost.
  */
-batch: BatchNote, };
+batch: BatchNote, 
+/**
+ * When the estimate passes the spending cap: how many card-and-anchor pairs the cap is
+ * expected to allow.
+ */
+cap: CapForecast | null, };
 
 /**
  * What `psebench generate` asks for.
@@ -1148,7 +1186,12 @@ anchor_origin: string | null, label: string | null,
  * Send the calls of models whose provider has a batch API as provider batches (about half
  * the price; answers within the provider's completion window).
  */
-batch: boolean, };
+batch: boolean, 
+/**
+ * Stop starting new card-and-anchor pairs before the spending would pass this many US$
+ * (none: no cap). A resume may raise or drop it.
+ */
+max_cost_usd?: number, };
 
 export type GenRunConfig = { 
 /**
@@ -1187,7 +1230,12 @@ warnings: Array<string>,
 /**
  * Prompt name → version, as the run was created.
  */
-prompt_versions: { [key in string]?: string }, };
+prompt_versions: { [key in string]?: string }, 
+/**
+ * The plan's estimated cost of one card-and-anchor pair in US$ (what a spending cap counts
+ * with until pairs finish; absent in older runs and when a price is unknown).
+ */
+unit_estimate_usd?: number, };
 
 /**
  * The models a generation run calls, by role.
@@ -1794,6 +1842,19 @@ export type ResultsOverview = { runs: Array<EvalRunView>, policy: string, report
 export type ResultsRequest = { run_ids: Array<string>, };
 
 /**
+ * Parameters of resuming a stopped run, optionally under a new spending cap.
+ */
+export type ResumeParams = { run_id: string, 
+/**
+ * A new spending cap in US$ (a run stopped at its cap needs a higher one).
+ */
+max_cost_usd?: number, 
+/**
+ * Resume without any spending cap.
+ */
+clear_max_cost?: boolean, };
+
+/**
  * A condition that decides the case, with its value in this case.
  */
 export type RevealCondition = { name: string, meaning: string, value: boolean, };
@@ -2183,7 +2244,7 @@ export type RunStarted = { run_id: string, };
 /**
  * Where a run stands.
  */
-export type RunStatus = "pending" | "running" | "interrupted" | "cancelled" | "failed" | "completed";
+export type RunStatus = "pending" | "running" | "interrupted" | "cancelled" | "failed" | "completed" | "cost_capped";
 
 /**
  * Agreement between reviewers on a 1–5 scale.
@@ -2536,8 +2597,8 @@ export interface ApiMethods {
   "eval.plan": { params: EvalRunRequest; result: EvalPlan };
   /** Create an evaluation run and start it in the background. */
   "eval.start": { params: EvalRunRequest; result: RunStarted };
-  /** Finish what is missing in a stopped run, in the background. */
-  "eval.resume": { params: RunParams; result: RunStarted };
+  /** Finish what is missing in a stopped run, in the background (optionally under a new spending cap). */
+  "eval.resume": { params: ResumeParams; result: RunStarted };
   /** Run only the M4 judge again over a stored or imported run, in the background, with the judge model named. */
   "eval.rejudge": { params: RejudgeRequest; result: RunStarted };
   /** Stop a run after the cases in flight; finished cases are kept. */
@@ -2628,8 +2689,8 @@ export interface ApiMethods {
   "gen.plan": { params: GenRequest; result: GenPlan };
   /** Create a generation run and start it in the background. */
   "gen.start": { params: GenRequest; result: RunStarted };
-  /** Finish what is missing in a stopped generation run, in the background. */
-  "gen.resume": { params: RunParams; result: RunStarted };
+  /** Finish what is missing in a stopped generation run, in the background (optionally under a new spending cap). */
+  "gen.resume": { params: ResumeParams; result: RunStarted };
   /** Stop a generation run after the calls in flight; finished attempts are kept. */
   "gen.cancel": { params: RunParams; result: Flag };
   /** Generation runs. */

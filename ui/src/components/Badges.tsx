@@ -40,6 +40,7 @@ const STATUS_ICON: Record<string, string> = {
   cancelled: "■",
   failed: "!",
   interrupted: "‖",
+  cost_capped: "$",
   pending: "…",
 };
 

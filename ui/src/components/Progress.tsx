@@ -70,7 +70,7 @@ export function RunProgress({
             </span>
           ))}
         <span>{tokens(tok)} tokens</span>
-        <span>{usd(c.cost_usd ?? 0)}</span>
+        <span>{c.max_cost_usd !== undefined ? `${usd(c.spent_usd ?? c.cost_usd ?? 0)} of the ${usd(c.max_cost_usd)} cap` : usd(c.cost_usd ?? 0)}</span>
         <span>{duration(progress.elapsed_secs)} elapsed</span>
       </div>
       {progress.message && <div className="small">{progress.message}</div>}

@@ -2,6 +2,7 @@ use clap::Subcommand;
 use psebench::api::Engine;
 use psebench::evaluation::rejudge::RejudgeRequest;
 use psebench::evaluation::{EvalPlan, EvalRunRequest, EvalSummary};
+use psebench::jobs::budget::CapChange;
 use psebench::jobs::RunStatus;
 use psebench::ApiError;
 use std::path::PathBuf;
@@ -38,6 +39,10 @@ pub enum EvalCmd {
         repeat: u32,
         #[arg(long)]
         label: Option<String>,
+        /// Spending cap in US$: no new case starts once what is spent plus what is in flight
+        /// would pass it; the run then stops as "stopped: cost cap" and can be resumed with a higher cap.
+        #[arg(long, value_name = "USD")]
+        max_cost: Option<f64>,
         /// Do not ask before sending case text to remote providers.
         #[arg(long)]
         yes: bool,
@@ -48,8 +53,16 @@ pub enum EvalCmd {
     },
     /// The provider batches of a run in batch mode, with their state and counts.
     Batches { run: String },
-    /// Finish what is missing in an interrupted or cancelled run (cached calls are reused).
-    Resume { run: String },
+    /// Finish what is missing in an interrupted, cancelled or capped run (cached calls are reused).
+    Resume {
+        run: String,
+        /// A new spending cap in US$ (a run stopped at its cap needs a higher one).
+        #[arg(long, value_name = "USD", conflicts_with = "no_max_cost")]
+        max_cost: Option<f64>,
+        /// Resume without any spending cap.
+        #[arg(long)]
+        no_max_cost: bool,
+    },
     /// List evaluation runs.
     List,
     /// Show one run.
@@ -89,6 +102,12 @@ fn print_plan(p: &EvalPlan) {
         p.estimate.calls, p.estimate.input_tokens, p.estimate.output_tokens, p.estimate.assumptions
     );
     super::follow::print_batch_plan(p.estimate.usd, p.estimate.usd_batch, &p.batch);
+    if let Some(c) = &p.cap {
+        eprintln!(
+            "Spending cap ${:.2}: at about ${:.4} per item it is expected to allow {} of {} item(s); the run stops there and can be resumed with a higher cap.",
+            c.max_cost_usd, c.item_estimate_usd, c.items_allowed, c.items
+        );
+    }
 }
 
 fn confirm_remote(p: &EvalPlan, yes: bool) -> Result<(), ApiError> {
@@ -144,6 +163,8 @@ fn print_summary(cli: &Cli, s: &EvalSummary) {
         }
         if s.status == RunStatus::Completed {
             println!("Scores: psebench metrics --run {}", s.run_id);
+        } else if s.status == RunStatus::CostCapped {
+            println!("Resume with a higher cap: psebench eval resume {} --max-cost USD", s.run_id);
         } else {
             println!("Resume: psebench eval resume {}", s.run_id);
         }
@@ -153,7 +174,19 @@ fn print_summary(cli: &Cli, s: &EvalSummary) {
 pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
     let e = engine(cli)?;
     match cmd {
-        EvalCmd::Run { cases, model, info_model, judge_model, turns, concurrency, repeat, label, yes, batch } => {
+        EvalCmd::Run {
+            cases,
+            model,
+            info_model,
+            judge_model,
+            turns,
+            concurrency,
+            repeat,
+            label,
+            max_cost,
+            yes,
+            batch,
+        } => {
             let req = EvalRunRequest {
                 cases: cases.clone(),
                 model: model.clone(),
@@ -164,6 +197,7 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                 repeat: *repeat,
                 label: label.clone(),
                 batch: *batch,
+                max_cost_usd: *max_cost,
             };
             let plan = e.eval_plan(&req)?;
             if !cli.json {
@@ -178,7 +212,8 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
             print_summary(cli, &s);
             return Ok(if s.status == RunStatus::Completed { ExitCode::SUCCESS } else { ExitCode::from(1) });
         }
-        EvalCmd::Resume { run } => {
+        EvalCmd::Resume { run, max_cost, no_max_cost } => {
+            e.eval_prepare_resume(run, CapChange::from_params(*max_cost, *no_max_cost)?)?;
             let s = execute(cli, &e, run)?;
             print_summary(cli, &s);
             return Ok(if s.status == RunStatus::Completed { ExitCode::SUCCESS } else { ExitCode::from(1) });
@@ -230,7 +265,7 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                         vec![
                             r.run.run_id.clone(),
                             r.run.config.model.clone(),
-                            r.run.status.to_string(),
+                            r.run.status.words().to_string(),
                             format!("{}/{}", r.counts.done, r.counts.total),
                             if r.counts.done > 0 {
                                 format!("{:.1}", 100.0 * r.counts.correct as f64 / r.counts.done as f64)
@@ -250,6 +285,13 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
             if cli.json {
                 print_json(&v);
             } else {
+                println!("Run {} — {}", v.run.run_id, v.run.status.words());
+                if let Some(cap) = v.run.config.max_cost_usd {
+                    println!("Spending cap: ${cap:.2} (${:.2} spent)", v.counts.cost_usd);
+                }
+                if let Some(err) = &v.run.error {
+                    println!("{err}");
+                }
                 println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
             }
         }

@@ -1,6 +1,7 @@
 use clap::{Args, Subcommand};
 use psebench::api::Engine;
 use psebench::generation::{GenCandidateFilter, GenPlan, GenRequest, GenSummary};
+use psebench::jobs::budget::CapChange;
 use psebench::jobs::RunStatus;
 use psebench::ApiError;
 use std::process::ExitCode;
@@ -57,6 +58,10 @@ pub struct RunArgs {
     pub policy: String,
     #[arg(long)]
     pub label: Option<String>,
+    /// Spending cap in US$: no new card-and-anchor pair starts once what is spent plus what is
+    /// in flight would pass it; the run then stops as "stopped: cost cap" and can be resumed with a higher cap.
+    #[arg(long, value_name = "USD")]
+    pub max_cost: Option<f64>,
     /// Print the plan and the cost estimate, and stop.
     #[arg(long)]
     pub plan: bool,
@@ -67,8 +72,16 @@ pub struct RunArgs {
 
 #[derive(Subcommand)]
 pub enum GenerateCmd {
-    /// Finish an interrupted, cancelled or failed run (answered calls are reused from the cache).
-    Resume { run: String },
+    /// Finish an interrupted, cancelled, failed or capped run (answered calls are reused from the cache).
+    Resume {
+        run: String,
+        /// A new spending cap in US$ (a run stopped at its cap needs a higher one).
+        #[arg(long, value_name = "USD", conflicts_with = "no_max_cost")]
+        max_cost: Option<f64>,
+        /// Resume without any spending cap.
+        #[arg(long)]
+        no_max_cost: bool,
+    },
     /// List generation runs.
     List,
     /// The provider batches of a run in batch mode, with their state and counts.
@@ -116,6 +129,12 @@ fn print_plan(p: &GenPlan) {
     }
     super::follow::print_batch_plan(p.estimate.usd, p.estimate.usd_batch, &p.batch);
     eprintln!("  ({})", p.estimate.assumptions);
+    if let Some(c) = &p.cap {
+        eprintln!(
+            "Spending cap ${:.2}: at about ${:.4} per card-and-anchor pair it is expected to allow {} of {} pair(s); the run stops there and can be resumed with a higher cap.",
+            c.max_cost_usd, c.item_estimate_usd, c.items_allowed, c.items
+        );
+    }
 }
 
 fn confirm_remote(p: &GenPlan, yes: bool) -> Result<(), ApiError> {
@@ -168,6 +187,8 @@ fn print_summary(cli: &Cli, s: &GenSummary) {
     }
     if s.status == RunStatus::Completed {
         println!("Statistics: psebench stats generation {}   Cases: psebench cases list", s.run_id);
+    } else if s.status == RunStatus::CostCapped {
+        println!("Resume with a higher cap: psebench generate resume {} --max-cost USD", s.run_id);
     } else {
         println!("Resume: psebench generate resume {}", s.run_id);
     }
@@ -195,6 +216,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
             anchor_origin: a.anchors_from.clone(),
             label: a.label.clone(),
             batch: a.batch,
+            max_cost_usd: a.max_cost,
         };
         let plan = e.gen_plan(&req)?;
         if a.plan {
@@ -218,7 +240,8 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
         return Ok(if s.status == RunStatus::Completed { ExitCode::SUCCESS } else { ExitCode::from(1) });
     };
     match cmd {
-        GenerateCmd::Resume { run } => {
+        GenerateCmd::Resume { run, max_cost, no_max_cost } => {
+            e.gen_prepare_resume(run, CapChange::from_params(*max_cost, *no_max_cost)?)?;
             let s = execute(cli, &e, run)?;
             print_summary(cli, &s);
             return Ok(if s.status == RunStatus::Completed { ExitCode::SUCCESS } else { ExitCode::from(1) });
@@ -237,7 +260,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
                         vec![
                             r.run_id.clone(),
                             r.config.model.clone(),
-                            r.status.to_string(),
+                            r.status.words().to_string(),
                             format!("{}/{}", r.counts.done, r.counts.total),
                             r.counts.accepted.to_string(),
                             r.counts.dropped.to_string(),
@@ -258,7 +281,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
                 println!(
                     "Run {} — {}{}",
                     v.run_id,
-                    v.status,
+                    v.status.words(),
                     v.label.as_ref().map(|l| format!(" — {l}")).unwrap_or_default()
                 );
                 println!("Request: {}", serde_json::to_string(&v.config.request).unwrap_or_default());
@@ -282,6 +305,9 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
                     "Attempts {} ({} retries); calls {} ({} from cache); {}+{} tokens; ${:.2}",
                     c.attempts, c.retries, c.calls, c.cache_hits, c.input_tokens, c.output_tokens, c.cost_usd
                 );
+                if let Some(cap) = v.config.request.max_cost_usd {
+                    println!("Spending cap: ${cap:.2}");
+                }
                 if let Some(err) = &v.error {
                     println!("{err}");
                 }

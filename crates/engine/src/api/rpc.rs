@@ -90,6 +90,25 @@ pub struct RunParams {
     pub run_id: String,
 }
 
+/// Parameters of resuming a stopped run, optionally under a new spending cap.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
+pub struct ResumeParams {
+    pub run_id: String,
+    /// A new spending cap in US$ (a run stopped at its cap needs a higher one).
+    #[serde(default)]
+    pub max_cost_usd: Option<f64>,
+    /// Resume without any spending cap.
+    #[serde(default)]
+    pub clear_max_cost: Option<bool>,
+}
+
+impl ResumeParams {
+    fn cap_change(&self) -> ApiResult<crate::jobs::budget::CapChange> {
+        crate::jobs::budget::CapChange::from_params(self.max_cost_usd, self.clear_max_cost.unwrap_or(false))
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct RunStarted {
     pub run_id: String,
@@ -681,11 +700,14 @@ api_methods! {
         spawn_eval(e, run_id.clone());
         RunStarted { run_id }
     }
-    "eval.resume" ["Finish what is missing in a stopped run, in the background."] (e, p: RunParams) -> RunStarted {
+    "eval.resume" ["Finish what is missing in a stopped run, in the background (optionally under a new spending cap)."] (e, p: ResumeParams) -> RunStarted {
         let e2 = e.clone();
         let id = p.run_id.clone();
+        let change = p.cap_change()?;
         blocking(move || {
             e2.eval_show(&id)?;
+            e2.store().with_conn(|c| crate::jobs::ensure_free(c, &id, e2.jobs().owner()))?;
+            e2.eval_prepare_resume(&id, change)?;
             // Refused now, not in the background, when another process executes the run.
             e2.store().with_conn(|c| crate::jobs::ensure_free(c, &id, e2.jobs().owner()))
         })
@@ -875,11 +897,14 @@ api_methods! {
         spawn_gen(e, run_id.clone());
         RunStarted { run_id }
     }
-    "gen.resume" ["Finish what is missing in a stopped generation run, in the background."] (e, p: RunParams) -> RunStarted {
+    "gen.resume" ["Finish what is missing in a stopped generation run, in the background (optionally under a new spending cap)."] (e, p: ResumeParams) -> RunStarted {
         let e2 = e.clone();
         let id = p.run_id.clone();
+        let change = p.cap_change()?;
         blocking(move || {
             e2.gen_show(&id)?;
+            e2.store().with_conn(|c| crate::jobs::ensure_free(c, &id, e2.jobs().owner()))?;
+            e2.gen_prepare_resume(&id, change)?;
             // Refused now, not in the background, when another process executes the run.
             e2.store().with_conn(|c| crate::jobs::ensure_free(c, &id, e2.jobs().owner()))
         })

@@ -58,6 +58,10 @@ pub struct EvalRunConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub repeat: Option<u32>,
+    /// The spending cap in US$ (none: no cap). A resume may raise or drop it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub max_cost_usd: Option<f64>,
     /// Prompt name → version, as the run was created.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]

@@ -23,6 +23,7 @@ use std::time::Instant;
 use crate::case::Case;
 use crate::context::Engine;
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::jobs::budget::{BudgetStart, CapChange, CostBudget, ItemEnd};
 use crate::jobs::{self, Progress, RunKind, RunModel, RunRow, RunStatus};
 use crate::llm::{LlmError, ModelConfig};
 use crate::metrics::{MetricsOptions, MetricsReport};
@@ -54,6 +55,8 @@ pub struct EvalRunRequest {
     /// Send the calls of models whose provider has a batch API as provider batches (about half
     /// the price; answers within the provider's completion window).
     pub batch: bool,
+    /// Stop scheduling new cases before the spending would pass this many US$ (none: no cap).
+    pub max_cost_usd: Option<f64>,
 }
 
 impl Default for EvalRunRequest {
@@ -68,6 +71,7 @@ impl Default for EvalRunRequest {
             repeat: 1,
             label: None,
             batch: false,
+            max_cost_usd: None,
         }
     }
 }
@@ -107,6 +111,8 @@ pub struct EvalPlan {
     pub clause_contexts: Vec<ClauseContextNote>,
     /// Batch mode: which models it would batch, their providers' window, online vs batch cost.
     pub batch: crate::llm::batch::plan::BatchNote,
+    /// When the estimate passes the spending cap: how many items the cap is expected to allow.
+    pub cap: Option<jobs::budget::CapForecast>,
 }
 
 /// What a finished (or stopped) run says about itself.
@@ -249,13 +255,22 @@ impl Engine {
                 remote: !c.is_local(),
             })
             .collect();
+        let cap = jobs::budget::check_cap(req.max_cost_usd)?;
+        jobs::budget::check_priced(cap, &[&m, &i, &j])?;
+        let estimate = estimate(system.len(), &cases, req.repeat, &m, &i, &j);
+        let items = cases.len() * req.repeat.max(1) as usize;
         Ok(EvalPlan {
             cases: cases.len(),
             by_type,
-            items: cases.len() * req.repeat.max(1) as usize,
+            items,
             sends_data_off_machine: destinations.iter().any(|d| d.remote),
             destinations,
-            estimate: estimate(system.len(), &cases, req.repeat, &m, &i, &j),
+            cap: jobs::budget::CapForecast::of(
+                cap,
+                if req.batch { estimate.usd_batch } else { estimate.usd },
+                items as u64,
+            ),
+            estimate,
             clause_contexts: self.eval_clause_texts(&cases.iter().collect::<Vec<_>>())?.1,
             batch: crate::llm::batch::plan::note(req.batch, &[&m, &i, &j]),
         })
@@ -267,6 +282,8 @@ impl Engine {
         if req.turns == 0 || req.turns > 50 {
             return Err(ApiError::invalid("The turn budget must be between 1 and 50 turns."));
         }
+        let cap = jobs::budget::check_cap(req.max_cost_usd)?;
+        jobs::budget::check_priced(cap, &[&m, &i, &j])?;
         let cases = selection::select_cases(self, &req.cases)?;
         if cases.is_empty() {
             return Err(ApiError::invalid("The selection has no cases."));
@@ -283,6 +300,7 @@ impl Engine {
             turns: Some(req.turns),
             concurrency: Some(req.concurrency.clamp(1, 256)),
             repeat: Some(req.repeat.max(1)),
+            max_cost_usd: cap,
             prompt_versions: Some(prompts.versions()),
             batch: req.batch.then_some(true),
             ..EvalRunConfig::default()
@@ -319,6 +337,8 @@ impl Engine {
         });
         // In batch mode every case works at once, so each round's requests go out together.
         let concurrency = if batch { crate::llm::batch::BATCH_WORKERS } else { concurrency };
+        let cap = cfg.max_cost_usd;
+        jobs::budget::check_priced(cap, &[&roles.eval.cfg, &roles.info.cfg, &roles.judge.cfg])?;
         let prompts = Arc::new(EvalPrompts::load()?);
         let system = Arc::new(self.eval_system_prompt(policy, &prompts)?);
         let cancel = self.jobs().register(run_id)?;
@@ -327,7 +347,7 @@ impl Engine {
             self.jobs().finish(run_id);
             return Err(e);
         }
-        let result = self.eval_work(run_id, roles, prompts, system, turns, concurrency, cancel.clone()).await;
+        let result = self.eval_work(run_id, roles, prompts, system, turns, concurrency, cap, cancel.clone()).await;
         self.jobs().finish(run_id);
         result
     }
@@ -341,6 +361,7 @@ impl Engine {
         system: Arc<String>,
         turns: u32,
         concurrency: usize,
+        cap: Option<f64>,
         cancel: crate::llm::CancellationToken,
     ) -> ApiResult<EvalSummary> {
         tracing::info!(run = %run_id, concurrency, "evaluation started");
@@ -354,10 +375,11 @@ impl Engine {
         let (clause_texts, _) = self.eval_clause_texts(&case_map.values().map(|c| c.as_ref()).collect::<Vec<_>>())?;
         let started = Instant::now();
         let base = self.store().with_conn(|c| repo::counts(c, run_id))?;
+        let budget = Arc::new(self.eval_budget(&roles, &system, &case_map, &pending, &base, cap));
         let live = Arc::new(Mutex::new(base.clone()));
         let stopper = Arc::new(jobs::RunStopper::new(cancel.clone(), "cases", "cases"));
         let heartbeat = jobs::Heartbeat::start(self.store(), run_id, self.jobs().owner(), vec![cancel.clone()]);
-        self.publish_eval(run_id, RunStatus::Running, &base, base.done, started, None);
+        self.publish_eval(run_id, RunStatus::Running, &base, base.done, started, cap, None);
         let done_here = Arc::new(AtomicU32::new(0));
         futures::stream::iter(pending)
             .for_each_concurrent(concurrency, |(case_id, repeat)| {
@@ -367,13 +389,18 @@ impl Engine {
                     .as_ref()
                     .and_then(|c| clause_texts.get(&(c.policy.clone(), c.clause_id.clone())).cloned())
                     .unwrap_or_default();
-                let (live, stopper, done_here) = (live.clone(), stopper.clone(), done_here.clone());
+                let (live, stopper, done_here, budget) = (live.clone(), stopper.clone(), done_here.clone(), budget.clone());
                 async move {
                     let Some(case) = case else { return };
                     if cancel.is_cancelled() {
                         return;
                     }
+                    // Nothing new starts once the spending cap would be passed.
+                    let Some(reservation) = budget.admit() else { return };
                     let outcome = run_case(self.llm(), &roles, &prompts, &system, &case, &clause_text, repeat, turns, run_id, &cancel).await;
+                    let spent = outcome.as_ref().map(|o| o.cost_usd).unwrap_or(0.0);
+                    let end = if outcome.is_ok() { ItemEnd::Finished } else { ItemEnd::Unfinished };
+                    budget.settle(reservation, spent, end);
                     match outcome {
                         Ok(o) => {
                             stopper.succeeded();
@@ -402,7 +429,7 @@ impl Engine {
                                 l.clone()
                             };
                             done_here.fetch_add(1, Ordering::SeqCst);
-                            self.publish_eval(run_id, RunStatus::Running, &snapshot, base.done, started, None);
+                            self.publish_eval(run_id, RunStatus::Running, &snapshot, base.done, started, cap, None);
                         }
                         Err(LlmError::Cancelled) => {}
                         Err(e) => {
@@ -438,6 +465,11 @@ impl Engine {
                     counts.done, counts.total
                 )),
             )
+        } else if let (true, Some(cap)) = (budget.stopped_by_cap() && counts.done < counts.total, cap) {
+            (
+                RunStatus::CostCapped,
+                Some(jobs::budget::capped_message(counts.cost_usd, cap, counts.done, counts.total, "cases")),
+            )
         } else if counts.done < counts.total {
             (
                 RunStatus::Failed,
@@ -451,10 +483,56 @@ impl Engine {
         };
         self.store().with_conn(|c| jobs::release(c, run_id, self.jobs().owner(), status, message.as_deref()))?;
         tracing::info!(run = %run_id, status = %status, done = counts.done, total = counts.total, reason = ?message, "evaluation stopped");
-        self.publish_eval(run_id, status, &counts, base.done, started, message.clone());
+        self.publish_eval(run_id, status, &counts, base.done, started, cap, message.clone());
         self.eval_summary(run_id, message)
     }
 
+    /// The spending budget of one execution: what the run spent before, and the plan's estimate
+    /// of one item over the items still to do.
+    fn eval_budget(
+        &self,
+        roles: &Roles,
+        system: &str,
+        case_map: &HashMap<String, Arc<Case>>,
+        pending: &[(String, u32)],
+        base: &ItemCounts,
+        cap: Option<f64>,
+    ) -> CostBudget {
+        let todo: Vec<Case> =
+            pending.iter().filter_map(|(id, _)| case_map.get(id).map(|c| c.as_ref().clone())).collect();
+        let plan_item = if todo.is_empty() {
+            0.0
+        } else {
+            let e = estimate(system.len(), &todo, 1, &roles.eval.cfg, &roles.info.cfg, &roles.judge.cfg);
+            // Batch mode pays batch prices.
+            let batch = roles.eval.is_batched() || roles.info.is_batched() || roles.judge.is_batched();
+            if batch { e.usd_batch } else { e.usd }.map(|u| u / todo.len() as f64).unwrap_or(0.0)
+        };
+        CostBudget::new(BudgetStart {
+            cap_usd: cap,
+            spent_usd: base.cost_usd,
+            finished_items: base.done,
+            finished_cost_usd: base.cost_usd,
+            plan_item_usd: plan_item,
+        })
+    }
+
+    /// Before a resume: apply a new spending cap (or drop it). A run stopped at its cap resumes
+    /// only with a higher cap or none; this says so in plain words.
+    pub fn eval_prepare_resume(&self, run_id: &str, change: CapChange) -> ApiResult<()> {
+        let run = self.eval_run(run_id)?;
+        let counts = self.store().with_read(|c| repo::counts(c, run_id))?;
+        let capped = run.status == RunStatus::CostCapped;
+        let next = change.apply(run_id, run.config.max_cost_usd, capped, counts.cost_usd)?;
+        if next != run.config.max_cost_usd {
+            let mut config = run.config;
+            config.max_cost_usd = next;
+            self.store().with_conn(|c| jobs::set_config(c, run_id, &config))?;
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn publish_eval(
         &self,
         run_id: &str,
@@ -462,6 +540,7 @@ impl Engine {
         c: &ItemCounts,
         done_before: u64,
         started: Instant,
+        cap: Option<f64>,
         message: Option<String>,
     ) {
         let elapsed = started.elapsed().as_secs_f64();
@@ -473,6 +552,10 @@ impl Engine {
         counters.insert("prompt_tokens".into(), c.prompt_tokens as f64);
         counters.insert("completion_tokens".into(), c.completion_tokens as f64);
         counters.insert("cost_usd".into(), c.cost_usd);
+        counters.insert("spent_usd".into(), c.cost_usd);
+        if let Some(cap) = cap {
+            counters.insert("max_cost_usd".into(), cap);
+        }
         let done_now = c.done.saturating_sub(done_before);
         let remaining = c.total.saturating_sub(c.done);
         self.jobs().publish(Progress {

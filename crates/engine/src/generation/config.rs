@@ -57,6 +57,11 @@ pub struct GenRunConfig {
     /// Prompt name → version, as the run was created.
     #[serde(default)]
     pub prompt_versions: IndexMap<String, String>,
+    /// The plan's estimated cost of one card-and-anchor pair in US$ (what a spending cap counts
+    /// with until pairs finish; absent in older runs and when a price is unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub unit_estimate_usd: Option<f64>,
     /// Keys written by other versions, kept as they are.
     #[serde(flatten)]
     #[ts(skip)]

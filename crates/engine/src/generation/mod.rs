@@ -29,6 +29,7 @@ use std::time::Instant;
 use crate::card::ClauseCard;
 use crate::context::Engine;
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::jobs::budget::{BudgetStart, CapChange, CostBudget, ItemEnd};
 use crate::jobs::{self, Progress, RunKind, RunModel, RunRow, RunStatus};
 use crate::llm::ModelConfig;
 use pipeline::{CardBundle, RunRoles, RunShared, StepError};
@@ -77,6 +78,11 @@ pub struct GenRequest {
     /// the price; answers within the provider's completion window).
     #[serde(default)]
     pub batch: bool,
+    /// Stop starting new card-and-anchor pairs before the spending would pass this many US$
+    /// (none: no cap). A resume may raise or drop it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub max_cost_usd: Option<f64>,
 }
 
 fn default_policy() -> String {
@@ -107,6 +113,7 @@ impl Default for GenRequest {
             anchor_origin: None,
             label: None,
             batch: false,
+            max_cost_usd: None,
         }
     }
 }
@@ -167,6 +174,9 @@ pub struct GenPlan {
     pub clause_contexts: Vec<crate::policy::extraction::ClauseContextNote>,
     /// Batch mode: which models it would batch, their providers' window, online vs batch cost.
     pub batch: crate::llm::batch::plan::BatchNote,
+    /// When the estimate passes the spending cap: how many card-and-anchor pairs the cap is
+    /// expected to allow.
+    pub cap: Option<jobs::budget::CapForecast>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -381,7 +391,15 @@ impl Engine {
             warnings.push(w);
         }
         let screen_policy_chars = self.screen_policy_text(&planned.policy)?.0.len() as f64;
+        let cap = jobs::budget::check_cap(req.max_cost_usd)?;
+        jobs::budget::check_priced(cap, &[&producer, &verifier, &screen])?;
+        let estimate = plan::estimate(&planned, &prompts, &producer, &verifier, &screen, screen_policy_chars);
         Ok(GenPlan {
+            cap: jobs::budget::CapForecast::of(
+                cap,
+                if req.batch { estimate.usd_batch } else { estimate.usd },
+                planned.units as u64,
+            ),
             policy: planned.policy.clone(),
             cards: cards_by_type.values().sum(),
             cards_by_type,
@@ -394,7 +412,7 @@ impl Engine {
             warnings,
             sends_data_off_machine: destinations.iter().any(|d| d.remote),
             destinations,
-            estimate: plan::estimate(&planned, &prompts, &producer, &verifier, &screen, screen_policy_chars),
+            estimate,
             clause_contexts: planned.clause_contexts.clone(),
             batch: crate::llm::batch::plan::note(req.batch, &[&producer, &verifier, &screen]),
         })
@@ -403,9 +421,19 @@ impl Engine {
     /// Create a run with every candidate pending. Nothing is sent to any model yet.
     pub fn gen_create(&self, req: &GenRequest) -> ApiResult<String> {
         let (producer, verifier, screen) = self.gen_models(req)?;
+        let cap = jobs::budget::check_cap(req.max_cost_usd)?;
+        jobs::budget::check_priced(cap, &[&producer, &verifier, &screen])?;
         let prompts = GenPrompts::load()?;
         let run_id = jobs::new_run_id(RunKind::Generation);
         let planned = plan::plan(self, req, &run_id)?;
+        let unit_estimate_usd = if planned.units == 0 {
+            None
+        } else {
+            let chars = self.screen_policy_text(&planned.policy)?.0.len() as f64;
+            let e = plan::estimate(&planned, &prompts, &producer, &verifier, &screen, chars);
+            // Batch mode pays batch prices.
+            if req.batch { e.usd_batch } else { e.usd }.map(|u| u / planned.units as f64)
+        };
         let config = GenRunConfig {
             request: req.clone(),
             policy: planned.policy.clone(),
@@ -421,6 +449,7 @@ impl Engine {
             batch: req.batch.then_some(true),
             warnings: planned.warnings.clone(),
             prompt_versions: prompts.versions(),
+            unit_estimate_usd,
             extra: IndexMap::new(),
         };
         self.store().with_tx(|tx| -> ApiResult<()> {
@@ -451,6 +480,7 @@ impl Engine {
         }
         let cfg = &run.config;
         let (policy, concurrency) = (cfg.policy.as_str(), cfg.concurrency());
+        let cap = cfg.request.max_cost_usd;
         // Runs created before the screen existed screen with their verifier model.
         let screen_model = cfg.screen_model.clone().unwrap_or_else(|| cfg.verifier_model.clone());
         let batch = cfg.is_batch();
@@ -461,6 +491,7 @@ impl Engine {
         };
         // In batch mode every unit works at once, so each stage's requests go out together.
         let concurrency = if batch { crate::llm::batch::BATCH_WORKERS } else { concurrency };
+        jobs::budget::check_priced(cap, &[&roles.producer.cfg, &roles.verifier.cfg, &roles.screen.cfg])?;
         let prompts = GenPrompts::load()?;
         let (pack, _) = self.pack_and_vocab(policy)?;
         let background = prompts.background.render(&[("policy_name", &pack.name)])?;
@@ -547,8 +578,21 @@ impl Engine {
             }
         }
         let screen = pipeline::ScreenShared { policy_clauses: screen_clauses, known: known_clauses };
+        let spend = (cap, cfg.unit_estimate_usd.unwrap_or(0.0));
         let result = self
-            .gen_work(run_id, policy, &prompts, background, &screen, &roles, work, concurrency, stop.clone(), abort)
+            .gen_work(
+                run_id,
+                policy,
+                &prompts,
+                background,
+                &screen,
+                &roles,
+                work,
+                concurrency,
+                spend,
+                stop.clone(),
+                abort,
+            )
             .await;
         self.jobs().finish(run_id);
         self.jobs().finish(&abort_key(run_id));
@@ -566,15 +610,23 @@ impl Engine {
         roles: &RunRoles,
         work: Vec<(Arc<CardBundle>, String, repo::CandidateRow, Vec<repo::CandidateRow>)>,
         concurrency: usize,
+        (cap, unit_estimate): (Option<f64>, f64),
         stop: crate::llm::CancellationToken,
         abort: crate::llm::CancellationToken,
     ) -> ApiResult<GenSummary> {
         tracing::info!(run = %run_id, "generation started");
         let started = Instant::now();
         let base = self.store().with_conn(|c| repo::counts(c, run_id))?;
+        let budget = CostBudget::new(BudgetStart {
+            cap_usd: cap,
+            spent_usd: base.cost_usd,
+            finished_items: base.units_done,
+            finished_cost_usd: base.cost_usd,
+            plan_item_usd: unit_estimate,
+        });
         let publish = |status: RunStatus, message: Option<String>| {
             if let Ok(c) = self.store().with_conn(|conn| repo::counts(conn, run_id)) {
-                self.publish_gen(run_id, status, &c, base.done, started, message);
+                self.publish_gen(run_id, status, &c, base.done, started, cap, message);
             }
         };
         let on_progress = || publish(RunStatus::Running, None);
@@ -596,12 +648,20 @@ impl Engine {
         let stopper = jobs::RunStopper::new(stop.clone(), "card-and-anchor pairs", "candidates");
         futures::stream::iter(work)
             .for_each_concurrent(concurrency, |(bundle, anchor, parent, variants)| {
-                let (shared, stopper, stop) = (&shared, &stopper, &stop);
+                let (shared, stopper, stop, budget) = (&shared, &stopper, &stop, &budget);
                 async move {
                     if stop.is_cancelled() {
                         return;
                     }
-                    match pipeline::run_unit(shared, &bundle, &anchor, &parent, &variants).await {
+                    // Nothing new starts once the spending cap would be passed.
+                    let Some(reservation) = budget.admit() else { return };
+                    let unit = parent.unit;
+                    let unit_cost = || self.store().with_read(|c| repo::unit_cost(c, run_id, unit)).unwrap_or(0.0);
+                    let cost_before = unit_cost();
+                    let outcome = pipeline::run_unit(shared, &bundle, &anchor, &parent, &variants).await;
+                    let end = if outcome.is_ok() { ItemEnd::Finished } else { ItemEnd::Unfinished };
+                    budget.settle(reservation, unit_cost() - cost_before, end);
+                    match outcome {
                         Ok(()) => stopper.succeeded(),
                         Err(StepError::Stopped) => {}
                         Err(StepError::Store(e)) => stopper.stop(format!(
@@ -629,6 +689,11 @@ impl Engine {
                     counts.done, counts.total
                 )),
             )
+        } else if let (true, Some(cap)) = (budget.stopped_by_cap() && counts.pending > 0, cap) {
+            (
+                RunStatus::CostCapped,
+                Some(jobs::budget::capped_message(counts.cost_usd, cap, counts.done, counts.total, "candidates")),
+            )
         } else if counts.pending > 0 {
             (
                 RunStatus::Failed,
@@ -646,6 +711,7 @@ impl Engine {
         self.gen_summary(run_id, message)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn publish_gen(
         &self,
         run_id: &str,
@@ -653,6 +719,7 @@ impl Engine {
         c: &GenCounts,
         done_before: u64,
         started: Instant,
+        cap: Option<f64>,
         message: Option<String>,
     ) {
         let elapsed = started.elapsed().as_secs_f64();
@@ -670,8 +737,12 @@ impl Engine {
             ("input_tokens", c.input_tokens as f64),
             ("output_tokens", c.output_tokens as f64),
             ("cost_usd", c.cost_usd),
+            ("spent_usd", c.cost_usd),
         ] {
             counters.insert(k.to_string(), v);
+        }
+        if let Some(cap) = cap {
+            counters.insert("max_cost_usd".into(), cap);
         }
         let done_now = c.done.saturating_sub(done_before);
         let remaining = c.total.saturating_sub(c.done);
@@ -703,6 +774,21 @@ impl Engine {
         let run = self.gen_run(run_id)?;
         let counts = self.store().with_conn(|c| repo::counts(c, run_id))?;
         Ok(GenSummary { run_id: run_id.to_string(), status: run.status, counts, message: message.or(run.error) })
+    }
+
+    /// Before a resume: apply a new spending cap (or drop it). A run stopped at its cap resumes
+    /// only with a higher cap or none; this says so in plain words.
+    pub fn gen_prepare_resume(&self, run_id: &str, change: CapChange) -> ApiResult<()> {
+        let run = self.gen_run(run_id)?;
+        let counts = self.store().with_read(|c| repo::counts(c, run_id))?;
+        let current = run.config.request.max_cost_usd;
+        let next = change.apply(run_id, current, run.status == RunStatus::CostCapped, counts.cost_usd)?;
+        if next != current {
+            let mut config = run.config;
+            config.request.max_cost_usd = next;
+            self.store().with_conn(|c| jobs::set_config(c, run_id, &config))?;
+        }
+        Ok(())
     }
 
     /// Ask a run working in this process to stop after the model calls in flight (they are kept).

@@ -400,6 +400,18 @@ pub fn provenance_attempts(conn: &Connection, candidate_id: &str) -> ApiResult<V
 }
 
 /// Counts for progress and summaries.
+/// US$ spent so far on the calls of one (card, anchor) unit of a run.
+pub fn unit_cost(conn: &Connection, run_id: &str, unit: i64) -> ApiResult<f64> {
+    Ok(conn.query_row(
+        "SELECT coalesce(sum(gc.cost_usd), 0) FROM gen_calls gc
+           JOIN gen_attempts ga ON ga.id = gc.attempt_id
+           JOIN gen_candidates c ON c.candidate_id = ga.candidate_id
+         WHERE c.run_id = ?1 AND c.unit = ?2",
+        params![run_id, unit],
+        |r| r.get(0),
+    )?)
+}
+
 pub fn counts(conn: &Connection, run_id: &str) -> ApiResult<GenCounts> {
     let mut c = GenCounts::default();
     let mut stmt = conn.prepare(

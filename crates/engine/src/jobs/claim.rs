@@ -240,7 +240,7 @@ pub fn release(
 ) -> ApiResult<()> {
     let changed = conn.execute(
         "UPDATE runs SET status = ?3, error = ?4,
-            finished_at = CASE WHEN ?3 IN ('completed', 'failed', 'cancelled') THEN ?5 ELSE NULL END
+            finished_at = CASE WHEN ?3 IN ('completed', 'failed', 'cancelled', 'cost_capped') THEN ?5 ELSE NULL END
          WHERE run_id = ?1 AND owner_id = ?2 AND status = 'running'",
         params![run_id, owner.id, status.as_str(), error, now_rfc3339()],
     )?;

@@ -3,6 +3,7 @@
 //! an exclusive claim with a heartbeat (see `claim`): one process at a time executes a run, and a
 //! run whose process died shows up as interrupted rather than running forever.
 
+pub mod budget;
 mod claim;
 mod config;
 mod state;
@@ -275,11 +276,19 @@ pub fn set_status(conn: &Connection, run_id: &str, status: RunStatus, error: Opt
     conn.execute(
         "UPDATE runs SET status = ?2, error = ?3,
             started_at = CASE WHEN ?2 = 'running' AND started_at IS NULL THEN ?4 ELSE started_at END,
-            finished_at = CASE WHEN ?2 IN ('completed', 'failed', 'cancelled') THEN ?4 ELSE NULL END,
+            finished_at = CASE WHEN ?2 IN ('completed', 'failed', 'cancelled', 'cost_capped') THEN ?4 ELSE NULL END,
             heartbeat_at = CASE WHEN ?2 = 'running' THEN ?4 ELSE heartbeat_at END
          WHERE run_id = ?1",
         params![run_id, status.as_str(), error, now],
     )?;
+    Ok(())
+}
+
+/// Replace a run's stored configuration (a resume that changes the spending cap).
+pub fn set_config<C: Serialize>(conn: &Connection, run_id: &str, config: &C) -> ApiResult<()> {
+    let config = serde_json::to_string(config)
+        .map_err(|e| ApiError::internal(format!("run {run_id}: the configuration could not be encoded: {e}")))?;
+    conn.execute("UPDATE runs SET config_json = ?2 WHERE run_id = ?1", params![run_id, config])?;
     Ok(())
 }
 

@@ -70,16 +70,21 @@ pub enum RunStatus {
     Failed,
     /// Every item is done.
     Completed,
+    /// Stopped before its spending cap would be passed; finished work is kept, and a higher cap
+    /// lets it finish (`cost_capped`).
+    #[serde(rename = "cost_capped")]
+    CostCapped,
 }
 
 impl RunStatus {
-    pub const ALL: [RunStatus; 6] = [
+    pub const ALL: [RunStatus; 7] = [
         RunStatus::Pending,
         RunStatus::Running,
         RunStatus::Interrupted,
         RunStatus::Cancelled,
         RunStatus::Failed,
         RunStatus::Completed,
+        RunStatus::CostCapped,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -90,7 +95,28 @@ impl RunStatus {
             RunStatus::Cancelled => "cancelled",
             RunStatus::Failed => "failed",
             RunStatus::Completed => "completed",
+            RunStatus::CostCapped => "cost_capped",
         }
+    }
+
+    /// The status in words, as lists and the app show it.
+    pub fn words(self) -> &'static str {
+        match self {
+            RunStatus::CostCapped => "stopped: cost cap",
+            other => other.as_str(),
+        }
+    }
+
+    /// The run has stopped and can be resumed to finish what is missing.
+    pub fn is_resumable(self) -> bool {
+        matches!(
+            self,
+            RunStatus::Pending
+                | RunStatus::Interrupted
+                | RunStatus::Cancelled
+                | RunStatus::Failed
+                | RunStatus::CostCapped
+        )
     }
 }
 

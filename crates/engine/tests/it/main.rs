@@ -12,6 +12,7 @@ mod builtin;
 mod cards;
 mod cases;
 mod common;
+mod cost_cap;
 mod eval;
 mod generation;
 mod keyring;

@@ -9,6 +9,7 @@ import { EmptyState, ErrorBanner, Loading, toast } from "../../components/Feedba
 import { Checkbox, Field, NumberInput, Select, TextInput } from "../../components/Forms";
 import { CASE_TYPE_LABEL, num, plural, tokens, usd } from "../../format";
 import { setQuery } from "../../router";
+import { CapForecastNote, parseCap, SpendingCapField } from "../../components/SpendingCap";
 import { ALL_CASES, buildSelection, CaseChoice, describeSelection } from "./selection";
 
 const LAST_KEY = "psebench.evaluate.last";
@@ -138,6 +139,7 @@ function PlanBox({ plan, error, loading, models, confirmed, onConfirm }: { plan?
         </div>
       </dl>
       <p className="small muted">Assumes {plan.estimate.assumptions}.</p>
+      <CapForecastNote cap={plan.cap} unit="items" />
       <h4>Where the case text goes</h4>
       <ul className="plain-list destinations">
         {plan.destinations.map((d) => (
@@ -170,6 +172,8 @@ export function RunForm({ models, cases, clauses }: { models: ModelView[]; cases
   const [concurrency, setConcurrency] = useState(4);
   const [repeat, setRepeat] = useState(1);
   const [label, setLabel] = useState("");
+  const [capText, setCapText] = useState("");
+  const cap = parseCap(capText);
   const [confirmedFor, setConfirmedFor] = useState<string | null>(null);
   const start = useAction("eval.start");
 
@@ -180,8 +184,19 @@ export function RunForm({ models, cases, clauses }: { models: ModelView[]; cases
 
   const numbersOk = Number.isInteger(turns) && turns >= 1 && turns <= 50 && Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 256 && Number.isInteger(repeat) && repeat >= 1 && repeat <= 20;
   const req: EvalRunRequest | null =
-    roles.model && roles.info && roles.judge && numbersOk
-      ? { cases: buildSelection(choice), model: roles.model, info_model: roles.info, judge_model: roles.judge, turns, concurrency, repeat, batch: false, ...(label.trim() ? { label: label.trim() } : {}) }
+    roles.model && roles.info && roles.judge && numbersOk && !cap.error
+      ? {
+          cases: buildSelection(choice),
+          model: roles.model,
+          info_model: roles.info,
+          judge_model: roles.judge,
+          turns,
+          concurrency,
+          repeat,
+          batch: false,
+          ...(label.trim() ? { label: label.trim() } : {}),
+          ...(cap.cap !== undefined ? { max_cost_usd: cap.cap } : {}),
+        }
       : null;
   const planReq = useDebounced(req ? { ...req, label: undefined } : null, 250);
   const plan = useApi("eval.plan", planReq);
@@ -278,7 +293,10 @@ export function RunForm({ models, cases, clauses }: { models: ModelView[]; cases
             <NumberInput label="Repeats" value={repeat} onChange={setRepeat} min={1} max={20} hint="Above 1: measures consistency (pass^k)." />
           </div>
           {!numbersOk && <p className="small error-text">Turns must be 1–50, cases at once 1–256 and repeats 1–20 (whole numbers).</p>}
-          <TextInput label="Name of the run (optional)" value={label} onChange={setLabel} placeholder="e.g. baseline, temperature 0" />
+          <div className="form-grid">
+            <SpendingCapField value={capText} onChange={setCapText} unit="case" error={cap.error} />
+            <TextInput label="Name of the run (optional)" value={label} onChange={setLabel} placeholder="e.g. baseline, temperature 0" />
+          </div>
         </fieldset>
       </div>
       <aside className="run-form-plan">

@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { api, useAction, useAllProgress, useApi, useProgress } from "../../api/client";
 import { saveDownload, toUpload } from "../../api/files";
-import type { EvalRunView, Progress, RunStatus } from "../../api/generated";
+import type { EvalRunView, Progress, ResumeParams, RunStatus } from "../../api/generated";
 import { StatusBadge } from "../../components/Badges";
 import { DataTable } from "../../components/DataTable";
 import { Modal } from "../../components/Dialog";
@@ -11,6 +11,7 @@ import { ErrorBanner, Loading, Notice, toast } from "../../components/Feedback";
 import { FilePicker } from "../../components/Forms";
 import { KeyValues, Section } from "../../components/Layout";
 import { ProgressBar, RunProgress } from "../../components/Progress";
+import { ResumeCapDialog } from "../../components/SpendingCap";
 import { jsonText, num, pct, plural, usd, when } from "../../format";
 import { href, setQuery } from "../../router";
 import { RejudgeDialog } from "./Rejudge";
@@ -33,6 +34,7 @@ export function RunPanel({ runId }: { runId: string }) {
   const live = useProgress(runId);
   const resume = useAction("eval.resume");
   const [rejudging, setRejudging] = useState(false);
+  const [raisingCap, setRaisingCap] = useState(false);
   const r = run.data;
 
   if (run.error && !r)
@@ -101,7 +103,10 @@ export function RunPanel({ runId }: { runId: string }) {
               </Notice>
             )}
             {RESUMABLE.includes(status) && (
-              <Notice kind="warn" title={status === "cancelled" ? "Stopped." : status === "interrupted" ? "Interrupted." : "Stopped by a problem."}>
+              <Notice
+                kind="warn"
+                title={status === "cancelled" ? "Stopped." : status === "interrupted" ? "Interrupted." : status === "cost_capped" ? "Stopped: cost cap." : "Stopped by a problem."}
+              >
                 {r.error ?? live?.message ?? (status === "interrupted" ? "The program working on this run closed before it finished." : "")} {canResume({ ...r, status }) ? RESUME_NOTE : ""}
               </Notice>
             )}
@@ -117,11 +122,20 @@ export function RunPanel({ runId }: { runId: string }) {
                   className="btn btn-primary"
                   disabled={resume.busy}
                   onClick={async () => {
+                    if (status === "cost_capped") {
+                      setRaisingCap(true);
+                      return;
+                    }
                     const x = await resume.run({ run_id: r.run_id });
                     if (x) toast("Resuming: only the unfinished cases are run.");
                   }}
                 >
-                  Resume the run
+                  {status === "cost_capped" ? "Resume with a higher cap…" : "Resume the run"}
+                </button>
+              )}
+              {canResume({ ...r, status }) && status !== "cost_capped" && cfg.max_cost_usd !== undefined && (
+                <button className="btn" onClick={() => setRaisingCap(true)}>
+                  Change the spending cap…
                 </button>
               )}
               {r.counts.done > 0 && (
@@ -135,6 +149,23 @@ export function RunPanel({ runId }: { runId: string }) {
                 </button>
               )}
             </div>
+            {raisingCap && (
+              <ResumeCapDialog
+                runId={r.run_id}
+                capped={status === "cost_capped"}
+                currentCap={cfg.max_cost_usd ?? null}
+                spent={r.counts.cost_usd}
+                busy={resume.busy}
+                onClose={() => setRaisingCap(false)}
+                onResume={async (p: ResumeParams) => {
+                  const x = await resume.run(p);
+                  if (x) {
+                    setRaisingCap(false);
+                    toast("Resuming: only the unfinished cases are run.");
+                  }
+                }}
+              />
+            )}
             {rejudging && <RejudgeDialog runId={r.run_id} currentJudge={cfg.judge_model ?? null} onClose={() => setRejudging(false)} />}
           </>
         )}
@@ -149,6 +180,7 @@ export function RunPanel({ runId }: { runId: string }) {
               ["Judge", jsonText(cfg.judge_model ?? "–")],
               ["Turns per case", jsonText(cfg.turns ?? "–")],
               ["Repeats", jsonText(cfg.repeat ?? 1)],
+              ["Spending cap", cfg.max_cost_usd !== undefined ? usd(cfg.max_cost_usd) : "none"],
               ["Created", when(r.created_at)],
             ]}
           />
@@ -252,7 +284,7 @@ export function RunsList({ openRun }: { openRun: string | null }) {
                   <strong>{runModel(r)}</strong>
                   {r.label && <span className="muted small"> · {r.label}</span>}
                   {isImported(r) && <span className="badge tag">imported</span>}
-                  {r.error && ["failed", "interrupted"].includes(r.status) && (
+                  {r.error && ["failed", "interrupted", "cost_capped"].includes(r.status) && (
                     <div className="small run-error">
                       <span aria-hidden>⚠ </span>
                       {r.error}
@@ -311,6 +343,11 @@ export function RunsList({ openRun }: { openRun: string | null }) {
                         title={RESUME_NOTE}
                         disabled={resume.busy}
                         onClick={async () => {
+                          if (c.status === "cost_capped") {
+                            // A higher cap is needed: the run's panel asks for it.
+                            setQuery("run", r.run_id);
+                            return;
+                          }
                           const x = await resume.run({ run_id: r.run_id });
                           if (x) {
                             toast("Resuming: only the unfinished cases are run; cached replies are reused.");

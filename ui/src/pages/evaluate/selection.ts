@@ -63,9 +63,9 @@ export function describeSelection(c: CaseChoice, clauseLabel?: (id: string) => s
 }
 
 /** Statuses of runs that stopped before every case was done. */
-export const RESUMABLE: readonly RunStatus[] = ["cancelled", "failed", "interrupted"];
+export const RESUMABLE: readonly RunStatus[] = ["cancelled", "failed", "interrupted", "cost_capped"];
 
-/** Runs that can be resumed (stopped, failed or interrupted, and not imported). */
+/** Runs that can be resumed (stopped, failed, interrupted or stopped at their spending cap, and not imported). */
 export function canResume(r: EvalRunView): boolean {
   return !isImported(r) && RESUMABLE.includes(r.status) && r.counts.done < r.counts.total;
 }

@@ -9,6 +9,7 @@ import type { EngineError } from "../../api/client";
 import { LocalityBadge } from "../../components/Badges";
 import { EmptyState, ErrorBanner, Loading } from "../../components/Feedback";
 import { Checkbox, NumberInput, Select, TextInput } from "../../components/Forms";
+import { CapForecastNote, parseCap, SpendingCapField } from "../../components/SpendingCap";
 import { Section } from "../../components/Layout";
 import { CASE_TYPE_LABEL, EVENT_TYPE_LABEL, num, plural, tokens, usd } from "../../format";
 import { href, navigate } from "../../router";
@@ -254,6 +255,7 @@ function PlanBox({
                 </dd>
               </div>
             </dl>
+            <CapForecastNote cap={plan.cap} unit="card × anchor pairs" />
             <details className="small">
               <summary>By stage and how this is estimated</summary>
               <table className="data compact">
@@ -489,6 +491,9 @@ export function Configure({ clauses }: { clauses: ClauseIndex | undefined }) {
               hint="Card × anchor pairs in progress at the same time."
             />
             <TextInput label="Name (optional)" value={form.label} onChange={(v) => setForm({ label: v })} placeholder="e.g. Falls pilot" />
+          </div>
+          <div className="grid-3">
+            <SpendingCapField value={form.maxCost ?? ""} onChange={(v) => setForm({ maxCost: v })} unit="card × anchor pair" error={parseCap(form.maxCost ?? "").error} />
           </div>
         </Section>
         <ErrorBanner error={start.error} onDismiss={start.clearError} title="The run did not start." />

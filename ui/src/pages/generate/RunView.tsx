@@ -1,7 +1,7 @@
 // One generation run: live progress (Stop, Resume), what it was asked to do, its statistics and the
 // case browser with each candidate's provenance.
 
-import { useMemo } from "react";
+import { useMemo, useState } from "react";
 import { useAction, useApi, useProgress } from "../../api/client";
 import type { GenCandidateView, GenRunView, Progress } from "../../api/generated";
 import { CaseTypeBadge, Id, StatusBadge } from "../../components/Badges";
@@ -9,6 +9,7 @@ import { DataTable } from "../../components/DataTable";
 import { EmptyState, ErrorBanner, Loading, Notice, toast } from "../../components/Feedback";
 import { KeyValues, PageHeader, Section, Stat, Tabs } from "../../components/Layout";
 import { RunProgress } from "../../components/Progress";
+import { ResumeCapDialog } from "../../components/SpendingCap";
 import { CASE_TYPE_LABEL, num, plural, tokens, usd, when } from "../../format";
 import { href, setQuery, useRoute } from "../../router";
 import type { ClauseIndex } from "../anchors/clauses";
@@ -156,6 +157,7 @@ export function RunView({ runId, clauses }: { runId: string; clauses: ClauseInde
   const live = useProgress(runId);
   const cancel = useAction("gen.cancel");
   const resume = useAction("gen.resume");
+  const [raisingCap, setRaisingCap] = useState(false);
   const r = run.data;
   const { reload } = run;
   const tick = live?.done ?? 0;
@@ -192,18 +194,39 @@ export function RunView({ runId, clauses }: { runId: string; clauses: ClauseInde
               className="btn btn-primary"
               disabled={resume.busy}
               onClick={async () => {
+                if (status === "cost_capped") {
+                  setRaisingCap(true);
+                  return;
+                }
                 const x = await resume.run({ run_id: runId });
                 if (x) toast("Resumed: finished candidates are kept and only the rest is generated.");
               }}
             >
-              Resume
+              {status === "cost_capped" ? "Resume with a higher cap…" : "Resume"}
             </button>
           ) : undefined
         }
       />
       <ErrorBanner error={cancel.error ?? resume.error} onDismiss={() => (cancel.clearError(), resume.clearError())} />
+      {raisingCap && (
+        <ResumeCapDialog
+          runId={runId}
+          capped={status === "cost_capped"}
+          currentCap={cfg.maxCost}
+          spent={c.cost_usd}
+          busy={resume.busy}
+          onClose={() => setRaisingCap(false)}
+          onResume={async (p) => {
+            const x = await resume.run(p);
+            if (x) {
+              setRaisingCap(false);
+              toast("Resumed: finished candidates are kept and only the rest is generated.");
+            }
+          }}
+        />
+      )}
       {(running || RESUMABLE.has(status)) && (
-        <Section title={running ? "Working" : "Stopped"}>
+        <Section title={running ? "Working" : status === "cost_capped" ? "Stopped: cost cap" : "Stopped"}>
           <RunProgress
             progress={{ ...progress, status }}
             unit="candidate cases"
@@ -246,6 +269,7 @@ export function RunView({ runId, clauses }: { runId: string; clauses: ClauseInde
             ["Clause screen model", cfg.screenModel],
             ["Missing-information variants", cfg.includeMissing === false ? "not generated" : "generated"],
             ["Work at once", String(cfg.concurrency ?? "?")],
+            ["Spending cap", cfg.maxCost !== null ? usd(cfg.maxCost) : "none"],
             ["Prompt versions", Object.entries(cfg.promptVersions).map(([k, v]) => `${k}@${v}`).join(", ") || "–"],
             ...(cfg.warnings.length ? ([["Planner notes", cfg.warnings.join(" ")]] as [string, string][]) : []),
           ]}

@@ -70,6 +70,8 @@ describe("the generation request", () => {
     expect(formProblem({ ...ok, anchorsPerCard: 0 })).toMatch(/1 to 1000/);
     expect(formProblem({ ...ok, anchorsPerCard: NaN })).toMatch(/1 to 1000/);
     expect(formProblem({ ...ok, concurrency: 1.5 })).toMatch(/Work at once/);
+    expect(formProblem({ ...ok, maxCost: "-2" })).toMatch(/Spending cap/);
+    expect(formProblem({ ...ok, maxCost: "2.5" })).toBeNull();
   });
   it("builds the request with defaults the engine understands", () => {
     const r = toRequest({ ...DEFAULT_FORM, model: "w", verifierModel: "", anchorOrigin: "imported", label: "  " });
@@ -78,6 +80,9 @@ describe("the generation request", () => {
     // The clause screen model is sent only when chosen (the engine defaults it to the checker).
     expect("screen_model" in r).toBe(false);
     expect(toRequest({ ...DEFAULT_FORM, model: "w", screenModel: "other" }).screen_model).toBe("other");
+    // The spending cap is sent only when one is typed.
+    expect("max_cost_usd" in r).toBe(false);
+    expect(toRequest({ ...DEFAULT_FORM, model: "w", maxCost: "3" }).max_cost_usd).toBe(3);
   });
 });
 

@@ -4,6 +4,7 @@
 import type { AnchorBucket, CardSummary, GenPlan, GenRequest, GenRunConfig, ProvenanceAttempt, RunStatus } from "../../api/generated";
 import { jsonText } from "../../format";
 import { DEFAULT_POLICY } from "../../api/generated";
+import { parseCap } from "../../components/SpendingCap";
 
 export type CardMode = "all" | "clause" | "chosen";
 
@@ -20,6 +21,8 @@ export type GenForm = {
   concurrency: number;
   includeMissing: boolean;
   label: string;
+  /** The spending cap as typed ("" = no cap). */
+  maxCost: string;
 };
 
 export const DEFAULT_FORM: GenForm = {
@@ -35,6 +38,7 @@ export const DEFAULT_FORM: GenForm = {
   concurrency: 4,
   includeMissing: true,
   label: "",
+  maxCost: "",
 };
 
 /** The engine's `cards` value: "all", a clause id, or card ids joined by commas ("" = nothing chosen yet). */
@@ -52,6 +56,8 @@ export function formProblem(f: GenForm): string | null {
   if (!Number.isInteger(f.anchorsPerCard) || f.anchorsPerCard < 1 || f.anchorsPerCard > 1000) return "Anchors per card must be a whole number from 1 to 1000.";
   if (!Number.isInteger(f.concurrency) || f.concurrency < 1 || f.concurrency > 256) return "Work at once must be a whole number from 1 to 256.";
   if (!Number.isInteger(f.seed) || f.seed < 0) return "The seed must be a whole number, 0 or more.";
+  const cap = parseCap(f.maxCost ?? "");
+  if (cap.error) return `Spending cap: ${cap.error}`;
   return null;
 }
 
@@ -69,6 +75,7 @@ export function toRequest(f: GenForm, policy: string = DEFAULT_POLICY): GenReque
     anchor_origin: f.anchorOrigin === "all" ? null : f.anchorOrigin,
     label: f.label.trim() || null,
     batch: false,
+    ...(parseCap(f.maxCost ?? "").cap !== undefined ? { max_cost_usd: parseCap(f.maxCost ?? "").cap } : {}),
   };
 }
 
@@ -246,6 +253,7 @@ export type RunConfig = {
   seed: number | null;
   includeMissing: boolean | null;
   concurrency: number | null;
+  maxCost: number | null;
   warnings: string[];
   promptVersions: Record<string, string>;
 };
@@ -266,6 +274,7 @@ export function runConfig(config: StoredGenConfig | null): RunConfig {
     seed: r.seed ?? null,
     includeMissing: r.include_missing ?? null,
     concurrency: c.concurrency ?? r.concurrency ?? null,
+    maxCost: r.max_cost_usd ?? null,
     warnings: c.warnings ?? [],
     promptVersions: Object.fromEntries(Object.entries(c.prompt_versions ?? {}).map(([k, v]) => [k, v ?? ""])),
   };
@@ -283,7 +292,7 @@ export function cardsInWords(spec: string, clauseName: (id: string) => string | 
   return `${parts.length} chosen cards`;
 }
 
-export const RESUMABLE = new Set<RunStatus>(["cancelled", "failed", "interrupted"]);
+export const RESUMABLE = new Set<RunStatus>(["cancelled", "failed", "interrupted", "cost_capped"]);
 
 /** The engine's drop reason ("missing_narration failed 3 attempts; last problems: a | b") in parts. */
 export function dropReasonParts(reason: string | null | undefined): { lead: string; problems: string[] } {
