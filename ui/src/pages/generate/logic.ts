@@ -20,6 +20,8 @@ export type GenForm = {
   concurrency: number;
   includeMissing: boolean;
   label: string;
+  /** Send the calls through the providers' batch APIs where the models have one. */
+  batch: boolean;
 };
 
 export const DEFAULT_FORM: GenForm = {
@@ -35,6 +37,7 @@ export const DEFAULT_FORM: GenForm = {
   concurrency: 4,
   includeMissing: true,
   label: "",
+  batch: false,
 };
 
 /** The engine's `cards` value: "all", a clause id, or card ids joined by commas ("" = nothing chosen yet). */
@@ -68,6 +71,7 @@ export function toRequest(f: GenForm, policy: string = DEFAULT_POLICY): GenReque
     include_missing: f.includeMissing,
     anchor_origin: f.anchorOrigin === "all" ? null : f.anchorOrigin,
     label: f.label.trim() || null,
+    batch: f.batch,
   };
 }
 
@@ -245,6 +249,7 @@ export type RunConfig = {
   seed: number | null;
   includeMissing: boolean | null;
   concurrency: number | null;
+  batch: boolean;
   warnings: string[];
   promptVersions: Record<string, string>;
 };
@@ -265,6 +270,7 @@ export function runConfig(config: StoredGenConfig | null): RunConfig {
     seed: r.seed ?? null,
     includeMissing: r.include_missing ?? null,
     concurrency: c.concurrency ?? r.concurrency ?? null,
+    batch: c.batch ?? r.batch ?? false,
     warnings: c.warnings ?? [],
     promptVersions: Object.fromEntries(Object.entries(c.prompt_versions ?? {}).map(([k, v]) => [k, v ?? ""])),
   };
