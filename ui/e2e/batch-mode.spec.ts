@@ -2,7 +2,7 @@
 // at the loopback mock) send their calls as provider batches. The form's switch and the plan's two
 // costs, then the run's "Provider batches" panel while it waits and after it finished. The server
 // gathers and polls batches every 50 ms; the mock ends each batch 4 s after it was sent, so the
-// panel (refreshed every 3 s) sees the first batch still at the provider.
+// panel (refreshed every 3 s) sees the first round's batch still at the provider.
 
 import { expect, MOCK_SCRIPT, test, watchErrors } from "./fixtures";
 import { addMockModel, MockLlm, OwnStudio, startMockLlm, startStudio } from "./mockllm";
@@ -80,7 +80,7 @@ test("a run in batch mode shows both costs, then its provider batches until they
   // While the run waits, the panel says for what, and that the app may be closed.
   const panel = page.locator(".batch-panel");
   await expect(panel.getByRole("heading", { name: "Provider batches" })).toBeVisible();
-  await expect(panel.getByText(/^Waiting for 1 batch at the providers; you can close the app — the run continues where it stopped when you reopen it\.$/)).toBeVisible({
+  await expect(panel.getByText(/^Waiting for \d+ batch(es)? at the providers; you can close the app — the run continues where it stopped when you reopen it\.$/)).toBeVisible({
     timeout: 15_000,
   });
   const rows = panel.locator("tbody tr");
@@ -106,5 +106,28 @@ test("a run in batch mode shows both costs, then its provider batches until they
   await expect(runs.getByRole("row", { name: /asker/ }).filter({ hasText: "batch mode" })).toHaveCount(1);
   await page.reload();
   await expect(page.locator(".batch-panel tbody tr").filter({ hasText: "Ended" })).toHaveCount(batches.length);
+  expect(errors).toEqual([]);
+});
+
+test("the Generate form has the same switch and the plan's two costs", async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto(`${studio.url}#/generate`);
+  await page.getByLabel("Cards I choose").check();
+  await page.getByLabel("Find cards").fill("CardRep_1_CareManagement_7");
+  await page.getByRole("checkbox", { name: /^CardRep_1_CareManagement_7:/ }).check();
+  await page.getByLabel("Anchors per card").fill("2");
+  await page.getByLabel("Writer model").selectOption("asker");
+  const batchPlan = page.getByTestId("plan").getByTestId("batch-plan");
+  await expect(batchPlan.getByText(/^Online: about \$\d+\.\d\d · In batch mode: about \$\d+\.\d\d$/)).toBeVisible();
+  const toggle = page.getByLabel(SWITCH);
+  await toggle.check();
+  await expect(batchPlan.getByRole("heading", { name: "Batch mode is on" })).toBeVisible();
+  await expect(batchPlan.getByText(/^Batch mode: the calls of asker go out as provider batches/)).toBeVisible();
+  await expect(page.getByText("Not used in batch mode: every pair goes out together at each stage.")).toBeVisible();
+  // A writer without a batch API: the switch turns off and says why.
+  await page.getByLabel("Writer model").selectOption("plain");
+  await expect(toggle).toBeDisabled();
+  await expect(toggle).not.toBeChecked();
+  await expect(batchPlan.getByText("None of these models has a batch API; every call is made directly.")).toBeVisible();
   expect(errors).toEqual([]);
 });
