@@ -116,5 +116,7 @@ pub fn print_batch_plan(usd: Option<f64>, usd_batch: Option<f64>, note: &psebenc
             eprintln!("Cost online about ${a:.2}; in batch mode about ${b:.2}.");
         }
     }
-    eprintln!("{}", note.note);
+    if !note.note.is_empty() {
+        eprintln!("{}", note.note);
+    }
 }

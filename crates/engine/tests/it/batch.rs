@@ -275,3 +275,89 @@ fn a_run_whose_process_died_with_batches_out_resumes_without_paying_twice() {
     assert_eq!(second.eval_show(&run).unwrap().counts.done, CASES.len() as u64);
     assert!(second.batch_runs_to_resume().unwrap().is_empty());
 }
+
+/// A generation run in batch mode makes the same cases as the same run made directly: each stage's
+/// requests of every card-and-anchor pair go out together as one batch per round.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_generation_run_in_batch_mode_makes_the_same_cases_as_a_direct_one() {
+    use crate::generation::{cases_of, request, script_with, setup, REP, UNC};
+    let mut outcomes = Vec::new();
+    for batch in [false, true] {
+        let mut s = script_with(vec![]);
+        s.batch = BatchBehaviour { delay_ms: 20, ..Default::default() };
+        let mock = MockServer::start(s, 0).await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        // The store with the approved test cards, reopened with batch timing fit for a test.
+        drop(setup(dir.path(), &mock));
+        let e = engine_at(&dir.path().join("s.db"), Arc::new(MemoryStore::default()));
+        for name in ["writer", "checker"] {
+            e.models_add(&ModelAddRequest {
+                name: format!("b{name}"),
+                kind: "openai".into(),
+                model: format!("{name}-id"),
+                base_url: Some(mock.openai_base()),
+                api_key: Some(format!("k-{name}-000000")),
+                price_in: Some(1.0),
+                price_out: Some(4.0),
+                ..Default::default()
+            })
+            .unwrap();
+        }
+        let mut req = request(&format!("{REP},{UNC}"), 3);
+        req.model = "bwriter".into();
+        req.verifier_model = Some("bchecker".into());
+        req.batch = batch;
+        let plan = e.gen_plan(&req).unwrap();
+        assert_eq!(plan.batch.requested, batch);
+        assert!(plan.estimate.usd_batch.unwrap() < plan.estimate.usd.unwrap());
+        let run = e.gen_create(&req).unwrap();
+        let s = e.gen_execute(&run).await.unwrap();
+        assert_eq!(s.status, "completed", "batch {batch}: {:?}", s.message);
+        let sent_batches = mock_batches(&mock).await.len();
+        assert_eq!(sent_batches > 0, batch);
+        let (_, batch_calls, calls) = run_cost(&e, &run);
+        assert_eq!(batch_calls, if batch { calls } else { 0 });
+        let cases: Vec<(String, String, String)> = cases_of(&e, &run)
+            .iter()
+            .map(|c| (c["case_id"].to_string(), c["gold_verdict"].to_string(), c["narrative"].to_string()))
+            .collect();
+        outcomes.push((cases, mock.request_count()));
+    }
+    assert_eq!(outcomes[0].0.len(), 9);
+    assert_eq!(outcomes[0].0, outcomes[1].0, "the same cases");
+    // Identical requests waiting at the same time go into a batch once (a direct run may send
+    // both before either is cached).
+    assert!(outcomes[1].1 <= outcomes[0].1, "{} requests in batch mode, {} directly", outcomes[1].1, outcomes[0].1);
+}
+
+/// Azure OpenAI's batch API (files and batches under `/openai/…` with an api-version, the
+/// deployment named in each line) works the same way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn azure_openai_models_run_in_batch_mode_too() {
+    let mut s = script();
+    s.batch = BatchBehaviour { delay_ms: 20, ..Default::default() };
+    let mock = MockServer::start(s, 0).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine_at(&dir.path().join("s.db"), Arc::new(MemoryStore::default()));
+    for name in ["asker", "info", "judge"] {
+        e.models_add(&ModelAddRequest {
+            name: name.into(),
+            kind: "azure".into(),
+            model: format!("{name}-id"),
+            base_url: Some(mock.root()),
+            api_key: Some(format!("k-{name}-000000")),
+            ..Default::default()
+        })
+        .unwrap();
+    }
+    let file = cases_file(&e, dir.path());
+    let run = e.eval_create(&request(&file, true)).unwrap();
+    let summary = e.eval_execute(&run).await.unwrap();
+    assert_eq!((summary.status.as_str(), summary.counts.done), ("completed", CASES.len() as u64), "{summary:?}");
+    let batches = mock_batches(&mock).await;
+    assert!(!batches.is_empty() && batches.iter().all(|b| b["api"] == "azure"), "{batches:?}");
+    assert!(
+        mock.requests().iter().all(|r| r.had_key && r.api == "azure"),
+        "every line read as an Azure deployment request"
+    );
+}

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use std::collections::HashSet;
 
 pub const REP: &str = "CardRep_90_CareManagement_7";
-const UNC: &str = "CardUnc_90_CareManagement_7";
+pub const UNC: &str = "CardUnc_90_CareManagement_7";
 pub const FALL: &str = "CareManagement_7_Fall";
 
 const INST: &str = "You fill in the facts of one synthetic";
@@ -654,7 +654,7 @@ fn normalize(run: &str, mut c: psebench::case::Case) -> Value {
     serde_json::to_value(c).unwrap()
 }
 
-fn cases_of(e: &Engine, run: &str) -> Vec<Value> {
+pub fn cases_of(e: &Engine, run: &str) -> Vec<Value> {
     let mut v: Vec<Value> = e
         .cases_all(&Default::default())
         .unwrap()

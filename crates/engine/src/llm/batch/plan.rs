@@ -16,7 +16,7 @@ pub struct BatchNote {
     pub direct_models: Vec<String>,
     /// The longest completion window of the batched models' providers, in plain words.
     pub completion_window: Option<String>,
-    /// One sentence for the plan.
+    /// One sentence for the plan (empty when batch mode is neither asked for nor possible).
     pub note: String,
 }
 
@@ -38,7 +38,8 @@ pub fn note(requested: bool, models: &[&ModelConfig]) -> BatchNote {
         }
     }
     let note = match (requested, batched.is_empty()) {
-        (_, true) => "None of these models has a batch API; every call is made directly.".to_string(),
+        (true, true) => "None of these models has a batch API; every call is made directly.".to_string(),
+        (false, true) => String::new(),
         (true, false) => format!(
             "Batch mode: the calls of {} go out as provider batches at half the price; results come {}. The run can be closed and resumed meanwhile.{}",
             batched.join(", "),
