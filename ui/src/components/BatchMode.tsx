@@ -29,15 +29,19 @@ export function BatchSwitch({ on, onChange, note }: { on: boolean; onChange: (v:
   );
 }
 
-/** What the plan says about batch mode: both costs, how long the providers may take, and which models are batched. */
+/**
+ * What the plan says about batch mode: both costs, how long the providers may take, and which
+ * models are batched. Nothing when batch mode is neither asked for nor possible.
+ */
 export function BatchPlan({ usd, usdBatch, note }: { usd: number | null; usdBatch: number | null; note: BatchNote }) {
   const cost = batchCostLine(usd, usdBatch, note);
+  if (!canBatch(note) && !note.note) return null;
   return (
     <div className={`batch-plan ${note.requested && canBatch(note) ? "batch-plan-on" : ""}`} data-testid="batch-plan">
       <h4>{note.requested && canBatch(note) ? "Batch mode is on" : "Batch mode"}</h4>
       {cost && <p className="batch-costs">{cost}</p>}
       {canBatch(note) && note.completion_window && <p className="small">Providers' completion window: {note.completion_window}.</p>}
-      <p className="small muted">{note.note}</p>
+      {note.note && <p className="small muted">{note.note}</p>}
     </div>
   );
 }
