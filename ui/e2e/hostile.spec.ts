@@ -79,7 +79,7 @@ async function setUp(studio: Studio) {
     ],
   });
   for (const m of ["hostile", "info", "judge"]) await addMockModel(studio, mock, m);
-  const { run_id } = await studio.api("eval.start", { cases: "origin=imported", model: "hostile", info_model: "info", judge_model: "judge", turns: 2, concurrency: 2, repeat: 1 });
+  const { run_id } = await studio.api("eval.start", { cases: "origin=imported", model: "hostile", info_model: "info", judge_model: "judge", turns: 2, concurrency: 2, repeat: 1, batch: false });
   for (let i = 0; i < 300; i++) {
     const r = await studio.api("eval.show", { run_id });
     if (r.status === "completed") break;

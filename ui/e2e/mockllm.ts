@@ -60,12 +60,15 @@ export async function addRemoteModel(studio: Studio, name: string, price = true)
 
 export type OwnStudio = Studio & { stop: () => void };
 
-/** Start `psebench serve` on a fresh store in a temporary folder (call `stop()` when done). */
-export function startStudio(): Promise<OwnStudio> {
+/**
+ * Start `psebench serve` on a fresh store in a temporary folder (call `stop()` when done). `env`
+ * adds variables for the server (e.g. batch-mode timing, a provider key's variable).
+ */
+export function startStudio(env: Record<string, string> = {}): Promise<OwnStudio> {
   const dir = mkdtempSync(join(tmpdir(), "psebench-e2e-own-"));
   return new Promise((ok, fail) => {
     const proc = spawn(BIN, ["serve", "--port", "0", "--json", "--ui-dir", join(ROOT, "ui/dist")], {
-      env: { ...process.env, PSEBENCH_DB: join(dir, "store.db"), HOME: dir, XDG_DATA_HOME: join(dir, "data") },
+      env: { ...process.env, ...env, PSEBENCH_DB: join(dir, "store.db"), HOME: dir, XDG_DATA_HOME: join(dir, "data") },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stderr = "";

@@ -4,7 +4,7 @@ test.describe.configure({ mode: "serial" });
 
 /** Run one model on the selection through the API and wait until it has finished. */
 async function runToEnd(studio: Studio, model: string, cases = "type=missing,limit=3"): Promise<string> {
-  const { run_id } = await studio.api("eval.start", { cases, model, info_model: "info", judge_model: "judge", turns: 4, concurrency: 4, repeat: 1 });
+  const { run_id } = await studio.api("eval.start", { cases, model, info_model: "info", judge_model: "judge", turns: 4, concurrency: 4, repeat: 1, batch: false });
   for (let i = 0; i < 200; i++) {
     const r = await studio.api("eval.show", { run_id });
     if (r.status === "completed") return run_id;

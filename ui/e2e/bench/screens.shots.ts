@@ -10,7 +10,7 @@ import { BIN, registerMockModels, Studio, test } from "../fixtures";
 const OUT = process.env.SHOTS ?? "/tmp/psebench-shots";
 
 async function runToEnd(studio: Studio, model: string, cases: string) {
-  const { run_id } = await studio.api("eval.start", { cases, model, info_model: "info", judge_model: "judge", turns: 4, concurrency: 8, repeat: 1 });
+  const { run_id } = await studio.api("eval.start", { cases, model, info_model: "info", judge_model: "judge", turns: 4, concurrency: 8, repeat: 1, batch: false });
   for (;;) {
     const r = await studio.api("eval.show", { run_id });
     if (r.status !== "running" && r.status !== "pending") return run_id;

@@ -98,13 +98,17 @@ export function TextArea({ label, value, onChange, rows = 6, hint, mono = false 
   );
 }
 
-export function Checkbox({ label, checked, onChange, hint }: { label: string; checked: boolean; onChange: (v: boolean) => void; hint?: ReactNode }) {
+export function Checkbox({ label, checked, onChange, hint, disabled }: { label: string; checked: boolean; onChange: (v: boolean) => void; hint?: ReactNode; disabled?: boolean }) {
   const id = useId();
   return (
-    <div className="checkbox">
-      <input id={id} type="checkbox" checked={checked} onChange={(e) => onChange(e.target.checked)} />
+    <div className={`checkbox ${disabled ? "checkbox-disabled" : ""}`}>
+      <input id={id} type="checkbox" checked={checked} disabled={disabled} aria-describedby={hint ? `${id}-hint` : undefined} onChange={(e) => onChange(e.target.checked)} />
       <label htmlFor={id}>{label}</label>
-      {hint && <div className="hint">{hint}</div>}
+      {hint && (
+        <div className="hint" id={`${id}-hint`}>
+          {hint}
+        </div>
+      )}
     </div>
   );
 }

@@ -231,11 +231,12 @@ function UsageTable({ rows }: { rows: UsageTotals[] }) {
       hits: a.hits + r.cache_hits,
       fail: a.fail + r.failures,
       remote: a.remote + r.remote_calls,
+      batch: a.batch + r.batch_calls,
       inp: a.inp + r.input_tokens,
       out: a.out + r.output_tokens,
       cost: a.cost + r.cost_usd,
     }),
-    { calls: 0, hits: 0, fail: 0, remote: 0, inp: 0, out: 0, cost: 0 },
+    { calls: 0, hits: 0, fail: 0, remote: 0, batch: 0, inp: 0, out: 0, cost: 0 },
   );
   return (
     <div className="table-wrap">
@@ -249,6 +250,9 @@ function UsageTable({ rows }: { rows: UsageTotals[] }) {
             <th className="num">From cache</th>
             <th className="num">Failed</th>
             <th className="num">Sent off this computer</th>
+            <th className="num" title="Calls answered through a provider batch, at batch prices">
+              Through a batch
+            </th>
             <th className="num">Tokens in</th>
             <th className="num">Tokens out</th>
             <th className="num">Cost</th>
@@ -263,6 +267,7 @@ function UsageTable({ rows }: { rows: UsageTotals[] }) {
               <td className="num">{num(r.cache_hits)}</td>
               <td className="num">{num(r.failures)}</td>
               <td className="num">{num(r.remote_calls)}</td>
+              <td className="num">{num(r.batch_calls)}</td>
               <td className="num">{tokens(r.input_tokens)}</td>
               <td className="num">{tokens(r.output_tokens)}</td>
               <td className="num">{usd(r.cost_usd)}</td>
@@ -278,6 +283,7 @@ function UsageTable({ rows }: { rows: UsageTotals[] }) {
             <td className="num">{num(total.hits)}</td>
             <td className="num">{num(total.fail)}</td>
             <td className="num">{num(total.remote)}</td>
+            <td className="num">{num(total.batch)}</td>
             <td className="num">{tokens(total.inp)}</td>
             <td className="num">{tokens(total.out)}</td>
             <td className="num">{usd(total.cost)}</td>

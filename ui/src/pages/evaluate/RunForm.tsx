@@ -5,6 +5,8 @@ import { useEffect, useMemo, useState } from "react";
 import { useAction, useApi } from "../../api/client";
 import type { CaseSummary, Clause, EvalPlan, EvalRunRequest, ModelView } from "../../api/generated";
 import { LocalityBadge } from "../../components/Badges";
+import { BatchPlan, BatchSwitch } from "../../components/BatchMode";
+import { canBatch } from "../../components/batch";
 import { EmptyState, ErrorBanner, Loading, toast } from "../../components/Feedback";
 import { Checkbox, Field, NumberInput, Select, TextInput } from "../../components/Forms";
 import { CASE_TYPE_LABEL, num, plural, tokens, usd } from "../../format";
@@ -140,6 +142,7 @@ function PlanBox({ plan, error, loading, models, confirmed, onConfirm }: { plan?
       </dl>
       <p className="small muted">Assumes {plan.estimate.assumptions}.</p>
       <CapForecastNote cap={plan.cap} unit="items" />
+      <BatchPlan usd={plan.estimate.usd} usdBatch={plan.estimate.usd_batch} note={plan.batch} />
       <h4>Where the case text goes</h4>
       <ul className="plain-list destinations">
         {plan.destinations.map((d) => (
@@ -174,6 +177,7 @@ export function RunForm({ models, cases, clauses }: { models: ModelView[]; cases
   const [label, setLabel] = useState("");
   const [capText, setCapText] = useState("");
   const cap = parseCap(capText);
+  const [batch, setBatch] = useState(false);
   const [confirmedFor, setConfirmedFor] = useState<string | null>(null);
   const start = useAction("eval.start");
 
@@ -193,7 +197,7 @@ export function RunForm({ models, cases, clauses }: { models: ModelView[]; cases
           turns,
           concurrency,
           repeat,
-          batch: false,
+          batch,
           ...(label.trim() ? { label: label.trim() } : {}),
           ...(cap.cap !== undefined ? { max_cost_usd: cap.cap } : {}),
         }
@@ -225,7 +229,8 @@ export function RunForm({ models, cases, clauses }: { models: ModelView[]; cases
 
   const onStart = async () => {
     if (!req) return;
-    const r = await start.run(req);
+    // Batch mode only when a chosen model has a batch API (the switch is disabled otherwise).
+    const r = await start.run({ ...req, batch: req.batch && canBatch(plan.data?.batch) });
     if (r) {
       try {
         localStorage.setItem(LAST_KEY, JSON.stringify(roles));
@@ -289,10 +294,11 @@ export function RunForm({ models, cases, clauses }: { models: ModelView[]; cases
           <legend>Run settings</legend>
           <div className="form-grid form-grid-3">
             <NumberInput label="Turns per case" value={turns} onChange={setTurns} min={1} max={50} hint="The last turn must be an answer." />
-            <NumberInput label="Cases at once" value={concurrency} onChange={setConcurrency} min={1} max={256} hint="Parallel cases; providers may slow this down." />
+            <NumberInput label="Cases at once" value={concurrency} onChange={setConcurrency} min={1} max={256} hint={batch && canBatch(plan.data?.batch) ? "Not used in batch mode: every case goes out together in each round." : "Parallel cases; providers may slow this down."} />
             <NumberInput label="Repeats" value={repeat} onChange={setRepeat} min={1} max={20} hint="Above 1: measures consistency (pass^k)." />
           </div>
           {!numbersOk && <p className="small error-text">Turns must be 1–50, cases at once 1–256 and repeats 1–20 (whole numbers).</p>}
+          <BatchSwitch on={batch} onChange={setBatch} note={plan.data?.batch} />
           <div className="form-grid">
             <SpendingCapField value={capText} onChange={setCapText} unit="case" error={cap.error} />
             <TextInput label="Name of the run (optional)" value={label} onChange={setLabel} placeholder="e.g. baseline, temperature 0" />

@@ -5,6 +5,7 @@ import { api, useAction, useAllProgress, useApi, useProgress } from "../../api/c
 import { saveDownload, toUpload } from "../../api/files";
 import type { EvalRunView, Progress, ResumeParams, RunStatus } from "../../api/generated";
 import { StatusBadge } from "../../components/Badges";
+import { BatchPanel } from "../../components/BatchPanel";
 import { DataTable } from "../../components/DataTable";
 import { Modal } from "../../components/Dialog";
 import { ErrorBanner, Loading, Notice, toast } from "../../components/Feedback";
@@ -169,6 +170,7 @@ export function RunPanel({ runId }: { runId: string }) {
             {rejudging && <RejudgeDialog runId={r.run_id} currentJudge={cfg.judge_model ?? null} onClose={() => setRejudging(false)} />}
           </>
         )}
+        {cfg.batch === true && <BatchPanel runId={r.run_id} running={running} />}
         <details className="run-details">
           <summary>Run settings</summary>
           <KeyValues
@@ -181,6 +183,7 @@ export function RunPanel({ runId }: { runId: string }) {
               ["Turns per case", jsonText(cfg.turns ?? "–")],
               ["Repeats", jsonText(cfg.repeat ?? 1)],
               ["Spending cap", cfg.max_cost_usd !== undefined ? usd(cfg.max_cost_usd) : "none"],
+              ["Calls", cfg.batch === true ? "Batch mode: through the providers' batch APIs where they have one" : "One by one (online)"],
               ["Created", when(r.created_at)],
             ]}
           />
@@ -284,6 +287,11 @@ export function RunsList({ openRun }: { openRun: string | null }) {
                   <strong>{runModel(r)}</strong>
                   {r.label && <span className="muted small"> · {r.label}</span>}
                   {isImported(r) && <span className="badge tag">imported</span>}
+                  {r.config.batch === true && (
+                    <span className="badge batch-tag" title="Calls go through the providers' batch APIs (about half the price; answers can take hours)">
+                      batch mode
+                    </span>
+                  )}
                   {r.error && ["failed", "interrupted", "cost_capped"].includes(r.status) && (
                     <div className="small run-error">
                       <span aria-hidden>⚠ </span>

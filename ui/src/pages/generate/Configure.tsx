@@ -7,6 +7,8 @@ import { useAction, useApi } from "../../api/client";
 import type { AnchorBucket, CardSummary, GenPlan, ModelView } from "../../api/generated";
 import type { EngineError } from "../../api/client";
 import { LocalityBadge } from "../../components/Badges";
+import { BatchPlan, BatchSwitch } from "../../components/BatchMode";
+import { canBatch } from "../../components/batch";
 import { EmptyState, ErrorBanner, Loading } from "../../components/Feedback";
 import { Checkbox, NumberInput, Select, TextInput } from "../../components/Forms";
 import { CapForecastNote, parseCap, SpendingCapField } from "../../components/SpendingCap";
@@ -280,6 +282,7 @@ function PlanBox({
               </table>
               <p className="muted">Assumes {plan.estimate.assumptions}. Real usage is recorded for every call.</p>
             </details>
+            <BatchPlan usd={plan.estimate.usd} usdBatch={plan.estimate.usd_batch} note={plan.batch} />
           </div>
 
           <div>
@@ -384,7 +387,8 @@ export function Configure({ clauses }: { clauses: ClauseIndex | undefined }) {
 
   const onStart = async () => {
     if (!request) return;
-    const r = await start.run(request);
+    // Batch mode only when a chosen model has a batch API (the switch is disabled otherwise).
+    const r = await start.run({ ...request, batch: request.batch && canBatch(planData?.batch) });
     if (r) navigate(href("/generate", { run: r.run_id }));
   };
 
@@ -488,10 +492,11 @@ export function Configure({ clauses }: { clauses: ClauseIndex | undefined }) {
               min={1}
               max={256}
               onChange={(v) => setForm({ concurrency: v })}
-              hint="Card × anchor pairs in progress at the same time."
+              hint={form.batch && canBatch(planData?.batch) ? "Not used in batch mode: every pair goes out together at each stage." : "Card × anchor pairs in progress at the same time."}
             />
             <TextInput label="Name (optional)" value={form.label} onChange={(v) => setForm({ label: v })} placeholder="e.g. Falls pilot" />
           </div>
+          <BatchSwitch on={form.batch} onChange={(v) => setForm({ batch: v })} note={planData?.batch} />
           <div className="grid-3">
             <SpendingCapField value={form.maxCost ?? ""} onChange={(v) => setForm({ maxCost: v })} unit="card × anchor pair" error={parseCap(form.maxCost ?? "").error} />
           </div>

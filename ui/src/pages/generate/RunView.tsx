@@ -5,6 +5,7 @@ import { useMemo, useState } from "react";
 import { useAction, useApi, useProgress } from "../../api/client";
 import type { GenCandidateView, GenRunView, Progress } from "../../api/generated";
 import { CaseTypeBadge, Id, StatusBadge } from "../../components/Badges";
+import { BatchPanel } from "../../components/BatchPanel";
 import { DataTable } from "../../components/DataTable";
 import { EmptyState, ErrorBanner, Loading, Notice, toast } from "../../components/Feedback";
 import { KeyValues, PageHeader, Section, Stat, Tabs } from "../../components/Layout";
@@ -249,6 +250,11 @@ export function RunView({ runId, clauses }: { runId: string; clauses: ClauseInde
           <a href={href("/cases")}>Browse all cases</a>
         </Notice>
       )}
+      {cfg.batch && (
+        <Section>
+          <BatchPanel runId={runId} running={running} />
+        </Section>
+      )}
       <div className="grid-stats">
         <Stat label="accepted" value={num(c.accepted)} />
         <Stat label="dropped" value={num(c.dropped)} hint={c.skipped ? `${c.skipped} skipped` : undefined} />
@@ -268,7 +274,8 @@ export function RunView({ runId, clauses }: { runId: string; clauses: ClauseInde
             ["Checker model", cfg.verifierModel],
             ["Clause screen model", cfg.screenModel],
             ["Missing-information variants", cfg.includeMissing === false ? "not generated" : "generated"],
-            ["Work at once", String(cfg.concurrency ?? "?")],
+            ["Work at once", cfg.batch ? "every pair at once (batch mode)" : String(cfg.concurrency ?? "?")],
+            ["Calls", cfg.batch ? "Batch mode: through the providers' batch APIs where they have one" : "One by one (online)"],
             ["Spending cap", cfg.maxCost !== null ? usd(cfg.maxCost) : "none"],
             ["Prompt versions", Object.entries(cfg.promptVersions).map(([k, v]) => `${k}@${v}`).join(", ") || "–"],
             ...(cfg.warnings.length ? ([["Planner notes", cfg.warnings.join(" ")]] as [string, string][]) : []),
@@ -324,6 +331,11 @@ export function RunsList() {
                 {r.label ?? runConfig(r.config).cards}
               </a>
               <code className="id">{r.run_id}</code>
+              {runConfig(r.config).batch && (
+                <span className="badge batch-tag" title="Calls go through the providers' batch APIs (about half the price; answers can take hours)">
+                  batch mode
+                </span>
+              )}
             </div>
           ),
           sort: (r) => r.label ?? r.run_id,

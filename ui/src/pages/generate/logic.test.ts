@@ -83,6 +83,9 @@ describe("the generation request", () => {
     // The spending cap is sent only when one is typed.
     expect("max_cost_usd" in r).toBe(false);
     expect(toRequest({ ...DEFAULT_FORM, model: "w", maxCost: "3" }).max_cost_usd).toBe(3);
+    // Batch mode is off unless switched on.
+    expect(r.batch).toBe(false);
+    expect(toRequest({ ...DEFAULT_FORM, model: "w", batch: true }).batch).toBe(true);
   });
 });
 
@@ -174,6 +177,8 @@ describe("provenance", () => {
     const c = runConfig({ request: { cards: "C7", anchors_per_card: 2, seed: 3, include_missing: false, anchor_origin: null }, model: "w", verifier_model: "v", concurrency: 1, prompt_versions: { gen_narrator: "2" } });
     expect(c).toMatchObject({ cards: "C7", anchorsPerCard: 2, seed: 3, includeMissing: false, model: "w", verifierModel: "v", concurrency: 1, promptVersions: { gen_narrator: "2" } });
     expect(runConfig(null).cards).toBe("");
+    expect(c.batch).toBe(false);
+    expect(runConfig({ request: { cards: "all", batch: true }, batch: true }).batch).toBe(true);
     expect(cardsInWords("all", () => null)).toBe("All approved cards");
     expect(cardsInWords("C7", (id) => (id === "C7" ? "7. Fall" : null))).toBe("Approved cards of 7. Fall");
     expect(cardsInWords("a,b", () => null)).toBe("2 chosen cards");

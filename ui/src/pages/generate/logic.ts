@@ -23,6 +23,8 @@ export type GenForm = {
   label: string;
   /** The spending cap as typed ("" = no cap). */
   maxCost: string;
+  /** Send the calls through the providers' batch APIs where the models have one. */
+  batch: boolean;
 };
 
 export const DEFAULT_FORM: GenForm = {
@@ -39,6 +41,7 @@ export const DEFAULT_FORM: GenForm = {
   includeMissing: true,
   label: "",
   maxCost: "",
+  batch: false,
 };
 
 /** The engine's `cards` value: "all", a clause id, or card ids joined by commas ("" = nothing chosen yet). */
@@ -74,7 +77,7 @@ export function toRequest(f: GenForm, policy: string = DEFAULT_POLICY): GenReque
     include_missing: f.includeMissing,
     anchor_origin: f.anchorOrigin === "all" ? null : f.anchorOrigin,
     label: f.label.trim() || null,
-    batch: false,
+    batch: f.batch,
     ...(parseCap(f.maxCost ?? "").cap !== undefined ? { max_cost_usd: parseCap(f.maxCost ?? "").cap } : {}),
   };
 }
@@ -254,6 +257,7 @@ export type RunConfig = {
   includeMissing: boolean | null;
   concurrency: number | null;
   maxCost: number | null;
+  batch: boolean;
   warnings: string[];
   promptVersions: Record<string, string>;
 };
@@ -275,6 +279,7 @@ export function runConfig(config: StoredGenConfig | null): RunConfig {
     includeMissing: r.include_missing ?? null,
     concurrency: c.concurrency ?? r.concurrency ?? null,
     maxCost: r.max_cost_usd ?? null,
+    batch: c.batch ?? r.batch ?? false,
     warnings: c.warnings ?? [],
     promptVersions: Object.fromEntries(Object.entries(c.prompt_versions ?? {}).map(([k, v]) => [k, v ?? ""])),
   };
