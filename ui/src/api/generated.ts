@@ -446,6 +446,11 @@ latex: string,
  */
 first: number, span: number, };
 
+/**
+ * What bounds the requests a run keeps in flight at one endpoint.
+ */
+export type ConcurrencyBound = "run" | "endpoint";
+
 export type ConfidenceIntervals = { method: string, level: number, resamples: number, seed: number, M1: Interval | null, M7: Interval | null, M8: Interval | null, };
 
 /**
@@ -709,6 +714,39 @@ export type DropRow = {
 stage: string, candidates: number, };
 
 /**
+ * One endpoint a run calls, as the plan shows it.
+ */
+export type EndpointConcurrency = { 
+/**
+ * The endpoint's base URL.
+ */
+endpoint: string, 
+/**
+ * Registered models the run calls at this endpoint, with their roles.
+ */
+models: Array<string>, 
+/**
+ * The run's `concurrency`.
+ */
+asked: number, 
+/**
+ * The `concurrency` the endpoint's model was registered with.
+ */
+registered_limit: number, 
+/**
+ * The endpoint's limit when the run starts (the registered value, lifted to `asked`).
+ */
+effective_limit: number, 
+/**
+ * The most requests the run can have in flight there at once.
+ */
+max_in_flight: number, bound_by: ConcurrencyBound, 
+/**
+ * A plain sentence on what bounds it.
+ */
+note: string, };
+
+/**
  * Stable error codes. The strings are part of the API contract (UI and scripts branch on them).
  */
 export type ErrorCode = "invalid_input" | "validation_failed" | "not_found" | "conflict" | "store_unavailable" | "store_failed" | "io" | "provider" | "secrets" | "cancelled" | "forbidden" | "unauthorized" | "internal";
@@ -720,7 +758,11 @@ export type EvalPlan = { cases: number, by_type: { [key in string]?: number }, i
  * Per clause, the clause text the judge is shown: an approved extraction (with its version)
  * or the built-in clause text when no extraction is approved.
  */
-clause_contexts: Array<ClauseContextNote>, };
+clause_contexts: Array<ClauseContextNote>, 
+/**
+ * Per endpoint the run calls: requests in flight asked for, allowed, and what bounds them.
+ */
+concurrency: Array<EndpointConcurrency>, };
 
 export type EvalRole = "eval";
 
@@ -946,7 +988,11 @@ cards_without_anchors: Array<string>, warnings: Array<string>, destinations: Arr
  * Per clause, the context its roles are given: an approved extraction (with its version) or
  * the built-in context when no extraction is approved.
  */
-clause_contexts: Array<ClauseContextNote>, };
+clause_contexts: Array<ClauseContextNote>, 
+/**
+ * Per endpoint the run calls: requests in flight asked for, allowed, and what bounds them.
+ */
+concurrency: Array<EndpointConcurrency>, };
 
 /**
  * What `psebench generate` asks for.

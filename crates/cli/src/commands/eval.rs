@@ -41,6 +41,9 @@ pub enum EvalCmd {
         /// Do not ask before sending case text to remote providers.
         #[arg(long)]
         yes: bool,
+        /// Print the plan (cases, destinations, cost estimate, requests in flight) and stop.
+        #[arg(long)]
+        plan: bool,
     },
     /// Finish what is missing in an interrupted or cancelled run (cached calls are reused).
     Resume { run: String },
@@ -82,6 +85,7 @@ fn print_plan(p: &EvalPlan) {
         "Estimate: ~{} calls, ~{} input and ~{} output tokens, cost {usd} ({}).",
         p.estimate.calls, p.estimate.input_tokens, p.estimate.output_tokens, p.estimate.assumptions
     );
+    super::concurrency::print_plan(&p.concurrency);
 }
 
 fn confirm_remote(p: &EvalPlan, yes: bool) -> Result<(), ApiError> {
@@ -96,12 +100,13 @@ fn execute(cli: &Cli, e: &Engine, run_id: &str) -> Result<EvalSummary, ApiError>
         unit: "cases",
         message: |p| {
             format!(
-                "{} asks · {} unreadable · {} errors · {} tokens · ${:.2}",
+                "{} asks · {} unreadable · {} errors · {} tokens · ${:.2}{}",
                 p.counter("asks"),
                 p.counter("parse_failures"),
                 p.counter("errors"),
                 (p.counter("prompt_tokens") + p.counter("completion_tokens")) as u64,
-                p.counter("cost_usd")
+                p.counter("cost_usd"),
+                super::concurrency::progress_suffix(p)
             )
         },
         stopping: "Stopping after the cases in flight… (finished cases are kept)",
@@ -146,7 +151,18 @@ fn print_summary(cli: &Cli, s: &EvalSummary) {
 pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
     let e = engine(cli)?;
     match cmd {
-        EvalCmd::Run { cases, model, info_model, judge_model, turns, concurrency, repeat, label, yes } => {
+        EvalCmd::Run {
+            cases,
+            model,
+            info_model,
+            judge_model,
+            turns,
+            concurrency,
+            repeat,
+            label,
+            yes,
+            plan: only_plan,
+        } => {
             let req = EvalRunRequest {
                 cases: cases.clone(),
                 model: model.clone(),
@@ -158,6 +174,14 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                 label: label.clone(),
             };
             let plan = e.eval_plan(&req)?;
+            if *only_plan {
+                if cli.json {
+                    print_json(&plan);
+                } else {
+                    print_plan(&plan);
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
             if !cli.json {
                 print_plan(&plan);
             }

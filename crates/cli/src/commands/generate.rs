@@ -109,6 +109,7 @@ fn print_plan(p: &GenPlan) {
         eprintln!("  {:<20} ~{} calls, ~{} in / ~{} out tokens", s.stage, s.calls, s.input_tokens, s.output_tokens);
     }
     eprintln!("  ({})", p.estimate.assumptions);
+    super::concurrency::print_plan(&p.concurrency);
 }
 
 fn confirm_remote(p: &GenPlan, yes: bool) -> Result<(), ApiError> {
@@ -124,14 +125,15 @@ fn execute(cli: &Cli, e: &Engine, run_id: &str) -> Result<GenSummary, ApiError> 
         unit: "candidates",
         message: |p| {
             format!(
-                "pairs {}/{} · {} accepted · {} dropped · {} retries · {} tokens · ${:.2}",
+                "pairs {}/{} · {} accepted · {} dropped · {} retries · {} tokens · ${:.2}{}",
                 p.counter("units_done"),
                 p.counter("units_total"),
                 p.counter("accepted"),
                 p.counter("dropped"),
                 p.counter("retries"),
                 (p.counter("input_tokens") + p.counter("output_tokens")) as u64,
-                p.counter("cost_usd")
+                p.counter("cost_usd"),
+                super::concurrency::progress_suffix(p)
             )
         },
         stopping:

@@ -23,6 +23,7 @@ use std::time::Instant;
 use crate::case::Case;
 use crate::context::Engine;
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::jobs::concurrency::{EndpointConcurrency, RunLifts};
 use crate::jobs::{self, Progress, RunKind, RunModel, RunRow, RunStatus};
 use crate::llm::{LlmError, ModelConfig};
 use crate::metrics::{MetricsOptions, MetricsReport};
@@ -99,6 +100,8 @@ pub struct EvalPlan {
     /// Per clause, the clause text the judge is shown: an approved extraction (with its version)
     /// or the built-in clause text when no extraction is approved.
     pub clause_contexts: Vec<ClauseContextNote>,
+    /// Per endpoint the run calls: requests in flight asked for, allowed, and what bounds them.
+    pub concurrency: Vec<EndpointConcurrency>,
 }
 
 /// What a finished (or stopped) run says about itself.
@@ -247,14 +250,22 @@ impl Engine {
                 remote: !c.is_local(),
             })
             .collect();
+        let items = cases.len() * req.repeat.max(1) as usize;
+        let concurrency = jobs::concurrency::plan(
+            self.llm(),
+            &[("model under test", &m), ("information provider", &i), ("judge", &j)],
+            req.concurrency,
+            items,
+        );
         Ok(EvalPlan {
             cases: cases.len(),
             by_type,
-            items: cases.len() * req.repeat.max(1) as usize,
+            items,
             sends_data_off_machine: destinations.iter().any(|d| d.remote),
             destinations,
             estimate: estimate(system.len(), &cases, req.repeat, &m, &i, &j),
             clause_contexts: self.eval_clause_texts(&cases.iter().collect::<Vec<_>>())?.1,
+            concurrency,
         })
     }
 
@@ -320,7 +331,14 @@ impl Engine {
             self.jobs().finish(run_id);
             return Err(e);
         }
-        let result = self.eval_work(run_id, roles, prompts, system, turns, concurrency, cancel.clone()).await;
+        // The run's endpoints take up to `concurrency` requests at once while it works.
+        let lifts = RunLifts::new(
+            self.llm(),
+            &[&roles.eval.cfg, &roles.info.cfg, &roles.judge.cfg],
+            concurrency.min(u32::MAX as usize) as u32,
+        );
+        let result = self.eval_work(run_id, roles, prompts, system, turns, concurrency, cancel.clone(), &lifts).await;
+        drop(lifts);
         self.jobs().finish(run_id);
         result
     }
@@ -335,6 +353,7 @@ impl Engine {
         turns: u32,
         concurrency: usize,
         cancel: crate::llm::CancellationToken,
+        lifts: &RunLifts,
     ) -> ApiResult<EvalSummary> {
         tracing::info!(run = %run_id, concurrency, "evaluation started");
         let pending = self.store().with_conn(|c| repo::pending(c, run_id))?;
@@ -350,9 +369,10 @@ impl Engine {
         let live = Arc::new(Mutex::new(base.clone()));
         let stopper = Arc::new(jobs::RunStopper::new(cancel.clone(), "cases", "cases"));
         let heartbeat = jobs::Heartbeat::start(self.store(), run_id, self.jobs().owner(), vec![cancel.clone()]);
-        self.publish_eval(run_id, RunStatus::Running, &base, base.done, started, None);
+        let watched = (lifts, &roles.eval.cfg);
+        self.publish_eval(run_id, RunStatus::Running, &base, base.done, started, None, Some(watched));
         let done_here = Arc::new(AtomicU32::new(0));
-        futures::stream::iter(pending)
+        let work = futures::stream::iter(pending)
             .for_each_concurrent(concurrency, |(case_id, repeat)| {
                 let (roles, prompts, system, cancel) = (roles.clone(), prompts.clone(), system.clone(), cancel.clone());
                 let case = case_map.get(&case_id).cloned();
@@ -395,7 +415,7 @@ impl Engine {
                                 l.clone()
                             };
                             done_here.fetch_add(1, Ordering::SeqCst);
-                            self.publish_eval(run_id, RunStatus::Running, &snapshot, base.done, started, None);
+                            self.publish_eval(run_id, RunStatus::Running, &snapshot, base.done, started, None, Some(watched));
                         }
                         Err(LlmError::Cancelled) => {}
                         Err(e) => {
@@ -413,8 +433,20 @@ impl Engine {
                         }
                     }
                 }
-            })
-            .await;
+            });
+        // The requests in flight change while no case finishes (a slow provider, a rate-limit
+        // wait): publish them once a second too.
+        let ticker = async {
+            loop {
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                let snapshot = live.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                self.publish_eval(run_id, RunStatus::Running, &snapshot, base.done, started, None, Some(watched));
+            }
+        };
+        tokio::select! {
+            _ = work => {}
+            _ = ticker => {}
+        }
         if let Some(lost) = heartbeat.lost() {
             // Another process owns the run now: it records how the run ends, not this one.
             return Err(ApiError::conflict(lost));
@@ -444,10 +476,13 @@ impl Engine {
         };
         self.store().with_conn(|c| jobs::release(c, run_id, self.jobs().owner(), status, message.as_deref()))?;
         tracing::info!(run = %run_id, status = %status, done = counts.done, total = counts.total, reason = ?message, "evaluation stopped");
-        self.publish_eval(run_id, status, &counts, base.done, started, message.clone());
+        self.publish_eval(run_id, status, &counts, base.done, started, message.clone(), Some(watched));
         self.eval_summary(run_id, message)
     }
 
+    /// Publish a run's progress; `watched` adds the live requests in flight and limit of the
+    /// endpoint of the model under test.
+    #[allow(clippy::too_many_arguments)]
     fn publish_eval(
         &self,
         run_id: &str,
@@ -456,6 +491,7 @@ impl Engine {
         done_before: u64,
         started: Instant,
         message: Option<String>,
+        watched: Option<(&RunLifts, &ModelConfig)>,
     ) {
         let elapsed = started.elapsed().as_secs_f64();
         let mut counters = indexmap::IndexMap::new();
@@ -466,6 +502,9 @@ impl Engine {
         counters.insert("prompt_tokens".into(), c.prompt_tokens as f64);
         counters.insert("completion_tokens".into(), c.completion_tokens as f64);
         counters.insert("cost_usd".into(), c.cost_usd);
+        if let Some((lifts, cfg)) = watched {
+            lifts.add_counters(cfg, &mut counters);
+        }
         let done_now = c.done.saturating_sub(done_before);
         let remaining = c.total.saturating_sub(c.done);
         self.jobs().publish(Progress {

@@ -158,6 +158,8 @@ pub struct GenPlan {
     /// Per clause, the context its roles are given: an approved extraction (with its version) or
     /// the built-in context when no extraction is approved.
     pub clause_contexts: Vec<crate::policy::extraction::ClauseContextNote>,
+    /// Per endpoint the run calls: requests in flight asked for, allowed, and what bounds them.
+    pub concurrency: Vec<crate::jobs::concurrency::EndpointConcurrency>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -372,6 +374,16 @@ impl Engine {
             warnings.push(w);
         }
         let screen_policy_chars = self.screen_policy_text(&planned.policy)?.0.len() as f64;
+        let concurrency = jobs::concurrency::plan(
+            self.llm(),
+            &[
+                ("instantiator and narrators", &producer),
+                ("extractor and verifiers", &verifier),
+                ("clause screen", &screen),
+            ],
+            req.concurrency,
+            planned.units,
+        );
         Ok(GenPlan {
             policy: planned.policy.clone(),
             cards: cards_by_type.values().sum(),
@@ -387,6 +399,7 @@ impl Engine {
             destinations,
             estimate: plan::estimate(&planned, &prompts, &producer, &verifier, &screen, screen_policy_chars),
             clause_contexts: planned.clause_contexts.clone(),
+            concurrency,
         })
     }
 
@@ -533,9 +546,28 @@ impl Engine {
             }
         }
         let screen = pipeline::ScreenShared { policy_clauses: screen_clauses, known: known_clauses };
+        // The run's endpoints take up to `concurrency` requests at once while it works.
+        let lifts = jobs::concurrency::RunLifts::new(
+            self.llm(),
+            &[&roles.producer.cfg, &roles.verifier.cfg, &roles.screen.cfg],
+            concurrency.min(u32::MAX as usize) as u32,
+        );
         let result = self
-            .gen_work(run_id, policy, &prompts, background, &screen, &roles, work, concurrency, stop.clone(), abort)
+            .gen_work(
+                run_id,
+                policy,
+                &prompts,
+                background,
+                &screen,
+                &roles,
+                work,
+                concurrency,
+                stop.clone(),
+                abort,
+                &lifts,
+            )
             .await;
+        drop(lifts);
         self.jobs().finish(run_id);
         self.jobs().finish(&abort_key(run_id));
         result
@@ -554,13 +586,14 @@ impl Engine {
         concurrency: usize,
         stop: crate::llm::CancellationToken,
         abort: crate::llm::CancellationToken,
+        lifts: &jobs::concurrency::RunLifts,
     ) -> ApiResult<GenSummary> {
         tracing::info!(run = %run_id, "generation started");
         let started = Instant::now();
         let base = self.store().with_conn(|c| repo::counts(c, run_id))?;
         let publish = |status: RunStatus, message: Option<String>| {
             if let Ok(c) = self.store().with_conn(|conn| repo::counts(conn, run_id)) {
-                self.publish_gen(run_id, status, &c, base.done, started, message);
+                self.publish_gen(run_id, status, &c, base.done, started, message, Some((lifts, &roles.producer.cfg)));
             }
         };
         let on_progress = || publish(RunStatus::Running, None);
@@ -580,8 +613,8 @@ impl Engine {
             on_progress: &on_progress,
         };
         let stopper = jobs::RunStopper::new(stop.clone(), "card-and-anchor pairs", "candidates");
-        futures::stream::iter(work)
-            .for_each_concurrent(concurrency, |(bundle, anchor, parent, variants)| {
+        let work =
+            futures::stream::iter(work).for_each_concurrent(concurrency, |(bundle, anchor, parent, variants)| {
                 let (shared, stopper, stop) = (&shared, &stopper, &stop);
                 async move {
                     if stop.is_cancelled() {
@@ -597,8 +630,18 @@ impl Engine {
                         Err(StepError::Llm(e)) => stopper.model_failed(&e),
                     }
                 }
-            })
-            .await;
+            });
+        // Requests in flight change while no candidate finishes: publish them every two seconds too.
+        let ticker = async {
+            loop {
+                tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+                publish(RunStatus::Running, None);
+            }
+        };
+        tokio::select! {
+            _ = work => {}
+            _ = ticker => {}
+        }
         if let Some(lost) = heartbeat.lost() {
             // Another process owns the run now: it records how the run ends, not this one.
             return Err(ApiError::conflict(lost));
@@ -632,6 +675,9 @@ impl Engine {
         self.gen_summary(run_id, message)
     }
 
+    /// Publish a run's progress; `watched` adds the live requests in flight and limit of the
+    /// producer's endpoint.
+    #[allow(clippy::too_many_arguments)]
     fn publish_gen(
         &self,
         run_id: &str,
@@ -640,6 +686,7 @@ impl Engine {
         done_before: u64,
         started: Instant,
         message: Option<String>,
+        watched: Option<(&jobs::concurrency::RunLifts, &ModelConfig)>,
     ) {
         let elapsed = started.elapsed().as_secs_f64();
         let mut counters = IndexMap::new();
@@ -658,6 +705,9 @@ impl Engine {
             ("cost_usd", c.cost_usd),
         ] {
             counters.insert(k.to_string(), v);
+        }
+        if let Some((lifts, cfg)) = watched {
+            lifts.add_counters(cfg, &mut counters);
         }
         let done_now = c.done.saturating_sub(done_before);
         let remaining = c.total.saturating_sub(c.done);

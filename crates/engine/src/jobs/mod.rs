@@ -4,6 +4,7 @@
 //! run whose process died shows up as interrupted rather than running forever.
 
 mod claim;
+pub mod concurrency;
 mod config;
 mod state;
 mod stopper;

@@ -13,7 +13,7 @@ use super::accounting::{self, CallContext, CallRecord};
 use super::cache;
 use super::config::ModelConfig;
 use super::error::LlmError;
-use super::limiter::AdaptiveLimiter;
+use super::limiter::{AdaptiveLimiter, LiftGuard, LimiterSnapshot};
 use super::retry::{parse_retry_after, RetryPolicy};
 use super::types::{ChatRequest, ChatResponse, ResponseFormat};
 use super::wire::{self, ParsedReply};
@@ -170,6 +170,19 @@ impl LlmClient {
     /// Current concurrency limit for an endpoint (for progress displays and tests).
     pub fn current_limit(&self, cfg: &ModelConfig) -> u32 {
         self.limiter(cfg).limit()
+    }
+
+    /// Let the model's endpoint take up to `to` requests at once while the guard lives (a run
+    /// asking for more than the model's registered `concurrency`). Two lifts of one endpoint
+    /// take the larger; the registered value is back when the last guard is dropped. A 429
+    /// still halves the limit.
+    pub fn lift(&self, cfg: &ModelConfig, to: u32) -> LiftGuard {
+        self.limiter(cfg).lift(to)
+    }
+
+    /// What the model's endpoint limiter is doing now: limit, requests in flight, ceiling, cuts.
+    pub fn endpoint_snapshot(&self, cfg: &ModelConfig) -> LimiterSnapshot {
+        self.limiter(cfg).snapshot()
     }
 
     /// Apply the model's registered defaults to fields the request leaves open.

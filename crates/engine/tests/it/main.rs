@@ -10,6 +10,7 @@ mod builtin;
 mod cards;
 mod cases;
 mod common;
+mod concurrency;
 mod eval;
 mod generation;
 mod keyring;
