@@ -357,12 +357,16 @@ impl Engine {
     ) -> ApiResult<EvalSummary> {
         tracing::info!(run = %run_id, concurrency, "evaluation started");
         let pending = self.store().with_conn(|c| repo::pending(c, run_id))?;
-        let mut case_map: HashMap<String, Arc<Case>> = HashMap::new();
-        for (id, _) in &pending {
-            if !case_map.contains_key(id) {
-                case_map.insert(id.clone(), Arc::new(self.cases_show(id)?));
+        // One read connection for all of the run's cases (thousands at the paper's scale).
+        let case_map: HashMap<String, Arc<Case>> = self.store().with_read(|c| {
+            let mut m: HashMap<String, Arc<Case>> = HashMap::new();
+            for (id, _) in &pending {
+                if !m.contains_key(id) {
+                    m.insert(id.clone(), Arc::new(crate::case::repo::get_case(c, id)?));
+                }
             }
-        }
+            Ok::<_, ApiError>(m)
+        })?;
         let (clause_texts, _) = self.eval_clause_texts(&case_map.values().map(|c| c.as_ref()).collect::<Vec<_>>())?;
         let started = Instant::now();
         let base = self.store().with_conn(|c| repo::counts(c, run_id))?;
@@ -395,7 +399,7 @@ impl Engine {
                             let (id, traj, asks, parse_failure, cost_usd) = (run_id.to_string(), o.trajectory, o.asks, o.parse_failure, o.cost_usd);
                             let saved = self
                                 .store()
-                                .call(move |c| {
+                                .call_grouped(move |c| {
                                     repo::save_done(c, &id, repeat, &repo::ItemResult { trajectory: &traj, correct, asks, parse_failure, cost_usd })
                                 })
                                 .await;

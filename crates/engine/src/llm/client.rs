@@ -17,6 +17,7 @@ use super::limiter::{AdaptiveLimiter, LiftGuard, LimiterSnapshot};
 use super::retry::{parse_retry_after, RetryPolicy};
 use super::types::{ChatRequest, ChatResponse, ResponseFormat};
 use super::wire::{self, ParsedReply};
+use crate::error::ApiResult;
 use crate::secrets::{model_account, Secret, SecretStore};
 use crate::store::Store;
 
@@ -312,12 +313,6 @@ impl LlmClient {
                     cost_usd: cost,
                     failed_attempts,
                 };
-                if self.opts.use_cache {
-                    if let Err(err) = cache::put(&self.store, &key, &m.cfg, &resp).await {
-                        // The reply is still good; only its reuse is lost.
-                        tracing::warn!(model = %m.cfg.name, error = %err, "could not store a reply in the response cache");
-                    }
-                }
                 let rec = CallRecord {
                     ctx,
                     cfg: &m.cfg,
@@ -328,7 +323,7 @@ impl LlmClient {
                     latency_ms,
                     error: None,
                 };
-                self.record(&rec).await;
+                self.record_reply(&rec, self.opts.use_cache.then(|| cache::CacheRow::of(&key, &m.cfg, &resp))).await;
                 Ok(resp)
             }
             Err(e) => {
@@ -357,6 +352,36 @@ impl LlmClient {
     async fn record(&self, rec: &CallRecord<'_>) {
         if let Err(e) = accounting::record(&self.store, rec).await {
             tracing::warn!(model = %rec.cfg.name, stage = %rec.ctx.stage, run = ?rec.ctx.run_id, error = %e, "could not record a model call for accounting; usage totals will miss it");
+        }
+    }
+
+    /// Log a good reply for accounting and keep it in the cache, in one grouped write (one store
+    /// round trip per call). Either failing is logged and does not fail the call.
+    async fn record_reply(&self, rec: &CallRecord<'_>, cached: Option<ApiResult<cache::CacheRow>>) {
+        let row = accounting::CallRow::of(rec);
+        let cached = match cached {
+            Some(Ok(c)) => Some(c),
+            Some(Err(e)) => {
+                tracing::warn!(model = %rec.cfg.name, error = %e, "could not store a reply in the response cache");
+                None
+            }
+            None => None,
+        };
+        let (model, stage, run) = (rec.cfg.name.clone(), rec.ctx.stage.clone(), rec.ctx.run_id.clone());
+        let written = self
+            .store
+            .call_grouped(move |c| {
+                if let Some(entry) = cached {
+                    if let Err(err) = entry.insert(c) {
+                        // The reply is still good; only its reuse is lost.
+                        tracing::warn!(model = %model, error = %err, "could not store a reply in the response cache");
+                    }
+                }
+                row.insert(c)
+            })
+            .await;
+        if let Err(e) = written {
+            tracing::warn!(model = %rec.cfg.name, stage = %stage, run = ?run, error = %e, "could not record a model call for accounting; usage totals will miss it");
         }
     }
 

@@ -18,6 +18,7 @@ import { CardPicker } from "./CardPicker";
 import { availability, DEFAULT_FORM, destinationsKey, formProblem, GenForm, selectedCards, STAGE_LABEL, toRequest } from "./logic";
 import { useDebounced } from "../anchors/hooks";
 import { usePolicyId } from "../../policyChoice";
+import { PlanConcurrency } from "../../components/RequestsInFlight";
 
 // The form survives leaving the page (for this session of the app).
 let remembered: GenForm | null = null;
@@ -254,6 +255,7 @@ function PlanBox({
                 </dd>
               </div>
             </dl>
+            <PlanConcurrency endpoints={plan.concurrency} />
             <details className="small">
               <summary>By stage and how this is estimated</summary>
               <table className="data compact">
