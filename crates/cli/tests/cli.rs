@@ -1148,3 +1148,48 @@ fn anchors_presort_and_translate_run_as_jobs_that_can_be_planned_listed_and_resu
     );
     assert_eq!(env.json(&["anchors", "jobs"]).as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn eval_run_plan_prints_the_requests_in_flight_per_endpoint() {
+    let env = Env::new();
+    let mock = start_mock(eval_script());
+    let base = mock.server.openai_base();
+    // Registered without --concurrency: the endpoint's default limit is 8.
+    env.ok(&["models", "add", "m", "--kind", "openai-compatible", "--model", "m", "--base-url", &base]);
+    env.ok(&["demo", "load"]);
+    let args = [
+        "eval",
+        "run",
+        "--cases",
+        "origin=demo",
+        "--model",
+        "m",
+        "--info-model",
+        "m",
+        "--judge-model",
+        "m",
+        "--concurrency",
+        "64",
+        "--plan",
+    ];
+    let o = env.run(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        text.contains(&format!(
+            "Requests in flight at {base}: up to 64 (asked 64, model registered for 8, starting limit 64)."
+        )),
+        "{text}"
+    );
+    assert!(text.contains("lifts that to 64"), "{text}");
+    let plan = env.json(&args);
+    let c = &plan["concurrency"][0];
+    assert_eq!(
+        (c["asked"].as_u64(), c["registered_limit"].as_u64(), c["effective_limit"].as_u64()),
+        (Some(64), Some(8), Some(64))
+    );
+    assert_eq!(c["bound_by"], "run");
+    // Only a plan: no run was created and no model was called.
+    assert_eq!(env.json(&["eval", "list"]).as_array().unwrap().len(), 0);
+    assert_eq!(mock.server.request_count(), 0);
+}

@@ -592,6 +592,11 @@ latex: string,
  */
 first: number, span: number, };
 
+/**
+ * What bounds the requests a run keeps in flight at one endpoint.
+ */
+export type ConcurrencyBound = "run" | "endpoint";
+
 export type ConfidenceIntervals = { method: string, level: number, resamples: number, seed: number, M1: Interval | null, M7: Interval | null, M8: Interval | null, };
 
 /**
@@ -859,6 +864,39 @@ export type DropRow = {
 stage: string, candidates: number, };
 
 /**
+ * One endpoint a run calls, as the plan shows it.
+ */
+export type EndpointConcurrency = { 
+/**
+ * The endpoint's base URL.
+ */
+endpoint: string, 
+/**
+ * Registered models the run calls at this endpoint, with their roles.
+ */
+models: Array<string>, 
+/**
+ * The run's `concurrency`.
+ */
+asked: number, 
+/**
+ * The `concurrency` the endpoint's model was registered with.
+ */
+registered_limit: number, 
+/**
+ * The endpoint's limit when the run starts (the registered value, lifted to `asked`).
+ */
+effective_limit: number, 
+/**
+ * The most requests the run can have in flight there at once.
+ */
+max_in_flight: number, bound_by: ConcurrencyBound, 
+/**
+ * A plain sentence on what bounds it.
+ */
+note: string, };
+
+/**
  * Stable error codes. The strings are part of the API contract (UI and scripts branch on them).
  */
 export type ErrorCode = "invalid_input" | "validation_failed" | "not_found" | "conflict" | "store_unavailable" | "store_failed" | "io" | "provider" | "secrets" | "cancelled" | "forbidden" | "unauthorized" | "internal";
@@ -878,7 +916,11 @@ batch: BatchNote,
 /**
  * When the estimate passes the spending cap: how many items the cap is expected to allow.
  */
-cap: CapForecast | null, };
+cap: CapForecast | null, 
+/**
+ * Per endpoint the run calls: requests in flight asked for, allowed, and what bounds them.
+ */
+concurrency: Array<EndpointConcurrency>, };
 
 export type EvalRole = "eval";
 
@@ -1134,7 +1176,11 @@ batch: BatchNote,
  * When the estimate passes the spending cap: how many card-and-anchor pairs the cap is
  * expected to allow.
  */
-cap: CapForecast | null, };
+cap: CapForecast | null, 
+/**
+ * Per endpoint the run calls: requests in flight asked for, allowed, and what bounds them.
+ */
+concurrency: Array<EndpointConcurrency>, };
 
 /**
  * What `psebench generate` asks for.

@@ -5,6 +5,7 @@ import type { Progress } from "../api/generated";
 import { duration, num, tokens, usd } from "../format";
 import { ConfirmDialog } from "./Dialog";
 import { StatusBadge } from "./Badges";
+import { RequestsInFlight } from "./RequestsInFlight";
 
 export function ProgressBar({ value, max, label }: { value: number; max: number; label: string }) {
   const pctDone = max > 0 ? Math.min(100, (100 * value) / max) : 0;
@@ -73,6 +74,7 @@ export function RunProgress({
         <span>{c.max_cost_usd !== undefined ? `${usd(c.spent_usd ?? c.cost_usd ?? 0)} of the ${usd(c.max_cost_usd)} cap` : usd(c.cost_usd ?? 0)}</span>
         <span>{duration(progress.elapsed_secs)} elapsed</span>
       </div>
+      <RequestsInFlight counters={c} running={running} />
       {progress.message && <div className="small">{progress.message}</div>}
       {asking && (
         <ConfirmDialog

@@ -61,6 +61,22 @@ pub enum BenchCmd {
         #[arg(long, default_value_t = 400)]
         mb: u64,
     },
+    /// Whether an evaluation keeps as many model requests in flight as it asks for: N synthetic
+    /// cases, the mock answering after L ms, a model registered without any concurrency option,
+    /// one run at concurrency C timed end to end (create, claim, load, run). Passes at ≥ 0.90 of C ÷ L.
+    EvalThroughput {
+        #[arg(long, default_value_t = 3000)]
+        cases: usize,
+        /// The run's concurrency (C).
+        #[arg(long, default_value_t = 64)]
+        concurrency: u32,
+        /// Delay of every mock reply, in ms (L).
+        #[arg(long, default_value_t = 50)]
+        latency_ms: u64,
+        /// A short run for CI: 400 cases.
+        #[arg(long)]
+        quick: bool,
+    },
     /// What flushing every commit costs: one evaluation of N synthetic cases against the mock
     /// (0 ms) in a store with synchronous=NORMAL, then in one with the default FULL.
     Durability {
@@ -266,6 +282,45 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
                     ]],
                 );
             }
+        }
+        BenchCmd::EvalThroughput { cases, concurrency, latency_ms, quick } => {
+            let dir = tempfile::tempdir().map_err(|e| ApiError::internal(e.to_string()))?;
+            let opts = psebench::bench::eval_throughput::EvalThroughputOptions {
+                cases: if *quick { 400 } else { *cases },
+                concurrency: *concurrency,
+                latency_ms: *latency_ms,
+            };
+            if !cli.json {
+                eprintln!(
+                    "Storing {} synthetic cases in a scratch store, then one evaluation at C={concurrency} against the mock (L={latency_ms} ms)…",
+                    opts.cases
+                );
+            }
+            let b = runtime()?.block_on(psebench::bench::eval_throughput::run(dir.path(), &opts))?;
+            if cli.json {
+                print_json(&b);
+            } else {
+                table(
+                    &["CASES", "REQUESTS", "WALL ms", "CREATE ms", "REQ/S", "C/L", "RATIO", "PEAK IN FLIGHT", "RESULT"],
+                    &[vec![
+                        b.cases_done.to_string(),
+                        b.requests.to_string(),
+                        format!("{:.0}", b.wall_ms),
+                        format!("{:.0}", b.create_ms),
+                        format!("{:.0}", b.requests_per_sec),
+                        format!("{:.0}", b.ideal_per_sec),
+                        format!("{:.3}", b.ratio),
+                        b.peak_in_flight.to_string(),
+                        if b.passed { "pass".into() } else { format!("FAIL (< {:.2})", b.pass_ratio) },
+                    ]],
+                );
+                println!(
+                    "The model was registered without a concurrency option (endpoint limit {}); the run lifted it to {} and it was back to {} afterwards.",
+                    b.registered_limit, b.options.concurrency, b.ceiling_after
+                );
+                println!("How it is measured: {}.", b.definition);
+            }
+            return Ok(if b.passed { ExitCode::SUCCESS } else { ExitCode::from(1) });
         }
         BenchCmd::Durability { cases, concurrency, dir } => {
             let scratch = match dir {

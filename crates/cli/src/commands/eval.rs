@@ -50,6 +50,9 @@ pub enum EvalCmd {
         /// price, answers within the provider's window; close and `eval resume` at any time.
         #[arg(long)]
         batch: bool,
+        /// Print the plan (cases, destinations, cost estimate, requests in flight) and stop.
+        #[arg(long)]
+        plan: bool,
     },
     /// The provider batches of a run in batch mode, with their state and counts.
     Batches { run: String },
@@ -108,6 +111,7 @@ fn print_plan(p: &EvalPlan) {
             c.max_cost_usd, c.item_estimate_usd, c.items_allowed, c.items
         );
     }
+    super::concurrency::print_plan(&p.concurrency);
 }
 
 fn confirm_remote(p: &EvalPlan, yes: bool) -> Result<(), ApiError> {
@@ -122,12 +126,13 @@ fn execute(cli: &Cli, e: &Engine, run_id: &str) -> Result<EvalSummary, ApiError>
         unit: "cases",
         message: |p| {
             format!(
-                "{} asks · {} unreadable · {} errors · {} tokens · ${:.2}",
+                "{} asks · {} unreadable · {} errors · {} tokens · ${:.2}{}",
                 p.counter("asks"),
                 p.counter("parse_failures"),
                 p.counter("errors"),
                 (p.counter("prompt_tokens") + p.counter("completion_tokens")) as u64,
-                p.counter("cost_usd")
+                p.counter("cost_usd"),
+                super::concurrency::progress_suffix(p)
             )
         },
         stopping: "Stopping after the cases in flight… (finished cases are kept)",
@@ -186,6 +191,7 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
             max_cost,
             yes,
             batch,
+            plan: only_plan,
         } => {
             let req = EvalRunRequest {
                 cases: cases.clone(),
@@ -200,6 +206,14 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                 max_cost_usd: *max_cost,
             };
             let plan = e.eval_plan(&req)?;
+            if *only_plan {
+                if cli.json {
+                    print_json(&plan);
+                } else {
+                    print_plan(&plan);
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
             if !cli.json {
                 print_plan(&plan);
             }

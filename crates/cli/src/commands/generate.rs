@@ -135,6 +135,7 @@ fn print_plan(p: &GenPlan) {
             c.max_cost_usd, c.item_estimate_usd, c.items_allowed, c.items
         );
     }
+    super::concurrency::print_plan(&p.concurrency);
 }
 
 fn confirm_remote(p: &GenPlan, yes: bool) -> Result<(), ApiError> {
@@ -150,14 +151,15 @@ fn execute(cli: &Cli, e: &Engine, run_id: &str) -> Result<GenSummary, ApiError> 
         unit: "candidates",
         message: |p| {
             format!(
-                "pairs {}/{} · {} accepted · {} dropped · {} retries · {} tokens · ${:.2}",
+                "pairs {}/{} · {} accepted · {} dropped · {} retries · {} tokens · ${:.2}{}",
                 p.counter("units_done"),
                 p.counter("units_total"),
                 p.counter("accepted"),
                 p.counter("dropped"),
                 p.counter("retries"),
                 (p.counter("input_tokens") + p.counter("output_tokens")) as u64,
-                p.counter("cost_usd")
+                p.counter("cost_usd"),
+                super::concurrency::progress_suffix(p)
             )
         },
         stopping:

@@ -3,6 +3,7 @@ pub mod author;
 pub mod bench;
 pub mod cards;
 pub mod cases;
+pub mod concurrency;
 pub mod eval;
 pub mod follow;
 pub mod generate;

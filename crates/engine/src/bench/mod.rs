@@ -1,6 +1,7 @@
 //! Benchmarks (run by `psebench bench …`, never as timed tests).
 
 pub mod durability;
+pub mod eval_throughput;
 pub mod llm;
 pub mod metrics;
 pub mod serve_flood;

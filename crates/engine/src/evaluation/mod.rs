@@ -24,6 +24,7 @@ use crate::case::Case;
 use crate::context::Engine;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::jobs::budget::{BudgetStart, CapChange, CostBudget, ItemEnd};
+use crate::jobs::concurrency::{EndpointConcurrency, RunLifts};
 use crate::jobs::{self, Progress, RunKind, RunModel, RunRow, RunStatus};
 use crate::llm::{LlmError, ModelConfig};
 use crate::metrics::{MetricsOptions, MetricsReport};
@@ -113,6 +114,8 @@ pub struct EvalPlan {
     pub batch: crate::llm::batch::plan::BatchNote,
     /// When the estimate passes the spending cap: how many items the cap is expected to allow.
     pub cap: Option<jobs::budget::CapForecast>,
+    /// Per endpoint the run calls: requests in flight asked for, allowed, and what bounds them.
+    pub concurrency: Vec<EndpointConcurrency>,
 }
 
 /// What a finished (or stopped) run says about itself.
@@ -259,6 +262,12 @@ impl Engine {
         jobs::budget::check_priced(cap, &[&m, &i, &j])?;
         let estimate = estimate(system.len(), &cases, req.repeat, &m, &i, &j);
         let items = cases.len() * req.repeat.max(1) as usize;
+        let concurrency = jobs::concurrency::plan(
+            self.llm(),
+            &[("model under test", &m), ("information provider", &i), ("judge", &j)],
+            req.concurrency,
+            items,
+        );
         Ok(EvalPlan {
             cases: cases.len(),
             by_type,
@@ -273,6 +282,7 @@ impl Engine {
             estimate,
             clause_contexts: self.eval_clause_texts(&cases.iter().collect::<Vec<_>>())?.1,
             batch: crate::llm::batch::plan::note(req.batch, &[&m, &i, &j]),
+            concurrency,
         })
     }
 
@@ -336,7 +346,7 @@ impl Engine {
             judge: self.model_handle(judge_model)?.batched(batch),
         });
         // In batch mode every case works at once, so each round's requests go out together.
-        let concurrency = if batch { crate::llm::batch::BATCH_WORKERS } else { concurrency };
+        let workers = if batch { crate::llm::batch::BATCH_WORKERS } else { concurrency };
         let cap = cfg.max_cost_usd;
         jobs::budget::check_priced(cap, &[&roles.eval.cfg, &roles.info.cfg, &roles.judge.cfg])?;
         let prompts = Arc::new(EvalPrompts::load()?);
@@ -347,7 +357,14 @@ impl Engine {
             self.jobs().finish(run_id);
             return Err(e);
         }
-        let result = self.eval_work(run_id, roles, prompts, system, turns, concurrency, cap, cancel.clone()).await;
+        // The run's endpoints take up to `concurrency` requests at once while it works.
+        let lifts = RunLifts::new(
+            self.llm(),
+            &[&roles.eval.cfg, &roles.info.cfg, &roles.judge.cfg],
+            concurrency.min(u32::MAX as usize) as u32,
+        );
+        let result = self.eval_work(run_id, roles, prompts, system, turns, workers, cap, cancel.clone(), &lifts).await;
+        drop(lifts);
         self.jobs().finish(run_id);
         result
     }
@@ -363,15 +380,20 @@ impl Engine {
         concurrency: usize,
         cap: Option<f64>,
         cancel: crate::llm::CancellationToken,
+        lifts: &RunLifts,
     ) -> ApiResult<EvalSummary> {
         tracing::info!(run = %run_id, concurrency, "evaluation started");
         let pending = self.store().with_conn(|c| repo::pending(c, run_id))?;
-        let mut case_map: HashMap<String, Arc<Case>> = HashMap::new();
-        for (id, _) in &pending {
-            if !case_map.contains_key(id) {
-                case_map.insert(id.clone(), Arc::new(self.cases_show(id)?));
+        // One read connection for all of the run's cases (thousands at the paper's scale).
+        let case_map: HashMap<String, Arc<Case>> = self.store().with_read(|c| {
+            let mut m: HashMap<String, Arc<Case>> = HashMap::new();
+            for (id, _) in &pending {
+                if !m.contains_key(id) {
+                    m.insert(id.clone(), Arc::new(crate::case::repo::get_case(c, id)?));
+                }
             }
-        }
+            Ok::<_, ApiError>(m)
+        })?;
         let (clause_texts, _) = self.eval_clause_texts(&case_map.values().map(|c| c.as_ref()).collect::<Vec<_>>())?;
         let started = Instant::now();
         let base = self.store().with_conn(|c| repo::counts(c, run_id))?;
@@ -379,9 +401,10 @@ impl Engine {
         let live = Arc::new(Mutex::new(base.clone()));
         let stopper = Arc::new(jobs::RunStopper::new(cancel.clone(), "cases", "cases"));
         let heartbeat = jobs::Heartbeat::start(self.store(), run_id, self.jobs().owner(), vec![cancel.clone()]);
-        self.publish_eval(run_id, RunStatus::Running, &base, base.done, started, cap, None);
+        let watched = (lifts, &roles.eval.cfg);
+        self.publish_eval(run_id, RunStatus::Running, &base, base.done, started, cap, None, Some(watched));
         let done_here = Arc::new(AtomicU32::new(0));
-        futures::stream::iter(pending)
+        let work = futures::stream::iter(pending)
             .for_each_concurrent(concurrency, |(case_id, repeat)| {
                 let (roles, prompts, system, cancel) = (roles.clone(), prompts.clone(), system.clone(), cancel.clone());
                 let case = case_map.get(&case_id).cloned();
@@ -409,7 +432,7 @@ impl Engine {
                             let (id, traj, asks, parse_failure, cost_usd) = (run_id.to_string(), o.trajectory, o.asks, o.parse_failure, o.cost_usd);
                             let saved = self
                                 .store()
-                                .call(move |c| {
+                                .call_grouped(move |c| {
                                     repo::save_done(c, &id, repeat, &repo::ItemResult { trajectory: &traj, correct, asks, parse_failure, cost_usd })
                                 })
                                 .await;
@@ -429,7 +452,7 @@ impl Engine {
                                 l.clone()
                             };
                             done_here.fetch_add(1, Ordering::SeqCst);
-                            self.publish_eval(run_id, RunStatus::Running, &snapshot, base.done, started, cap, None);
+                            self.publish_eval(run_id, RunStatus::Running, &snapshot, base.done, started, cap, None, Some(watched));
                         }
                         Err(LlmError::Cancelled) => {}
                         Err(e) => {
@@ -447,8 +470,20 @@ impl Engine {
                         }
                     }
                 }
-            })
-            .await;
+            });
+        // The requests in flight change while no case finishes (a slow provider, a rate-limit
+        // wait): publish them once a second too.
+        let ticker = async {
+            loop {
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                let snapshot = live.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                self.publish_eval(run_id, RunStatus::Running, &snapshot, base.done, started, cap, None, Some(watched));
+            }
+        };
+        tokio::select! {
+            _ = work => {}
+            _ = ticker => {}
+        }
         if let Some(lost) = heartbeat.lost() {
             // Another process owns the run now: it records how the run ends, not this one.
             return Err(ApiError::conflict(lost));
@@ -483,7 +518,7 @@ impl Engine {
         };
         self.store().with_conn(|c| jobs::release(c, run_id, self.jobs().owner(), status, message.as_deref()))?;
         tracing::info!(run = %run_id, status = %status, done = counts.done, total = counts.total, reason = ?message, "evaluation stopped");
-        self.publish_eval(run_id, status, &counts, base.done, started, cap, message.clone());
+        self.publish_eval(run_id, status, &counts, base.done, started, cap, message.clone(), Some(watched));
         self.eval_summary(run_id, message)
     }
 
@@ -542,6 +577,7 @@ impl Engine {
         started: Instant,
         cap: Option<f64>,
         message: Option<String>,
+        watched: Option<(&RunLifts, &ModelConfig)>,
     ) {
         let elapsed = started.elapsed().as_secs_f64();
         let mut counters = indexmap::IndexMap::new();
@@ -555,6 +591,9 @@ impl Engine {
         counters.insert("spent_usd".into(), c.cost_usd);
         if let Some(cap) = cap {
             counters.insert("max_cost_usd".into(), cap);
+        }
+        if let Some((lifts, cfg)) = watched {
+            lifts.add_counters(cfg, &mut counters);
         }
         let done_now = c.done.saturating_sub(done_before);
         let remaining = c.total.saturating_sub(c.done);

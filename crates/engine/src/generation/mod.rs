@@ -177,6 +177,8 @@ pub struct GenPlan {
     /// When the estimate passes the spending cap: how many card-and-anchor pairs the cap is
     /// expected to allow.
     pub cap: Option<jobs::budget::CapForecast>,
+    /// Per endpoint the run calls: requests in flight asked for, allowed, and what bounds them.
+    pub concurrency: Vec<crate::jobs::concurrency::EndpointConcurrency>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -394,6 +396,16 @@ impl Engine {
         let cap = jobs::budget::check_cap(req.max_cost_usd)?;
         jobs::budget::check_priced(cap, &[&producer, &verifier, &screen])?;
         let estimate = plan::estimate(&planned, &prompts, &producer, &verifier, &screen, screen_policy_chars);
+        let concurrency = jobs::concurrency::plan(
+            self.llm(),
+            &[
+                ("instantiator and narrators", &producer),
+                ("extractor and verifiers", &verifier),
+                ("clause screen", &screen),
+            ],
+            req.concurrency,
+            planned.units,
+        );
         Ok(GenPlan {
             cap: jobs::budget::CapForecast::of(
                 cap,
@@ -415,6 +427,7 @@ impl Engine {
             estimate,
             clause_contexts: planned.clause_contexts.clone(),
             batch: crate::llm::batch::plan::note(req.batch, &[&producer, &verifier, &screen]),
+            concurrency,
         })
     }
 
@@ -490,7 +503,7 @@ impl Engine {
             screen: self.model_handle(&screen_model)?.batched(batch),
         };
         // In batch mode every unit works at once, so each stage's requests go out together.
-        let concurrency = if batch { crate::llm::batch::BATCH_WORKERS } else { concurrency };
+        let workers = if batch { crate::llm::batch::BATCH_WORKERS } else { concurrency };
         jobs::budget::check_priced(cap, &[&roles.producer.cfg, &roles.verifier.cfg, &roles.screen.cfg])?;
         let prompts = GenPrompts::load()?;
         let (pack, _) = self.pack_and_vocab(policy)?;
@@ -579,6 +592,12 @@ impl Engine {
         }
         let screen = pipeline::ScreenShared { policy_clauses: screen_clauses, known: known_clauses };
         let spend = (cap, cfg.unit_estimate_usd.unwrap_or(0.0));
+        // The run's endpoints take up to `concurrency` requests at once while it works.
+        let lifts = jobs::concurrency::RunLifts::new(
+            self.llm(),
+            &[&roles.producer.cfg, &roles.verifier.cfg, &roles.screen.cfg],
+            concurrency.min(u32::MAX as usize) as u32,
+        );
         let result = self
             .gen_work(
                 run_id,
@@ -588,12 +607,14 @@ impl Engine {
                 &screen,
                 &roles,
                 work,
-                concurrency,
+                workers,
                 spend,
                 stop.clone(),
                 abort,
+                &lifts,
             )
             .await;
+        drop(lifts);
         self.jobs().finish(run_id);
         self.jobs().finish(&abort_key(run_id));
         result
@@ -613,6 +634,7 @@ impl Engine {
         (cap, unit_estimate): (Option<f64>, f64),
         stop: crate::llm::CancellationToken,
         abort: crate::llm::CancellationToken,
+        lifts: &jobs::concurrency::RunLifts,
     ) -> ApiResult<GenSummary> {
         tracing::info!(run = %run_id, "generation started");
         let started = Instant::now();
@@ -626,7 +648,16 @@ impl Engine {
         });
         let publish = |status: RunStatus, message: Option<String>| {
             if let Ok(c) = self.store().with_conn(|conn| repo::counts(conn, run_id)) {
-                self.publish_gen(run_id, status, &c, base.done, started, cap, message);
+                self.publish_gen(
+                    run_id,
+                    status,
+                    &c,
+                    base.done,
+                    started,
+                    cap,
+                    message,
+                    Some((lifts, &roles.producer.cfg)),
+                );
             }
         };
         let on_progress = || publish(RunStatus::Running, None);
@@ -646,8 +677,8 @@ impl Engine {
             on_progress: &on_progress,
         };
         let stopper = jobs::RunStopper::new(stop.clone(), "card-and-anchor pairs", "candidates");
-        futures::stream::iter(work)
-            .for_each_concurrent(concurrency, |(bundle, anchor, parent, variants)| {
+        let work =
+            futures::stream::iter(work).for_each_concurrent(concurrency, |(bundle, anchor, parent, variants)| {
                 let (shared, stopper, stop, budget) = (&shared, &stopper, &stop, &budget);
                 async move {
                     if stop.is_cancelled() {
@@ -671,8 +702,18 @@ impl Engine {
                         Err(StepError::Llm(e)) => stopper.model_failed(&e),
                     }
                 }
-            })
-            .await;
+            });
+        // Requests in flight change while no candidate finishes: publish them every two seconds too.
+        let ticker = async {
+            loop {
+                tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+                publish(RunStatus::Running, None);
+            }
+        };
+        tokio::select! {
+            _ = work => {}
+            _ = ticker => {}
+        }
         if let Some(lost) = heartbeat.lost() {
             // Another process owns the run now: it records how the run ends, not this one.
             return Err(ApiError::conflict(lost));
@@ -711,6 +752,8 @@ impl Engine {
         self.gen_summary(run_id, message)
     }
 
+    /// Publish a run's progress; `watched` adds the live requests in flight and limit of the
+    /// producer's endpoint.
     #[allow(clippy::too_many_arguments)]
     fn publish_gen(
         &self,
@@ -721,6 +764,7 @@ impl Engine {
         started: Instant,
         cap: Option<f64>,
         message: Option<String>,
+        watched: Option<(&jobs::concurrency::RunLifts, &ModelConfig)>,
     ) {
         let elapsed = started.elapsed().as_secs_f64();
         let mut counters = IndexMap::new();
@@ -743,6 +787,9 @@ impl Engine {
         }
         if let Some(cap) = cap {
             counters.insert("max_cost_usd".into(), cap);
+        }
+        if let Some((lifts, cfg)) = watched {
+            lifts.add_counters(cfg, &mut counters);
         }
         let done_now = c.done.saturating_sub(done_before);
         let remaining = c.total.saturating_sub(c.done);

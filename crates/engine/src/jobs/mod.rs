@@ -5,6 +5,7 @@
 
 pub mod budget;
 mod claim;
+pub mod concurrency;
 mod config;
 mod state;
 mod stopper;

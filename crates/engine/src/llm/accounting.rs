@@ -35,57 +35,80 @@ pub struct CallRecord<'a> {
     pub batch_id: Option<&'a str>,
 }
 
-/// Add one row to the call log. Runs on a blocking thread.
+/// One call-log row, owned, ready to be written.
+pub struct CallRow {
+    run_id: Option<String>,
+    stage: String,
+    name: String,
+    base_url: String,
+    remote: i64,
+    cache_hit: i64,
+    attempts: u32,
+    tokens: [i64; 4],
+    cost: f64,
+    latency: i64,
+    error: Option<String>,
+    batch_id: Option<String>,
+}
+
+impl CallRow {
+    pub fn of(r: &CallRecord<'_>) -> CallRow {
+        CallRow {
+            run_id: r.ctx.run_id.clone(),
+            stage: r.ctx.stage.clone(),
+            name: r.cfg.name.clone(),
+            base_url: r.cfg.base_url.clone(),
+            remote: !r.cfg.is_local() as i64,
+            cache_hit: r.cache_hit as i64,
+            attempts: r.attempts,
+            tokens: [
+                r.usage.input_tokens as i64,
+                r.usage.output_tokens as i64,
+                r.usage.cached_input_tokens as i64,
+                r.usage.reasoning_tokens as i64,
+            ],
+            cost: r.cost_usd,
+            latency: r.latency_ms as i64,
+            error: r.error.clone(),
+            batch_id: r.batch_id.map(str::to_string),
+        }
+    }
+
+    /// Write the row on `c`.
+    pub fn insert(self, c: &rusqlite::Connection) -> ApiResult<()> {
+        c.execute(
+            "INSERT INTO llm_calls (run_id, stage, model_name, endpoint, remote, cache_hit, attempts, input_tokens, output_tokens,
+                                    cached_input_tokens, reasoning_tokens, cost_usd, latency_ms, ok, error, at, batch_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+            params![
+                self.run_id,
+                self.stage,
+                self.name,
+                self.base_url,
+                self.remote,
+                self.cache_hit,
+                self.attempts,
+                self.tokens[0],
+                self.tokens[1],
+                self.tokens[2],
+                self.tokens[3],
+                self.cost,
+                self.latency,
+                self.error.is_none() as i64,
+                self.error,
+                now_rfc3339(),
+                self.batch_id
+            ],
+        )?;
+        Ok(())
+    }
+}
+
+/// Add one row to the call log, committed together with other writes made at the same time
+/// (see `Store::call_grouped`). Runs on a blocking thread.
 pub async fn record(store: &Store, r: &CallRecord<'_>) -> ApiResult<()> {
-    let row = (
-        r.ctx.run_id.clone(),
-        r.ctx.stage.clone(),
-        r.cfg.name.clone(),
-        r.cfg.base_url.clone(),
-        !r.cfg.is_local() as i64,
-        r.cache_hit as i64,
-        r.attempts,
-        [
-            r.usage.input_tokens as i64,
-            r.usage.output_tokens as i64,
-            r.usage.cached_input_tokens as i64,
-            r.usage.reasoning_tokens as i64,
-        ],
-        r.cost_usd,
-        r.latency_ms as i64,
-        r.error.clone(),
-        r.batch_id.map(str::to_string),
-    );
-    store
-        .call(move |c| {
-            let (run_id, stage, name, base_url, remote, cache_hit, attempts, tokens, cost, latency, error, batch_id) = row;
-            c.execute(
-                "INSERT INTO llm_calls (run_id, stage, model_name, endpoint, remote, cache_hit, attempts, input_tokens, output_tokens,
-                                        cached_input_tokens, reasoning_tokens, cost_usd, latency_ms, ok, error, at, batch_id)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
-                params![
-                    run_id,
-                    stage,
-                    name,
-                    base_url,
-                    remote,
-                    cache_hit,
-                    attempts,
-                    tokens[0],
-                    tokens[1],
-                    tokens[2],
-                    tokens[3],
-                    cost,
-                    latency,
-                    error.is_none() as i64,
-                    error,
-                    now_rfc3339(),
-                    batch_id
-                ],
-            )?;
-            Ok(())
-        })
-        .await
+    let row = CallRow::of(r);
+    store.call_grouped(move |c| row.insert(c)).await
 }
 
 /// Totals for a run, a stage, or both.

@@ -36,36 +36,60 @@ const CACHED_REPLY: StoredColumn =
 /// longer be read is an error naming its entry. Runs on a blocking thread.
 pub async fn get(store: &Store, key: &str) -> ApiResult<Option<ChatResponse>> {
     let k = key.to_string();
+    // Looked up on a read connection, so a miss never waits for the writer.
     let hit: Option<String> = store
-        .call(move |c| {
-            let v: Option<String> =
-                c.query_row("SELECT response_json FROM llm_cache WHERE key = ?1", [&k], |r| r.get(0)).optional()?;
-            if v.is_some() {
-                c.execute("UPDATE llm_cache SET hits = hits + 1 WHERE key = ?1", [&k])?;
-            }
-            Ok(v)
+        .call_read(move |c| {
+            Ok(c.query_row("SELECT response_json FROM llm_cache WHERE key = ?1", [&k], |r| r.get(0)).optional()?)
         })
         .await?;
+    if hit.is_some() {
+        let k = key.to_string();
+        let counted = store
+            .call_grouped(move |c| {
+                c.execute("UPDATE llm_cache SET hits = hits + 1 WHERE key = ?1", [&k])?;
+                Ok(())
+            })
+            .await;
+        if let Err(e) = counted {
+            // The reply is still good; only the reuse count is short by one.
+            tracing::warn!(error = %e.message, "could not count a cache hit");
+        }
+    }
     match hit {
         Some(j) => Ok(Some(CACHED_REPLY.parse(&j, key)?)),
         None => Ok(None),
     }
 }
 
+/// A reply to cache, owned and encoded, ready to be written.
+pub struct CacheRow {
+    key: String,
+    base_url: String,
+    model: String,
+    json: String,
+}
+
+impl CacheRow {
+    pub fn of(key: &str, cfg: &ModelConfig, resp: &ChatResponse) -> ApiResult<CacheRow> {
+        let json = serde_json::to_string(resp)
+            .map_err(|e| ApiError::internal(format!("a reply could not be encoded for the cache: {e}")))?;
+        Ok(CacheRow { key: key.to_string(), base_url: cfg.base_url.clone(), model: cfg.model.clone(), json })
+    }
+
+    /// Write the entry on `c` (replacing an older one under the same key).
+    pub fn insert(self, c: &rusqlite::Connection) -> ApiResult<()> {
+        c.execute(
+            "INSERT OR REPLACE INTO llm_cache (key, endpoint, model, response_json, created_at, hits) VALUES (?1, ?2, ?3, ?4, ?5, 0)",
+            params![self.key, self.base_url, self.model, self.json, now_rfc3339()],
+        )?;
+        Ok(())
+    }
+}
+
 /// Store a successful reply under `key`. Runs on a blocking thread.
 pub async fn put(store: &Store, key: &str, cfg: &ModelConfig, resp: &ChatResponse) -> ApiResult<()> {
-    let json = serde_json::to_string(resp)
-        .map_err(|e| ApiError::internal(format!("a reply could not be encoded for the cache: {e}")))?;
-    let (key, base_url, model) = (key.to_string(), cfg.base_url.clone(), cfg.model.clone());
-    store
-        .call(move |c| {
-            c.execute(
-                "INSERT OR REPLACE INTO llm_cache (key, endpoint, model, response_json, created_at, hits) VALUES (?1, ?2, ?3, ?4, ?5, 0)",
-                params![key, base_url, model, json, now_rfc3339()],
-            )?;
-            Ok(())
-        })
-        .await
+    let row = CacheRow::of(key, cfg, resp)?;
+    store.call_grouped(move |c| row.insert(c)).await
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, ts_rs::TS)]

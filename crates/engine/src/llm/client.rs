@@ -14,10 +14,11 @@ use super::batch::{BatchSettings, Batcher};
 use super::cache;
 use super::config::ModelConfig;
 use super::error::LlmError;
-use super::limiter::AdaptiveLimiter;
+use super::limiter::{AdaptiveLimiter, LiftGuard, LimiterSnapshot};
 use super::retry::{parse_retry_after, RetryPolicy};
 use super::types::{ChatRequest, ChatResponse, ResponseFormat};
 use super::wire::{self, ParsedReply};
+use crate::error::ApiResult;
 use crate::secrets::{model_account, Secret, SecretStore};
 use crate::store::Store;
 
@@ -201,6 +202,19 @@ impl LlmClient {
         self.limiter(cfg).limit()
     }
 
+    /// Let the model's endpoint take up to `to` requests at once while the guard lives (a run
+    /// asking for more than the model's registered `concurrency`). Two lifts of one endpoint
+    /// take the larger; the registered value is back when the last guard is dropped. A 429
+    /// still halves the limit.
+    pub fn lift(&self, cfg: &ModelConfig, to: u32) -> LiftGuard {
+        self.limiter(cfg).lift(to)
+    }
+
+    /// What the model's endpoint limiter is doing now: limit, requests in flight, ceiling, cuts.
+    pub fn endpoint_snapshot(&self, cfg: &ModelConfig) -> LimiterSnapshot {
+        self.limiter(cfg).snapshot()
+    }
+
     /// Apply the model's registered defaults to fields the request leaves open.
     fn with_defaults(cfg: &ModelConfig, req: &ChatRequest) -> ChatRequest {
         let mut r = req.clone();
@@ -332,12 +346,6 @@ impl LlmClient {
                     cost_usd: cost,
                     failed_attempts,
                 };
-                if self.opts.use_cache {
-                    if let Err(err) = cache::put(&self.store, &key, &m.cfg, &resp).await {
-                        // The reply is still good; only its reuse is lost.
-                        tracing::warn!(model = %m.cfg.name, error = %err, "could not store a reply in the response cache");
-                    }
-                }
                 let rec = CallRecord {
                     ctx,
                     cfg: &m.cfg,
@@ -349,7 +357,7 @@ impl LlmClient {
                     error: None,
                     batch_id: None,
                 };
-                self.record(&rec).await;
+                self.record_reply(&rec, self.opts.use_cache.then(|| cache::CacheRow::of(&key, &m.cfg, &resp))).await;
                 Ok(resp)
             }
             Err(e) => {
@@ -473,6 +481,36 @@ impl LlmClient {
     async fn record(&self, rec: &CallRecord<'_>) {
         if let Err(e) = accounting::record(&self.store, rec).await {
             tracing::warn!(model = %rec.cfg.name, stage = %rec.ctx.stage, run = ?rec.ctx.run_id, error = %e, "could not record a model call for accounting; usage totals will miss it");
+        }
+    }
+
+    /// Log a good reply for accounting and keep it in the cache, in one grouped write (one store
+    /// round trip per call). Either failing is logged and does not fail the call.
+    async fn record_reply(&self, rec: &CallRecord<'_>, cached: Option<ApiResult<cache::CacheRow>>) {
+        let row = accounting::CallRow::of(rec);
+        let cached = match cached {
+            Some(Ok(c)) => Some(c),
+            Some(Err(e)) => {
+                tracing::warn!(model = %rec.cfg.name, error = %e, "could not store a reply in the response cache");
+                None
+            }
+            None => None,
+        };
+        let (model, stage, run) = (rec.cfg.name.clone(), rec.ctx.stage.clone(), rec.ctx.run_id.clone());
+        let written = self
+            .store
+            .call_grouped(move |c| {
+                if let Some(entry) = cached {
+                    if let Err(err) = entry.insert(c) {
+                        // The reply is still good; only its reuse is lost.
+                        tracing::warn!(model = %model, error = %err, "could not store a reply in the response cache");
+                    }
+                }
+                row.insert(c)
+            })
+            .await;
+        if let Err(e) = written {
+            tracing::warn!(model = %rec.cfg.name, stage = %stage, run = ?run, error = %e, "could not record a model call for accounting; usage totals will miss it");
         }
     }
 

@@ -19,5 +19,6 @@ pub use accounting::CallContext;
 pub use client::{ClientOptions, LlmClient, ModelHandle};
 pub use config::{ModelConfig, ProviderKind};
 pub use error::LlmError;
+pub use limiter::{LiftGuard, LimiterSnapshot};
 pub use tokio_util::sync::CancellationToken;
 pub use types::{ChatRequest, ChatResponse, Message, ResponseFormat, Role, Usage};

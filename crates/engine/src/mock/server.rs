@@ -65,6 +65,32 @@ pub(super) struct MockState {
     seq: AtomicU64,
     started: Instant,
     record: bool,
+    /// Chat requests being answered now, and the most at once (see `peak_in_flight`).
+    in_flight: InFlight,
+}
+
+/// Counts chat requests being answered at once.
+#[derive(Default)]
+struct InFlight {
+    now: AtomicU64,
+    peak: AtomicU64,
+}
+
+/// One request being answered; dropping it (however the handler ends) counts it out.
+struct Answering<'a>(&'a InFlight);
+
+impl<'a> Answering<'a> {
+    fn start(f: &'a InFlight) -> Answering<'a> {
+        let now = f.now.fetch_add(1, Ordering::SeqCst) + 1;
+        f.peak.fetch_max(now, Ordering::SeqCst);
+        Answering(f)
+    }
+}
+
+impl Drop for Answering<'_> {
+    fn drop(&mut self) {
+        self.0.now.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// A running mock server. Dropping it stops the server.
@@ -104,6 +130,7 @@ impl MockServer {
             seq: AtomicU64::new(0),
             started: Instant::now(),
             record,
+            in_flight: InFlight::default(),
         });
         let app = Router::new()
             .route("/v1/chat/completions", post(openai_handler))
@@ -155,6 +182,16 @@ impl MockServer {
 
     pub fn request_count(&self) -> u64 {
         self.state.seq.load(Ordering::SeqCst)
+    }
+
+    /// The most chat requests the mock was answering at the same time (since start or the last
+    /// `reset_peak_in_flight`).
+    pub fn peak_in_flight(&self) -> u64 {
+        self.state.in_flight.peak.load(Ordering::SeqCst)
+    }
+
+    pub fn reset_peak_in_flight(&self) {
+        self.state.in_flight.peak.store(self.state.in_flight.now.load(Ordering::SeqCst), Ordering::SeqCst);
     }
 
     pub fn set_script(&self, script: Script) {
@@ -403,6 +440,7 @@ pub(super) enum Answer {
 
 /// Answer a request (over HTTP, waiting out the scripted latency).
 async fn respond(s: &Arc<MockState>, path: &str, body: Value, norm: Result<Normalized, String>) -> Response {
+    let _answering = Answering::start(&s.in_flight);
     let (answer, latency) = prepare(s, path, body, norm);
     if latency > 0 {
         tokio::time::sleep(Duration::from_millis(latency)).await;

@@ -8,6 +8,7 @@
 //! [`Store::call_read`], which run the work on tokio's blocking threads.
 
 mod disk_errors;
+mod group;
 mod migrations;
 mod read_pool;
 mod stored_json;
@@ -23,6 +24,7 @@ use std::time::Duration;
 
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::util::private_files;
+use group::GroupQueue;
 use read_pool::ReadPool;
 
 /// Read-only connections of a file store.
@@ -105,6 +107,8 @@ pub struct Store {
     /// Read-only connections (file stores only; an in-memory store reads through `conn`).
     readers: Option<Arc<ReadPool>>,
     report: Arc<OpenReport>,
+    /// Writes waiting to be committed together (see [`Store::call_grouped`]).
+    group: Arc<GroupQueue>,
 }
 
 /// The database path used when neither `--db` nor `PSEBENCH_DB` is given: the per-OS data folder.
@@ -211,7 +215,13 @@ impl Store {
             tracing::info!(path = %path.display(), applied = ?report.applied, backup = ?report.backup, "store schema brought up to date");
         }
         let readers = Some(Arc::new(ReadPool::new(path.to_path_buf(), READERS)));
-        Ok(Store { path: path.to_path_buf(), conn: Arc::new(Mutex::new(conn)), readers, report: Arc::new(report) })
+        Ok(Store {
+            path: path.to_path_buf(),
+            conn: Arc::new(Mutex::new(conn)),
+            readers,
+            report: Arc::new(report),
+            group: Arc::default(),
+        })
     }
 
     /// An in-memory store (tests and one-off computations).
@@ -224,6 +234,7 @@ impl Store {
             conn: Arc::new(Mutex::new(conn)),
             readers: None,
             report: Arc::new(report),
+            group: Arc::default(),
         })
     }
 
@@ -265,6 +276,27 @@ impl Store {
     {
         let store = self.clone();
         blocking(move || store.with_conn(f)).await
+    }
+
+    /// [`Store::call`] for small writes many tasks make at once (a model call's accounting row,
+    /// a finished case): the write is committed in one transaction with the other writes queued
+    /// meanwhile, so they share one flush to the disk. It returns once the write is committed;
+    /// a write that fails is rolled back alone. `f` must not open a transaction of its own.
+    pub async fn call_grouped<T, F>(&self, f: F) -> ApiResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> ApiResult<T> + Send + 'static,
+    {
+        let done = self.group.push(f);
+        let store = self.clone();
+        blocking(move || {
+            let conn = store.lock();
+            store.group.drain(&conn);
+            Ok(())
+        })
+        .await?;
+        // Whoever drained the queue held the connection until every write it took was finished.
+        done.await.map_err(|_| ApiError::internal("a grouped store write was dropped before it finished"))?
     }
 
     /// [`Store::with_read`] for async code: the work runs on a blocking thread.

@@ -12,6 +12,7 @@ mod builtin;
 mod cards;
 mod cases;
 mod common;
+mod concurrency;
 mod cost_cap;
 mod eval;
 mod generation;

@@ -13,6 +13,7 @@ import { CASE_TYPE_LABEL, num, plural, tokens, usd } from "../../format";
 import { setQuery } from "../../router";
 import { CapForecastNote, parseCap, SpendingCapField } from "../../components/SpendingCap";
 import { ALL_CASES, buildSelection, CaseChoice, describeSelection } from "./selection";
+import { PlanConcurrency } from "../../components/RequestsInFlight";
 
 const LAST_KEY = "psebench.evaluate.last";
 
@@ -154,6 +155,7 @@ function PlanBox({ plan, error, loading, models, confirmed, onConfirm }: { plan?
           </li>
         ))}
       </ul>
+      <PlanConcurrency endpoints={plan.concurrency} />
       {plan.sends_data_off_machine && (
         <div className="remote-confirm">
           <Checkbox

@@ -21,6 +21,7 @@ import { CardPicker } from "./CardPicker";
 import { availability, DEFAULT_FORM, destinationsKey, formProblem, GenForm, selectedCards, STAGE_LABEL, toRequest } from "./logic";
 import { useDebounced } from "../anchors/hooks";
 import { usePolicyId } from "../../policyChoice";
+import { PlanConcurrency } from "../../components/RequestsInFlight";
 
 // The form survives leaving the page (for this session of the app).
 let remembered: GenForm | null = null;
@@ -258,6 +259,7 @@ function PlanBox({
               </div>
             </dl>
             <CapForecastNote cap={plan.cap} unit="card × anchor pairs" />
+            <PlanConcurrency endpoints={plan.concurrency} />
             <details className="small">
               <summary>By stage and how this is estimated</summary>
               <table className="data compact">
