@@ -117,6 +117,9 @@ impl MockServer {
             .route("/_mock/health", get(|| async { "ok" }))
             .route("/v1/models", get(list_models))
             .merge(super::batch::routes())
+            // Batch uploads and inline batches are far larger than axum's 2 MB default; the
+            // providers accept up to 200 MB (OpenAI files) and 256 MB (Anthropic).
+            .layer(axum::extract::DefaultBodyLimit::max(super::batch::MAX_BODY_BYTES))
             .with_state(state.clone());
         let listener = ResettableListener(tokio::net::TcpListener::bind(("127.0.0.1", port)).await?);
         let addr = listener.0.local_addr()?;

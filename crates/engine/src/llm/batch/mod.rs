@@ -32,9 +32,13 @@ use super::error::LlmError;
 use crate::store::Store;
 use provider::{Line, Outcome};
 
-/// Items a run works on at once in batch mode: all of them (their requests wait in batches, not
-/// in connections), so each round's requests go out together.
-pub const BATCH_WORKERS: usize = 1_000_000;
+/// Items a run works on at once in batch mode. Their requests wait in batches, not in
+/// connections, so this can be far above a direct run's concurrency and a round of this many
+/// items goes out as one batch; but every item in flight holds its conversation (the policy in
+/// the system prompt makes that about 250 KB with its copies in the request), so it is bounded:
+/// at paper scale (5,074 cases, three runs at once) taking every case at once needed gigabytes;
+/// 200 per run keeps `psebench bench batch-scale` under 300 MB.
+pub const BATCH_WORKERS: usize = 200;
 
 /// Timing and size limits of batch mode.
 #[derive(Debug, Clone)]
@@ -312,7 +316,9 @@ impl Inner {
             }
             return;
         }
-        let lines: Vec<Line> = items.iter().map(|q| Line { custom_id: q.key.clone(), body: q.body.clone() }).collect();
+        // The bodies move into the lines (no second copy of a large round in memory).
+        let keys: Vec<String> = items.iter().map(|q| q.key.clone()).collect();
+        let lines: Vec<Line> = items.into_iter().map(|q| Line { custom_id: q.key, body: q.body }).collect();
         let mut attempt = 0;
         let submitted = loop {
             attempt += 1;
@@ -343,8 +349,8 @@ impl Inner {
                 if let Err(err) = self.store.call(move |c| repo::set_failed(c, &id, &w)).await {
                     tracing::warn!(batch = %batch_id, error = %err, "could not record a failed batch");
                 }
-                for q in &items {
-                    self.deliver(&q.key, Err(why.clone()));
+                for k in &keys {
+                    self.deliver(k, Err(why.clone()));
                 }
             }
         }
