@@ -64,6 +64,7 @@ pub enum BenchCmd {
     /// Paper scale through provider batches: N synthetic cases × up to 3 models (one each on
     /// the OpenAI, Anthropic and Gemini batch APIs of an in-process mock), then the same cases
     /// with direct calls; checks peak memory ≤ 300 MB and that both give the same metrics.
+    /// Each batch-mode run keeps 64 cases in flight (the memory bound; see BENCHMARKS.md).
     BatchScale {
         #[arg(long, default_value_t = 5074)]
         cases: usize,
@@ -403,7 +404,10 @@ fn batch_scale(cli: &Cli, cases: usize, models: usize, out: Option<&std::path::P
         print_json(&b);
     } else {
         let yes = |ok: bool| if ok { "yes" } else { "NO" };
-        println!("{} cases × {} model(s): {} requests in {} batches", b.cases, b.models, b.requests, b.batches);
+        println!(
+            "{} cases × {} model(s), {} cases in flight per run: {} requests in {} batches",
+            b.cases, b.models, b.options.in_flight, b.requests, b.batches
+        );
         println!(
             "Wall time: batch mode {:.1} s, direct {:.1} s ({} requests); setup {:.1} s",
             b.batch_wall_ms / 1000.0,

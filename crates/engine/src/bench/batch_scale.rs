@@ -40,11 +40,13 @@ pub struct BatchScaleOptions {
     pub batch_delay_ms: u64,
     /// Concurrency of each direct (interactive) run.
     pub interactive_concurrency: u32,
+    /// Cases each batch-mode run works on at once (`BatchSettings::in_flight`): the memory bound.
+    pub in_flight: usize,
 }
 
 impl Default for BatchScaleOptions {
     fn default() -> Self {
-        BatchScaleOptions { cases: 5074, models: 3, batch_delay_ms: 50, interactive_concurrency: 32 }
+        BatchScaleOptions { cases: 5074, models: 3, batch_delay_ms: 50, interactive_concurrency: 32, in_flight: 64 }
     }
 }
 
@@ -192,22 +194,23 @@ pub fn mock_script(batch_delay_ms: u64) -> Script {
 }
 
 /// Batch timing for a benchmark: a batch leaves after 200 ms without new requests and is polled
-/// every 100 ms.
-pub fn fast_batch_settings() -> BatchSettings {
+/// every 100 ms; `in_flight` cases per run at once.
+pub fn fast_batch_settings(in_flight: usize) -> BatchSettings {
     BatchSettings {
         quiet: Duration::from_millis(200),
         poll: Duration::from_millis(100),
         max_requests: 50_000,
+        in_flight: in_flight.max(1),
         ..BatchSettings::default()
     }
 }
 
-fn open_store(path: &Path) -> ApiResult<Engine> {
+fn open_store(path: &Path, in_flight: usize) -> ApiResult<Engine> {
     Engine::open_with(
         path,
         EngineOptions {
             secrets: Arc::new(crate::secrets::MemoryStore::default()),
-            client: ClientOptions { batch: fast_batch_settings(), ..Default::default() },
+            client: ClientOptions { batch: fast_batch_settings(in_flight), ..Default::default() },
         },
     )
 }
@@ -315,8 +318,8 @@ pub async fn run(dir: &Path, opts: &BatchScaleOptions) -> ApiResult<BatchScaleBe
     let (cases, _) = crate::metrics::synthetic_benchmark(opts.cases, 0, 1);
     crate::case::io::write_cases(&cases_path, &cases)?;
     drop(cases);
-    let batched = open_store(&dir.join("batch.db"))?;
-    let direct = open_store(&dir.join("direct.db"))?;
+    let batched = open_store(&dir.join("batch.db"), opts.in_flight)?;
+    let direct = open_store(&dir.join("direct.db"), opts.in_flight)?;
     for e in [&batched, &direct] {
         register(e, &mock, models)?;
         let (e, p) = (e.clone(), cases_path.clone());

@@ -318,7 +318,7 @@ impl Engine {
             judge: self.model_handle(judge_model)?.batched(batch),
         });
         // In batch mode every case works at once, so each round's requests go out together.
-        let concurrency = if batch { crate::llm::batch::BATCH_WORKERS } else { concurrency };
+        let concurrency = if batch { self.llm().batcher().settings().in_flight.max(1) } else { concurrency };
         let prompts = Arc::new(EvalPrompts::load()?);
         let system = Arc::new(self.eval_system_prompt(policy, &prompts)?);
         let cancel = self.jobs().register(run_id)?;

@@ -460,7 +460,7 @@ impl Engine {
             screen: self.model_handle(&screen_model)?.batched(batch),
         };
         // In batch mode every unit works at once, so each stage's requests go out together.
-        let concurrency = if batch { crate::llm::batch::BATCH_WORKERS } else { concurrency };
+        let concurrency = if batch { self.llm().batcher().settings().in_flight.max(1) } else { concurrency };
         let prompts = GenPrompts::load()?;
         let (pack, _) = self.pack_and_vocab(policy)?;
         let background = prompts.background.render(&[("policy_name", &pack.name)])?;

@@ -144,7 +144,7 @@ fn create(
             items.push((custom_id, None));
             continue;
         }
-        if fails && (i as u32 + 1) % behaviour.fail_every == 0 {
+        if fails && (i as u32 + 1).is_multiple_of(behaviour.fail_every) {
             let why = "The server had an error while processing this request (mock batch failure).".to_string();
             items.push((custom_id, Some(Err((500, why)))));
             continue;

@@ -138,8 +138,8 @@ async fn an_evaluation_in_batch_mode_matches_the_direct_run_at_half_the_price() 
 
     // Same trajectories and metrics; half the cost, every call accounted as a batch call.
     assert_eq!(verdicts(&batched, &run), verdicts(&direct, &run_direct));
-    let m_direct = direct.metrics_for_runs(&[run_direct.clone()], &MetricsOptions::default()).unwrap();
-    let m_batch = batched.metrics_for_runs(&[run.clone()], &MetricsOptions::default()).unwrap();
+    let m_direct = direct.metrics_for_runs(std::slice::from_ref(&run_direct), &MetricsOptions::default()).unwrap();
+    let m_batch = batched.metrics_for_runs(std::slice::from_ref(&run), &MetricsOptions::default()).unwrap();
     let scores = |m: &psebench::metrics::MetricsReport| {
         let v = serde_json::to_value(&m.models[0]).unwrap();
         ["m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "by_case_type"].map(|k| v[k].clone())

@@ -8,7 +8,8 @@ use serde_json::json;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sixty_cases_through_the_three_batch_apis_give_the_direct_runs_metrics() {
     let dir = tempfile::tempdir().unwrap();
-    let opts = BatchScaleOptions { cases: 60, models: 3, batch_delay_ms: 20, interactive_concurrency: 8 };
+    let opts =
+        BatchScaleOptions { cases: 60, models: 3, batch_delay_ms: 20, interactive_concurrency: 8, in_flight: 1000 };
     let b = run(dir.path(), &opts).await.unwrap();
     assert_eq!((b.cases, b.models), (60, 3));
     assert!(b.metrics_equal, "{:#?}", b.per_model);

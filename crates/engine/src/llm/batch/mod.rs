@@ -32,13 +32,10 @@ use super::error::LlmError;
 use crate::store::Store;
 use provider::{Line, Outcome};
 
-/// Items a run works on at once in batch mode. Their requests wait in batches, not in
-/// connections, so this can be far above a direct run's concurrency and a round of this many
-/// items goes out as one batch; but every item in flight holds its conversation (the policy in
-/// the system prompt makes that about 250 KB with its copies in the request), so it is bounded:
-/// at paper scale (5,074 cases, three runs at once) taking every case at once needed gigabytes;
-/// 200 per run keeps `psebench bench batch-scale` under 300 MB.
-pub const BATCH_WORKERS: usize = 200;
+/// Items a run works on at once in batch mode, unless `BatchSettings::in_flight` says otherwise:
+/// all of them (their requests wait in batches, not in connections), so each round's requests go
+/// out together.
+pub const BATCH_WORKERS: usize = 1_000_000;
 
 /// Timing and size limits of batch mode.
 #[derive(Debug, Clone)]
@@ -55,6 +52,12 @@ pub struct BatchSettings {
     pub max_requests: usize,
     /// Request bytes per batch (Gemini's inline requests are limited to 20 MB).
     pub max_bytes: usize,
+    /// Items (cases, generation units) a batch-mode run works on at once. Every item in flight
+    /// holds its conversation, tens of KB with the policy in the system prompt plus the copies in
+    /// its request, so all 5,074 cases of three runs at once take gigabytes; a lower number keeps
+    /// memory bounded but splits each round into more, smaller batches, one wave after another
+    /// (`PSEBENCH_BATCH_IN_FLIGHT`; default: every item).
+    pub in_flight: usize,
 }
 
 impl Default for BatchSettings {
@@ -69,6 +72,11 @@ impl Default for BatchSettings {
             max_rounds: 3,
             max_requests: 10_000,
             max_bytes: 18_000_000,
+            in_flight: std::env::var("PSEBENCH_BATCH_IN_FLIGHT")
+                .ok()
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .filter(|n| *n > 0)
+                .unwrap_or(BATCH_WORKERS),
         }
     }
 }
