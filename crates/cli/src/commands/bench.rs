@@ -421,10 +421,10 @@ fn batch_scale(cli: &Cli, cases: usize, models: usize, out: Option<&std::path::P
             None => "unknown",
         };
         println!(
-            "Peak memory: {} after the batch runs, {} at the end; bound {:.0} MiB: {bound}",
+"Peak memory: {} up to the end of the batch runs (bound {:.0} MiB: {bound}); {} at the end, with the direct runs and scoring",
             mib(b.peak_rss_after_batch_mib),
-            mib(b.peak_rss_mib),
-            b.rss_bound_mib
+            b.rss_bound_mib,
+            mib(b.peak_rss_mib)
         );
         println!("Same metrics in both modes: {}", yes(b.metrics_equal));
         println!("Cost: online ${:.4}, batch ${:.4}", b.cost_online_usd, b.cost_batch_usd);

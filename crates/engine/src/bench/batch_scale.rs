@@ -93,7 +93,9 @@ pub struct BatchScaleBench {
     pub peak_rss_after_batch_mib: Option<f64>,
     pub peak_rss_mib: Option<f64>,
     pub rss_bound_mib: f64,
-    /// The peak stayed within the bound (None: unknown).
+    /// The peak up to the end of the batch-mode runs stayed within the bound (None: unknown).
+    /// The direct runs and the scoring that follow are the comparison, not the batch path, and
+    /// their peak (`peak_rss_mib`) is reported without a bound.
     pub rss_ok: Option<bool>,
     pub metrics_equal: bool,
     pub cost_online_usd: f64,
@@ -380,7 +382,7 @@ pub async fn run(dir: &Path, opts: &BatchScaleOptions) -> ApiResult<BatchScaleBe
         peak_rss_after_batch_mib,
         peak_rss_mib: peak,
         rss_bound_mib: RSS_BOUND_MIB,
-        rss_ok: peak.map(|p| p <= RSS_BOUND_MIB),
+        rss_ok: peak_rss_after_batch_mib.map(|p| p <= RSS_BOUND_MIB),
         metrics_equal: per_model.iter().all(|m| m.metrics_equal),
         cost_online_usd: per_model.iter().map(|m| m.cost_online_usd).sum(),
         cost_batch_usd: per_model.iter().map(|m| m.cost_batch_usd).sum(),
