@@ -77,6 +77,19 @@ pub enum BenchCmd {
         #[arg(long)]
         quick: bool,
     },
+    /// Paper scale through provider batches: N synthetic cases × up to 3 models (one each on
+    /// the OpenAI, Anthropic and Gemini batch APIs of an in-process mock), then the same cases
+    /// with direct calls; checks peak memory ≤ 300 MB and that both give the same metrics.
+    /// Each batch-mode run keeps 64 cases in flight (the memory bound; see BENCHMARKS.md).
+    BatchScale {
+        #[arg(long, default_value_t = 5074)]
+        cases: usize,
+        #[arg(long, default_value_t = 3)]
+        models: usize,
+        /// Also write the result as JSON to FILE.
+        #[arg(long, value_name = "FILE")]
+        out: Option<std::path::PathBuf>,
+    },
     /// What flushing every commit costs: one evaluation of N synthetic cases against the mock
     /// (0 ms) in a store with synchronous=NORMAL, then in one with the default FULL.
     Durability {
@@ -322,6 +335,7 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
             }
             return Ok(if b.passed { ExitCode::SUCCESS } else { ExitCode::from(1) });
         }
+        BenchCmd::BatchScale { cases, models, out } => return batch_scale(cli, *cases, *models, out.as_deref()),
         BenchCmd::Durability { cases, concurrency, dir } => {
             let scratch = match dir {
                 Some(d) => tempfile::tempdir_in(d),
@@ -416,4 +430,93 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn mib(v: Option<f64>) -> String {
+    v.map(|m| format!("{m:.1} MiB")).unwrap_or_else(|| "unknown".into())
+}
+
+fn batch_scale(cli: &Cli, cases: usize, models: usize, out: Option<&std::path::Path>) -> Result<ExitCode, ApiError> {
+    if !(1..=3).contains(&models) {
+        return Err(ApiError::invalid(
+            "--models must be 1, 2 or 3 (one model per batch API: OpenAI, Anthropic, Gemini)",
+        ));
+    }
+    let dir = tempfile::tempdir().map_err(|e| ApiError::internal(format!("could not create a scratch folder: {e}")))?;
+    let opts = psebench::bench::batch_scale::BatchScaleOptions { cases, models, ..Default::default() };
+    if !cli.json {
+        eprintln!(
+            "Evaluating {cases} synthetic cases × {models} model(s) through the mock's batch endpoints, then directly…"
+        );
+    }
+    let b = runtime()?.block_on(psebench::bench::batch_scale::run(dir.path(), &opts))?;
+    if let Some(out) = out {
+        let text = serde_json::to_string_pretty(&b).map_err(|e| ApiError::internal(e.to_string()))?;
+        std::fs::write(out, text + "\n")
+            .map_err(|e| ApiError::internal(format!("could not write {}: {e}", out.display())))?;
+    }
+    if cli.json {
+        print_json(&b);
+    } else {
+        let yes = |ok: bool| if ok { "yes" } else { "NO" };
+        println!(
+            "{} cases × {} model(s), {} cases in flight per run: {} requests in {} batches",
+            b.cases, b.models, b.options.in_flight, b.requests, b.batches
+        );
+        println!(
+            "Wall time: batch mode {:.1} s, direct {:.1} s ({} requests); setup {:.1} s",
+            b.batch_wall_ms / 1000.0,
+            b.interactive_wall_ms / 1000.0,
+            b.interactive_requests,
+            b.setup_ms / 1000.0
+        );
+        let bound = match b.rss_ok {
+            Some(true) => "pass",
+            Some(false) => "FAIL",
+            None => "unknown",
+        };
+        println!(
+"Peak memory: {} up to the end of the batch runs (bound {:.0} MiB: {bound}); {} at the end, with the direct runs and scoring",
+            mib(b.peak_rss_after_batch_mib),
+            b.rss_bound_mib,
+            mib(b.peak_rss_mib)
+        );
+        println!("Same metrics in both modes: {}", yes(b.metrics_equal));
+        println!("Cost: online ${:.4}, batch ${:.4}", b.cost_online_usd, b.cost_batch_usd);
+        let rows: Vec<Vec<String>> = b
+            .per_model
+            .iter()
+            .map(|m| {
+                vec![
+                    m.model.clone(),
+                    m.kind.clone(),
+                    format!("{}/{}", m.cases_done_batch, m.cases_done_interactive),
+                    format!("{}/{}", m.batch_calls, m.calls_batch),
+                    m.calls_interactive.to_string(),
+                    format!("{:.4}", m.cost_online_usd),
+                    format!("{:.4}", m.cost_batch_usd),
+                    yes(m.metrics_equal).to_string(),
+                ]
+            })
+            .collect();
+        table(
+            &[
+                "MODEL",
+                "API",
+                "CASES BATCH/DIRECT",
+                "BATCH CALLS",
+                "DIRECT CALLS",
+                "ONLINE $",
+                "BATCH $",
+                "SAME METRICS",
+            ],
+            &rows,
+        );
+        for m in b.per_model.iter().filter(|m| !m.metrics_equal) {
+            for d in m.differences.iter().take(10) {
+                println!("  {}: {d}", m.model);
+            }
+        }
+    }
+    Ok(if b.passed() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

@@ -1,5 +1,6 @@
 //! Benchmarks (run by `psebench bench …`, never as timed tests).
 
+pub mod batch_scale;
 pub mod durability;
 pub mod eval_throughput;
 pub mod llm;

@@ -346,7 +346,7 @@ impl Engine {
             judge: self.model_handle(judge_model)?.batched(batch),
         });
         // In batch mode every case works at once, so each round's requests go out together.
-        let workers = if batch { crate::llm::batch::BATCH_WORKERS } else { concurrency };
+        let workers = if batch { self.llm().batcher().settings().in_flight.max(1) } else { concurrency };
         let cap = cfg.max_cost_usd;
         jobs::budget::check_priced(cap, &[&roles.eval.cfg, &roles.info.cfg, &roles.judge.cfg])?;
         let prompts = Arc::new(EvalPrompts::load()?);

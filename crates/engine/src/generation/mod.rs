@@ -503,7 +503,7 @@ impl Engine {
             screen: self.model_handle(&screen_model)?.batched(batch),
         };
         // In batch mode every unit works at once, so each stage's requests go out together.
-        let workers = if batch { crate::llm::batch::BATCH_WORKERS } else { concurrency };
+        let workers = if batch { self.llm().batcher().settings().in_flight.max(1) } else { concurrency };
         jobs::budget::check_priced(cap, &[&roles.producer.cfg, &roles.verifier.cfg, &roles.screen.cfg])?;
         let prompts = GenPrompts::load()?;
         let (pack, _) = self.pack_and_vocab(policy)?;

@@ -273,6 +273,9 @@ impl LlmClient {
         }
         let mut call = wire::build(&m.cfg, m.key.as_ref().map(Secret::expose), &sent);
         if m.batch {
+            // The wait for a batch is long and many calls wait at once: keep one copy of the
+            // conversation (`sent`, the body) instead of two.
+            drop(req);
             return self.chat_batched(m, &sent, &call.body, &key, ctx, cancel, started).await;
         }
         let limiter = self.limiter(&m.cfg);

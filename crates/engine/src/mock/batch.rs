@@ -20,6 +20,9 @@ use super::normalize::{self, Normalized};
 use super::script::{BatchBehaviour, Fault};
 use super::server::{current_script, error_response, parse_body, prepare, Answer, MockState};
 
+/// The largest request body the mock reads (a batch upload or an inline batch).
+pub(super) const MAX_BODY_BYTES: usize = 256 * 1024 * 1024;
+
 /// One request's result: the reply body, or (HTTP status, message).
 type ItemResult = Result<Value, (u16, String)>;
 
@@ -40,6 +43,8 @@ struct MockBatch {
     /// Per request in order: custom id and result (None: the batch expired before it ran).
     items: Vec<(String, Option<ItemResult>)>,
     expires: bool,
+    /// The answers were downloaded once and freed (the mock keeps only their count then).
+    taken: bool,
 }
 
 impl MockBatch {
@@ -52,6 +57,23 @@ impl MockBatch {
     fn failed(&self) -> usize {
         self.items.len() - self.answered()
     }
+    /// Free the reply bodies once a client has downloaded them: a long benchmark in one process
+    /// would otherwise keep every answer of every batch. The counts stay.
+    fn take_answers(&mut self) {
+        for (_, r) in &mut self.items {
+            if let Some(Ok(body)) = r {
+                *body = Value::Null;
+            }
+        }
+        self.taken = true;
+    }
+}
+
+fn already_taken(id: &str) -> Response {
+    error_response(
+        StatusCode::GONE,
+        &format!("the results of batch {id} were already downloaded; the mock frees them after the first download"),
+    )
 }
 
 /// Files and batches the mock holds.
@@ -153,6 +175,7 @@ fn create(
             input_file_id,
             items,
             expires,
+            taken: false,
         },
     );
     id
@@ -192,10 +215,49 @@ async fn upload(State(s): State<Arc<MockState>>, mut form: Multipart) -> Respons
 }
 
 async fn file_content(State(s): State<Arc<MockState>>, Path(id): Path<String>) -> Response {
-    match lock(&s).files.get(&id) {
-        Some(text) => ([("content-type", "application/jsonl")], text.clone()).into_response(),
-        None => not_found("file", &id),
+    let mut b = lock(&s);
+    if let Some(text) = b.files.get(&id) {
+        return ([("content-type", "application/jsonl")], text.clone()).into_response();
     }
+    // A batch's output and error files are written when they are asked for, from its items.
+    let (batch_id, output) = match (id.strip_suffix("-output"), id.strip_suffix("-errors")) {
+        (Some(bid), _) => (bid.to_string(), true),
+        (_, Some(bid)) => (bid.to_string(), false),
+        _ => return not_found("file", &id),
+    };
+    let Some(batch) = b.batches.get_mut(&batch_id).filter(|x| x.ended()) else {
+        return not_found("file", &id);
+    };
+    if output && batch.taken {
+        return already_taken(&batch_id);
+    }
+    let text = openai_result_file(batch, output);
+    if output {
+        batch.take_answers();
+    }
+    ([("content-type", "application/jsonl")], text).into_response()
+}
+
+/// The JSONL result file of an ended OpenAI batch: its answers (`output`) or its failures.
+fn openai_result_file(batch: &MockBatch, output: bool) -> String {
+    let mut text = String::new();
+    for (n, (custom_id, result)) in batch.items.iter().enumerate() {
+        if matches!(result, Some(Ok(_))) != output {
+            continue;
+        }
+        let line = match result {
+            Some(Ok(body)) => json!({"id": format!("batch_req_{n}"), "custom_id": custom_id,
+                "response": {"status_code": 200, "request_id": format!("req_{n}"), "body": body}, "error": null}),
+            Some(Err((status, msg))) => json!({"id": format!("batch_req_{n}"), "custom_id": custom_id,
+                "response": {"status_code": status, "request_id": format!("req_{n}"), "body": {"error": {"message": msg, "type": "server_error"}}},
+                "error": null}),
+            None => json!({"id": format!("batch_req_{n}"), "custom_id": custom_id, "response": null,
+                "error": {"code": "batch_expired", "message": "This request could not be executed before the completion window expired."}}),
+        };
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    text
 }
 
 async fn openai_create(State(s): State<Arc<MockState>>, headers: HeaderMap, body: Bytes) -> Response {
@@ -217,7 +279,8 @@ fn openai_like_create(s: &Arc<MockState>, shape: Shape, headers: &HeaderMap, bod
     if v.get("completion_window").and_then(Value::as_str) != Some("24h") {
         return error_response(StatusCode::BAD_REQUEST, "completion_window must be \"24h\" (mock)");
     }
-    let Some(text) = lock(s).files.get(&file_id).cloned() else {
+    // The input file is read once, here: the mock has no further use for it.
+    let Some(text) = lock(s).files.remove(&file_id) else {
         return not_found("file", &file_id);
     };
     let mut requests = Vec::new();
@@ -269,32 +332,12 @@ fn openai_object(id: &str, batch: &MockBatch, _b: &Batches) -> Value {
 }
 
 async fn openai_get(State(s): State<Arc<MockState>>, Path(id): Path<String>) -> Response {
-    let mut b = lock(&s);
-    let Some(batch) = b.batches.get(&id) else {
-        return not_found("batch", &id);
-    };
-    let object = openai_object(&id, batch, &b);
-    if batch.ended() {
-        // The result files appear when the batch ends.
-        let (mut output, mut errors) = (String::new(), String::new());
-        for (n, (custom_id, result)) in batch.items.iter().enumerate() {
-            let line = match result {
-                Some(Ok(body)) => json!({"id": format!("batch_req_{n}"), "custom_id": custom_id,
-                    "response": {"status_code": 200, "request_id": format!("req_{n}"), "body": body}, "error": null}),
-                Some(Err((status, msg))) => json!({"id": format!("batch_req_{n}"), "custom_id": custom_id,
-                    "response": {"status_code": status, "request_id": format!("req_{n}"), "body": {"error": {"message": msg, "type": "server_error"}}},
-                    "error": null}),
-                None => json!({"id": format!("batch_req_{n}"), "custom_id": custom_id, "response": null,
-                    "error": {"code": "batch_expired", "message": "This request could not be executed before the completion window expired."}}),
-            };
-            let target = if matches!(result, Some(Ok(_))) { &mut output } else { &mut errors };
-            target.push_str(&line.to_string());
-            target.push('\n');
-        }
-        b.files.insert(format!("{id}-output"), output);
-        b.files.insert(format!("{id}-errors"), errors);
+    let b = lock(&s);
+    match b.batches.get(&id) {
+        // The result files (`{id}-output`, `{id}-errors`) are written when they are downloaded.
+        Some(batch) => Json(openai_object(&id, batch, &b)).into_response(),
+        None => not_found("batch", &id),
     }
-    Json(object).into_response()
 }
 
 async fn anthropic_create(State(s): State<Arc<MockState>>, headers: HeaderMap, body: Bytes) -> Response {
@@ -349,12 +392,15 @@ async fn anthropic_get(State(s): State<Arc<MockState>>, Path(id): Path<String>, 
 }
 
 async fn anthropic_results(State(s): State<Arc<MockState>>, Path(id): Path<String>) -> Response {
-    let b = lock(&s);
-    let Some(batch) = b.batches.get(&id) else {
+    let mut b = lock(&s);
+    let Some(batch) = b.batches.get_mut(&id) else {
         return not_found("message batch", &id);
     };
     if !batch.ended() {
         return error_response(StatusCode::BAD_REQUEST, "the batch is still processing (mock)");
+    }
+    if batch.taken {
+        return already_taken(&id);
     }
     let mut out = String::new();
     for (custom_id, result) in &batch.items {
@@ -367,6 +413,7 @@ async fn anthropic_results(State(s): State<Arc<MockState>>, Path(id): Path<Strin
         out.push_str(&json!({"custom_id": custom_id, "result": r}).to_string());
         out.push('\n');
     }
+    batch.take_answers();
     ([("content-type", "application/binary")], out).into_response()
 }
 
@@ -387,14 +434,19 @@ pub(super) fn gemini_create(s: &Arc<MockState>, model: &str, headers: &HeaderMap
         requests.push((key, req, norm));
     }
     let id = create(s, Shape::Gemini, "/v1beta/models/{model}:batchGenerateContent", requests, None);
-    gemini_operation(s, &id)
+    gemini_operation(s, &id, false)
 }
 
-fn gemini_operation(s: &Arc<MockState>, id: &str) -> Response {
-    let b = lock(s);
-    let Some(batch) = b.batches.get(id) else {
+/// The batch as a long-running operation; once it is done the answers are inline. `take`: free
+/// them after this read (a poll; the create call's answer leaves them).
+fn gemini_operation(s: &Arc<MockState>, id: &str, take: bool) -> Response {
+    let mut b = lock(s);
+    let Some(batch) = b.batches.get_mut(id) else {
         return not_found("batch", id);
     };
+    if batch.taken {
+        return already_taken(id);
+    }
     let ended = batch.ended();
     let state = match (ended, batch.expires) {
         (false, _) => "BATCH_STATE_RUNNING",
@@ -428,12 +480,15 @@ fn gemini_operation(s: &Arc<MockState>, id: &str) -> Response {
             "@type": "type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatchOutput",
             "inlinedResponses": {"inlinedResponses": items}
         });
+        if take {
+            batch.take_answers();
+        }
     }
     Json(op).into_response()
 }
 
 async fn gemini_get(State(s): State<Arc<MockState>>, Path(id): Path<String>) -> Response {
-    gemini_operation(&s, &id)
+    gemini_operation(&s, &id, true)
 }
 
 /// `GET /_mock/batches`: every batch with its size and outcome counts (for tests).

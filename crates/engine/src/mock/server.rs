@@ -119,7 +119,7 @@ impl MockServer {
         Self::start_with(script, port, true).await
     }
 
-    /// Start without recording request bodies (benchmarks).
+    /// Start without recording requests (benchmarks): `requests()` stays empty.
     pub async fn start_with(script: Script, port: u16, record: bool) -> std::io::Result<MockServer> {
         let state = Arc::new(MockState {
             rng: Mutex::new(ChaCha8Rng::seed_from_u64(script.seed)),
@@ -144,6 +144,9 @@ impl MockServer {
             .route("/_mock/health", get(|| async { "ok" }))
             .route("/v1/models", get(list_models))
             .merge(super::batch::routes())
+            // Batch uploads and inline batches are far larger than axum's 2 MB default; the
+            // providers accept up to 200 MB (OpenAI files) and 256 MB (Anthropic).
+            .layer(axum::extract::DefaultBodyLimit::max(super::batch::MAX_BODY_BYTES))
             .with_state(state.clone());
         let listener = ResettableListener(tokio::net::TcpListener::bind(("127.0.0.1", port)).await?);
         let addr = listener.0.local_addr()?;
@@ -618,6 +621,11 @@ pub(super) fn prepare(s: &Arc<MockState>, path: &str, body: Value, norm: Result<
 }
 
 fn push(s: &MockState, r: RecordedRequest) {
+    // A mock started without recording (benchmarks) keeps no list: at paper scale it would grow
+    // by a record per request. `request_count` still counts them.
+    if !s.record {
+        return;
+    }
     s.requests.lock().unwrap_or_else(|p| p.into_inner()).push(r);
 }
 

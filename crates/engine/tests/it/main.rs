@@ -8,6 +8,7 @@ mod anchors;
 mod authoring;
 mod authoring_draft;
 mod batch;
+mod batch_scale;
 mod builtin;
 mod cards;
 mod cases;

@@ -111,8 +111,11 @@ impl Engine {
         );
         publish(RunStatus::Running, None);
         // In batch mode every anchor waits at once, so their requests go out as one batch.
-        let workers =
-            if handle.is_batched() { crate::llm::batch::BATCH_WORKERS } else { cfg.concurrency.clamp(1, 64) as usize };
+        let workers = if handle.is_batched() {
+            self.llm().batcher().settings().in_flight.max(1)
+        } else {
+            cfg.concurrency.clamp(1, 64) as usize
+        };
         futures::stream::iter(todo)
             .for_each_concurrent(workers, |anchor_id| {
                 let (state, publish, stopper, ctx, calls) = (&state, &publish, &stopper, &ctx, &calls);

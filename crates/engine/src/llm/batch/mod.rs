@@ -32,8 +32,9 @@ use super::error::LlmError;
 use crate::store::Store;
 use provider::{Line, Outcome};
 
-/// Items a run works on at once in batch mode: all of them (their requests wait in batches, not
-/// in connections), so each round's requests go out together.
+/// Items a run works on at once in batch mode, unless `BatchSettings::in_flight` says otherwise:
+/// all of them (their requests wait in batches, not in connections), so each round's requests go
+/// out together.
 pub const BATCH_WORKERS: usize = 1_000_000;
 
 /// Timing and size limits of batch mode.
@@ -51,6 +52,12 @@ pub struct BatchSettings {
     pub max_requests: usize,
     /// Request bytes per batch (Gemini's inline requests are limited to 20 MB).
     pub max_bytes: usize,
+    /// Items (cases, generation units) a batch-mode run works on at once. Every item in flight
+    /// holds its conversation, tens of KB with the policy in the system prompt plus the copies in
+    /// its request, so all 5,074 cases of three runs at once take gigabytes; a lower number keeps
+    /// memory bounded but splits each round into more, smaller batches, one wave after another
+    /// (`PSEBENCH_BATCH_IN_FLIGHT`; default: every item).
+    pub in_flight: usize,
 }
 
 impl Default for BatchSettings {
@@ -65,6 +72,11 @@ impl Default for BatchSettings {
             max_rounds: 3,
             max_requests: 10_000,
             max_bytes: 18_000_000,
+            in_flight: std::env::var("PSEBENCH_BATCH_IN_FLIGHT")
+                .ok()
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .filter(|n| *n > 0)
+                .unwrap_or(BATCH_WORKERS),
         }
     }
 }
@@ -312,7 +324,9 @@ impl Inner {
             }
             return;
         }
-        let lines: Vec<Line> = items.iter().map(|q| Line { custom_id: q.key.clone(), body: q.body.clone() }).collect();
+        // The bodies move into the lines (no second copy of a large round in memory).
+        let keys: Vec<String> = items.iter().map(|q| q.key.clone()).collect();
+        let lines: Vec<Line> = items.into_iter().map(|q| Line { custom_id: q.key, body: q.body }).collect();
         let mut attempt = 0;
         let submitted = loop {
             attempt += 1;
@@ -343,8 +357,8 @@ impl Inner {
                 if let Err(err) = self.store.call(move |c| repo::set_failed(c, &id, &w)).await {
                     tracing::warn!(batch = %batch_id, error = %err, "could not record a failed batch");
                 }
-                for q in &items {
-                    self.deliver(&q.key, Err(why.clone()));
+                for k in &keys {
+                    self.deliver(k, Err(why.clone()));
                 }
             }
         }
