@@ -120,6 +120,18 @@ fn replay_of(engine: &Engine, candidate_id: &str) -> Result<Replay, StepError> {
 struct Reply {
     text: String,
     record: CallRecord,
+    /// The model stopped at its token limit (the reply is probably incomplete).
+    cut_off: bool,
+}
+
+/// Why a reply could not be read, saying so when the model was stopped at its token limit (small
+/// local models often are, mid-object).
+fn unreadable_reason(cut_off: bool, why: &str) -> String {
+    if cut_off {
+        format!("the reply stopped at the model's token limit before it was complete ({why}); give the model more output tokens")
+    } else {
+        why.to_string()
+    }
 }
 
 impl RunShared<'_> {
@@ -164,7 +176,11 @@ impl RunShared<'_> {
             latency_ms: resp.latency_ms,
             cache_hit: resp.cache_hit,
         };
-        Ok(Reply { text: resp.text, record })
+        let cut_off = resp
+            .finish_reason
+            .as_deref()
+            .is_some_and(|f| matches!(f.to_ascii_lowercase().as_str(), "length" | "max_tokens"));
+        Ok(Reply { text: resp.text, record, cut_off })
     }
 
     /// A checking role's call, asked again (with a different repeat index) while its reply cannot
@@ -193,6 +209,7 @@ impl RunShared<'_> {
                     return Ok(Some(v));
                 }
                 Err(why) => {
+                    let why = unreadable_reason(r.cut_off, &why.to_string());
                     r.record.parse_notes = vec![format!("unreadable: {why}")];
                     calls.push(r.record);
                 }
@@ -445,6 +462,7 @@ impl RunShared<'_> {
         };
         let (values, bad) = match parsed {
             Err(why) => {
+                let why = unreadable_reason(r.cut_off, &why.to_string());
                 r.record.parse_notes = vec![format!("unreadable: {why}")];
                 calls.push(r.record);
                 rec.issues = vec![unreadable("slot values", &why, "{\"slot_values\": {...}}")];
@@ -603,6 +621,7 @@ impl RunShared<'_> {
         };
         let narrative = match parse_narrative(&text) {
             Err(why) => {
+                let why = unreadable_reason(r.cut_off, &why.to_string());
                 r.record.parse_notes = vec![format!("unreadable: {why}")];
                 calls.push(r.record);
                 rec.issues = vec![unreadable("a narrative", &why, "{\"event_narrative\": \"...\"}")];
@@ -1103,5 +1122,13 @@ mod tests {
         assert!(n.starts_with("At 02:10"));
         assert!(!notes.is_empty());
         assert!(parse_narrative("{\"event_narrative\": \"\"}").is_err());
+    }
+
+    #[test]
+    fn a_reply_cut_at_the_token_limit_says_so() {
+        let why = "expected `:` at line 19 column 22";
+        assert_eq!(unreadable_reason(false, why), why);
+        let cut = unreadable_reason(true, why);
+        assert!(cut.contains("token limit") && cut.contains(why), "{cut}");
     }
 }
