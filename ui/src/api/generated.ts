@@ -1230,9 +1230,10 @@ include_missing: boolean,
 anchor_origin: string | null, label: string | null, 
 /**
  * Send the calls of models whose provider has a batch API as provider batches (about half
- * the price; answers within the provider's completion window).
+ * the price; answers within the provider's completion window). Left out of stored requests
+ * when off, so runs stored before batch mode read and write back unchanged.
  */
-batch: boolean, 
+batch?: boolean, 
 /**
  * Stop starting new card-and-anchor pairs before the spending would pass this many US$
  * (none: no cap). A resume may raise or drop it.

@@ -75,8 +75,9 @@ pub struct GenRequest {
     #[serde(default)]
     pub label: Option<String>,
     /// Send the calls of models whose provider has a batch API as provider batches (about half
-    /// the price; answers within the provider's completion window).
-    #[serde(default)]
+    /// the price; answers within the provider's completion window). Left out of stored requests
+    /// when off, so runs stored before batch mode read and write back unchanged.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub batch: bool,
     /// Stop starting new card-and-anchor pairs before the spending would pass this many US$
     /// (none: no cap). A resume may raise or drop it.

@@ -364,25 +364,30 @@ impl LlmClient {
                 Ok(resp)
             }
             Err(e) => {
-                let message = m.scrub(&e.to_string());
-                if !matches!(e, LlmError::Cancelled) {
-                    tracing::warn!(model = %m.cfg.name, stage = %ctx.stage, run = ?ctx.run_id, attempts, error = %message, "a model call failed");
-                }
-                let rec = CallRecord {
-                    ctx,
-                    cfg: &m.cfg,
-                    cache_hit: false,
-                    attempts,
-                    usage: Default::default(),
-                    cost_usd: 0.0,
-                    latency_ms,
-                    error: Some(message),
-                    batch_id: None,
-                };
-                self.record(&rec).await;
+                self.record_failure(m, ctx, attempts, latency_ms, &e).await;
                 Err(e)
             }
         }
+    }
+
+    /// Log a failed call (a cancellation is not a failure worth a warning) and account it.
+    async fn record_failure(&self, m: &ModelHandle, ctx: &CallContext, attempts: u32, latency_ms: u64, e: &LlmError) {
+        let message = m.scrub(&e.to_string());
+        if !matches!(e, LlmError::Cancelled) {
+            tracing::warn!(model = %m.cfg.name, stage = %ctx.stage, run = ?ctx.run_id, attempts, batched = m.batch, error = %message, "a model call failed");
+        }
+        let rec = CallRecord {
+            ctx,
+            cfg: &m.cfg,
+            cache_hit: false,
+            attempts,
+            usage: Default::default(),
+            cost_usd: 0.0,
+            latency_ms,
+            error: Some(message),
+            batch_id: None,
+        };
+        self.record(&rec).await;
     }
 
     /// The batch path of `chat`: the request waits for a provider batch (see `batch`); its answer
@@ -408,22 +413,7 @@ impl LlmClient {
         let (a, p) = match answered {
             Ok(x) => x,
             Err(e) => {
-                let message = m.scrub(&e.to_string());
-                if !matches!(e, LlmError::Cancelled) {
-                    tracing::warn!(model = %m.cfg.name, stage = %ctx.stage, run = ?ctx.run_id, error = %message, "a batched model call failed");
-                }
-                let rec = CallRecord {
-                    ctx,
-                    cfg: &m.cfg,
-                    cache_hit: false,
-                    attempts: 0,
-                    usage: Default::default(),
-                    cost_usd: 0.0,
-                    latency_ms,
-                    error: Some(message),
-                    batch_id: None,
-                };
-                self.record(&rec).await;
+                self.record_failure(m, ctx, 0, latency_ms, &e).await;
                 return Err(e);
             }
         };

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::http::{json_lines, send, send_json};
-use super::provider::{error_text, Line, Outcome, Polled, Results, Submitted};
+use super::provider::{error_text, required_str, Line, Outcome, Polled, Results, Submitted};
 use crate::llm::client::ModelHandle;
 use crate::llm::error::LlmError;
 
@@ -15,12 +15,9 @@ fn batches_url(m: &ModelHandle) -> String {
 pub async fn submit(http: &reqwest::Client, m: &ModelHandle, lines: &[Line]) -> Result<Submitted, LlmError> {
     let requests: Vec<Value> = lines.iter().map(|l| json!({"custom_id": l.custom_id, "params": l.body})).collect();
     let created = send_json(m, http.post(batches_url(m)).json(&json!({"requests": requests}))).await?;
-    let id = created.get("id").and_then(Value::as_str).ok_or_else(|| LlmError::BadResponse {
-        model: m.cfg.name.clone(),
-        reason: "the batch creation's reply has no id".into(),
-    })?;
+    let id = required_str(m, &created, "id", "the batch creation's reply")?;
     Ok(Submitted {
-        provider_batch_id: id.to_string(),
+        provider_batch_id: id,
         input_file_id: None,
         provider_status: created.get("processing_status").and_then(Value::as_str).unwrap_or("in_progress").to_string(),
     })

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::http::send_json;
-use super::provider::{error_text, Line, Outcome, Polled, Results, Submitted};
+use super::provider::{error_text, required_str, Line, Outcome, Polled, Results, Submitted};
 use crate::llm::client::ModelHandle;
 use crate::llm::error::LlmError;
 
@@ -21,11 +21,8 @@ pub async fn submit(http: &reqwest::Client, m: &ModelHandle, lines: &[Line]) -> 
     }});
     let url = format!("{}/models/{}:batchGenerateContent", root(m), m.cfg.model);
     let op = send_json(m, http.post(url).json(&body)).await?;
-    let name = op.get("name").and_then(Value::as_str).ok_or_else(|| LlmError::BadResponse {
-        model: m.cfg.name.clone(),
-        reason: "the batch creation's reply has no name".into(),
-    })?;
-    Ok(Submitted { provider_batch_id: name.to_string(), input_file_id: None, provider_status: state_of(&op) })
+    let name = required_str(m, &op, "name", "the batch creation's reply")?;
+    Ok(Submitted { provider_batch_id: name, input_file_id: None, provider_status: state_of(&op) })
 }
 
 fn state_of(op: &Value) -> String {

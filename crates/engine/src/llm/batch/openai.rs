@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::http::{json_lines, send, send_json};
-use super::provider::{error_text, Line, Outcome, Polled, Results, Submitted};
+use super::provider::{error_text, required_str, Line, Outcome, Polled, Results, Submitted};
 use crate::llm::client::ModelHandle;
 use crate::llm::config::ProviderKind;
 use crate::llm::error::LlmError;
@@ -57,10 +57,7 @@ pub async fn submit(http: &reqwest::Client, m: &ModelHandle, lines: &[Line]) -> 
         .map_err(|e| LlmError::Config(format!("could not prepare the batch file: {e}")))?;
     let form = reqwest::multipart::Form::new().text("purpose", "batch").part("file", file);
     let uploaded = send_json(m, http.post(url(m, "files")).multipart(form)).await?;
-    let file_id = uploaded.get("id").and_then(Value::as_str).ok_or_else(|| LlmError::BadResponse {
-        model: m.cfg.name.clone(),
-        reason: "the file upload's reply has no id".into(),
-    })?;
+    let file_id = required_str(m, &uploaded, "id", "the file upload's reply")?;
     let endpoint = if m.cfg.kind == ProviderKind::Azure { "/chat/completions" } else { "/v1/chat/completions" };
     let created = send_json(
         m,
@@ -72,13 +69,10 @@ pub async fn submit(http: &reqwest::Client, m: &ModelHandle, lines: &[Line]) -> 
         })),
     )
     .await?;
-    let id = created.get("id").and_then(Value::as_str).ok_or_else(|| LlmError::BadResponse {
-        model: m.cfg.name.clone(),
-        reason: "the batch creation's reply has no id".into(),
-    })?;
+    let id = required_str(m, &created, "id", "the batch creation's reply")?;
     Ok(Submitted {
-        provider_batch_id: id.to_string(),
-        input_file_id: Some(file_id.to_string()),
+        provider_batch_id: id,
+        input_file_id: Some(file_id),
         provider_status: created.get("status").and_then(Value::as_str).unwrap_or("validating").to_string(),
     })
 }

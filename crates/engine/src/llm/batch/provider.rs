@@ -95,6 +95,14 @@ fn no_batch_api(m: &ModelHandle) -> LlmError {
     LlmError::Config(format!("{}: OpenAI-compatible servers have no batch API; run it without batch mode.", m.cfg.name))
 }
 
+/// A string field the provider's reply must have (a batch's or a file's id).
+pub(super) fn required_str(m: &ModelHandle, v: &Value, field: &str, what: &str) -> Result<String, LlmError> {
+    v.get(field)
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .ok_or_else(|| LlmError::BadResponse { model: m.cfg.name.clone(), reason: format!("{what} has no {field}") })
+}
+
 /// A short reason from a provider error object (`{"message": …}` or `{"error": {"message": …}}`).
 pub(super) fn error_text(v: &Value) -> String {
     v.pointer("/error/message")
