@@ -11,8 +11,47 @@ use crate::error::{ApiError, ApiResult};
 use crate::store::{Store, StoredColumn};
 use crate::util::now_rfc3339;
 
+/// What a cache key is the hash of, borrowed from the request: serialized straight into the hash
+/// (no copy of the messages), byte for byte the JSON object earlier versions hashed, so their
+/// cached replies still match.
+#[derive(serde::Serialize)]
+struct KeyMaterial<'a> {
+    endpoint: &'a str,
+    kind: &'a str,
+    model: &'a str,
+    messages: &'a [super::types::Message],
+    temperature: Option<f64>,
+    top_p: Option<f64>,
+    max_tokens: Option<u32>,
+    seed: Option<i64>,
+    response_format: &'a super::types::ResponseFormat,
+    repeat: u32,
+}
+
 /// The cache key of a request to a model.
 pub fn key(cfg: &ModelConfig, req: &ChatRequest) -> String {
+    let material = KeyMaterial {
+        endpoint: &cfg.base_url,
+        kind: cfg.kind.as_str(),
+        model: &cfg.model,
+        messages: &req.messages,
+        temperature: req.temperature,
+        top_p: req.top_p,
+        max_tokens: req.max_tokens,
+        seed: req.seed,
+        response_format: &req.response_format,
+        repeat: req.repeat,
+    };
+    let mut hasher = Sha256::new();
+    match serde_json::to_writer(&mut hasher, &material) {
+        Ok(()) => hex::encode(hasher.finalize()),
+        // Writing into a hash cannot fail, and these fields always serialize; keep a key anyway.
+        Err(_) => legacy_key(cfg, req),
+    }
+}
+
+/// The key as earlier versions built it (through a JSON value).
+fn legacy_key(cfg: &ModelConfig, req: &ChatRequest) -> String {
     let material = json!({
         "endpoint": cfg.base_url,
         "kind": cfg.kind.as_str(),
@@ -118,4 +157,36 @@ pub fn stats(store: &Store) -> ApiResult<CacheStats> {
 /// Remove cached replies (all, or those of one model id). Returns how many were removed.
 pub fn clear(store: &Store, model: Option<&str>) -> ApiResult<u64> {
     Ok(store.with_conn(|c| c.execute("DELETE FROM llm_cache WHERE (?1 IS NULL OR model = ?1)", [model]))? as u64)
+}
+
+#[cfg(test)]
+mod key_tests {
+    use super::*;
+    use crate::llm::config::ProviderKind;
+    use crate::llm::types::{Message, ResponseFormat};
+
+    /// Replies cached by earlier versions keep matching: the key is the same bytes' hash.
+    #[test]
+    fn the_key_is_the_one_earlier_versions_computed() {
+        let cfg = ModelConfig::new("m", ProviderKind::Anthropic, "claude-x", "https://api.anthropic.com");
+        let mut req = ChatRequest::new(vec![
+            Message::system("Policy text with \"quotes\", ünïcode and\nnew lines."),
+            Message::user("Case 1"),
+            Message::assistant("{\"action\": \"ASK\"}"),
+        ]);
+        assert_eq!(key(&cfg, &req), legacy_key(&cfg, &req));
+        req.temperature = Some(0.7);
+        req.top_p = Some(1.0);
+        req.max_tokens = Some(512);
+        req.seed = Some(-3);
+        req.repeat = 2;
+        req.response_format = ResponseFormat::JsonSchema {
+            name: "answer".into(),
+            schema: serde_json::json!({"type": "object", "properties": {"b": {"type": "number"}, "a": {"type": "string"}}}),
+        };
+        assert_eq!(key(&cfg, &req), legacy_key(&cfg, &req));
+        req.response_format = ResponseFormat::Json;
+        req.temperature = Some(0.1 + 0.2);
+        assert_eq!(key(&cfg, &req), legacy_key(&cfg, &req));
+    }
 }
