@@ -42,23 +42,29 @@ fn engine_at(db: &Path, secrets: Arc<MemoryStore>) -> Engine {
     Engine::open_with(db, opts).unwrap()
 }
 
+/// Register a model at the mock with a key (batch APIs need one) and, when given, prices in US$
+/// per million input and output tokens.
+fn add_keyed(e: &Engine, name: &str, kind: &str, model_id: &str, base: String, prices: Option<(f64, f64)>) {
+    e.models_add(&ModelAddRequest {
+        name: name.into(),
+        kind: kind.into(),
+        model: model_id.into(),
+        base_url: Some(base),
+        api_key: Some(format!("k-{model_id}-000000")),
+        price_in: prices.map(|p| p.0),
+        price_out: prices.map(|p| p.1),
+        ..Default::default()
+    })
+    .unwrap();
+}
+
 /// The model under test on OpenAI's API, the information provider on Anthropic's, the judge on
 /// Gemini's: one run exercises all three batch APIs.
 fn register(e: &Engine, mock: &MockServer) {
     for (name, kind, base) in
         [("asker", "openai", mock.openai_base()), ("info", "anthropic", mock.root()), ("judge", "gemini", mock.root())]
     {
-        e.models_add(&ModelAddRequest {
-            name: name.into(),
-            kind: kind.into(),
-            model: format!("{name}-id"),
-            base_url: Some(base),
-            api_key: Some(format!("k-{name}-000000")),
-            price_in: Some(1.0),
-            price_out: Some(2.0),
-            ..Default::default()
-        })
-        .unwrap();
+        add_keyed(e, name, kind, &format!("{name}-id"), base, Some((1.0, 2.0)));
     }
 }
 
@@ -291,17 +297,7 @@ async fn a_generation_run_in_batch_mode_makes_the_same_cases_as_a_direct_one() {
         drop(setup(dir.path(), &mock));
         let e = engine_at(&dir.path().join("s.db"), Arc::new(MemoryStore::default()));
         for name in ["writer", "checker"] {
-            e.models_add(&ModelAddRequest {
-                name: format!("b{name}"),
-                kind: "openai".into(),
-                model: format!("{name}-id"),
-                base_url: Some(mock.openai_base()),
-                api_key: Some(format!("k-{name}-000000")),
-                price_in: Some(1.0),
-                price_out: Some(4.0),
-                ..Default::default()
-            })
-            .unwrap();
+            add_keyed(&e, &format!("b{name}"), "openai", &format!("{name}-id"), mock.openai_base(), Some((1.0, 4.0)));
         }
         let mut req = request(&format!("{REP},{UNC}"), 3);
         req.model = "bwriter".into();
@@ -340,15 +336,7 @@ async fn azure_openai_models_run_in_batch_mode_too() {
     let dir = tempfile::tempdir().unwrap();
     let e = engine_at(&dir.path().join("s.db"), Arc::new(MemoryStore::default()));
     for name in ["asker", "info", "judge"] {
-        e.models_add(&ModelAddRequest {
-            name: name.into(),
-            kind: "azure".into(),
-            model: format!("{name}-id"),
-            base_url: Some(mock.root()),
-            api_key: Some(format!("k-{name}-000000")),
-            ..Default::default()
-        })
-        .unwrap();
+        add_keyed(&e, name, "azure", &format!("{name}-id"), mock.root(), None);
     }
     let file = cases_file(&e, dir.path());
     let run = e.eval_create(&request(&file, true)).unwrap();
