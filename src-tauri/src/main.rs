@@ -44,6 +44,7 @@ fn prefer_simple_rendering() {
 }
 
 fn main() {
+    psebench::util::memory::limit_heap_arenas();
     prefer_simple_rendering();
     let db = psebench::store::default_db_path();
     let log_options = psebench::logging::LogOptions {

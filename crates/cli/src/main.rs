@@ -97,6 +97,7 @@ fn start_logging(cli: &Cli) -> Result<psebench::logging::LogGuard, psebench::log
 }
 
 fn main() -> ExitCode {
+    psebench::util::memory::limit_heap_arenas();
     let cli = Cli::parse();
     // Behave like other command-line tools when output is piped into `head` and closed early;
     // except the server, which keeps serving when whoever started it stops reading its output.

@@ -80,12 +80,16 @@ pub enum BenchCmd {
     /// Paper scale through provider batches: N synthetic cases × up to 3 models (one each on
     /// the OpenAI, Anthropic and Gemini batch APIs of an in-process mock), then the same cases
     /// with direct calls; checks peak memory ≤ 300 MB and that both give the same metrics.
-    /// Each batch-mode run keeps 64 cases in flight (the memory bound; see BENCHMARKS.md).
+    /// Each batch-mode run keeps as many cases in flight as runs do by default (500);
+    /// `--in-flight` changes that.
     BatchScale {
         #[arg(long, default_value_t = 5074)]
         cases: usize,
         #[arg(long, default_value_t = 3)]
         models: usize,
+        /// Cases each batch-mode run works on at once (default: the runs' default, 500).
+        #[arg(long, value_name = "N")]
+        in_flight: Option<usize>,
         /// Also write the result as JSON to FILE.
         #[arg(long, value_name = "FILE")]
         out: Option<std::path::PathBuf>,
@@ -335,7 +339,9 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
             }
             return Ok(if b.passed { ExitCode::SUCCESS } else { ExitCode::from(1) });
         }
-        BenchCmd::BatchScale { cases, models, out } => return batch_scale(cli, *cases, *models, out.as_deref()),
+        BenchCmd::BatchScale { cases, models, in_flight, out } => {
+            return batch_scale(cli, *cases, *models, *in_flight, out.as_deref())
+        }
         BenchCmd::Durability { cases, concurrency, dir } => {
             let scratch = match dir {
                 Some(d) => tempfile::tempdir_in(d),
@@ -436,14 +442,23 @@ fn mib(v: Option<f64>) -> String {
     v.map(|m| format!("{m:.1} MiB")).unwrap_or_else(|| "unknown".into())
 }
 
-fn batch_scale(cli: &Cli, cases: usize, models: usize, out: Option<&std::path::Path>) -> Result<ExitCode, ApiError> {
+fn batch_scale(
+    cli: &Cli,
+    cases: usize,
+    models: usize,
+    in_flight: Option<usize>,
+    out: Option<&std::path::Path>,
+) -> Result<ExitCode, ApiError> {
     if !(1..=3).contains(&models) {
         return Err(ApiError::invalid(
             "--models must be 1, 2 or 3 (one model per batch API: OpenAI, Anthropic, Gemini)",
         ));
     }
     let dir = tempfile::tempdir().map_err(|e| ApiError::internal(format!("could not create a scratch folder: {e}")))?;
-    let opts = psebench::bench::batch_scale::BatchScaleOptions { cases, models, ..Default::default() };
+    let mut opts = psebench::bench::batch_scale::BatchScaleOptions { cases, models, ..Default::default() };
+    if let Some(n) = in_flight {
+        opts.in_flight = n.max(1);
+    }
     if !cli.json {
         eprintln!(
             "Evaluating {cases} synthetic cases × {models} model(s) through the mock's batch endpoints, then directly…"
@@ -461,7 +476,11 @@ fn batch_scale(cli: &Cli, cases: usize, models: usize, out: Option<&std::path::P
         let yes = |ok: bool| if ok { "yes" } else { "NO" };
         println!(
             "{} cases × {} model(s), {} cases in flight per run: {} requests in {} batches",
-            b.cases, b.models, b.options.in_flight, b.requests, b.batches
+            b.cases,
+            b.models,
+            b.options.in_flight.min(b.cases),
+            b.requests,
+            b.batches
         );
         println!(
             "Wall time: batch mode {:.1} s, direct {:.1} s ({} requests); setup {:.1} s",
@@ -476,7 +495,7 @@ fn batch_scale(cli: &Cli, cases: usize, models: usize, out: Option<&std::path::P
             None => "unknown",
         };
         println!(
-"Peak memory: {} up to the end of the batch runs (bound {:.0} MiB: {bound}); {} at the end, with the direct runs and scoring",
+"Peak memory: {} up to the end of the batch runs (bound 300 MB = {:.1} MiB: {bound}); {} at the end, with the direct runs and scoring",
             mib(b.peak_rss_after_batch_mib),
             b.rss_bound_mib,
             mib(b.peak_rss_mib)

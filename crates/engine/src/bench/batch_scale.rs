@@ -15,13 +15,13 @@ use crate::api::models::ModelAddRequest;
 use crate::api::{Engine, EngineOptions};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::evaluation::EvalRunRequest;
-use crate::llm::batch::BatchSettings;
+use crate::llm::batch::{BatchSettings, BATCH_WORKERS};
 use crate::llm::ClientOptions;
 use crate::metrics::{MetricsOptions, MetricsReport};
 use crate::mock::{BatchBehaviour, MockServer, Reply, Rule, Script, When};
 
-/// The memory bound the benchmark checks, in MiB.
-pub const RSS_BOUND_MIB: f64 = 300.0;
+/// The memory bound the benchmark checks: 300 MB (10^6 bytes), in MiB as the peak is reported.
+pub const RSS_BOUND_MIB: f64 = 300.0 * 1_000_000.0 / (1024.0 * 1024.0);
 
 /// Floats of the two metric reports may differ by this much and still count as equal.
 pub const FLOAT_TOLERANCE: f64 = 1e-12;
@@ -46,7 +46,13 @@ pub struct BatchScaleOptions {
 
 impl Default for BatchScaleOptions {
     fn default() -> Self {
-        BatchScaleOptions { cases: 5074, models: 3, batch_delay_ms: 50, interactive_concurrency: 32, in_flight: 64 }
+        BatchScaleOptions {
+            cases: 5074,
+            models: 3,
+            batch_delay_ms: 50,
+            interactive_concurrency: 32,
+            in_flight: BATCH_WORKERS,
+        }
     }
 }
 

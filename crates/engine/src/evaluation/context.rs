@@ -3,6 +3,7 @@
 //! judge's boundary-condition list.
 
 use indexmap::IndexMap;
+use std::sync::Arc;
 
 use crate::case::Case;
 use crate::error::ApiResult;
@@ -23,20 +24,28 @@ pub struct EvalPrompts {
     pub info_user: Prompt,
     pub judge_system: Prompt,
     pub judge_user: Prompt,
+    /// The provider's and the judge's system prompts as shared message text: every case's
+    /// requests point at one copy (thousands of requests wait at once in batch mode).
+    pub info_system_text: Arc<str>,
+    pub judge_system_text: Arc<str>,
 }
 
 impl EvalPrompts {
     pub fn load() -> ApiResult<EvalPrompts> {
+        let info_system = load("info_system")?;
+        let judge_system = load("judge_system")?;
         Ok(EvalPrompts {
+            info_system_text: info_system.text.as_str().into(),
+            judge_system_text: judge_system.text.as_str().into(),
+            info_system,
+            judge_system,
             system: load("eval_system")?,
             initial: load("eval_initial")?,
             followup_answered: load("eval_followup_answered")?,
             followup_refused: load("eval_followup_refused_too_vague")?,
             followup_unknown: load("eval_followup_unknown")?,
             force_answer: load("eval_force_answer")?,
-            info_system: load("info_system")?,
             info_user: load("info_user")?,
-            judge_system: load("judge_system")?,
             judge_user: load("judge_user")?,
         })
     }

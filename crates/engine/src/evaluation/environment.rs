@@ -4,6 +4,7 @@
 
 use indexmap::IndexMap;
 use serde_json::{json, Value};
+use std::sync::Arc;
 
 use super::context::{condition_list, fact_list, EvalPrompts};
 use super::judge_input::fenced_rationale;
@@ -95,7 +96,7 @@ pub async fn run_case(
     client: &LlmClient,
     roles: &Roles,
     prompts: &EvalPrompts,
-    system: &str,
+    system: &Arc<str>,
     case: &Case,
     clause_text: &str,
     repeat: u32,
@@ -296,7 +297,7 @@ async fn ask_provider(
     for attempt in 0..ROLE_ATTEMPTS {
         let req = ChatRequest {
             repeat: attempt,
-            ..ChatRequest::new(vec![Message::system(&prompts.info_system.text), Message::user(&user)])
+            ..ChatRequest::new(vec![Message::system(&prompts.info_system_text), Message::user(&user)])
         }
         .json_schema("information_provider_reply", info_schema(element_names));
         let resp = client.chat(&roles.info, &req, ctx, cancel).await?;
@@ -376,7 +377,7 @@ async fn run_judge(
         let req = ChatRequest {
             temperature: Some(0.0),
             repeat: attempt,
-            ..ChatRequest::new(vec![Message::system(&prompts.judge_system.text), Message::user(&user)])
+            ..ChatRequest::new(vec![Message::system(&prompts.judge_system_text), Message::user(&user)])
         }
         .json_schema("boundary_condition_judgement", judge_schema(bc_names));
         let resp = client.chat(judge, &req, ctx, cancel).await?;

@@ -350,7 +350,7 @@ impl Engine {
         let cap = cfg.max_cost_usd;
         jobs::budget::check_priced(cap, &[&roles.eval.cfg, &roles.info.cfg, &roles.judge.cfg])?;
         let prompts = Arc::new(EvalPrompts::load()?);
-        let system = Arc::new(self.eval_system_prompt(policy, &prompts)?);
+        let system: Arc<str> = self.eval_system_prompt(policy, &prompts)?.into();
         let cancel = self.jobs().register(run_id)?;
         // Only one process executes a run: claim it in the store, or say where it runs.
         if let Err(e) = self.store().with_conn(|c| jobs::claim(c, run_id, self.jobs().owner())) {
@@ -375,7 +375,7 @@ impl Engine {
         run_id: &str,
         roles: Arc<Roles>,
         prompts: Arc<EvalPrompts>,
-        system: Arc<String>,
+        system: Arc<str>,
         turns: u32,
         concurrency: usize,
         cap: Option<f64>,

@@ -182,7 +182,9 @@ mod key_tests {
         req.repeat = 2;
         req.response_format = ResponseFormat::JsonSchema {
             name: "answer".into(),
-            schema: serde_json::json!({"type": "object", "properties": {"b": {"type": "number"}, "a": {"type": "string"}}}),
+            schema:
+                serde_json::json!({"type": "object", "properties": {"b": {"type": "number"}, "a": {"type": "string"}}})
+                    .into(),
         };
         assert_eq!(key(&cfg, &req), legacy_key(&cfg, &req));
         req.response_format = ResponseFormat::Json;

@@ -237,7 +237,7 @@ impl LlmClient {
         let req = Self::with_defaults(&m.cfg, req);
         let key = cache::key(&m.cfg, &req);
         if self.opts.use_cache {
-            match cache::get(&self.store, &key).await {
+            match Box::pin(cache::get(&self.store, &key)).await {
                 Ok(Some(mut hit)) => {
                     hit.cache_hit = true;
                     hit.attempts = 0;
@@ -255,7 +255,7 @@ impl LlmClient {
                         error: None,
                         batch_id: None,
                     };
-                    self.record(&rec).await;
+                    Box::pin(self.record(&rec)).await;
                     return Ok(hit);
                 }
                 Ok(None) => {}
@@ -271,13 +271,16 @@ impl LlmClient {
         while ceiling.is_some_and(|c| format_level(&sent.response_format) > c) {
             sent.response_format = weaker_format(&sent.response_format);
         }
-        let mut call = wire::build(&m.cfg, m.key.as_ref().map(Secret::expose), &sent);
         if m.batch {
-            // The wait for a batch is long and many calls wait at once: keep one copy of the
-            // conversation (`sent`, the body) instead of two.
+            // The wait for a batch is long and many calls wait at once: the request waits as a
+            // conversation whose text it shares with the caller; its body is written only when
+            // the batch is sent.
             drop(req);
-            return self.chat_batched(m, &sent, &call.body, &key, ctx, cancel, started).await;
+            // Boxed: thousands of these wait at once, and the direct path's state (the HTTP
+            // exchange) need not be part of each waiting call.
+            return Box::pin(self.chat_batched(m, &sent, &key, ctx, cancel, started)).await;
         }
+        let mut call = wire::build(&m.cfg, m.key.as_ref().map(Secret::expose), &sent);
         let limiter = self.limiter(&m.cfg);
         let mut attempts = 0u32;
         let mut failed_attempts: Vec<String> = Vec::new();
@@ -291,7 +294,7 @@ impl LlmClient {
             };
             attempts += 1;
             let result = tokio::select! {
-                r = self.attempt(m, &call, &sent) => r,
+                r = Box::pin(self.attempt(m, &call, &sent)) => r,
                 _ = cancel.cancelled() => Err(LlmError::Cancelled),
             };
             drop(slot);
@@ -360,11 +363,14 @@ impl LlmClient {
                     error: None,
                     batch_id: None,
                 };
-                self.record_reply(&rec, self.opts.use_cache.then(|| cache::CacheRow::of(&key, &m.cfg, &resp))).await;
+                Box::pin(
+                    self.record_reply(&rec, self.opts.use_cache.then(|| cache::CacheRow::of(&key, &m.cfg, &resp))),
+                )
+                .await;
                 Ok(resp)
             }
             Err(e) => {
-                self.record_failure(m, ctx, attempts, latency_ms, &e).await;
+                Box::pin(self.record_failure(m, ctx, attempts, latency_ms, &e)).await;
                 Err(e)
             }
         }
@@ -387,7 +393,7 @@ impl LlmClient {
             error: Some(message),
             batch_id: None,
         };
-        self.record(&rec).await;
+        Box::pin(self.record(&rec)).await;
     }
 
     /// The batch path of `chat`: the request waits for a provider batch (see `batch`); its answer
@@ -397,13 +403,12 @@ impl LlmClient {
         &self,
         m: &ModelHandle,
         sent: &ChatRequest,
-        body: &Value,
         key: &str,
         ctx: &CallContext,
         cancel: &CancellationToken,
         started: Instant,
     ) -> Result<ChatResponse, LlmError> {
-        let answer = self.batcher.call(m, body, key, ctx, cancel).await;
+        let answer = self.batcher.call(m, sent, key, ctx, cancel).await;
         let latency_ms = started.elapsed().as_millis() as u64;
         let answered = answer.and_then(|a| {
             let parsed = wire::parse(&m.cfg, sent, &a.body)
@@ -413,7 +418,7 @@ impl LlmClient {
         let (a, p) = match answered {
             Ok(x) => x,
             Err(e) => {
-                self.record_failure(m, ctx, 0, latency_ms, &e).await;
+                Box::pin(self.record_failure(m, ctx, 0, latency_ms, &e)).await;
                 return Err(e);
             }
         };
@@ -432,7 +437,7 @@ impl LlmClient {
         // Without the cache (`--no-cache`), the answer stays in the batch records instead, so a
         // resumed run still does not pay for it twice.
         let cached = if self.opts.use_cache {
-            cache::put(&self.store, key, &m.cfg, &resp).await.map(|_| true)
+            Box::pin(cache::put(&self.store, key, &m.cfg, &resp)).await.map(|_| true)
         } else {
             Ok(false)
         };
@@ -440,7 +445,8 @@ impl LlmClient {
             Ok(false) => {}
             Ok(true) => {
                 let (b, k) = (a.batch_id.clone(), key.to_string());
-                if let Err(e) = self.store.call(move |c| super::batch::repo::mark_collected(c, &b, &k)).await {
+                if let Err(e) = Box::pin(self.store.call(move |c| super::batch::repo::mark_collected(c, &b, &k))).await
+                {
                     tracing::warn!(batch = %a.batch_id, error = %e, "could not mark a batch answer as collected; it stays stored");
                 }
             }
@@ -460,7 +466,7 @@ impl LlmClient {
             error: None,
             batch_id: Some(&a.batch_id),
         };
-        self.record(&rec).await;
+        Box::pin(self.record(&rec)).await;
         Ok(resp)
     }
 

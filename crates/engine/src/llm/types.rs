@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
@@ -11,21 +12,60 @@ pub enum Role {
     Assistant,
 }
 
+/// One message of a conversation. Its text is shared, not copied, when the message is cloned:
+/// a run's system prompt (the whole policy, tens of KB) is one allocation however many cases,
+/// turns and queued batch requests hold it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Message {
     pub role: Role,
-    pub content: String,
+    #[ts(type = "string")]
+    pub content: Arc<str>,
+}
+
+/// Text a message can be made of: owned or borrowed text is copied once, an `Arc<str>` is shared.
+pub trait MessageText {
+    fn into_text(self) -> Arc<str>;
+}
+
+impl MessageText for Arc<str> {
+    fn into_text(self) -> Arc<str> {
+        self
+    }
+}
+
+impl MessageText for &Arc<str> {
+    fn into_text(self) -> Arc<str> {
+        self.clone()
+    }
+}
+
+impl MessageText for String {
+    fn into_text(self) -> Arc<str> {
+        self.into()
+    }
+}
+
+impl MessageText for &String {
+    fn into_text(self) -> Arc<str> {
+        self.as_str().into()
+    }
+}
+
+impl MessageText for &str {
+    fn into_text(self) -> Arc<str> {
+        self.into()
+    }
 }
 
 impl Message {
-    pub fn system(s: impl Into<String>) -> Message {
-        Message { role: Role::System, content: s.into() }
+    pub fn system(s: impl MessageText) -> Message {
+        Message { role: Role::System, content: s.into_text() }
     }
-    pub fn user(s: impl Into<String>) -> Message {
-        Message { role: Role::User, content: s.into() }
+    pub fn user(s: impl MessageText) -> Message {
+        Message { role: Role::User, content: s.into_text() }
     }
-    pub fn assistant(s: impl Into<String>) -> Message {
-        Message { role: Role::Assistant, content: s.into() }
+    pub fn assistant(s: impl MessageText) -> Message {
+        Message { role: Role::Assistant, content: s.into_text() }
     }
 }
 
@@ -38,7 +78,12 @@ pub enum ResponseFormat {
     /// Any JSON object.
     Json,
     /// A JSON object matching `schema` (OpenAI `json_schema`, Anthropic forced tool, Gemini `responseSchema`).
-    JsonSchema { name: String, schema: Value },
+    /// The schema is shared by the copies of a request (the client's, a queued batch line's).
+    JsonSchema {
+        name: String,
+        #[ts(as = "Value")]
+        schema: Arc<Value>,
+    },
 }
 
 /// One chat request. Sampling fields left as None use the model's registered defaults.
@@ -61,16 +106,11 @@ impl ChatRequest {
         ChatRequest { messages, ..Default::default() }
     }
     pub fn json_schema(mut self, name: &str, schema: Value) -> ChatRequest {
-        self.response_format = ResponseFormat::JsonSchema { name: name.to_string(), schema };
+        self.response_format = ResponseFormat::JsonSchema { name: name.to_string(), schema: Arc::new(schema) };
         self
     }
     pub fn system_text(&self) -> String {
-        self.messages
-            .iter()
-            .filter(|m| m.role == Role::System)
-            .map(|m| m.content.as_str())
-            .collect::<Vec<_>>()
-            .join("\n\n")
+        self.messages.iter().filter(|m| m.role == Role::System).map(|m| &*m.content).collect::<Vec<_>>().join("\n\n")
     }
 }
 

@@ -19,6 +19,7 @@ use serde_json::{json, Value};
 use super::normalize::{self, Normalized};
 use super::script::{BatchBehaviour, Fault};
 use super::server::{current_script, error_response, parse_body, prepare, Answer, MockState};
+use super::stream_array::for_each_element;
 
 /// The largest request body the mock reads (a batch upload or an inline batch).
 pub(super) const MAX_BODY_BYTES: usize = 256 * 1024 * 1024;
@@ -121,64 +122,78 @@ fn fault_status(f: &Fault) -> u16 {
     }
 }
 
-/// Answer the requests of a new batch and keep it.
-fn create(
-    s: &Arc<MockState>,
-    shape: Shape,
-    path: &str,
-    requests: Vec<(String, Value, Result<Normalized, String>)>,
-    input_file_id: Option<String>,
-) -> String {
-    let behaviour: BatchBehaviour = current_script(s).script.batch.clone();
-    let index = {
-        let mut b = lock(s);
-        b.created += 1;
-        b.created
-    };
-    let fails = behaviour.fail_every > 0 && index <= behaviour.fail_batches;
-    let expires = index <= behaviour.expire_batches;
-    let n = requests.len();
-    let mut items = Vec::with_capacity(n);
-    for (i, (custom_id, body, norm)) in requests.into_iter().enumerate() {
-        if expires && i >= n / 2 {
-            items.push((custom_id, None));
-            continue;
+/// A batch being created: its requests are answered one at a time as they are read, and only
+/// the answers are kept (a paper-scale batch is never held as a whole).
+struct NewBatch<'a> {
+    s: &'a Arc<MockState>,
+    path: &'a str,
+    behaviour: BatchBehaviour,
+    fails: bool,
+    expires: bool,
+    /// How many requests the batch has (the second half of an expiring batch never runs).
+    n: usize,
+    items: Vec<(String, Option<ItemResult>)>,
+}
+
+impl<'a> NewBatch<'a> {
+    fn start(s: &'a Arc<MockState>, path: &'a str, n: usize) -> NewBatch<'a> {
+        let behaviour: BatchBehaviour = current_script(s).script.batch.clone();
+        let index = {
+            let mut b = lock(s);
+            b.created += 1;
+            b.created
+        };
+        let fails = behaviour.fail_every > 0 && index <= behaviour.fail_batches;
+        let expires = index <= behaviour.expire_batches;
+        NewBatch { s, path, behaviour, fails, expires, n, items: Vec::with_capacity(n) }
+    }
+
+    /// Answer the next request by the script's rules (or the scripted failure or expiry).
+    fn push(&mut self, custom_id: String, body: Value, norm: Result<Normalized, String>) {
+        let i = self.items.len();
+        if self.expires && i >= self.n / 2 {
+            self.items.push((custom_id, None));
+            return;
         }
-        if fails && (i as u32 + 1).is_multiple_of(behaviour.fail_every) {
+        if self.fails && (i as u32 + 1).is_multiple_of(self.behaviour.fail_every) {
             let why = "The server had an error while processing this request (mock batch failure).".to_string();
-            items.push((custom_id, Some(Err((500, why)))));
-            continue;
+            self.items.push((custom_id, Some(Err((500, why)))));
+            return;
         }
-        let result = match prepare(s, path, body, norm).0 {
+        let result = match prepare(self.s, self.path, body, norm).0 {
             Answer::Ok(v) => Ok(v),
             Answer::Error(status, msg) => Err((status.as_u16(), msg)),
             Answer::Fault(f) => Err((fault_status(&f), "a scripted fault (mock)".to_string())),
             Answer::Hang(_) => Err((504, "the request timed out (mock)".to_string())),
         };
-        items.push((custom_id, Some(result)));
+        self.items.push((custom_id, Some(result)));
     }
-    let mut b = lock(s);
-    b.next += 1;
-    let id = match shape {
-        Shape::OpenAi | Shape::Azure => format!("batch_mock_{}", b.next),
-        Shape::Anthropic => format!("msgbatch_mock_{}", b.next),
-        Shape::Gemini => format!("mock{}", b.next),
-    };
-    let created_unix = 1_700_000_000 + b.next;
-    b.batches.insert(
-        id.clone(),
-        MockBatch {
-            shape,
-            created: Instant::now(),
-            created_unix,
-            delay: Duration::from_millis(behaviour.delay_ms),
-            input_file_id,
-            items,
-            expires,
-            taken: false,
-        },
-    );
-    id
+
+    /// Keep the batch; its id.
+    fn finish(self, shape: Shape, input_file_id: Option<String>) -> String {
+        let mut b = lock(self.s);
+        b.next += 1;
+        let id = match shape {
+            Shape::OpenAi | Shape::Azure => format!("batch_mock_{}", b.next),
+            Shape::Anthropic => format!("msgbatch_mock_{}", b.next),
+            Shape::Gemini => format!("mock{}", b.next),
+        };
+        let created_unix = 1_700_000_000 + b.next;
+        b.batches.insert(
+            id.clone(),
+            MockBatch {
+                shape,
+                created: Instant::now(),
+                created_unix,
+                delay: Duration::from_millis(self.behaviour.delay_ms),
+                input_file_id,
+                items: self.items,
+                expires: self.expires,
+                taken: false,
+            },
+        );
+        id
+    }
 }
 
 async fn upload(State(s): State<Arc<MockState>>, mut form: Multipart) -> Response {
@@ -283,25 +298,32 @@ fn openai_like_create(s: &Arc<MockState>, shape: Shape, headers: &HeaderMap, bod
     let Some(text) = lock(s).files.remove(&file_id) else {
         return not_found("file", &file_id);
     };
-    let mut requests = Vec::new();
-    for (i, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
-        let Ok(row) = serde_json::from_str::<Value>(line) else {
+    let lines = || text.lines().filter(|l| !l.trim().is_empty());
+    // Checked first, so a broken file creates no batch; then each line is read again and
+    // answered on its own.
+    for (i, line) in lines().enumerate() {
+        if serde_json::from_str::<serde::de::IgnoredAny>(line).is_err() {
             return error_response(
                 StatusCode::BAD_REQUEST,
                 &format!("line {} of the input file is not JSON (mock)", i + 1),
             );
-        };
+        }
+    }
+    let path = if shape == Shape::Azure { "/openai/batches" } else { "/v1/batches" };
+    let mut batch = NewBatch::start(s, path, lines().count());
+    for line in lines() {
+        let Ok(mut row) = serde_json::from_str::<Value>(line) else { continue };
         let custom_id = row.get("custom_id").and_then(Value::as_str).unwrap_or("").to_string();
-        let req = row.get("body").cloned().unwrap_or(Value::Null);
+        let req = row.get_mut("body").map(Value::take).unwrap_or(Value::Null);
         let deployment = req.get("model").and_then(Value::as_str).map(str::to_string);
         let norm = match shape {
             Shape::Azure => normalize::openai(&req, headers, deployment.as_deref()),
             _ => normalize::openai(&req, headers, None),
         };
-        requests.push((custom_id, req, norm));
+        batch.push(custom_id, req, norm);
     }
-    let path = if shape == Shape::Azure { "/openai/batches" } else { "/v1/batches" };
-    let id = create(s, shape, path, requests, Some(file_id));
+    drop(text);
+    let id = batch.finish(shape, Some(file_id));
     let b = lock(s);
     match b.batches.get(&id) {
         Some(batch) => Json(openai_object(&id, batch, &b)).into_response(),
@@ -341,24 +363,31 @@ async fn openai_get(State(s): State<Arc<MockState>>, Path(id): Path<String>) -> 
 }
 
 async fn anthropic_create(State(s): State<Arc<MockState>>, headers: HeaderMap, body: Bytes) -> Response {
-    let v = match parse_body(&body) {
-        Ok(v) => v,
-        Err(r) => return r,
+    const PATH: [&str; 1] = ["requests"];
+    // First pass: count and check the ids, so a refused batch creates nothing.
+    let mut bad_id = false;
+    let counted = for_each_element(&body, &PATH, &mut |r| {
+        let id = r.get("custom_id").and_then(Value::as_str).unwrap_or("");
+        bad_id |= id.is_empty() || id.len() > 64;
+    });
+    let n = match counted {
+        Ok(n) => n,
+        Err(e) => return error_response(StatusCode::BAD_REQUEST, &format!("{e} (mock)")),
     };
-    let Some(list) = v.get("requests").and_then(Value::as_array) else {
-        return error_response(StatusCode::BAD_REQUEST, "requests: field required (mock)");
-    };
-    let mut requests = Vec::new();
-    for r in list {
-        let custom_id = r.get("custom_id").and_then(Value::as_str).unwrap_or("").to_string();
-        if custom_id.is_empty() || custom_id.len() > 64 {
-            return error_response(StatusCode::BAD_REQUEST, "custom_id must have 1 to 64 characters (mock)");
-        }
-        let params = r.get("params").cloned().unwrap_or(Value::Null);
-        let norm = normalize::anthropic(&params, &headers);
-        requests.push((custom_id, params, norm));
+    if bad_id {
+        return error_response(StatusCode::BAD_REQUEST, "custom_id must have 1 to 64 characters (mock)");
     }
-    let id = create(&s, Shape::Anthropic, "/v1/messages/batches", requests, None);
+    let mut batch = NewBatch::start(&s, "/v1/messages/batches", n);
+    let read = for_each_element(&body, &PATH, &mut |mut r| {
+        let custom_id = r.get("custom_id").and_then(Value::as_str).unwrap_or("").to_string();
+        let params = r.get_mut("params").map(Value::take).unwrap_or(Value::Null);
+        let norm = normalize::anthropic(&params, &headers);
+        batch.push(custom_id, params, norm);
+    });
+    if let Err(e) = read {
+        return error_response(StatusCode::BAD_REQUEST, &format!("{e} (mock)"));
+    }
+    let id = batch.finish(Shape::Anthropic, None);
     anthropic_object(&s, &id, &headers)
 }
 
@@ -419,21 +448,22 @@ async fn anthropic_results(State(s): State<Arc<MockState>>, Path(id): Path<Strin
 
 /// `POST /v1beta/models/{model}:batchGenerateContent`.
 pub(super) fn gemini_create(s: &Arc<MockState>, model: &str, headers: &HeaderMap, body: &Bytes) -> Response {
-    let v = match parse_body(body) {
-        Ok(v) => v,
-        Err(r) => return r,
+    const PATH: [&str; 4] = ["batch", "input_config", "requests", "requests"];
+    let n = match for_each_element(body, &PATH, &mut |_| {}) {
+        Ok(n) => n,
+        Err(e) => return error_response(StatusCode::BAD_REQUEST, &format!("{e} (mock)")),
     };
-    let Some(list) = v.pointer("/batch/input_config/requests/requests").and_then(Value::as_array) else {
-        return error_response(StatusCode::BAD_REQUEST, "batch.input_config.requests.requests is required (mock)");
-    };
-    let mut requests = Vec::new();
-    for r in list {
+    let mut batch = NewBatch::start(s, "/v1beta/models/{model}:batchGenerateContent", n);
+    let read = for_each_element(body, &PATH, &mut |mut r| {
         let key = r.pointer("/metadata/key").and_then(Value::as_str).unwrap_or("").to_string();
-        let req = r.get("request").cloned().unwrap_or(Value::Null);
+        let req = r.get_mut("request").map(Value::take).unwrap_or(Value::Null);
         let norm = normalize::gemini(&req, headers, model);
-        requests.push((key, req, norm));
+        batch.push(key, req, norm);
+    });
+    if let Err(e) = read {
+        return error_response(StatusCode::BAD_REQUEST, &format!("{e} (mock)"));
     }
-    let id = create(s, Shape::Gemini, "/v1beta/models/{model}:batchGenerateContent", requests, None);
+    let id = batch.finish(Shape::Gemini, None);
     gemini_operation(s, &id, false)
 }
 

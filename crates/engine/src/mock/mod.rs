@@ -7,6 +7,7 @@ pub mod normalize;
 mod reset;
 pub mod script;
 mod server;
+mod stream_array;
 
 pub use normalize::Api;
 mod batch;

@@ -109,6 +109,28 @@ pub struct Store {
     report: Arc<OpenReport>,
     /// Writes waiting to be committed together (see [`Store::call_grouped`]).
     group: Arc<GroupQueue>,
+    /// How many of this store's calls from async code may be on blocking threads at once.
+    lanes: Arc<Lanes>,
+}
+
+/// Bounds on the blocking threads a store's async calls occupy. More than the connections can
+/// serve would only wait on a lock, each on a thread of its own: thousands of calls at once (a
+/// paper-scale batch round) once grew the runtime's blocking pool to its 512-thread limit, each
+/// thread with its own stack and heap arena. Waiting here costs a few bytes instead.
+struct Lanes {
+    reads: tokio::sync::Semaphore,
+    writes: tokio::sync::Semaphore,
+}
+
+impl Default for Lanes {
+    fn default() -> Self {
+        // One writer works while the next call waits ready behind it; each reader has a call.
+        Lanes { reads: tokio::sync::Semaphore::new(READERS), writes: tokio::sync::Semaphore::new(2) }
+    }
+}
+
+async fn lane(s: &tokio::sync::Semaphore) -> ApiResult<tokio::sync::SemaphorePermit<'_>> {
+    s.acquire().await.map_err(|_| ApiError::internal("the store is closing"))
 }
 
 /// The database path used when neither `--db` nor `PSEBENCH_DB` is given: the per-OS data folder.
@@ -221,6 +243,7 @@ impl Store {
             readers,
             report: Arc::new(report),
             group: Arc::default(),
+            lanes: Arc::default(),
         })
     }
 
@@ -235,6 +258,7 @@ impl Store {
             readers: None,
             report: Arc::new(report),
             group: Arc::default(),
+            lanes: Arc::default(),
         })
     }
 
@@ -275,6 +299,7 @@ impl Store {
         F: FnOnce(&Connection) -> ApiResult<T> + Send + 'static,
     {
         let store = self.clone();
+        let _lane = lane(&self.lanes.writes).await?;
         blocking(move || store.with_conn(f)).await
     }
 
@@ -289,6 +314,8 @@ impl Store {
     {
         let done = self.group.push(f);
         let store = self.clone();
+        // While this waits for a lane, whoever drains the queue may take this write too.
+        let _lane = lane(&self.lanes.writes).await?;
         blocking(move || {
             let conn = store.lock();
             store.group.drain(&conn);
@@ -306,6 +333,7 @@ impl Store {
         F: FnOnce(&Connection) -> ApiResult<T> + Send + 'static,
     {
         let store = self.clone();
+        let _lane = lane(&self.lanes.reads).await?;
         blocking(move || store.with_read(f)).await
     }
 

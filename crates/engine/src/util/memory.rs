@@ -11,3 +11,20 @@ pub fn return_free_memory() {
         libc::malloc_trim(0);
     }
 }
+
+/// Cap glibc's heap arenas at one per core (at least two). By default glibc opens up to eight
+/// per core, one per thread that happens to allocate under contention, and keeps each one's
+/// freed pages: a paper-scale batch run, with its store, client and runtime threads, then holds
+/// far more than it uses. Called once at start by the CLI and the desktop app.
+pub fn limit_heap_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+        let arenas = cores.clamp(2, 64) as libc::c_int;
+        // SAFETY: mallopt only changes the allocator's tuning; called at start it affects how
+        // later allocations are placed, never a live allocation.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, arenas);
+        }
+    }
+}

@@ -5,16 +5,33 @@ use serde_json::{json, Value};
 
 use super::http::{json_lines, send, send_json};
 use super::provider::{error_text, required_str, Line, Outcome, Polled, Results, Submitted};
+use super::upload::{request_body, Upload};
 use crate::llm::client::ModelHandle;
 use crate::llm::error::LlmError;
+use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use std::sync::Arc;
 
 fn batches_url(m: &ModelHandle) -> String {
     format!("{}/v1/messages/batches", m.cfg.base_url.trim_end_matches('/'))
 }
 
-pub async fn submit(http: &reqwest::Client, m: &ModelHandle, lines: &[Line]) -> Result<Submitted, LlmError> {
-    let requests: Vec<Value> = lines.iter().map(|l| json!({"custom_id": l.custom_id, "params": l.body})).collect();
-    let created = send_json(m, http.post(batches_url(m)).json(&json!({"requests": requests}))).await?;
+fn render_request(m: &ModelHandle, l: &Line) -> Result<Vec<u8>, serde_json::Error> {
+    serde_json::to_vec(&json!({"custom_id": l.custom_id, "params": request_body(m, &l.req)}))
+}
+
+/// `{"requests": [...]}`, written request by request as it is sent.
+pub fn create_body(m: &ModelHandle, lines: &Arc<[Line]>) -> Upload {
+    Upload::new(m, lines.clone(), &b"{\"requests\":["[..], b",", &b"]}"[..], render_request)
+}
+
+pub async fn submit(http: &reqwest::Client, m: &ModelHandle, lines: &Arc<[Line]>) -> Result<Submitted, LlmError> {
+    let upload = create_body(m, lines);
+    let rb = http
+        .post(batches_url(m))
+        .header(CONTENT_TYPE, "application/json")
+        .header(CONTENT_LENGTH, upload.byte_len()?)
+        .body(upload.body());
+    let created = send_json(m, rb).await?;
     let id = required_str(m, &created, "id", "the batch creation's reply")?;
     Ok(Submitted {
         provider_batch_id: id,

@@ -5,22 +5,39 @@ use serde_json::{json, Value};
 
 use super::http::send_json;
 use super::provider::{error_text, required_str, Line, Outcome, Polled, Results, Submitted};
+use super::upload::{request_body, Upload};
 use crate::llm::client::ModelHandle;
 use crate::llm::error::LlmError;
+use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use std::sync::Arc;
 
 fn root(m: &ModelHandle) -> String {
     format!("{}/v1beta", m.cfg.base_url.trim_end_matches('/'))
 }
 
-pub async fn submit(http: &reqwest::Client, m: &ModelHandle, lines: &[Line]) -> Result<Submitted, LlmError> {
-    let requests: Vec<Value> =
-        lines.iter().map(|l| json!({"request": l.body, "metadata": {"key": l.custom_id}})).collect();
-    let body = json!({"batch": {
-        "display_name": format!("psebench-{}", lines.len()),
-        "input_config": {"requests": {"requests": requests}}
-    }});
+fn render_request(m: &ModelHandle, l: &Line) -> Result<Vec<u8>, serde_json::Error> {
+    serde_json::to_vec(&json!({"request": request_body(m, &l.req), "metadata": {"key": l.custom_id}}))
+}
+
+/// `{"batch": {"display_name": …, "input_config": {"requests": {"requests": [...]}}}}`, written
+/// request by request as it is sent.
+pub fn create_body(m: &ModelHandle, lines: &Arc<[Line]>) -> Upload {
+    let head = format!(
+        "{{\"batch\":{{\"display_name\":{},\"input_config\":{{\"requests\":{{\"requests\":[",
+        json!(format!("psebench-{}", lines.len()))
+    );
+    Upload::new(m, lines.clone(), head, b",", &b"]}}}}"[..], render_request)
+}
+
+pub async fn submit(http: &reqwest::Client, m: &ModelHandle, lines: &Arc<[Line]>) -> Result<Submitted, LlmError> {
+    let upload = create_body(m, lines);
     let url = format!("{}/models/{}:batchGenerateContent", root(m), m.cfg.model);
-    let op = send_json(m, http.post(url).json(&body)).await?;
+    let rb = http
+        .post(url)
+        .header(CONTENT_TYPE, "application/json")
+        .header(CONTENT_LENGTH, upload.byte_len()?)
+        .body(upload.body());
+    let op = send_json(m, rb).await?;
     let name = required_str(m, &op, "name", "the batch creation's reply")?;
     Ok(Submitted { provider_batch_id: name, input_file_id: None, provider_status: state_of(&op) })
 }

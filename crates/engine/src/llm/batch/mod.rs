@@ -17,6 +17,7 @@ pub mod openai;
 pub mod plan;
 pub mod provider;
 pub mod repo;
+pub mod upload;
 
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -29,13 +30,18 @@ use tokio_util::sync::CancellationToken;
 use super::accounting::CallContext;
 use super::client::ModelHandle;
 use super::error::LlmError;
+use super::types::ChatRequest;
 use crate::store::Store;
 use provider::{Line, Outcome};
 
-/// Items a run works on at once in batch mode, unless `BatchSettings::in_flight` says otherwise:
-/// all of them (their requests wait in batches, not in connections), so each round's requests go
-/// out together.
-pub const BATCH_WORKERS: usize = 1_000_000;
+/// Items a run works on at once in batch mode, unless `BatchSettings::in_flight` says otherwise.
+/// Their requests wait in batches, not in connections, so this is a memory bound, not a load
+/// bound: each item in flight holds its conversation and its waiting call, about 10–25 KB. With
+/// 500 per run, three paper-scale runs (5,074 cases each) at once stay under 300 MB (`psebench
+/// bench batch-scale`: 275 MiB); 1,000 per run took 311 MiB, every case in flight 425 MiB. A run
+/// with more items goes in overlapping waves: each round's batch carries the next items' first
+/// requests along with the others' follow-ups, so fewer in flight means more batch rounds.
+pub const BATCH_WORKERS: usize = 500;
 
 /// Timing and size limits of batch mode.
 #[derive(Debug, Clone)]
@@ -52,11 +58,8 @@ pub struct BatchSettings {
     pub max_requests: usize,
     /// Request bytes per batch (Gemini's inline requests are limited to 20 MB).
     pub max_bytes: usize,
-    /// Items (cases, generation units) a batch-mode run works on at once. Every item in flight
-    /// holds its conversation, tens of KB with the policy in the system prompt plus the copies in
-    /// its request, so all 5,074 cases of three runs at once take gigabytes; a lower number keeps
-    /// memory bounded but splits each round into more, smaller batches, one wave after another
-    /// (`PSEBENCH_BATCH_IN_FLIGHT`; default: every item).
+    /// Items (cases, generation units) a batch-mode run works on at once (`PSEBENCH_BATCH_IN_FLIGHT`;
+    /// default [`BATCH_WORKERS`]). Higher: fewer batch rounds and more memory.
     pub in_flight: usize,
 }
 
@@ -81,6 +84,9 @@ impl Default for BatchSettings {
     }
 }
 
+/// What a request's line adds to its body in a batch (its id, the line's own fields).
+const LINE_OVERHEAD: usize = 200;
+
 /// What came back for one call.
 #[derive(Debug, Clone)]
 pub struct BatchAnswer {
@@ -96,10 +102,13 @@ pub struct BatchAnswer {
 
 type Delivery = Result<(Value, String), String>;
 
+/// A request gathering into the next batch. It is kept as the conversation (whose text the
+/// waiting call shares), not as a JSON body: thousands wait at once in a paper-scale round.
 struct Queued {
     key: String,
-    body: Value,
+    req: ChatRequest,
     ctx: CallContext,
+    /// Its size once written out (for the per-batch byte limit).
     bytes: usize,
 }
 
@@ -154,11 +163,11 @@ impl Batcher {
         &self.inner.settings
     }
 
-    /// Get the answer to `body` (the request a direct call would send) through a batch.
+    /// Get the answer to `req` (as a direct call would send it) through a batch.
     pub async fn call(
         &self,
         m: &ModelHandle,
-        body: &Value,
+        req: &ChatRequest,
         key: &str,
         ctx: &CallContext,
         cancel: &CancellationToken,
@@ -191,10 +200,10 @@ impl Batcher {
                             tracing::info!(model = %m.cfg.name, batch = %f.batch_id, "a request is already in a stored batch; waiting for it");
                             Inner::ensure_poller(inner, m, &f.batch_id, &pid);
                         } else {
-                            Inner::enqueue(inner, m, key, body, ctx);
+                            Inner::enqueue(inner, m, key, req, ctx);
                         }
                     }
-                    _ => Inner::enqueue(inner, m, key, body, ctx),
+                    _ => Inner::enqueue(inner, m, key, req, ctx),
                 }
             }
             let delivery = tokio::select! {
@@ -231,7 +240,9 @@ impl Inner {
         }
     }
 
-    fn enqueue(self: &Arc<Self>, m: &ModelHandle, key: &str, body: &Value, ctx: &CallContext) {
+    fn enqueue(self: &Arc<Self>, m: &ModelHandle, key: &str, req: &ChatRequest, ctx: &CallContext) {
+        // Measured before the lock: the body is written out here only to count its bytes.
+        let bytes = upload::json_len(&upload::request_body(m, req)) + LINE_OVERHEAD;
         let start = {
             let mut queues = lock(&self.queues);
             let q = queues.entry(m.cfg.name.clone()).or_default();
@@ -239,8 +250,7 @@ impl Inner {
                 let now = Instant::now();
                 q.first_push.get_or_insert(now);
                 q.last_push = Some(now);
-                let bytes = body.to_string().len();
-                q.items.push(Queued { key: key.to_string(), body: body.clone(), ctx: ctx.clone(), bytes });
+                q.items.push(Queued { key: key.to_string(), req: req.clone(), ctx: ctx.clone(), bytes });
             }
             let start = !q.running;
             q.running = true;
@@ -324,9 +334,9 @@ impl Inner {
             }
             return;
         }
-        // The bodies move into the lines (no second copy of a large round in memory).
+        // The requests move into the lines; each is written out only while the batch is sent.
         let keys: Vec<String> = items.iter().map(|q| q.key.clone()).collect();
-        let lines: Vec<Line> = items.into_iter().map(|q| Line { custom_id: q.key, body: q.body }).collect();
+        let lines: Arc<[Line]> = items.into_iter().map(|q| Line { custom_id: q.key, req: q.req }).collect();
         let mut attempt = 0;
         let submitted = loop {
             attempt += 1;

@@ -5,10 +5,12 @@ use serde_json::{json, Value};
 
 use super::http::{json_lines, send, send_json};
 use super::provider::{error_text, required_str, Line, Outcome, Polled, Results, Submitted};
+use super::upload::{request_body, Upload};
 use crate::llm::client::ModelHandle;
 use crate::llm::config::ProviderKind;
 use crate::llm::error::LlmError;
 use crate::llm::wire::openai::AZURE_DEFAULT_API_VERSION;
+use std::sync::Arc;
 
 fn base(m: &ModelHandle) -> String {
     let b = m.cfg.base_url.trim_end_matches('/');
@@ -30,35 +32,43 @@ fn url(m: &ModelHandle, path: &str) -> String {
     }
 }
 
-/// The JSONL the Batch API reads: one chat-completions request per line.
-pub fn input_file(m: &ModelHandle, lines: &[Line]) -> String {
-    let endpoint = match m.cfg.kind {
+/// Where each line of the JSONL file says its request goes.
+fn line_endpoint(m: &ModelHandle) -> &'static str {
+    match m.cfg.kind {
         ProviderKind::Azure => "/chat/completions",
         _ => "/v1/chat/completions",
-    };
-    let mut out = String::new();
-    for l in lines {
-        let mut body = l.body.clone();
-        if m.cfg.kind == ProviderKind::Azure {
-            // Azure batch lines name the deployment as the model.
-            body["model"] = json!(m.cfg.model);
-        }
-        let row = json!({"custom_id": l.custom_id, "method": "POST", "url": endpoint, "body": body});
-        out.push_str(&row.to_string());
-        out.push('\n');
     }
-    out
 }
 
-pub async fn submit(http: &reqwest::Client, m: &ModelHandle, lines: &[Line]) -> Result<Submitted, LlmError> {
-    let file = reqwest::multipart::Part::text(input_file(m, lines))
+/// One line of the JSONL file the Batch API reads: one chat-completions request.
+fn render_line(m: &ModelHandle, l: &Line) -> Result<Vec<u8>, serde_json::Error> {
+    let mut body = request_body(m, &l.req);
+    if m.cfg.kind == ProviderKind::Azure {
+        // Azure batch lines name the deployment as the model.
+        body["model"] = json!(m.cfg.model);
+    }
+    let mut out = serde_json::to_vec(
+        &json!({"custom_id": l.custom_id, "method": "POST", "url": line_endpoint(m), "body": body}),
+    )?;
+    out.push(b'\n');
+    Ok(out)
+}
+
+/// The JSONL file, written line by line as it is uploaded.
+pub fn input_file(m: &ModelHandle, lines: &Arc<[Line]>) -> Upload {
+    Upload::new(m, lines.clone(), Vec::new(), b"", Vec::new(), render_line)
+}
+
+pub async fn submit(http: &reqwest::Client, m: &ModelHandle, lines: &Arc<[Line]>) -> Result<Submitted, LlmError> {
+    let upload = input_file(m, lines);
+    let file = reqwest::multipart::Part::stream_with_length(upload.body(), upload.byte_len()?)
         .file_name("psebench-batch.jsonl")
         .mime_str("application/jsonl")
         .map_err(|e| LlmError::Config(format!("could not prepare the batch file: {e}")))?;
     let form = reqwest::multipart::Form::new().text("purpose", "batch").part("file", file);
     let uploaded = send_json(m, http.post(url(m, "files")).multipart(form)).await?;
     let file_id = required_str(m, &uploaded, "id", "the file upload's reply")?;
-    let endpoint = if m.cfg.kind == ProviderKind::Azure { "/chat/completions" } else { "/v1/chat/completions" };
+    let endpoint = line_endpoint(m);
     let created = send_json(
         m,
         http.post(url(m, "batches")).json(&json!({

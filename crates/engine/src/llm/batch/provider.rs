@@ -2,17 +2,20 @@
 //! request's outcome; `openai`, `anthropic` and `gemini` speak the providers' own shapes.
 
 use serde_json::Value;
+use std::sync::Arc;
 
 use super::{anthropic, gemini, openai};
 use crate::llm::client::ModelHandle;
 use crate::llm::config::ProviderKind;
 use crate::llm::error::LlmError;
+use crate::llm::types::ChatRequest;
 
-/// One request of a batch: its id (the response-cache key) and the body a direct call would send.
+/// One request of a batch: its id (the response-cache key) and the request a direct call would
+/// send, kept as a conversation (its text shared) until it is written out (`upload`).
 #[derive(Debug, Clone)]
 pub struct Line {
     pub custom_id: String,
-    pub body: Value,
+    pub req: ChatRequest,
 }
 
 /// The provider accepted a batch.
@@ -57,7 +60,7 @@ pub enum Outcome {
     Failed(String),
 }
 
-pub async fn submit(http: &reqwest::Client, m: &ModelHandle, lines: &[Line]) -> Result<Submitted, LlmError> {
+pub async fn submit(http: &reqwest::Client, m: &ModelHandle, lines: &Arc<[Line]>) -> Result<Submitted, LlmError> {
     match m.cfg.kind {
         ProviderKind::OpenAi | ProviderKind::Azure => openai::submit(http, m, lines).await,
         ProviderKind::Anthropic => anthropic::submit(http, m, lines).await,
