@@ -227,6 +227,23 @@ pub fn markdown(s: &ReviewStats) -> String {
     ));
     out.push_str(&lines.join("\n"));
     out.push_str("\n\nn is the number of cases each statistic uses.\n");
+    if !s.inter_rater_by_type.is_empty() {
+        out.push_str("\n### Agreement between reviewers, per case type\n\n");
+        out.push_str("| Case type | Cases | Realism, alpha (ordinal) | Plausibility, alpha (ordinal) | Own verdict, Fleiss' kappa | Own verdict, alpha (nominal) |\n");
+        out.push_str("|---|---:|---:|---:|---:|---:|\n");
+        for t in &s.inter_rater_by_type {
+            let ir = &t.inter_rater;
+            out.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} |\n",
+                title(&t.case_type),
+                t.cases,
+                stat(&ir.realism.krippendorff_alpha_ordinal),
+                stat(&ir.plausibility.krippendorff_alpha_ordinal),
+                stat(&ir.verdict.fleiss_kappa),
+                stat(&ir.verdict.krippendorff_alpha_nominal)
+            ));
+        }
+    }
     if let Some(r) = &s.rationale {
         out.push_str(&rationale_markdown(r));
     }
