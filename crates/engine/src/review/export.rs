@@ -228,13 +228,11 @@ pub fn markdown(s: &ReviewStats) -> String {
     out.push_str(&lines.join("\n"));
     out.push_str("\n\nn is the number of cases each statistic uses.\n");
     if !s.inter_rater_by_type.is_empty() {
-        out.push_str("\n### Agreement between reviewers, per case type\n\n");
-        out.push_str("| Case type | Cases | Realism, alpha (ordinal) | Plausibility, alpha (ordinal) | Own verdict, Fleiss' kappa | Own verdict, alpha (nominal) |\n");
-        out.push_str("|---|---:|---:|---:|---:|---:|\n");
+        out.push_str("\n### Agreement between reviewers, by case type\n\n");
         for t in &s.inter_rater_by_type {
             let ir = &t.inter_rater;
             out.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} |\n",
+                "- {} ({} cases): realism, alpha (ordinal) {}; plausibility, alpha (ordinal) {}; own verdict, Fleiss' kappa {}; own verdict, alpha (nominal) {}\n",
                 title(&t.case_type),
                 t.cases,
                 stat(&ir.realism.krippendorff_alpha_ordinal),

@@ -235,7 +235,7 @@ export function InterRaterByTypeTable({ stats }: { stats: ReviewStats }) {
   return (
     <div className="table-wrap">
       <table className="data" data-testid="inter-rater-by-type">
-        <caption className="sr-only">Agreement between reviewers, per case type</caption>
+        <caption className="sr-only">Reviewers' agreement with each other, by case type</caption>
         <thead>
           <tr>
             <th>Case type</th>
@@ -396,7 +396,7 @@ export function ResultsTab({ sessionId }: { sessionId: string }) {
         </p>
       </Section>
       {s.inter_rater_by_type.length > 0 && (
-        <Section title="Agreement between reviewers, per case type">
+        <Section title="Reviewers' agreement with each other, by case type">
           <InterRaterByTypeTable stats={s} />
           <p className="muted small">
             The same statistics over the cases of one type at a time (alpha: Krippendorff&apos;s, ordinal for the ratings, nominal for the verdicts). A dash
