@@ -1806,7 +1806,12 @@ export type RationaleStats = {
 /**
  * Items with a rationale task, and the runs their rationales came from.
  */
-items_with_task: number, runs: Array<string>, pooled: JudgeAgreement, per_reviewer: Array<JudgeAgreement>, };
+items_with_task: number, runs: Array<string>, pooled: JudgeAgreement, per_reviewer: Array<JudgeAgreement>, 
+/**
+ * All reviewers pooled over the items of one case type: complete, missing, uncertain
+ * (types without a task are left out).
+ */
+by_type: Array<TypeJudgeAgreement>, };
 
 /**
  * What the reviewer sees of an item's rationale task (after the reveal).
@@ -2494,6 +2499,11 @@ case_type: string,
  * Cases of this type in the session.
  */
 cases: number, inter_rater: InterRater, };
+
+/**
+ * The judge against all reviewers (pooled) on the items of one case type.
+ */
+export type TypeJudgeAgreement = { case_type: string, agreement: JudgeAgreement, };
 
 /**
  * Ratings and agreement with the by-construction verdict for one case type (or "all").

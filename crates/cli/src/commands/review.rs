@@ -280,7 +280,11 @@ fn print_rationale_task(t: &RationaleTask, ticked: Option<&Vec<String>>) {
 }
 
 fn print_judge_agreement(a: &JudgeAgreement) {
-    let who = a.reviewer.as_deref().unwrap_or("pooled");
+    print_judge_agreement_as(a.reviewer.as_deref().unwrap_or("pooled"), a);
+}
+
+/// One line of the judge-against-reviewers agreement, under the label `who`.
+fn print_judge_agreement_as(who: &str, a: &JudgeAgreement) {
     let kappa = match a.kappa.value {
         Some(v) => format!("{v:.3}"),
         None => format!("– ({})", a.kappa.note.as_deref().unwrap_or("undefined")),
@@ -755,6 +759,12 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
                         print_judge_agreement(a);
                     }
                     print_judge_agreement(&r.pooled);
+                    if !r.by_type.is_empty() {
+                        println!("  Per case type (all reviewers pooled):");
+                        for t in &r.by_type {
+                            print_judge_agreement_as(&t.case_type, &t.agreement);
+                        }
+                    }
                 }
             }
         }

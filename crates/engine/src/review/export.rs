@@ -291,6 +291,19 @@ pub fn rationale_markdown(r: &super::RationaleStats) -> String {
         out.push_str(&notes.join("\n"));
         out.push('\n');
     }
+    if !r.by_type.is_empty() {
+        out.push_str("\nBy case type, all reviewers pooled:\n\n");
+        for t in &r.by_type {
+            let a = &t.agreement;
+            out.push_str(&format!(
+                "- {}: {} item(s), {} decisions, Cohen's kappa {}\n",
+                title(&t.case_type),
+                a.items,
+                a.kappa.n,
+                a.kappa.value.map(|v| format!("{v:.2}")).unwrap_or_else(|| "undefined".into())
+            ));
+        }
+    }
     out
 }
 

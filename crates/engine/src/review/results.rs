@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::rationale::{self, RationaleSource, RationaleStats, RationaleTask};
+use super::rationale::{self, RationaleSource, RationaleStats, RationaleTask, TypeJudgeAgreement};
 use super::repo::{AnswerRow, ItemRow};
 use super::stats::{self, Metric};
 use super::{
@@ -177,10 +177,12 @@ fn rationale_stats(reviewers: &[String], items: &[ItemRow], answers: &[AnswerRow
     if tasks.is_empty() {
         return None;
     }
-    let of = |who: Option<&str>| -> (u32, Vec<rationale::Decision>) {
+    let type_of: HashMap<&str, CaseType> = items.iter().map(|i| (i.case_id.as_str(), i.case_type)).collect();
+    let of_type = |who: Option<&str>, stratum: &str| -> (u32, Vec<rationale::Decision>) {
         let mut n_items = 0;
         let mut d = Vec::new();
-        for a in answers.iter().filter(|a| who.is_none_or(|w| a.reviewer == w)) {
+        let typed = |a: &&AnswerRow| type_of.get(a.case_id.as_str()).is_some_and(|t| in_stratum(*t, stratum));
+        for a in answers.iter().filter(|a| who.is_none_or(|w| a.reviewer == w)).filter(typed) {
             if let (Some((task, source)), Some(ticks)) =
                 (tasks.get(a.case_id.as_str()), &a.record.rationale_established)
             {
@@ -190,7 +192,17 @@ fn rationale_stats(reviewers: &[String], items: &[ItemRow], answers: &[AnswerRow
         }
         (n_items, d)
     };
+    let of = |who: Option<&str>| of_type(who, "all");
     let (n, pooled) = of(None);
+    let by_type = STRATA
+        .iter()
+        .filter(|s| **s != "all")
+        .filter_map(|s| {
+            let (n, d) = of_type(None, s);
+            (n > 0)
+                .then(|| TypeJudgeAgreement { case_type: s.to_string(), agreement: rationale::agreement(None, n, &d) })
+        })
+        .collect();
     let mut runs: Vec<String> = tasks.values().map(|(_, s)| s.run_id.clone()).collect();
     runs.sort();
     runs.dedup();
@@ -205,6 +217,7 @@ fn rationale_stats(reviewers: &[String], items: &[ItemRow], answers: &[AnswerRow
                 rationale::agreement(Some(r), n, &d)
             })
             .collect(),
+        by_type,
     })
 }
 

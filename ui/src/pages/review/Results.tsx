@@ -275,7 +275,11 @@ const share = (x: number | null | undefined) => (x === null || x === undefined ?
 
 /** The M4 judge against reviewers on the rationale task: one row per reviewer and one pooled. */
 export function JudgeAgreementTable({ r }: { r: RationaleStats }) {
-  const rows: JudgeAgreement[] = [...r.per_reviewer, r.pooled];
+  const rows: { label: string; a: JudgeAgreement; strong: boolean }[] = [
+    ...r.per_reviewer.map((a) => ({ label: a.reviewer ?? "", a, strong: false })),
+    { label: "All reviewers (pooled)", a: r.pooled, strong: true },
+    ...r.by_type.map((t) => ({ label: `${TYPE_LABEL[t.case_type] ?? t.case_type} cases, all reviewers`, a: t.agreement, strong: false })),
+  ];
   return (
     <>
       <div className="table-wrap">
@@ -293,9 +297,9 @@ export function JudgeAgreementTable({ r }: { r: RationaleStats }) {
             </tr>
           </thead>
           <tbody>
-            {rows.map((a) => (
-              <tr key={a.reviewer ?? "(pooled)"} style={a.reviewer === null ? { fontWeight: 600 } : undefined}>
-                <td>{a.reviewer ?? "All reviewers (pooled)"}</td>
+            {rows.map(({ label, a, strong }) => (
+              <tr key={label} style={strong ? { fontWeight: 600 } : undefined}>
+                <td>{label}</td>
                 <td style={{ textAlign: "right" }}>{num(a.items)}</td>
                 <td style={{ textAlign: "right" }}>{num(a.kappa.n)}</td>
                 <td style={{ textAlign: "right" }}>{share(a.observed_agreement)}</td>
@@ -315,7 +319,7 @@ export function JudgeAgreementTable({ r }: { r: RationaleStats }) {
       <p className="muted small">
         {r.items_with_task} case(s) carried a model&apos;s rationale from {r.runs.join(", ")}. Each condition of each answered case is one decision:
         does the rationale establish it? Kappa compares the judge&apos;s decisions with each reviewer&apos;s beyond what chance would give; pooled puts
-        every reviewer&apos;s decisions together. {KAPPA_GUIDE}
+        every reviewer&apos;s decisions together, then the same for each case type. {KAPPA_GUIDE}
       </p>
     </>
   );
