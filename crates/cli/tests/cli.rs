@@ -765,6 +765,12 @@ fn expert_review_from_creation_to_merged_packs_and_exports() {
     assert_eq!(stats["by_type"][3]["realism"]["n"], 18);
     let human = env.ok(&["review", "stats", &sid]);
     assert!(human.contains("Cohen's kappa, Ana & Ben"), "{human}");
+    // Agreement between reviewers is also given for each case type (JSON and text).
+    let types: Vec<&str> =
+        stats["inter_rater_by_type"].as_array().unwrap().iter().map(|t| t["case_type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["complete", "missing", "uncertain"]);
+    assert!(human.contains("Between reviewers, per case type"), "{human}");
+    assert!(human.lines().any(|l| l.starts_with("missing ")), "{human}");
     let queue = env.json(&["review", "queue", &sid]);
     // Both said Reportable everywhere: every case not built to be Reportable is queued.
     let queued = queue["items"].as_array().unwrap();
@@ -991,6 +997,8 @@ fn review_create_with_a_rationale_task_and_its_judge_agreement_in_stats() {
     assert_eq!((pooled["both"].as_u64(), pooled["neither"].as_u64()), (Some(1), Some(names.len() as u64 - 1)));
     let text = env.ok(&["review", "stats", &sid]);
     assert!(text.contains("The M4 judge against reviewers") && text.contains("decision(s)"), "{text}");
+    assert!(text.contains("Per case type (all reviewers pooled):"), "{text}");
+    assert!(stats["rationale"]["by_type"].as_array().is_some_and(|t| !t.is_empty()), "{stats}");
 }
 
 fn audit_case(id: &str, case_type: &str, verdict: &str, fact: &str) -> Value {
