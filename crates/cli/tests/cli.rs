@@ -765,6 +765,12 @@ fn expert_review_from_creation_to_merged_packs_and_exports() {
     assert_eq!(stats["by_type"][3]["realism"]["n"], 18);
     let human = env.ok(&["review", "stats", &sid]);
     assert!(human.contains("Cohen's kappa, Ana & Ben"), "{human}");
+    // Agreement between reviewers is also given for each case type (JSON and text).
+    let types: Vec<&str> =
+        stats["inter_rater_by_type"].as_array().unwrap().iter().map(|t| t["case_type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["complete", "missing", "uncertain"]);
+    assert!(human.contains("Between reviewers, per case type"), "{human}");
+    assert!(human.lines().any(|l| l.starts_with("missing ")), "{human}");
     let queue = env.json(&["review", "queue", &sid]);
     // Both said Reportable everywhere: every case not built to be Reportable is queued.
     let queued = queue["items"].as_array().unwrap();
@@ -991,6 +997,8 @@ fn review_create_with_a_rationale_task_and_its_judge_agreement_in_stats() {
     assert_eq!((pooled["both"].as_u64(), pooled["neither"].as_u64()), (Some(1), Some(names.len() as u64 - 1)));
     let text = env.ok(&["review", "stats", &sid]);
     assert!(text.contains("The M4 judge against reviewers") && text.contains("decision(s)"), "{text}");
+    assert!(text.contains("Per case type (all reviewers pooled):"), "{text}");
+    assert!(stats["rationale"]["by_type"].as_array().is_some_and(|t| !t.is_empty()), "{stats}");
 }
 
 fn audit_case(id: &str, case_type: &str, verdict: &str, fact: &str) -> Value {
@@ -1192,4 +1200,107 @@ fn eval_run_plan_prints_the_requests_in_flight_per_endpoint() {
     // Only a plan: no run was created and no model was called.
     assert_eq!(env.json(&["eval", "list"]).as_array().unwrap().len(), 0);
     assert_eq!(mock.server.request_count(), 0);
+}
+
+/// The columns of the first data row of the table whose header line starts with `first_header`,
+/// by header name.
+fn table_row(out: &str, first_header: &str) -> std::collections::HashMap<String, String> {
+    let mut lines = out.lines().skip_while(|l| !l.starts_with(first_header));
+    let headers: Vec<String> = lines.next().unwrap().split_whitespace().map(str::to_string).collect();
+    let row: Vec<String> = lines.nth(1).unwrap().split_whitespace().map(str::to_string).collect();
+    headers.into_iter().zip(row).collect()
+}
+
+/// "Answered" is one number everywhere: the CLI's metrics table shows under ANSWERED exactly
+/// what the app's leaderboard shows under "Answered" (cases with a readable verdict, from
+/// `metrics.runs`), and cases with a trajectory are TRANSCRIPTS.
+#[test]
+fn the_metrics_table_and_the_leaderboard_mean_the_same_by_answered() {
+    let env = Env::new();
+    let mock = start_mock(eval_script());
+    let base = mock.server.openai_base();
+    for name in ["m", "info", "judge"] {
+        env.ok(&["models", "add", name, "--kind", "openai-compatible", "--model", name, "--base-url", &base]);
+    }
+    env.ok(&["demo", "load"]);
+    let args = ["--model", "m", "--info-model", "info", "--judge-model", "judge", "--json"];
+    let out = env.ok(&[&["eval", "run", "--cases", "origin=demo,type=complete,limit=5"][..], &args[..]].concat());
+    let run_id = serde_json::from_str::<Value>(&out).unwrap()["run_id"].as_str().unwrap().to_string();
+    // Two of the five transcripts lose their final answer: transcripts 5, answered 3.
+    let traj = env.dir.path().join("t.jsonl");
+    env.ok(&["eval", "export", &run_id, "--out", s(&traj)]);
+    let lines: Vec<String> = std::fs::read_to_string(&traj)
+        .unwrap()
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            v["run_id"] = json!("unreadable");
+            if i < 2 {
+                v["final"] = Value::Null;
+            }
+            v.to_string()
+        })
+        .collect();
+    let edited = env.file("edited.jsonl", &(lines.join("\n") + "\n"));
+    let imported = env.json(&["eval", "import", s(&edited)]);
+    let run = imported["runs"][0].as_str().unwrap().to_string();
+
+    let table = table_row(&env.ok(&["metrics", "--run", &run, "--bootstrap", "0"]), "MODEL");
+    let leaderboard = {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let e = psebench::api::Engine::open(&env.db()).unwrap();
+        let owner = psebench::api::rpc::Caller::Owner;
+        rt.block_on(psebench::api::rpc::call(&e, &owner, "metrics.runs", json!({"run_ids": [run]}))).unwrap()
+    };
+    let m = &leaderboard["models"][0];
+    let answered = m["cases"].as_u64().unwrap() - m["no_verdict"].as_u64().unwrap();
+    assert_eq!(answered, 3);
+    assert_eq!(table["ANSWERED"], answered.to_string(), "the leaderboard's Answered is the table's ANSWERED");
+    assert_eq!(table["TRANSCRIPTS"], m["trajectories"].to_string());
+    assert_eq!(table["CASES"], "5");
+
+    // Scored against all 30 complete demo cases: 25 have no transcript, and still 3 are answered.
+    let cases_file = env.dir.path().join("c.jsonl");
+    env.ok(&["cases", "export", "--out", s(&cases_file), "--type", "complete"]);
+    let out = env.ok(&["metrics", "--cases", s(&cases_file), "--trajectories", s(&edited), "--bootstrap", "0"]);
+    let files = table_row(&out, "MODEL");
+    assert_eq!((files["CASES"].as_str(), files["TRANSCRIPTS"].as_str(), files["ANSWERED"].as_str()), ("30", "5", "3"));
+    assert!(out.contains("ANSWERED = cases with a readable verdict"), "{out}");
+}
+
+/// `models test` makes one request and says what is wrong in a plain sentence.
+#[test]
+fn models_test_fails_fast_with_a_plain_sentence() {
+    let env = Env::new();
+    let script: psebench::mock::Script = serde_json::from_value(json!({
+        "require_key": "the-right-key",
+        "rules": [{"name": "any", "reply": {"text": "ready"}}]
+    }))
+    .unwrap();
+    let mock = start_mock(script);
+    env.ok(&[
+        "models",
+        "add",
+        "keyed",
+        "--kind",
+        "openai-compatible",
+        "--model",
+        "x",
+        "--base-url",
+        &mock.server.openai_base(),
+    ]);
+    let o = env.run(&["models", "test", "keyed"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("The API key is wrong or missing: the server refused it (HTTP 401"), "{err}");
+    assert_eq!(mock.server.request_count(), 1, "one attempt, not the run-time retry policy");
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    env.ok(&["models", "add", "down", "--kind", "openai-compatible", "--model", "x", "--base-url", &url]);
+    let o = env.run(&["models", "test", "down"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(&format!("Nothing is listening at 127.0.0.1:{port}")), "{err}");
 }

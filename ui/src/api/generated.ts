@@ -1492,7 +1492,7 @@ export type ModelKeyParams = { name: string, key: string, };
  */
 export type ModelMetrics = { model: string, cases: number, M1: number | null, M2: number | null, M3: Prf | null, M4: number | null, M5: Prf | null, M6: Prf | null, M7: Prf | null, M8: Prf | null, by_case_type: ByCaseType, behavior: Behavior, tokens: Tokens, 
 /**
- * Cases that have a trajectory for this model.
+ * Cases that have a trajectory for this model: shown as "Transcripts" (never "Answered").
  */
 trajectories: number, 
 /**
@@ -1502,7 +1502,8 @@ trajectories: number,
  */
 m4_unjudged: number, 
 /**
- * Cases whose predicted verdict is null (unusable answer or no trajectory at all).
+ * Cases whose predicted verdict is null (unusable answer or no trajectory at all). The rest
+ * are the "Answered" cases ([`ModelMetrics::answered`]).
  */
 no_verdict: number, confidence_intervals: ConfidenceIntervals | null, consistency: Consistency | null, by_clause: Array<ClauseAccuracy>, 
 /**
@@ -1805,7 +1806,12 @@ export type RationaleStats = {
 /**
  * Items with a rationale task, and the runs their rationales came from.
  */
-items_with_task: number, runs: Array<string>, pooled: JudgeAgreement, per_reviewer: Array<JudgeAgreement>, };
+items_with_task: number, runs: Array<string>, pooled: JudgeAgreement, per_reviewer: Array<JudgeAgreement>, 
+/**
+ * All reviewers pooled over the items of one case type: complete, missing, uncertain
+ * (types without a task are left out).
+ */
+by_type: Array<TypeJudgeAgreement>, };
 
 /**
  * What the reviewer sees of an item's rationale task (after the reveal).
@@ -1827,6 +1833,19 @@ export type RejudgeRequest = { run_id: string, judge_model: string,
  * Judge only trajectories without a usable judgement (default: all that can count in M4).
  */
 only_missing: boolean, concurrency: number | null, };
+
+/**
+ * One repeat of a case in a run, as listed next to its transcript.
+ */
+export type RepeatOutcome = { 
+/**
+ * 0-based repeat index (the `repeat` parameter of `results.trajectory`).
+ */
+repeat: number, 
+/**
+ * The readable verdict given, or null.
+ */
+verdict: Verdict | null, correct: boolean, };
 
 /**
  * The case-by-model grid in a compact, column-wise form (the paper's scale is 5,074 cases ×
@@ -2190,7 +2209,15 @@ export type ReviewStats = { session_id: string, session_name: string, reviewers:
 /**
  * complete, missing, uncertain, then "all".
  */
-by_type: Array<TypeStats>, per_reviewer: Array<ReviewerAgreement>, inter_rater: InterRater, 
+by_type: Array<TypeStats>, per_reviewer: Array<ReviewerAgreement>, 
+/**
+ * Over all cases of the session.
+ */
+inter_rater: InterRater, 
+/**
+ * The same per case type: complete, missing, uncertain (empty in results stored before it).
+ */
+inter_rater_by_type: Array<TypeInterRater>, 
 /**
  * Agreement between the M4 judge and reviewers on the rationale task; null when the session
  * has none.
@@ -2449,11 +2476,34 @@ gold_clause_title: string | null,
 /**
  * Models used by the run: model under test, information provider, judge.
  */
-models: { [key in string]?: string }, };
+models: { [key in string]?: string }, 
+/**
+ * Every finished repeat of this case in the run (one entry when the run has no repeats),
+ * with its verdict, so that any of them can be opened.
+ */
+repeats: Array<RepeatOutcome>, };
 
 export type Turn = EvalTurn | InfoTurn;
 
 export type TypeCount = { case_type: string, count: number, };
+
+/**
+ * Agreement between reviewers over the cases of one type only.
+ */
+export type TypeInterRater = { 
+/**
+ * complete, missing or uncertain.
+ */
+case_type: string, 
+/**
+ * Cases of this type in the session.
+ */
+cases: number, inter_rater: InterRater, };
+
+/**
+ * The judge against all reviewers (pooled) on the items of one case type.
+ */
+export type TypeJudgeAgreement = { case_type: string, agreement: JudgeAgreement, };
 
 /**
  * Ratings and agreement with the by-construction verdict for one case type (or "all").

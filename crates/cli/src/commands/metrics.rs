@@ -61,6 +61,7 @@ fn overall_table(models: &[ModelMetrics]) {
                 m.model.clone(),
                 m.cases.to_string(),
                 m.trajectories.to_string(),
+                m.answered().to_string(),
                 pct(m.m1),
                 pct(m.m2),
                 f1(&m.m3),
@@ -72,10 +73,11 @@ fn overall_table(models: &[ModelMetrics]) {
             ]
         })
         .collect();
-    table(&["MODEL", "CASES", "ANSWERED", "M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8"], &rows);
+    table(&["MODEL", "CASES", "TRANSCRIPTS", "ANSWERED", "M1", "M2", "M3", "M4", "M5", "M6", "M7", "M8"], &rows);
     println!("M1 verdict accuracy · M2 clause accuracy · M3 evidence F1 · M4 boundary-condition hit rate");
     println!("M5 missing-case detection F1 · M6 missing-slot F1 · M7 uncertain detection F1 · M8 reportable detection F1 (all %)");
-    println!("ANSWERED = cases with a trajectory; cases without one count as wrong and not asked.");
+    println!("TRANSCRIPTS = cases the model worked through (a trajectory); a case without one counts as wrong and not asked.");
+    println!("ANSWERED = cases with a readable verdict (Reportable, Non-reportable or Uncertain); the others count as wrong.");
     for m in models.iter().filter(|m| m.m4_unjudged > 0) {
         println!(
             "* M4 of {}: {} correct answer(s) with a rationale have no usable judge result and count as 0 hits; \

@@ -76,7 +76,7 @@ pub enum ModelsCmd {
     },
     /// List registered models (local or remote, where the key comes from).
     List,
-    /// Send one tiny real request and report latency and tokens.
+    /// Send one tiny real request (one attempt, at most 10 s) and report latency and tokens, or say what is wrong.
     Test { name: String },
     /// Remove a model (and its key from the keyring).
     Remove { name: String },

@@ -280,7 +280,11 @@ fn print_rationale_task(t: &RationaleTask, ticked: Option<&Vec<String>>) {
 }
 
 fn print_judge_agreement(a: &JudgeAgreement) {
-    let who = a.reviewer.as_deref().unwrap_or("pooled");
+    print_judge_agreement_as(a.reviewer.as_deref().unwrap_or("pooled"), a);
+}
+
+/// One line of the judge-against-reviewers agreement, under the label `who`.
+fn print_judge_agreement_as(who: &str, a: &JudgeAgreement) {
     let kappa = match a.kappa.value {
         Some(v) => format!("{v:.3}"),
         None => format!("– ({})", a.kappa.note.as_deref().unwrap_or("undefined")),
@@ -712,6 +716,39 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
                     "  verdict       Krippendorff's alpha (nominal) {}",
                     fmt_stat(&ir.verdict.krippendorff_alpha_nominal)
                 );
+                if !s.inter_rater_by_type.is_empty() {
+                    println!("\nBetween reviewers, per case type (– when undefined; --json gives the reason):");
+                    let short = |x: &psebench::review::StatValue| match x.value {
+                        Some(v) => format!("{v:.3} (n={})", x.n),
+                        None => format!("– (n={})", x.n),
+                    };
+                    let rows: Vec<Vec<String>> = s
+                        .inter_rater_by_type
+                        .iter()
+                        .map(|t| {
+                            let ir = &t.inter_rater;
+                            vec![
+                                t.case_type.clone(),
+                                t.cases.to_string(),
+                                short(&ir.realism.krippendorff_alpha_ordinal),
+                                short(&ir.plausibility.krippendorff_alpha_ordinal),
+                                short(&ir.verdict.fleiss_kappa),
+                                short(&ir.verdict.krippendorff_alpha_nominal),
+                            ]
+                        })
+                        .collect();
+                    table(
+                        &[
+                            "TYPE",
+                            "CASES",
+                            "REALISM ALPHA",
+                            "PLAUSIBILITY ALPHA",
+                            "VERDICT FLEISS KAPPA",
+                            "VERDICT ALPHA",
+                        ],
+                        &rows,
+                    );
+                }
                 if let Some(r) = &s.rationale {
                     println!(
                         "\nThe M4 judge against reviewers (rationale task, {} item(s) from {}): Cohen's kappa over (item, condition) decisions",
@@ -722,6 +759,12 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
                         print_judge_agreement(a);
                     }
                     print_judge_agreement(&r.pooled);
+                    if !r.by_type.is_empty() {
+                        println!("  Per case type (all reviewers pooled):");
+                        for t in &r.by_type {
+                            print_judge_agreement_as(&t.case_type, &t.agreement);
+                        }
+                    }
                 }
             }
         }

@@ -8,6 +8,7 @@
 
 pub mod batches;
 pub mod discover;
+pub mod model_test;
 pub mod models;
 
 use std::any::{Any, TypeId};

@@ -4,11 +4,12 @@
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
+use super::model_test;
 use crate::context::Engine;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::llm::accounting::{self, CallContext, UsageTotals};
 use crate::llm::cache::{self, CacheStats};
-use crate::llm::{registry, ChatRequest, Message, ModelConfig, ProviderKind};
+use crate::llm::{registry, ChatRequest, LlmClient, LlmError, Message, ModelConfig, ProviderKind};
 use crate::secrets::model_account;
 
 /// What `models add` takes. Omitted fields keep provider defaults.
@@ -223,8 +224,12 @@ impl Engine {
     }
 
     /// One tiny real call: says whether the model answers, how fast, and what it costs in tokens.
+    /// Exactly one attempt of at most [`model_test::TEST_TIMEOUT_SECS`] seconds (never the
+    /// run-time retry policy, never the cache); a failure is one plain sentence saying what is
+    /// wrong (see [`model_test`]), with the provider's words as the error's detail.
     pub async fn models_test(&self, name: &str) -> ApiResult<ModelTestResult> {
-        let handle = self.model_handle(name)?;
+        let mut handle = self.model_handle(name)?;
+        handle.cfg.timeout_secs = handle.cfg.timeout_secs.clamp(1, model_test::TEST_TIMEOUT_SECS);
         let req = ChatRequest {
             max_tokens: Some(16),
             ..ChatRequest::new(vec![
@@ -233,11 +238,28 @@ impl Engine {
             ])
         };
         let started = Instant::now();
-        // A test must really reach the model: never answer it from the cache.
-        let no_cache = self.llm_without_cache();
-        let r = no_cache
+        let mut opts = self.opts.client.clone();
+        opts.use_cache = false;
+        opts.retry.max_retries = 0;
+        let timeout = std::time::Duration::from_secs(u64::from(handle.cfg.timeout_secs));
+        opts.connect_timeout = opts.connect_timeout.min(timeout);
+        let once = LlmClient::new(self.store().clone(), self.opts.secrets.clone(), opts);
+        let r = match once
             .chat(&handle, &req, &CallContext::new(None, "models-test"), &crate::llm::CancellationToken::new())
-            .await?;
+            .await
+        {
+            Ok(r) => r,
+            Err(e) => {
+                let probe = match &e {
+                    LlmError::Connect { .. } => model_test::probe_connect(&handle.cfg.base_url).await,
+                    LlmError::RetriesExhausted { last, .. } if matches!(**last, LlmError::Connect { .. }) => {
+                        model_test::probe_connect(&handle.cfg.base_url).await
+                    }
+                    _ => None,
+                };
+                return Err(model_test::classify(&e, &handle.cfg, probe).into_error(name, &e));
+            }
+        };
         Ok(ModelTestResult {
             name: name.to_string(),
             ok: true,

@@ -141,6 +141,23 @@ pub fn trajectory(conn: &Connection, run_id: &str, case_id: &str, repeat: u32) -
     }
 }
 
+/// Every finished repeat of one case in a run, by repeat index.
+pub fn trajectory_repeats(conn: &Connection, run_id: &str, case_id: &str) -> ApiResult<Vec<(u32, Trajectory)>> {
+    let mut stmt = conn.prepare(
+        "SELECT repeat, trajectory_json FROM eval_items WHERE run_id = ?1 AND case_id = ?2 AND status = 'done' ORDER BY repeat",
+    )?;
+    let rows = stmt
+        .query_map(params![run_id, case_id], |r| Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?)))?
+        .collect::<Result<Vec<_>, _>>()?;
+    rows.into_iter()
+        .map(|(k, j)| {
+            serde_json::from_str(&j)
+                .map(|t| (k, t))
+                .map_err(|e| ApiError::internal(format!("a stored trajectory is unreadable: {e}")))
+        })
+        .collect()
+}
+
 /// Case ids of a run's items (distinct, in order).
 pub fn case_ids(conn: &Connection, run_id: &str) -> ApiResult<Vec<String>> {
     let mut stmt = conn.prepare("SELECT case_id FROM eval_items WHERE run_id = ?1 AND repeat = 0 ORDER BY rowid")?;

@@ -121,19 +121,29 @@ pub struct ModelMetrics {
     pub behavior: Behavior,
     pub tokens: Tokens,
     // ---- extensions (not in FORMATS.md; readers ignore unknown fields) ----
-    /// Cases that have a trajectory for this model.
+    /// Cases that have a trajectory for this model: shown as "Transcripts" (never "Answered").
     pub trajectories: u64,
     /// Cases counted in M4 (correct answer, a rationale, conditions to hit) that have no usable
     /// judge result: each counts as 0 hits. Non-zero means M4 understates the model until the
     /// run is re-judged (`psebench eval rejudge`).
     pub m4_unjudged: u64,
-    /// Cases whose predicted verdict is null (unusable answer or no trajectory at all).
+    /// Cases whose predicted verdict is null (unusable answer or no trajectory at all). The rest
+    /// are the "Answered" cases ([`ModelMetrics::answered`]).
     pub no_verdict: u64,
     pub confidence_intervals: Option<ConfidenceIntervals>,
     pub consistency: Option<Consistency>,
     pub by_clause: Vec<ClauseAccuracy>,
     /// Uncertain routing as counts (the paper's routing table shows counts and percentages).
     pub uncertain_routing_counts: Option<IndexMap<String, u64>>,
+}
+
+impl ModelMetrics {
+    /// "Answered": cases where the model gave a readable verdict (Reportable, Non-reportable or
+    /// Uncertain), out of `cases`. The CLI's metrics table and the app's leaderboard both show
+    /// this number under that word; cases with a trajectory are "Transcripts".
+    pub fn answered(&self) -> u64 {
+        self.cases.saturating_sub(self.no_verdict)
+    }
 }
 
 /// Paired McNemar test on per-case verdict correctness between two models on their shared cases.

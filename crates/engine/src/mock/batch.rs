@@ -118,6 +118,7 @@ fn fault_status(f: &Fault) -> u16 {
         Fault::Unavailable => 503,
         Fault::BadRequest => 400,
         Fault::Unauthorized => 401,
+        Fault::Forbidden => 403,
         _ => 500,
     }
 }

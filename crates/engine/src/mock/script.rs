@@ -35,6 +35,8 @@ pub enum Fault {
     BadRequest,
     /// HTTP 401.
     Unauthorized,
+    /// HTTP 403 (a key that is valid but not allowed here).
+    Forbidden,
     /// Never answers within any sensible timeout (holds the request for `hang_ms`).
     Timeout {
         #[serde(default = "default_hang")]
@@ -160,6 +162,10 @@ pub struct Script {
     /// naming `response_format`, as some local servers do.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub refuse_response_formats: Vec<String>,
+    /// When not empty, a chat request for any other model id gets HTTP 404 with an OpenAI-style
+    /// `model_not_found` error naming the model, as providers answer an unknown model.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub known_models: Vec<String>,
     /// Model ids `GET /v1/models` lists (default: the models the rules name).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub served_models: Vec<String>,

@@ -144,6 +144,7 @@ impl MockServer {
             .route("/_mock/health", get(|| async { "ok" }))
             .route("/v1/models", get(list_models))
             .merge(super::batch::routes())
+            .fallback(no_such_path)
             // Batch uploads and inline batches are far larger than axum's 2 MB default; the
             // providers accept up to 200 MB (OpenAI files) and 256 MB (Anthropic).
             .layer(axum::extract::DefaultBodyLimit::max(super::batch::MAX_BODY_BYTES))
@@ -222,6 +223,25 @@ fn set_script(state: &MockState, script: Script) {
     *state.rng.lock().unwrap_or_else(|p| p.into_inner()) = ChaCha8Rng::seed_from_u64(script.seed);
     *state.compiled.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(Compiled::new(script));
     state.counters.lock().unwrap_or_else(|p| p.into_inner()).clear();
+}
+
+/// Any other path: counted and recorded like a chat request (outcome `no_such_path`), then
+/// HTTP 404 with a plain-text body, as a web server that is not a model API answers.
+async fn no_such_path(State(s): State<Arc<MockState>>, uri: axum::http::Uri) -> Response {
+    let seq = s.seq.fetch_add(1, Ordering::SeqCst) + 1;
+    let record = RecordedRequest {
+        seq,
+        api: String::new(),
+        path: uri.path().to_string(),
+        model: String::new(),
+        rule: None,
+        outcome: "no_such_path".into(),
+        had_key: false,
+        body: Value::Null,
+        at_ms: s.started.elapsed().as_millis() as u64,
+    };
+    push(&s, record);
+    (StatusCode::NOT_FOUND, "Not Found").into_response()
 }
 
 /// The OpenAI-style model list: the script's `served_models`, else the model names its rules name.
@@ -419,6 +439,7 @@ fn fault_name(f: &Fault) -> &'static str {
         Fault::Unavailable => "unavailable",
         Fault::BadRequest => "bad_request",
         Fault::Unauthorized => "unauthorized",
+        Fault::Forbidden => "forbidden",
         Fault::Timeout { .. } => "timeout",
         Fault::Slow { .. } => "slow",
         Fault::MalformedJson => "malformed_json",
@@ -502,6 +523,12 @@ pub(super) fn prepare(s: &Arc<MockState>, path: &str, body: Value, norm: Result<
             let shown = n.key.clone().unwrap_or_default();
             return (Answer::Error(StatusCode::UNAUTHORIZED, format!("Incorrect API key provided: {shown}.")), 0);
         }
+    }
+    if !script.known_models.is_empty() && !script.known_models.contains(&n.model) {
+        record.outcome = "model_not_found".into();
+        push(s, record);
+        let msg = format!("The model `{}` does not exist or you do not have access to it (mock).", n.model);
+        return (Answer::Error(StatusCode::NOT_FOUND, msg), 0);
     }
     let matched = find_rule(&compiled, &n);
     let rule: Option<&Rule> = matched.as_ref().map(|(i, _)| &script.rules[*i]);
@@ -644,6 +671,7 @@ fn fault_response(f: &Fault) -> Response {
         Fault::Unavailable => error_response(StatusCode::SERVICE_UNAVAILABLE, "Overloaded (mock)."),
         Fault::BadRequest => error_response(StatusCode::BAD_REQUEST, "Invalid request (mock)."),
         Fault::Unauthorized => error_response(StatusCode::UNAUTHORIZED, "Incorrect API key provided (mock)."),
+        Fault::Forbidden => error_response(StatusCode::FORBIDDEN, "This key may not use this model (mock)."),
         Fault::MalformedJson => Response::builder()
             .status(StatusCode::OK)
             .header("content-type", "application/json")

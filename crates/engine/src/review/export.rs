@@ -227,6 +227,21 @@ pub fn markdown(s: &ReviewStats) -> String {
     ));
     out.push_str(&lines.join("\n"));
     out.push_str("\n\nn is the number of cases each statistic uses.\n");
+    if !s.inter_rater_by_type.is_empty() {
+        out.push_str("\n### Agreement between reviewers, by case type\n\n");
+        for t in &s.inter_rater_by_type {
+            let ir = &t.inter_rater;
+            out.push_str(&format!(
+                "- {} ({} cases): realism, alpha (ordinal) {}; plausibility, alpha (ordinal) {}; own verdict, Fleiss' kappa {}; own verdict, alpha (nominal) {}\n",
+                title(&t.case_type),
+                t.cases,
+                stat(&ir.realism.krippendorff_alpha_ordinal),
+                stat(&ir.plausibility.krippendorff_alpha_ordinal),
+                stat(&ir.verdict.fleiss_kappa),
+                stat(&ir.verdict.krippendorff_alpha_nominal)
+            ));
+        }
+    }
     if let Some(r) = &s.rationale {
         out.push_str(&rationale_markdown(r));
     }
@@ -275,6 +290,19 @@ pub fn rationale_markdown(r: &super::RationaleStats) -> String {
         out.push('\n');
         out.push_str(&notes.join("\n"));
         out.push('\n');
+    }
+    if !r.by_type.is_empty() {
+        out.push_str("\nBy case type, all reviewers pooled:\n\n");
+        for t in &r.by_type {
+            let a = &t.agreement;
+            out.push_str(&format!(
+                "- {}: {} item(s), {} decisions, Cohen's kappa {}\n",
+                title(&t.case_type),
+                a.items,
+                a.kappa.n,
+                a.kappa.value.map(|v| format!("{v:.2}")).unwrap_or_else(|| "undefined".into())
+            ));
+        }
     }
     out
 }

@@ -664,6 +664,16 @@ pub struct InterRater {
     pub verdict: VerdictAgreement,
 }
 
+/// Agreement between reviewers over the cases of one type only.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct TypeInterRater {
+    /// complete, missing or uncertain.
+    pub case_type: String,
+    /// Cases of this type in the session.
+    pub cases: u32,
+    pub inter_rater: InterRater,
+}
+
 /// A session's results (owner only).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct ReviewStats {
@@ -677,7 +687,11 @@ pub struct ReviewStats {
     /// complete, missing, uncertain, then "all".
     pub by_type: Vec<TypeStats>,
     pub per_reviewer: Vec<ReviewerAgreement>,
+    /// Over all cases of the session.
     pub inter_rater: InterRater,
+    /// The same per case type: complete, missing, uncertain (empty in results stored before it).
+    #[serde(default)]
+    pub inter_rater_by_type: Vec<TypeInterRater>,
     /// Agreement between the M4 judge and reviewers on the rationale task; null when the session
     /// has none.
     #[serde(default)]

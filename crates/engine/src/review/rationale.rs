@@ -170,6 +170,17 @@ pub struct RationaleStats {
     pub runs: Vec<String>,
     pub pooled: JudgeAgreement,
     pub per_reviewer: Vec<JudgeAgreement>,
+    /// All reviewers pooled over the items of one case type: complete, missing, uncertain
+    /// (types without a task are left out).
+    #[serde(default)]
+    pub by_type: Vec<TypeJudgeAgreement>,
+}
+
+/// The judge against all reviewers (pooled) on the items of one case type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct TypeJudgeAgreement {
+    pub case_type: String,
+    pub agreement: JudgeAgreement,
 }
 
 /// One decision: (judge says established, reviewer says established).

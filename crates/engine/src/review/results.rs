@@ -4,12 +4,12 @@
 
 use std::collections::HashMap;
 
-use super::rationale::{self, RationaleSource, RationaleStats, RationaleTask};
+use super::rationale::{self, RationaleSource, RationaleStats, RationaleTask, TypeJudgeAgreement};
 use super::repo::{AnswerRow, ItemRow};
 use super::stats::{self, Metric};
 use super::{
     Fraction, InterRater, PairStat, ReviewStats, ReviewVerdict, ReviewerAgreement, ReviewerTypeAgreement,
-    ScaleAgreement, StatValue, TypeStats, VerdictAgreement,
+    ScaleAgreement, StatValue, TypeInterRater, TypeStats, VerdictAgreement,
 };
 use crate::case::CaseType;
 
@@ -122,11 +122,19 @@ pub fn compute(
         })
         .collect();
 
-    let inter_rater = InterRater {
-        realism: scale_agreement(reviewers, items, &by_case, |a| a.record.realism),
-        plausibility: scale_agreement(reviewers, items, &by_case, |a| a.record.plausibility),
-        verdict: verdict_agreement(reviewers, items, &by_case, overlap),
-    };
+    let inter_rater = inter_rater_over(reviewers, items, &by_case, overlap);
+    let inter_rater_by_type = STRATA
+        .iter()
+        .filter(|s| **s != "all")
+        .map(|s| {
+            let typed: Vec<ItemRow> = items.iter().filter(|i| in_stratum(i.case_type, s)).cloned().collect();
+            TypeInterRater {
+                case_type: s.to_string(),
+                cases: typed.len() as u32,
+                inter_rater: inter_rater_over(reviewers, &typed, &by_case, overlap),
+            }
+        })
+        .collect();
 
     ReviewStats {
         session_id: session_id.to_string(),
@@ -139,8 +147,23 @@ pub fn compute(
         by_type,
         per_reviewer,
         inter_rater,
+        inter_rater_by_type,
         rationale: rationale_stats(reviewers, items, answers),
         computed_at: computed_at.to_string(),
+    }
+}
+
+/// Agreement between reviewers over `items` (all of a session's, or those of one type).
+fn inter_rater_over(
+    reviewers: &[String],
+    items: &[ItemRow],
+    by_case: &HashMap<&str, Vec<&AnswerRow>>,
+    overlap: u32,
+) -> InterRater {
+    InterRater {
+        realism: scale_agreement(reviewers, items, by_case, |a| a.record.realism),
+        plausibility: scale_agreement(reviewers, items, by_case, |a| a.record.plausibility),
+        verdict: verdict_agreement(reviewers, items, by_case, overlap),
     }
 }
 
@@ -154,10 +177,12 @@ fn rationale_stats(reviewers: &[String], items: &[ItemRow], answers: &[AnswerRow
     if tasks.is_empty() {
         return None;
     }
-    let of = |who: Option<&str>| -> (u32, Vec<rationale::Decision>) {
+    let type_of: HashMap<&str, CaseType> = items.iter().map(|i| (i.case_id.as_str(), i.case_type)).collect();
+    let of_type = |who: Option<&str>, stratum: &str| -> (u32, Vec<rationale::Decision>) {
         let mut n_items = 0;
         let mut d = Vec::new();
-        for a in answers.iter().filter(|a| who.is_none_or(|w| a.reviewer == w)) {
+        let typed = |a: &&AnswerRow| type_of.get(a.case_id.as_str()).is_some_and(|t| in_stratum(*t, stratum));
+        for a in answers.iter().filter(|a| who.is_none_or(|w| a.reviewer == w)).filter(typed) {
             if let (Some((task, source)), Some(ticks)) =
                 (tasks.get(a.case_id.as_str()), &a.record.rationale_established)
             {
@@ -167,7 +192,17 @@ fn rationale_stats(reviewers: &[String], items: &[ItemRow], answers: &[AnswerRow
         }
         (n_items, d)
     };
+    let of = |who: Option<&str>| of_type(who, "all");
     let (n, pooled) = of(None);
+    let by_type = STRATA
+        .iter()
+        .filter(|s| **s != "all")
+        .filter_map(|s| {
+            let (n, d) = of_type(None, s);
+            (n > 0)
+                .then(|| TypeJudgeAgreement { case_type: s.to_string(), agreement: rationale::agreement(None, n, &d) })
+        })
+        .collect();
     let mut runs: Vec<String> = tasks.values().map(|(_, s)| s.run_id.clone()).collect();
     runs.sort();
     runs.dedup();
@@ -182,6 +217,7 @@ fn rationale_stats(reviewers: &[String], items: &[ItemRow], answers: &[AnswerRow
                 rationale::agreement(Some(r), n, &d)
             })
             .collect(),
+        by_type,
     })
 }
 
@@ -404,6 +440,55 @@ mod tests {
         // all ratings 3: no variation → weighted kappa and alpha undefined, with a reason
         assert_eq!(s.inter_rater.realism.weighted_kappa.value, None);
         assert!(s.inter_rater.realism.krippendorff_alpha_ordinal.note.is_some());
+    }
+
+    #[test]
+    fn every_statistic_is_also_given_per_case_type() {
+        use ReviewVerdict::*;
+        // Complete: the four pairs of the test above (kappa 0.4375 / 0.6875), realism 3 and 5.
+        // Missing: two cases, both reviewers give the by-construction verdict on one of them.
+        let mut items: Vec<ItemRow> = (0..4).map(|i| item(&format!("c{i}"), CaseType::Complete, Reportable)).collect();
+        items.push(item("m1", CaseType::Missing, MissingInformation));
+        items.push(item("m2", CaseType::Missing, MissingInformation));
+        let pairs = [
+            (Reportable, Reportable),
+            (Reportable, NonReportable),
+            (NonReportable, NonReportable),
+            (Uncertain, Uncertain),
+        ];
+        let mut answers = Vec::new();
+        for (i, (a, b)) in pairs.iter().enumerate() {
+            answers.push(ans("A", &format!("c{i}"), 3, 4, *a, true));
+            answers.push(ans("B", &format!("c{i}"), 5, 4, *b, true));
+        }
+        answers.push(ans("A", "m1", 1, 2, MissingInformation, true));
+        answers.push(ans("B", "m1", 2, 2, MissingInformation, true));
+        answers.push(ans("A", "m2", 4, 5, Uncertain, false));
+        answers.push(ans("B", "m2", 5, 5, MissingInformation, true));
+        let s = compute("s", "n", 2, &["A".into(), "B".into()], &items, &answers, "now");
+
+        let (complete, missing, uncertain) = (&s.by_type[0], &s.by_type[1], &s.by_type[2]);
+        assert_eq!((complete.cases, missing.cases, uncertain.cases), (4, 2, 0));
+        assert_eq!(complete.realism.mean, Some(4.0));
+        assert_eq!(complete.plausibility.mean, Some(4.0));
+        assert_eq!(missing.realism.mean, Some(3.0));
+        assert_eq!(missing.plausibility.mean, Some(3.5));
+        assert_eq!(complete.blind_agreement.text, "3/8");
+        assert_eq!(missing.blind_agreement.text, "3/4");
+        assert_eq!(missing.cases_blind_agreement.text, "1/2");
+        assert_eq!(uncertain.realism.mean, None);
+
+        let types: Vec<&str> = s.inter_rater_by_type.iter().map(|t| t.case_type.as_str()).collect();
+        assert_eq!(types, ["complete", "missing", "uncertain"]);
+        let by = |t: usize| &s.inter_rater_by_type[t].inter_rater;
+        let k = by(0).verdict.cohen_kappa.value.unwrap();
+        assert!((k - 0.4375 / 0.6875).abs() < 1e-12, "the complete cases alone give the by-hand kappa: {k}");
+        assert_eq!(by(0).verdict.cohen_kappa.n, 4);
+        assert_eq!(by(1).verdict.cohen_kappa.n, 2);
+        assert_eq!(by(1).realism.krippendorff_alpha_ordinal.n, 2);
+        assert_eq!(s.inter_rater_by_type[2].cases, 0);
+        assert_eq!(by(2).verdict.cohen_kappa.value, None, "no uncertain case: undefined, with a reason");
+        assert_eq!(s.inter_rater.verdict.cohen_kappa.n, 6, "the session-wide value is unchanged");
     }
 
     #[test]

@@ -21,6 +21,7 @@ mod keyring;
 mod label_audit;
 mod layers;
 mod llm;
+mod models_test;
 mod policy;
 mod policy_new;
 mod review;

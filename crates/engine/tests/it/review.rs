@@ -515,6 +515,10 @@ fn statistics_of_a_fully_answered_session() {
     let sum = e.review_summary(&sid).unwrap();
     assert!(sum.markdown.contains("| Complete | 30 | 4.50 ± 0.50 | 4.00 ± 0.00 | 28/30 | 28/30 |"), "{}", sum.markdown);
     assert!(sum.latex.contains("\\toprule") && sum.latex.contains("Complete & 30 & $4.50 \\pm 0.50$"), "{}", sum.latex);
+    assert!(sum.markdown.contains("### Agreement between reviewers, by case type"), "{}", sum.markdown);
+    assert!(sum.markdown.contains("\n- Complete (30 cases): realism, alpha (ordinal) "), "{}", sum.markdown);
+    assert_eq!(st.inter_rater_by_type.len(), 3);
+    assert_eq!(st.inter_rater_by_type[0].cases, 30);
     let dir = tempfile::tempdir().unwrap();
     let files = e.review_summary_write(&sid, dir.path()).unwrap();
     assert_eq!(files.files.len(), 3);

@@ -189,6 +189,17 @@ async fn reviewers_check_the_judge_on_rationales_from_an_eval_run() {
     check(&r.pooled, &pooled);
     assert_eq!(r.pooled.reviewer, None);
     assert_eq!(r.pooled.items as usize, 2 * judged.len());
+    // Per case type, the pooled decisions split without loss or overlap.
+    assert!(!r.by_type.is_empty());
+    let types: Vec<&str> = r.by_type.iter().map(|t| t.case_type.as_str()).collect();
+    assert!(types.iter().all(|t| ["complete", "missing", "uncertain"].contains(t)), "{types:?}");
+    let sum = |f: &dyn Fn(&JudgeAgreement) -> u32| r.by_type.iter().map(|t| f(&t.agreement)).sum::<u32>();
+    assert_eq!(sum(&|a| a.items), r.pooled.items);
+    assert_eq!(sum(&|a| a.kappa.n), r.pooled.kappa.n);
+    assert_eq!(
+        (sum(&|a| a.both), sum(&|a| a.judge_only), sum(&|a| a.reviewer_only), sum(&|a| a.neither)),
+        (r.pooled.both, r.pooled.judge_only, r.pooled.reviewer_only, r.pooled.neither)
+    );
     let summary = e.review_summary(&sid).unwrap();
     assert!(summary.markdown.contains("The M4 judge against reviewers"), "{}", summary.markdown);
 

@@ -43,6 +43,7 @@ export function trajectoryBase(route: Route): string {
   q.delete("run");
   q.delete("case");
   q.delete("ttab");
+  q.delete("repeat");
   const s = q.toString();
   return `#/results/trajectory?${s}${s ? "&" : ""}`;
 }

@@ -6,12 +6,12 @@ import type { MetricsReport, ModelMetrics } from "../../api/generated";
 import { Tip, useTip } from "../../components/Tooltip";
 import { num } from "../../format";
 import { Breakable } from "./Breakable";
-import { bestIndices, ciText, mcnemarVerdict, metricCi, metricPrf, METRICS, MetricKey, metricValue, prfText, pValueText } from "./metrics";
+import { ANSWERED, answeredCount, bestIndices, ciText, mcnemarVerdict, metricCi, metricPrf, METRICS, MetricKey, metricValue, prfText, pValueText, withoutTranscriptNote } from "./metrics";
 
 type SortKey = "model" | "answered" | "tokens" | MetricKey;
 type Sort = { key: SortKey; dir: "asc" | "desc" };
 
-const answered = (m: ModelMetrics) => m.cases - m.no_verdict;
+const answered = answeredCount;
 
 function sortValue(m: ModelMetrics, key: SortKey): number | string | null {
   if (key === "model") return m.model;
@@ -111,7 +111,7 @@ export function Leaderboard({ report }: { report: MetricsReport }) {
               {METRICS.map((m) => (
                 <SortHeader key={m.key} label={m.key} sub={m.name} explain={m.explain} k={m.key} sort={sort} onSort={onSort} />
               ))}
-              <SortHeader label="Answered" sub="of all cases" explain="Cases where the model gave a readable verdict, out of all cases in the chosen runs." k="answered" sort={sort} onSort={onSort} />
+              <SortHeader label={ANSWERED.label} sub={ANSWERED.sub} explain={ANSWERED.explain} k="answered" sort={sort} onSort={onSort} />
               <SortHeader label="Tokens" sub="out per case" explain="Average number of tokens the model under test wrote per case, over all its turns." k="tokens" sort={sort} onSort={onSort} />
             </tr>
           </thead>
@@ -126,7 +126,7 @@ export function Leaderboard({ report }: { report: MetricsReport }) {
                 ))}
                 <td className="num">
                   {num(answered(m))} <span className="muted">/ {num(m.cases)}</span>
-                  {m.trajectories < m.cases && <span className="ci">{num(m.cases - m.trajectories)} not run</span>}
+                  {withoutTranscriptNote(m) && <span className="ci">{withoutTranscriptNote(m)}</span>}
                 </td>
                 <td className="num">{m.tokens.avg_completion_tokens === null ? "–" : num(m.tokens.avg_completion_tokens)}</td>
               </tr>
@@ -212,7 +212,7 @@ function ConsistencyTable({ report }: { report: MetricsReport }) {
       <div className="card-head">
         <h2>Consistency over repeats</h2>
       </div>
-      <p className="muted small section-note">Runs with repeats evaluate every case several times. pass^k is the share of cases answered correctly every time.</p>
+      <p className="muted small section-note">Runs with repeats evaluate every case several times. pass^k is the share of cases given the right verdict every time.</p>
       <div className="table-wrap">
         <table className="data">
           <thead>

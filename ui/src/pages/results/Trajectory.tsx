@@ -4,7 +4,7 @@
 
 import { ReactNode, useEffect, useMemo } from "react";
 import { useApi } from "../../api/client";
-import type { FinalAnswer, InfoTurn, JsonValue, TrajectoryView } from "../../api/generated";
+import type { FinalAnswer, InfoTurn, JsonValue, RepeatOutcome, TrajectoryView } from "../../api/generated";
 import { CaseTypeBadge, Id, VerdictBadge } from "../../components/Badges";
 import { ErrorBanner, Loading } from "../../components/Feedback";
 import { JsonBlock, KeyValues, Section, Tabs } from "../../components/Layout";
@@ -338,6 +338,45 @@ function Metadata({ v, repeat }: { v: TrajectoryView; repeat: number }) {
   );
 }
 
+/** "Repeat 2 of 3: Reportable, correct" — what a repeat's button says to a screen reader. */
+export function repeatWords(r: RepeatOutcome, i: number, n: number): string {
+  return `Repeat ${i + 1} of ${n}: ${r.verdict ?? "no readable verdict"}, ${r.correct ? "correct" : "wrong"}`;
+}
+
+/** Pick any repeat of the case (runs with repeats evaluate each case several times). */
+function RepeatPicker({ repeats, current }: { repeats: RepeatOutcome[]; current: number }) {
+  const at = repeats.findIndex((r) => r.repeat === current);
+  return (
+    <div className="repeat-picker" data-testid="repeat-picker">
+      <p className="small">
+        <strong>
+          Repeat {at + 1} of {repeats.length}
+        </strong>{" "}
+        <span className="muted">— this case was evaluated {repeats.length} times. Choose one to read it:</span>
+      </p>
+      <div role="group" aria-label="Repeats of this case" className="row gap wrap">
+        {repeats.map((r, i) => (
+          <button
+            key={r.repeat}
+            type="button"
+            className="btn btn-small repeat-choice"
+            aria-pressed={r.repeat === current}
+            aria-label={repeatWords(r, i, repeats.length)}
+            title={repeatWords(r, i, repeats.length)}
+            onClick={() => setQuery("repeat", r.repeat ? String(r.repeat) : null)}
+          >
+            Repeat {i + 1}{" "}
+            <span aria-hidden className={r.correct ? "match-ok" : "match-bad"}>
+              {r.correct ? "✓" : "✗"}
+            </span>{" "}
+            {r.verdict ?? "no verdict"}
+          </button>
+        ))}
+      </div>
+    </div>
+  );
+}
+
 const TABS = [
   { id: "transcript", label: "Transcript" },
   { id: "scoring", label: "Scoring" },
@@ -455,6 +494,7 @@ export function TrajectoryPage({ route, grid, runIds }: { route: Route; grid: Gr
               </dl>
             </div>
           </header>
+          {v.repeats.length > 1 && <RepeatPicker repeats={v.repeats} current={repeat} />}
           {grid && nav && (
             <OtherModels grid={grid} row={nav.row} current={nav.m} base={base} />
           )}

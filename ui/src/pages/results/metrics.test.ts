@@ -1,8 +1,17 @@
 import { describe, expect, it } from "vitest";
-import type { Table } from "../../api/generated";
-import { bestCells, bestIndices, cellText, ciText, mcnemarVerdict, METRICS, prfText, pValueText } from "./metrics";
+import type { ModelMetrics, Table } from "../../api/generated";
+import { ANSWERED, answeredCount, bestCells, bestIndices, cellText, ciText, mcnemarVerdict, METRICS, prfText, pValueText, withoutTranscriptNote } from "./metrics";
 
 describe("metrics as people read them", () => {
+  it("calls a readable verdict answered, as the CLI's ANSWERED column does, and a missing trajectory no transcript", () => {
+    // 90 cases, 88 with a transcript, 85 with a readable verdict.
+    const m = { cases: 90, trajectories: 88, no_verdict: 5 } as ModelMetrics;
+    expect(ANSWERED.label).toBe("Answered");
+    expect(ANSWERED.explain).toMatch(/^Cases where the model gave a readable verdict/);
+    expect(answeredCount(m)).toBe(85);
+    expect(withoutTranscriptNote(m)).toBe("2 without a transcript");
+    expect(withoutTranscriptNote({ ...m, trajectories: 90 })).toBeNull();
+  });
   it("writes the F1 tooltip with precision, recall and counts", () => {
     expect(prfText({ precision: 80, recall: 66.6666, f1: 72.7, tp: 12, fp: 3, fn: 6 })).toBe("Precision 80.0 · Recall 66.7 · TP 12 · FP 3 · FN 6");
     expect(ciText({ lo: 88.06, hi: 93 })).toBe("[88.1, 93.0]");

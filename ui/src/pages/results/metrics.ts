@@ -15,6 +15,26 @@ export type MetricInfo = {
   ci: boolean;
 };
 
+/**
+ * "Answered" means one thing everywhere (the CLI's metrics table, this leaderboard, the README):
+ * cases where the model gave a readable verdict. Cases the model worked through at all (with a
+ * trajectory) are its "transcripts"; those without one were never run.
+ */
+export const ANSWERED = {
+  label: "Answered",
+  sub: "of all cases",
+  explain: "Cases where the model gave a readable verdict (Reportable, Non-reportable or Uncertain), out of all cases in the chosen runs.",
+};
+
+/** Cases with a readable verdict: the number shown under "Answered". */
+export const answeredCount = (m: ModelMetrics) => m.cases - m.no_verdict;
+
+/** The note under "Answered" when some cases have no transcript at all (never run), else null. */
+export function withoutTranscriptNote(m: ModelMetrics): string | null {
+  const n = m.cases - m.trajectories;
+  return n > 0 ? `${n.toLocaleString("en-US")} without a transcript` : null;
+}
+
 export const METRICS: MetricInfo[] = [
   {
     key: "M1",

@@ -213,11 +213,73 @@ function TypeTable({ stats }: { stats: ReviewStats }) {
   );
 }
 
+/** One statistic in a compact cell: value and n, the reason in a tooltip when undefined. */
+function CompactStat({ s }: { s: StatValue }) {
+  if (s.value === null || s.value === undefined) {
+    return (
+      <span className="muted" title={s.note ?? undefined}>
+        – <span className="small">n = {s.n}</span>
+      </span>
+    );
+  }
+  return (
+    <span>
+      {statText(s)} <span className="muted small">n = {s.n}</span>
+    </span>
+  );
+}
+
+/** Agreement between reviewers over the cases of each type on its own. */
+export function InterRaterByTypeTable({ stats }: { stats: ReviewStats }) {
+  if (!stats.inter_rater_by_type.length) return null;
+  return (
+    <div className="table-wrap">
+      <table className="data" data-testid="inter-rater-by-type">
+        <caption className="sr-only">Reviewers' agreement with each other, by case type</caption>
+        <thead>
+          <tr>
+            <th>Case type</th>
+            <th style={{ textAlign: "right" }}>Cases</th>
+            <th style={{ textAlign: "right" }}>Realism, alpha</th>
+            <th style={{ textAlign: "right" }}>Plausibility, alpha</th>
+            <th style={{ textAlign: "right" }}>Own verdict, Fleiss&apos; kappa</th>
+            <th style={{ textAlign: "right" }}>Own verdict, alpha</th>
+          </tr>
+        </thead>
+        <tbody>
+          {stats.inter_rater_by_type.map((t) => (
+            <tr key={t.case_type}>
+              <td>{TYPE_LABEL[t.case_type] ?? t.case_type}</td>
+              <td style={{ textAlign: "right" }}>{num(t.cases)}</td>
+              <td style={{ textAlign: "right" }}>
+                <CompactStat s={t.inter_rater.realism.krippendorff_alpha_ordinal} />
+              </td>
+              <td style={{ textAlign: "right" }}>
+                <CompactStat s={t.inter_rater.plausibility.krippendorff_alpha_ordinal} />
+              </td>
+              <td style={{ textAlign: "right" }}>
+                <CompactStat s={t.inter_rater.verdict.fleiss_kappa} />
+              </td>
+              <td style={{ textAlign: "right" }}>
+                <CompactStat s={t.inter_rater.verdict.krippendorff_alpha_nominal} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 const share = (x: number | null | undefined) => (x === null || x === undefined ? "–" : x.toFixed(2));
 
 /** The M4 judge against reviewers on the rationale task: one row per reviewer and one pooled. */
 export function JudgeAgreementTable({ r }: { r: RationaleStats }) {
-  const rows: JudgeAgreement[] = [...r.per_reviewer, r.pooled];
+  const rows: { label: string; a: JudgeAgreement; strong: boolean }[] = [
+    ...r.per_reviewer.map((a) => ({ label: a.reviewer ?? "", a, strong: false })),
+    { label: "All reviewers (pooled)", a: r.pooled, strong: true },
+    ...r.by_type.map((t) => ({ label: `${TYPE_LABEL[t.case_type] ?? t.case_type} cases, all reviewers`, a: t.agreement, strong: false })),
+  ];
   return (
     <>
       <div className="table-wrap">
@@ -235,9 +297,9 @@ export function JudgeAgreementTable({ r }: { r: RationaleStats }) {
             </tr>
           </thead>
           <tbody>
-            {rows.map((a) => (
-              <tr key={a.reviewer ?? "(pooled)"} style={a.reviewer === null ? { fontWeight: 600 } : undefined}>
-                <td>{a.reviewer ?? "All reviewers (pooled)"}</td>
+            {rows.map(({ label, a, strong }) => (
+              <tr key={label} style={strong ? { fontWeight: 600 } : undefined}>
+                <td>{label}</td>
                 <td style={{ textAlign: "right" }}>{num(a.items)}</td>
                 <td style={{ textAlign: "right" }}>{num(a.kappa.n)}</td>
                 <td style={{ textAlign: "right" }}>{share(a.observed_agreement)}</td>
@@ -257,7 +319,7 @@ export function JudgeAgreementTable({ r }: { r: RationaleStats }) {
       <p className="muted small">
         {r.items_with_task} case(s) carried a model&apos;s rationale from {r.runs.join(", ")}. Each condition of each answered case is one decision:
         does the rationale establish it? Kappa compares the judge&apos;s decisions with each reviewer&apos;s beyond what chance would give; pooled puts
-        every reviewer&apos;s decisions together. {KAPPA_GUIDE}
+        every reviewer&apos;s decisions together, then the same for each case type. {KAPPA_GUIDE}
       </p>
     </>
   );
@@ -337,6 +399,15 @@ export function ResultsTab({ sessionId }: { sessionId: string }) {
           With few cases these numbers move a lot: read them with their n.
         </p>
       </Section>
+      {s.inter_rater_by_type.length > 0 && (
+        <Section title="Reviewers' agreement with each other, by case type">
+          <InterRaterByTypeTable stats={s} />
+          <p className="muted small">
+            The same statistics over the cases of one type at a time (alpha: Krippendorff&apos;s, ordinal for the ratings, nominal for the verdicts). A dash
+            means the type has too few co-rated cases or no variation; hover it for the reason.
+          </p>
+        </Section>
+      )}
       <Section title="Each reviewer against the by-construction verdict">
         <div className="table-wrap">
           <table className="data">
