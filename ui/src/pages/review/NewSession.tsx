@@ -149,7 +149,7 @@ export function GuidelinesEditor({ value, onChange, label = "Guidelines (Markdow
         <span className="field-label" id="rev-preview-label">
           <strong>Preview</strong>
         </span>
-        <div className="rev-preview" aria-labelledby="rev-preview-label">
+        <div className="rev-preview" role="region" aria-labelledby="rev-preview-label" tabIndex={0}>
           <Markdown text={value || DEFAULT_GUIDELINES_TEXT} headingOffset={2} className="rv-md" />
         </div>
       </div>
