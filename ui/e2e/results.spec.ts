@@ -76,10 +76,10 @@ test("tables render and download as CSV, Markdown and LaTeX", async ({ page, stu
   await expect(first.getByRole("heading")).toBeVisible();
   await expect(first.getByRole("cell", { name: "asker" })).toBeVisible();
   const csv = page.waitForEvent("download");
-  await first.getByRole("button", { name: /as CSV$/ }).click();
+  await first.getByRole("button", { name: /^CSV: download / }).click();
   expect((await csv).suggestedFilename()).toMatch(/\.csv$/);
   const tex = page.waitForEvent("download");
-  await first.getByRole("button", { name: /as LaTeX$/ }).click();
+  await first.getByRole("button", { name: /^LaTeX: download / }).click();
   expect((await tex).suggestedFilename()).toMatch(/\.tex$/);
   expect(errors).toEqual([]);
 });
@@ -92,13 +92,13 @@ test("charts show with captions and download as PNG and SVG", async ({ page, stu
   await expect(chart.locator("img")).toBeVisible();
   await expect(chart.locator("figcaption")).not.toBeEmpty();
   const png = page.waitForEvent("download");
-  await chart.getByRole("button", { name: /as PNG$/ }).click();
+  await chart.getByRole("button", { name: /^PNG \(2×\): download / }).click();
   const pngFile = await png;
   expect(pngFile.suggestedFilename()).toMatch(/@2x\.png$/);
   const bytes = (await import("node:fs")).readFileSync(await pngFile.path());
   expect(bytes.subarray(1, 4).toString()).toBe("PNG");
   const svg = page.waitForEvent("download");
-  await chart.getByRole("button", { name: /as SVG$/ }).click();
+  await chart.getByRole("button", { name: /^SVG: download / }).click();
   const svgFile = await svg;
   expect(svgFile.suggestedFilename()).toMatch(/\.svg$/);
   expect((await import("node:fs")).readFileSync(await svgFile.path(), "utf8")).toContain("<svg");

@@ -53,10 +53,12 @@ export function Notice({ kind = "info", title, children }: { kind?: "info" | "wa
   );
 }
 
-export function EmptyState({ title, children, actions }: { title: string; children?: ReactNode; actions?: ReactNode }) {
+/** `level` is the heading level of the title: 2 where the empty state stands right under the page's title, 3 inside a section. */
+export function EmptyState({ title, children, actions, level = 3 }: { title: string; children?: ReactNode; actions?: ReactNode; level?: 2 | 3 }) {
+  const Heading = level === 2 ? "h2" : "h3";
   return (
     <div className="empty">
-      <h3>{title}</h3>
+      <Heading>{title}</Heading>
       {children && <div className="muted">{children}</div>}
       {actions && <div className="row gap">{actions}</div>}
     </div>

@@ -5,6 +5,8 @@ import { useEffect, useRef } from "react";
 import type { BucketRow } from "./logic";
 import { barScale, bucketSummary } from "./logic";
 
+// A bucket's button is named by what it shows (so that a speech user can say the visible words),
+// in reading order, with the counts spelled out in words only a screen reader reads.
 function Flag({ row, target }: { row: BucketRow; target: number }) {
   if (row.clauseId === null) return <span className="bucket-flag flag-few">never used</span>;
   if (row.state === "empty")
@@ -21,16 +23,10 @@ function Flag({ row, target }: { row: BucketRow; target: number }) {
     );
   return (
     <span className="bucket-flag flag-ok">
-      <span aria-hidden>✓ </span>{target}+
+      <span aria-hidden>✓ </span>
+      {target}+
     </span>
   );
-}
-
-function describe(row: BucketRow, target: number): string {
-  const name = row.no === null ? "Anchors not sorted yet" : `${row.no}. ${row.title}`;
-  const parts = `${row.total} anchors (${row.builtin} built-in samples, ${row.imported} imported)`;
-  const state = row.clauseId === null ? "never used until sorted" : row.state === "empty" ? "none available" : row.state === "few" ? `fewer than ${target}` : `at least ${target}`;
-  return `${name}: ${parts}, ${state}. Show these anchors.`;
 }
 
 export function BucketOverview({
@@ -81,28 +77,25 @@ export function BucketOverview({
                 type="button"
                 className={`bucket-row state-${r.clauseId === null ? "unsorted" : r.state} ${on ? "active" : ""}`}
                 aria-pressed={on}
-                aria-label={describe(r, target)}
                 title={r.no === null ? "Anchors not sorted yet" : `${r.no}. ${r.title} — ${r.label}`}
                 onClick={() => onPick(on ? "" : key)}
               >
-                <span className="bucket-no" aria-hidden>
-                  {r.no ?? "–"}
-                </span>
-                <span className="bucket-name" aria-hidden>
+                <span className="bucket-no">{r.no === null ? <span aria-hidden>–</span> : `${r.no}.`}</span>
+                <span className="bucket-name">
                   <span className="bucket-title">{r.title}</span>
                   {r.label && <span className="muted bucket-label">{r.label}</span>}
                 </span>
+                <span className="sr-only">: </span>
                 <span className="bucket-bar" aria-hidden>
                   <span className="seg seg-builtin" style={{ width: `${(100 * r.builtin) / scale}%` }} />
                   <span className="seg seg-imported" style={{ width: `${(100 * r.imported) / scale}%` }} />
                   {r.clauseId !== null && <span className="bucket-target" style={{ left: `${(100 * target) / scale}%` }} />}
                 </span>
-                <span className="bucket-count" aria-hidden>
+                <span className="bucket-count">
                   {r.total}
+                  <span className="sr-only">{` ${r.total === 1 ? "anchor" : "anchors"} (${r.builtin} built-in, ${r.imported} imported), `}</span>
                 </span>
-                <span aria-hidden>
-                  <Flag row={r} target={target} />
-                </span>
+                <Flag row={r} target={target} />
               </button>
             </li>
           );

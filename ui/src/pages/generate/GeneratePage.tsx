@@ -70,7 +70,7 @@ export function GeneratePage() {
         <div role="tabpanel" aria-labelledby="tab-new" className="stack">
           <details className="card pipeline-card" open={!n}>
             <summary>
-              <strong>How a case is made</strong> <span className="muted small">— two checked phases, plus one for missing-information variants</span>
+              <h2 className="summary-head">How a case is made</h2> <span className="muted small">— two checked phases, plus one for missing-information variants</span>
             </summary>
             <PipelineDiagram />
           </details>

@@ -310,7 +310,7 @@ export function RunsList() {
   if (!runs.data) return <Loading />;
   if (runs.data.length === 0)
     return (
-      <EmptyState title="No generation runs yet" actions={<a className="btn btn-primary" href={href("/generate", { tab: "new" })}>Set up a run</a>}>
+      <EmptyState level={2} title="No generation runs yet" actions={<a className="btn btn-primary" href={href("/generate", { tab: "new" })}>Set up a run</a>}>
         Runs you start appear here with their progress, statistics and every case they produced.
       </EmptyState>
     );

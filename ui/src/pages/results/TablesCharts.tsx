@@ -42,7 +42,7 @@ const TableView = memo(function TableView({ t, runIds }: { t: Table; runIds: str
               key={f}
               className="btn btn-small"
               disabled={dl.busy !== null}
-              aria-label={`Download ${t.title} as ${label}`}
+              aria-label={`${label}: download ${t.title}`}
               onClick={() => dl.run(f, () => api("results.table_file", { run_ids: runIds, table: t.id, format: f }))}
             >
               {label}
@@ -51,7 +51,8 @@ const TableView = memo(function TableView({ t, runIds }: { t: Table; runIds: str
         </div>
       </div>
       <p className="small muted caption">{t.caption}</p>
-      <div className="table-wrap">
+      {/* Focusable so that a wide table can be scrolled with the keyboard. */}
+      <div className="table-wrap" role="region" aria-label={`${t.title} (table)`} tabIndex={0}>
         <table className="data">
           <caption className="sr-only">{t.title}</caption>
           <thead>
@@ -105,10 +106,10 @@ const ChartFigure = memo(function ChartFigure({ c, runIds }: { c: ChartView; run
       <div className="card-head">
         <h2 id={`c-${c.id}`}>{c.title}</h2>
         <div className="row gap" role="group" aria-label={`Download ${c.title}`}>
-          <button className="btn btn-small" disabled={dl.busy !== null} aria-label={`Download ${c.title} as PNG`} onClick={() => dl.run("png", () => api("results.chart_file", { run_ids: runIds, chart: c.id, format: "png", scale: 2 }))}>
+          <button className="btn btn-small" disabled={dl.busy !== null} aria-label={`PNG (2×): download ${c.title}`} onClick={() => dl.run("png", () => api("results.chart_file", { run_ids: runIds, chart: c.id, format: "png", scale: 2 }))}>
             PNG (2×)
           </button>
-          <button className="btn btn-small" disabled={dl.busy !== null} aria-label={`Download ${c.title} as SVG`} onClick={() => dl.run("svg", () => api("results.chart_file", { run_ids: runIds, chart: c.id, format: "svg" }))}>
+          <button className="btn btn-small" disabled={dl.busy !== null} aria-label={`SVG: download ${c.title}`} onClick={() => dl.run("svg", () => api("results.chart_file", { run_ids: runIds, chart: c.id, format: "svg" }))}>
             SVG
           </button>
         </div>

@@ -292,7 +292,7 @@ export function AdjudicationTab({ sessionId }: { sessionId: string }) {
             <strong>{q.data.pending}</strong> case{q.data.pending === 1 ? "" : "s"} to decide · {q.data.decided} decided
           </p>
           {q.data.items.length === 0 ? (
-            <EmptyState title={q.data.pending + q.data.decided === 0 ? "Nothing to adjudicate" : "Every flagged case has a decision"}>
+            <EmptyState level={2} title={q.data.pending + q.data.decided === 0 ? "Nothing to adjudicate" : "Every flagged case has a decision"}>
               {q.data.pending + q.data.decided === 0
                 ? "No case is flagged with these settings. Cases appear here as reviewers answer."
                 : "Tick “Show decided cases too” to see or change the decisions."}

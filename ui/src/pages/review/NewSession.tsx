@@ -137,7 +137,8 @@ function CasePicker({ picked, setPicked }: { picked: Set<string>; setPicked: (s:
   );
 }
 
-export function GuidelinesEditor({ value, onChange, label = "Guidelines (Markdown)" }: { value: string; onChange: (v: string) => void; label?: string }) {
+/** `headingOffset`: the level a "#" heading of the preview takes, one below the heading the editor stands under. */
+export function GuidelinesEditor({ value, onChange, label = "Guidelines (Markdown)", headingOffset = 2 }: { value: string; onChange: (v: string) => void; label?: string; headingOffset?: number }) {
   return (
     <div className="rev-editor">
       <div className="field">
@@ -149,8 +150,8 @@ export function GuidelinesEditor({ value, onChange, label = "Guidelines (Markdow
         <span className="field-label" id="rev-preview-label">
           <strong>Preview</strong>
         </span>
-        <div className="rev-preview" aria-labelledby="rev-preview-label">
-          <Markdown text={value || DEFAULT_GUIDELINES_TEXT} headingOffset={2} className="rv-md" />
+        <div className="rev-preview" role="region" aria-labelledby="rev-preview-label" tabIndex={0}>
+          <Markdown text={value || DEFAULT_GUIDELINES_TEXT} headingOffset={headingOffset} className="rv-md" />
         </div>
       </div>
     </div>

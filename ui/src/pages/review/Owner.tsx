@@ -136,6 +136,7 @@ function SessionList() {
       {list.loading && !list.data && <Loading />}
       {list.data && owned.length === 0 && (
         <EmptyState
+          level={2}
           title="No review sessions yet"
           actions={
             cases > 0 ? (

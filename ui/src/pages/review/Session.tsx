@@ -444,11 +444,11 @@ function ExportTab({ d }: { d: ReviewSessionDetail }) {
 function GuidelinesTab({ d }: { d: ReviewSessionDetail }) {
   const [text, setText] = useState(d.guidelines);
   const saveIt = useAction("review.set_guidelines");
-  if (d.summary.role === "visiting") return <Markdown text={d.guidelines} headingOffset={2} className="rv-md" />;
+  if (d.summary.role === "visiting") return <Markdown text={d.guidelines} headingOffset={1} className="rv-md" />;
   const changed = text.trim() !== d.guidelines.trim();
   return (
     <div className="stack">
-      <GuidelinesEditor value={text} onChange={setText} />
+      <GuidelinesEditor value={text} onChange={setText} headingOffset={1} />
       <ErrorBanner error={saveIt.error} onDismiss={saveIt.clearError} title="The guidelines were not saved." />
       <div className="row gap">
         <button

@@ -276,6 +276,11 @@ function parseLines(lines: string[]): Block[] {
 
 // ---------------------------------------------------------------- rendering
 
+/** The words of inline content, without its markup (to name a table by its column headers). */
+function plainText(nodes: Inline[]): string {
+  return nodes.map((n) => (n.t === "text" || n.t === "code" ? n.s : n.t === "br" ? " " : plainText(n.c))).join("");
+}
+
 function renderInline(nodes: Inline[]): ReactNode {
   return nodes.map((n, k) => {
     switch (n.t) {
@@ -331,7 +336,8 @@ function renderBlocks(blocks: Block[], offset: number, tight = false): ReactNode
       }
       case "table":
         return (
-          <div key={k} className="md-table-wrap">
+          // Focusable so that a wide table can be scrolled with the keyboard.
+          <div key={k} className="md-table-wrap" role="region" aria-label={`Table: ${b.head.map(plainText).join(", ")}`} tabIndex={0}>
             <table className="data md-table">
               <thead>
                 <tr>
