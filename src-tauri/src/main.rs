@@ -12,6 +12,8 @@ use psebench::ApiError;
 use serde_json::Value;
 use tauri::{Emitter, Manager, State};
 
+mod startup;
+
 /// The engine, or why the store could not be opened (shown by the UI on every page).
 struct Studio(Result<Engine, ApiError>);
 
@@ -60,6 +62,10 @@ fn main() {
             None
         }
     };
+    if let Err(message) = startup::check_window_support() {
+        startup::report_fatal("PSEBench Studio cannot start", &message);
+        std::process::exit(1);
+    }
     // How other processes (the CLI) name this one when it holds a run they want to execute.
     psebench::jobs::set_process_label("the desktop app");
     let engine = Engine::open(&db);
@@ -97,7 +103,7 @@ fn main() {
         .invoke_handler(tauri::generate_handler![api, save_download])
         .run(tauri::generate_context!("../tauri.conf.json"))
         .unwrap_or_else(|e| {
-            eprintln!("PSEBench Studio could not start: {e}");
+            startup::report_fatal("PSEBench Studio could not start", &e.to_string());
             std::process::exit(1);
         });
 }

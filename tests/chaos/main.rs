@@ -7,6 +7,8 @@
 #![allow(clippy::unwrap_used)]
 
 mod common_faults;
+// A full disk and a read-only store are made with Unix tools (file-size limits, modes, mounts).
+#[cfg(unix)]
 mod disk;
 mod faults;
 mod fuzz;

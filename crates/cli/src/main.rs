@@ -2,6 +2,7 @@
 //! arguments, calls one `psebench::api` function and prints the result (`--json` for scripts).
 
 mod commands;
+mod console;
 mod output;
 
 use clap::{Parser, Subcommand};
@@ -98,6 +99,7 @@ fn start_logging(cli: &Cli) -> Result<psebench::logging::LogGuard, psebench::log
 
 fn main() -> ExitCode {
     psebench::util::memory::limit_heap_arenas();
+    console::prepare();
     let cli = Cli::parse();
     // Behave like other command-line tools when output is piped into `head` and closed early;
     // except the server, which keeps serving when whoever started it stops reading its output.

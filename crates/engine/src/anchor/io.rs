@@ -168,8 +168,11 @@ pub fn parse_csv(file: &str, text: &str) -> Result<Vec<AnchorRecord>, ApiError> 
     Ok(out)
 }
 
-/// A single `.txt` file is one anchor; its id is the file name without extension.
+/// A single `.txt` file is one anchor; its id is the file name without extension. Windows line
+/// ends (CR LF, what Notepad writes) are stored as plain LF, so the same report saved on Windows
+/// and on Linux is one text (and the second import is skipped as a duplicate).
 pub fn parse_txt(file: &str, text: &str) -> Result<Vec<AnchorRecord>, ApiError> {
+    let text = &text.replace("\r\n", "\n");
     let mut problems = Vec::new();
     check_text(text, file, &mut problems);
     if !problems.is_empty() {
@@ -261,6 +264,9 @@ mod tests {
         let t = parse_named("dir/report 7.txt", "  Burn from a warming pad.\n").unwrap();
         assert_eq!(t[0].anchor_id.as_deref(), Some("report_7"));
         assert_eq!(t[0].text, "Burn from a warming pad.");
+        let w = parse_named("C:\\Users\\ana\\fall 2.txt", "Found on the floor.\r\nNo injury seen.\r\n").unwrap();
+        assert_eq!(w[0].anchor_id.as_deref(), Some("fall_2"));
+        assert_eq!(w[0].text, "Found on the floor.\nNo injury seen.");
     }
 
     #[test]

@@ -33,9 +33,12 @@ pub struct Download {
 }
 
 impl Download {
+    /// A download of `bytes`. The suggested name is made valid on every system first (ids and
+    /// other text become part of it; see `util::file_names`), so saving it never fails on Windows
+    /// because of a `?` or a name like `nul.csv`.
     pub fn from_bytes(file_name: &str, mime: &str, bytes: &[u8], description: impl Into<String>) -> Download {
         Download {
-            file_name: file_name.to_string(),
+            file_name: crate::util::file_names::portable_file_name(file_name),
             mime: mime.to_string(),
             base64: base64::engine::general_purpose::STANDARD.encode(bytes),
             description: description.into(),
@@ -59,12 +62,15 @@ pub struct UploadDir {
     pub paths: Vec<PathBuf>,
 }
 
+/// The uploaded file's own name (the last part of whatever the browser sent, with either kind of
+/// separator), made valid on this system: a browser on another computer may send a name Windows
+/// refuses (`a:b.json` would even name a hidden stream of a file `a`).
 fn safe_name(name: &str) -> ApiResult<String> {
-    let base = Path::new(name).file_name().and_then(|n| n.to_str()).unwrap_or("").trim().to_string();
+    let base = name.rsplit(['/', '\\']).next().unwrap_or("").trim().to_string();
     if base.is_empty() || base == "." || base == ".." {
         return Err(ApiError::invalid(format!("\"{name}\" is not a usable file name; rename the file and try again.")));
     }
-    Ok(base)
+    Ok(crate::util::file_names::portable_file_name(&base))
 }
 
 impl UploadDir {
@@ -116,7 +122,11 @@ impl UploadDir {
             }
         }
         if let Some(d) = self.dir.path().to_str() {
-            out = out.replace(&format!("{d}/"), "").replace(d, "");
+            // The folder with its separator first ('\\' on Windows, '/' elsewhere), then alone.
+            out = out
+                .replace(&format!("{d}{}", std::path::MAIN_SEPARATOR), "")
+                .replace(&format!("{d}/"), "")
+                .replace(d, "");
         }
         out
     }
@@ -196,8 +206,9 @@ mod tests {
     #[test]
     fn downloads_with_dot_names_or_paths_are_refused() {
         let dir = tempfile::tempdir().unwrap();
-        for name in [".profile", "../x.csv", "a/b.csv", "..", "a\\b.csv"] {
-            let d = Download::from_bytes(name, "text/plain", b"x", "a file");
+        for name in [".profile", "../x.csv", "a/b.csv", "..", "a\\b.csv", "nul.csv", "what?.csv"] {
+            // As the window sends it back (the engine's own downloads already carry safe names).
+            let d = Download { file_name: name.into(), ..Download::from_bytes("x", "text/plain", b"x", "a file") };
             assert!(save_in_folder(&d, dir.path()).is_err(), "{name} was accepted");
         }
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "nothing was written");
@@ -210,5 +221,21 @@ mod tests {
             ErrorCode::InvalidInput
         );
         assert!(UploadDir::new(&[up("..", b"x")]).is_err());
+    }
+
+    #[test]
+    fn upload_and_download_names_are_valid_on_windows() {
+        let d =
+            UploadDir::new(&[up("C:\\Users\\ana\\cases.jsonl", b"{}"), up("a:b?.json", b"[]"), up("nul.csv", b"x")])
+                .unwrap();
+        let names: Vec<String> =
+            d.paths.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        assert_eq!(names, ["cases.jsonl", "a_b_.json", "_nul.csv"]);
+        let folder = tempfile::tempdir().unwrap();
+        let dl = Download::from_bytes("nul.trajectories.jsonl", "application/x-ndjson", b"{}", "runs");
+        assert_eq!(dl.file_name, "_nul.trajectories.jsonl");
+        let saved = save_in_folder(&dl, folder.path()).unwrap();
+        assert_eq!(saved.file_name().unwrap(), "_nul.trajectories.jsonl");
+        assert_eq!(Download::from_bytes("label-audit-a?b.csv", "text/csv", b"", "x").file_name, "label-audit-a_b.csv");
     }
 }

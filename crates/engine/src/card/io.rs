@@ -109,8 +109,12 @@ pub fn export_docs(cards: &[(String, String, Value)], out: &Path) -> ApiResult<u
             ));
         }
         for (clause_id, card_id, v) in cards {
+            // Letters, digits, '_' and '-' only, and never a name Windows keeps for a device
+            // (a card id "CON" becomes "_CON.json").
             let safe = |s: &str| {
-                s.chars().map(|c| if c.is_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect::<String>()
+                let plain: String =
+                    s.chars().map(|c| if c.is_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+                crate::util::file_names::portable_file_name(&plain)
             };
             let path = out.join(safe(clause_id)).join(format!("{}.json", safe(card_id)));
             write_atomic(&path, to_pretty(v).as_bytes())?;

@@ -85,6 +85,8 @@ pub fn write_token_file(path: &Path, token: &OwnerToken) -> ApiResult<()> {
         |e: std::io::Error| ApiError::new(ErrorCode::Io, format!("Could not write the key to {}: {e}", path.display()));
     let mut opts = std::fs::OpenOptions::new();
     opts.write(true).create(true).truncate(true);
+    // Windows has no mode bits: the file gets the access list of the folder it is written in (the
+    // user's own folders admit only that user, the system and administrators).
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
@@ -109,6 +111,8 @@ pub fn write_open_page(dir: &Path, link: &str) -> ApiResult<std::path::PathBuf> 
     let failed = |e: std::io::Error| ApiError::new(ErrorCode::Io, format!("Could not write {}: {e}", path.display()));
     let mut opts = std::fs::OpenOptions::new();
     opts.write(true).create_new(true);
+    // On Windows the temporary folder is inside the user's profile (`%LOCALAPPDATA%\Temp`), whose
+    // access list already keeps other users out; there is no mode to set.
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;

@@ -6,7 +6,9 @@
 //!   `Downloads` folder inside the app's data folder instead, never loose into the home folder
 //!   where a name like `.profile` or `.bashrc` would be read by the shell.
 //! * A name is one plain file name: not empty, not starting with a dot, no path separators, no
-//!   `..` as a name, no control characters, no `:` (a Windows stream name).
+//!   `..` as a name, no control characters, no `:` (a Windows stream name), and nothing else
+//!   Windows refuses or changes (`< > " | ? *`, a dot or space at the end, device names such as
+//!   `CON` or `nul.csv`; see `util::file_names`), so a name saved on one system works on all.
 //! * The file is created with `create_new`, so an existing file (or a link placed where the file
 //!   would go) is never written through; a taken name becomes `name (2).ext`, `name (3).ext`, ...
 
@@ -67,6 +69,9 @@ pub fn check_name(name: &str) -> ApiResult<String> {
     }
     if n.chars().count() > MAX_NAME_CHARS {
         return Err(refuse(&format!("it is longer than {MAX_NAME_CHARS} characters")));
+    }
+    if let Some(why) = crate::util::file_names::windows_problem(n) {
+        return Err(refuse(&why));
     }
     Ok(n.to_string())
 }
@@ -139,6 +144,18 @@ mod tests {
         assert_eq!(check_name(" results table.csv ").unwrap(), "results table.csv");
         assert_eq!(check_name("run..2.jsonl").unwrap(), "run..2.jsonl");
         assert!(check_name(".bashrc").unwrap_err().message.contains("dot"));
+    }
+
+    #[test]
+    fn names_windows_would_refuse_or_change_are_refused_everywhere() {
+        for bad in
+            ["what?.csv", "a<b.svg", "a|b.csv", "\"quoted\".csv", "star*.png", "CON", "nul.csv", "com1.json", "report."]
+        {
+            let e = check_name(bad).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidInput, "{bad}");
+        }
+        assert!(check_name("nul.csv").unwrap_err().message.contains("device"));
+        assert_eq!(check_name("null.csv").unwrap(), "null.csv");
     }
 
     #[test]

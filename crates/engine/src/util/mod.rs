@@ -4,6 +4,7 @@
 pub mod csv_text;
 pub mod disk;
 pub mod downloads;
+pub mod file_names;
 pub mod files;
 pub mod format;
 pub mod ids;

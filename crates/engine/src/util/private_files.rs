@@ -1,7 +1,13 @@
 //! Owner-only permissions for what holds the owner's data (the store folder, the database and its
 //! WAL, shared-memory and backup files, the log folder and its files). On unix folders get mode
-//! 0700 and files 0600, set explicitly after creation so the process umask does not matter; on
-//! other systems these are no-ops (the per-user data folder already limits access).
+//! 0700 and files 0600, set explicitly after creation so the process umask does not matter.
+//!
+//! On Windows these calls change nothing, on purpose: the data lives under the user's profile
+//! (`%APPDATA%\psebench`), whose access list already lets only that user, the system and
+//! administrators in, and new files and folders inherit it. Unix mode bits have no Windows
+//! equivalent in the standard library (its only permission is the read-only flag, which would
+//! stop SQLite from writing), and rewriting the access list ourselves would add nothing to what
+//! the profile folder already gives.
 
 use std::io;
 use std::path::Path;
@@ -33,6 +39,7 @@ fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
 }
 
+/// Nothing to do: the per-user profile's access list protects the data folder (see the top).
 #[cfg(not(unix))]
 fn set_mode(_path: &Path, _mode: u32) -> io::Result<()> {
     Ok(())
