@@ -248,6 +248,19 @@ fn start_mock(script: psebench::mock::Script) -> Mock {
     Mock { _rt: rt, server }
 }
 
+/// A store with the demo loaded and the models m, info and judge registered at a mock that answers
+/// with `eval_script`; the mock is returned so it lives as long as the test.
+fn env_with_demo_and_mock_models() -> (Env, Mock) {
+    let env = Env::new();
+    let mock = start_mock(eval_script());
+    let base = mock.server.openai_base();
+    for name in ["m", "info", "judge"] {
+        env.ok(&["models", "add", name, "--kind", "openai-compatible", "--model", name, "--base-url", &base]);
+    }
+    env.ok(&["demo", "load"]);
+    (env, mock)
+}
+
 fn eval_script() -> psebench::mock::Script {
     let answer = r#"{"action": "ANSWER", "ask_question": null, "final_verdict": "Non-reportable", "targeted_clause": null, "clause_and_guidance_evidence": ["Care Management Events clause 1"], "rationale": "The harm stayed below the threshold."}"#;
     serde_json::from_value(json!({
@@ -262,13 +275,7 @@ fn eval_script() -> psebench::mock::Script {
 
 #[test]
 fn eval_run_metrics_report_export_import_through_the_cli() {
-    let env = Env::new();
-    let mock = start_mock(eval_script());
-    let base = mock.server.openai_base();
-    for name in ["m", "info", "judge"] {
-        env.ok(&["models", "add", name, "--kind", "openai-compatible", "--model", name, "--base-url", &base]);
-    }
-    env.ok(&["demo", "load"]);
+    let (env, _mock) = env_with_demo_and_mock_models();
     let out = env.ok(&[
         "eval",
         "run",
@@ -1216,13 +1223,7 @@ fn table_row(out: &str, first_header: &str) -> std::collections::HashMap<String,
 /// `metrics.runs`), and cases with a trajectory are TRANSCRIPTS.
 #[test]
 fn the_metrics_table_and_the_leaderboard_mean_the_same_by_answered() {
-    let env = Env::new();
-    let mock = start_mock(eval_script());
-    let base = mock.server.openai_base();
-    for name in ["m", "info", "judge"] {
-        env.ok(&["models", "add", name, "--kind", "openai-compatible", "--model", name, "--base-url", &base]);
-    }
-    env.ok(&["demo", "load"]);
+    let (env, _mock) = env_with_demo_and_mock_models();
     let args = ["--model", "m", "--info-model", "info", "--judge-model", "judge", "--json"];
     let out = env.ok(&[&["eval", "run", "--cases", "origin=demo,type=complete,limit=5"][..], &args[..]].concat());
     let run_id = serde_json::from_str::<Value>(&out).unwrap()["run_id"].as_str().unwrap().to_string();

@@ -417,18 +417,21 @@ mod tests {
         assert_eq!(s.inter_rater.realism.krippendorff_alpha_ordinal.n, 3);
     }
 
+    /// Two reviewers' verdicts on four cases, agreeing on three: kappa 0.4375 / 0.6875 (below).
+    const KAPPA_PAIRS: [(ReviewVerdict, ReviewVerdict); 4] = [
+        (ReviewVerdict::Reportable, ReviewVerdict::Reportable),
+        (ReviewVerdict::Reportable, ReviewVerdict::NonReportable),
+        (ReviewVerdict::NonReportable, ReviewVerdict::NonReportable),
+        (ReviewVerdict::Uncertain, ReviewVerdict::Uncertain),
+    ];
+
     #[test]
     fn verdict_kappa_by_hand_through_the_session_tables() {
         use ReviewVerdict::*;
         // Pairs (A,B): (R,R) (R,N) (N,N) (U,U): p_o = 3/4; A: R .5, N .25, U .25; B: R .25, N .5, U .25;
         // p_e = .125 + .125 + .0625 = .3125; kappa = (.75 − .3125)/(.6875) = 0.63636…
         let items: Vec<ItemRow> = (0..4).map(|i| item(&format!("c{i}"), CaseType::Complete, Reportable)).collect();
-        let pairs = [
-            (Reportable, Reportable),
-            (Reportable, NonReportable),
-            (NonReportable, NonReportable),
-            (Uncertain, Uncertain),
-        ];
+        let pairs = KAPPA_PAIRS;
         let mut answers = Vec::new();
         for (i, (a, b)) in pairs.iter().enumerate() {
             answers.push(ans("A", &format!("c{i}"), 3, 3, *a, true));
@@ -450,12 +453,7 @@ mod tests {
         let mut items: Vec<ItemRow> = (0..4).map(|i| item(&format!("c{i}"), CaseType::Complete, Reportable)).collect();
         items.push(item("m1", CaseType::Missing, MissingInformation));
         items.push(item("m2", CaseType::Missing, MissingInformation));
-        let pairs = [
-            (Reportable, Reportable),
-            (Reportable, NonReportable),
-            (NonReportable, NonReportable),
-            (Uncertain, Uncertain),
-        ];
+        let pairs = KAPPA_PAIRS;
         let mut answers = Vec::new();
         for (i, (a, b)) in pairs.iter().enumerate() {
             answers.push(ans("A", &format!("c{i}"), 3, 4, *a, true));
