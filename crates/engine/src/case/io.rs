@@ -63,36 +63,50 @@ fn read_cases_quickly(path: &Path, vocab_for: &dyn Fn(&str) -> Option<PolicyVoca
         }
     }
     let cases = decode_in_parallel(&lines)?;
-    let mut seen: HashSet<&str> = HashSet::with_capacity(cases.len());
-    let mut vocabs: HashMap<&str, Option<PolicyVocab>> = HashMap::new();
+    // One vocabulary per policy named, looked up before the parallel checks.
+    let mut vocabs: HashMap<&str, PolicyVocab> = HashMap::new();
     for case in &cases {
-        let vocab = vocabs.entry(case.policy.as_str()).or_insert_with(|| vocab_for(&case.policy)).as_ref()?;
-        if check_id("case id", &case.case_id).is_err()
-            || !check_case(case, Some(vocab)).is_empty()
-            || !seen.insert(case.case_id.as_str())
-        {
-            return None;
+        if !vocabs.contains_key(case.policy.as_str()) {
+            vocabs.insert(case.policy.as_str(), vocab_for(&case.policy)?);
         }
     }
+    let each_valid = |part: &[Case]| {
+        part.iter().all(|case| {
+            vocabs.get(case.policy.as_str()).is_some_and(|vocab| {
+                check_id("case id", &case.case_id).is_ok() && check_case(case, Some(vocab)).is_empty()
+            })
+        })
+    };
+    if !in_parallel(&cases, &each_valid)?.into_iter().all(|ok| ok) {
+        return None;
+    }
+    let mut seen: HashSet<&str> = HashSet::with_capacity(cases.len());
+    if !cases.iter().all(|case| seen.insert(case.case_id.as_str())) {
+        return None;
+    }
     Some(cases)
+}
+
+/// `work` over consecutive parts of `items`, on parallel threads for large inputs; the results
+/// in the order of the parts, or None when a thread panicked.
+fn in_parallel<T: Sync, R: Send>(items: &[T], work: &(dyn Fn(&[T]) -> R + Sync)) -> Option<Vec<R>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
+    if items.len() < 256 || threads == 1 {
+        return Some(vec![work(items)]);
+    }
+    std::thread::scope(|s| {
+        let handles: Vec<_> =
+            items.chunks(items.len().div_ceil(threads)).map(|part| s.spawn(move || work(part))).collect();
+        handles.into_iter().map(|h| h.join().ok()).collect()
+    })
 }
 
 /// Decode each line as a case, on parallel threads for large files; None if any line fails.
 fn decode_in_parallel(lines: &[&str]) -> Option<Vec<Case>> {
     let decode =
         |part: &[&str]| part.iter().map(|l| serde_json::from_str::<Case>(l).ok()).collect::<Option<Vec<Case>>>();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
-    if lines.len() < 256 || threads == 1 {
-        return decode(lines);
-    }
-    let decode = &decode;
-    let parts: Vec<Option<Vec<Case>>> = std::thread::scope(|s| {
-        let handles: Vec<_> =
-            lines.chunks(lines.len().div_ceil(threads)).map(|part| s.spawn(move || decode(part))).collect();
-        handles.into_iter().map(|h| h.join().ok().flatten()).collect()
-    });
     let mut cases = Vec::with_capacity(lines.len());
-    for part in parts {
+    for part in in_parallel(lines, &decode)? {
         cases.extend(part?);
     }
     Some(cases)
@@ -221,9 +235,10 @@ mod tests {
             "{\"case_id\": 3}".to_string(),
             good[5].replacen("\"case_id\":\"", "\"case_id\":\"../", 1),
         ];
-        for b in &bad {
+        // In the first and the last part of the parallel decode and checks.
+        for (b, at) in bad.iter().flat_map(|b| [(b, 300), (b, 598)]) {
             let mut ls = good.clone();
-            ls.insert(300, b.clone());
+            ls.insert(at, b.clone());
             let (quick, slow) = both(&ls.join("\n"));
             assert_eq!(quick.unwrap_err().to_string(), slow.unwrap_err().to_string());
         }

@@ -81,7 +81,9 @@ impl GroupQueue {
         let committed: ApiResult<()> = conn.execute_batch("COMMIT").map_err(ApiError::from);
         if committed.is_err() {
             // Nothing of this group was kept; every caller hears so.
-            let _ = conn.execute_batch("ROLLBACK");
+            if let Err(e) = conn.execute_batch("ROLLBACK") {
+                tracing::warn!(error = %e, "could not roll back a grouped write whose commit failed");
+            }
         }
         for finish in finishes {
             finish(committed.clone());

@@ -27,6 +27,7 @@ use crate::context::Engine;
 use crate::error::{ApiError, ApiResult};
 use crate::jobs::{self, Progress, RunKind, RunStatus};
 use crate::llm::{CallContext, CancellationToken, ChatRequest, LlmError, Message, ModelHandle};
+use crate::util::csv_text::{csv_string, formula_safe};
 use repo::ResultRow;
 
 /// Tries a model gets to return a readable reply for one case.
@@ -245,14 +246,6 @@ fn report_of(rows: &[ScreenRow]) -> (usize, usize, Vec<DisputedCase>) {
         .map(|r| DisputedCase { case_id: r.case_id.clone(), label: r.label.clone(), verdicts: r.verdicts.clone() })
         .collect();
     (rows.len(), agree, disputed)
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }
 
 impl Engine {
@@ -706,25 +699,27 @@ impl Engine {
                 head.push(format!("{m} {k}"));
             }
         }
-        let mut out = head.iter().map(|h| csv_field(h)).collect::<Vec<_>>().join(",");
-        out.push('\n');
+        let mut records = vec![head];
         for row in &r.rows {
-            let mut f = vec![row.case_id.clone(), row.label.clone(), row.clause_id.clone(), row.disputed.to_string()];
+            // Ids and free text alike go through the formula guard: an imported case id may start
+            // with "-".
+            let mut f: Vec<String> =
+                [&row.case_id, &row.label, &row.clause_id].into_iter().map(|t| formula_safe(t).into_owned()).collect();
+            f.push(row.disputed.to_string());
             for m in &r.models {
                 match row.verdicts.get(m) {
                     Some(v) => f.extend([
                         v.verdict.clone().unwrap_or_else(|| "unreadable".into()),
-                        v.clauses_met.join(" "),
+                        formula_safe(&v.clauses_met.join(" ")).into_owned(),
                         v.open_question.to_string(),
                         v.agrees.to_string(),
                     ]),
                     None => f.extend(std::iter::repeat_n(String::new(), 4)),
                 }
             }
-            out.push_str(&f.iter().map(|x| csv_field(x)).collect::<Vec<_>>().join(","));
-            out.push('\n');
+            records.push(f);
         }
-        Ok(out)
+        Ok(csv_string(records)?)
     }
 }
 
