@@ -102,6 +102,11 @@ test("data: store location, cache and usage; appearance: theme", async ({ page, 
   await page.goto(`${studio.url}#/settings?tab=data`);
   await expect(page.getByRole("heading", { name: "Where your data lives" })).toBeVisible();
   await expect(page.getByText("store.db")).toBeVisible();
+  // The log folder sits next to the database file.
+  const store = await studio.api("store.info", {});
+  expect(store.log_folder.startsWith(store.path.replace(/store\.db$/, ""))).toBe(true);
+  await expect(page.getByText(store.log_folder, { exact: true })).toBeVisible();
+  await expect(page.getByRole("button", { name: `Copy path ${store.log_folder}` })).toBeVisible();
   await expect(page.getByText("replies stored")).toBeVisible();
   await expect(page.getByRole("cell", { name: "Model tests" }).first()).toBeVisible();
   await expect(page.getByRole("row", { name: /Total/ })).toBeVisible();

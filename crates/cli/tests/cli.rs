@@ -81,6 +81,7 @@ fn store_is_created_in_the_given_place_and_mn29_is_loaded() {
     let env = Env::new();
     let out = env.ok(&["status"]);
     assert!(out.contains("created now"), "{out}");
+    assert!(out.contains(&format!("Logs:      {}", s(&env.dir.path().join("data/logs")))), "{out}");
     assert!(env.db().exists());
     let list = env.json(&["policy", "list"]);
     assert_eq!(list[0]["id"], "mn29");
@@ -91,6 +92,7 @@ fn store_is_created_in_the_given_place_and_mn29_is_loaded() {
     assert!(o.status.success());
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["path"], s(&other));
+    assert_eq!(v["log_folder"], s(&env.dir.path().join("logs")));
 }
 
 #[test]

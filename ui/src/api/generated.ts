@@ -2431,7 +2431,12 @@ export type Severity = "error" | "warning";
  */
 export type StatValue = { value: number | null, n: number, note: string | null, };
 
-export type StoreInfo = { path: string, app_version: string, schema: Array<string>, created_now: boolean, backup_made: string | null, policies: Array<string>, cards_by_status: Array<CountByKey>, cards_by_type: Array<CountByKey>, cases_by_type: Array<CountByKey>, };
+export type StoreInfo = { path: string, app_version: string, schema: Array<string>, created_now: boolean, backup_made: string | null, policies: Array<string>, cards_by_status: Array<CountByKey>, cards_by_type: Array<CountByKey>, cases_by_type: Array<CountByKey>, 
+/**
+ * The folder of the daily log files that the desktop app and `psebench serve` write (a week
+ * of them is kept), next to the database file.
+ */
+log_folder: string, };
 
 /**
  * A titled, captioned table with typed cells, renderable as CSV, Markdown and LaTeX.

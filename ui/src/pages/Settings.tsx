@@ -294,6 +294,17 @@ function UsageTable({ rows }: { rows: UsageTotals[] }) {
   );
 }
 
+function PathWithCopy({ path }: { path: string }) {
+  return (
+    <span className="row gap wrap">
+      <code className="path">{path}</code>
+      <button className="btn btn-small" aria-label={`Copy path ${path}`} onClick={() => navigator.clipboard?.writeText(path).then(() => toast("Copied the path.")).catch(() => {})}>
+        Copy path
+      </button>
+    </span>
+  );
+}
+
 function DataSection() {
   const info = useApi("store.info", {});
   const cache = useApi("cache.stats", {});
@@ -309,15 +320,7 @@ function DataSection() {
         {d && (
           <KeyValues
             items={[
-              [
-                "Database file",
-                <span className="row gap wrap">
-                  <code className="path">{d.path}</code>
-                  <button className="btn btn-small" onClick={() => navigator.clipboard?.writeText(d.path).then(() => toast("Copied the path.")).catch(() => {})}>
-                    Copy path
-                  </button>
-                </span>,
-              ],
+              ["Database file", <PathWithCopy path={d.path} />],
               [
                 "Database layout",
                 d.schema.length ? (
@@ -329,11 +332,16 @@ function DataSection() {
                 ),
               ],
               ["App version", d.app_version],
+              ["Log files", <PathWithCopy path={d.log_folder} />],
               ...(d.backup_made ? ([["Backup before the last upgrade", <code className="path">{d.backup_made}</code>]] as [string, ReactNode][]) : []),
             ]}
           />
         )}
         <p className="small muted">Everything — cards, cases, runs, results and the response cache — is in this one file. Copy it to back up or move your work.</p>
+        <p className="small muted">
+          The log files record what the app did, one file per day for the last week. If something goes wrong, the newest one helps whoever looks into it; it
+          may quote case text, so share it only with people who may read your cases.
+        </p>
       </Section>
       <Section
         title="Response cache"

@@ -22,6 +22,9 @@ pub struct StoreInfo {
     pub cards_by_status: Vec<CountByKey>,
     pub cards_by_type: Vec<CountByKey>,
     pub cases_by_type: Vec<CountByKey>,
+    /// The folder of the daily log files that the desktop app and `psebench serve` write (a week
+    /// of them is kept), next to the database file.
+    pub log_folder: String,
 }
 
 fn counts(conn: &rusqlite::Connection, sql: &str) -> rusqlite::Result<Vec<CountByKey>> {
@@ -59,6 +62,7 @@ impl Engine {
             cards_by_status: by_status,
             cards_by_type: by_type,
             cases_by_type: cases,
+            log_folder: crate::logging::log_dir_for(self.store().path()).display().to_string(),
         })
     }
 }
