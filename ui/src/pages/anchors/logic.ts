@@ -3,6 +3,7 @@
 
 import type { AnchorBatchItem, AnchorBucket, AnchorImportResult, AnchorJobView, AnchorSummary, Clause, Progress } from "../../api/generated";
 import { plural } from "../../format";
+import { isResumable } from "../../runStatus";
 
 export const DEFAULT_PER_CARD = 25;
 
@@ -168,7 +169,7 @@ export function jobCounts(view: AnchorJobView, live: Progress | undefined): JobC
 /** A job stopped with anchors left to do, and not running now, can be resumed. */
 export function canResumeJob(job: Pick<AnchorJobView, "status" | "pending">, liveStatus: string | undefined): boolean {
   const status = liveStatus ?? job.status;
-  return job.pending > 0 && ["cancelled", "failed", "interrupted"].includes(status);
+  return job.pending > 0 && isResumable(status);
 }
 
 export const JOB_KIND_LABEL: Record<string, string> = { presort: "Sort by topic", translate: "Translate to English" };

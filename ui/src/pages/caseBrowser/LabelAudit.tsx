@@ -19,8 +19,7 @@ import { usePolicyId } from "../../policyChoice";
 import { href, navigate, setQuery, useRoute } from "../../router";
 import { AuditScope, disputedShare, reviewAddress, scopeFilter, screenWords } from "./audit";
 import { CaseTabs } from "./CaseTabs";
-
-const RESUMABLE = ["cancelled", "failed", "interrupted"];
+import { isResumable } from "../../runStatus";
 
 function NewAudit({ clauses }: { clauses: Clause[] }) {
   const models = useApi("models.list", {});
@@ -139,7 +138,7 @@ function AuditList({ runs, selected }: { runs: ScreenRunView[]; selected: string
       label: "Actions",
       width: "7rem",
       render: (r) =>
-        RESUMABLE.includes(r.status) && progress.get(r.run_id)?.status !== "running" ? (
+        isResumable(r.status) && progress.get(r.run_id)?.status !== "running" ? (
           <button
             className="btn btn-small"
             disabled={resume.busy}

@@ -16,7 +16,8 @@ import { ResumeCapDialog } from "../../components/SpendingCap";
 import { jsonText, num, pct, plural, usd, when } from "../../format";
 import { href, setQuery } from "../../router";
 import { RejudgeDialog } from "./Rejudge";
-import { accuracySoFar, canResume, describeSelection, isImported, parseSelection, RESUMABLE, runModel } from "./selection";
+import { accuracySoFar, canResume, describeSelection, isImported, parseSelection, runModel } from "./selection";
+import { isResumable } from "../../runStatus";
 
 const RESUME_NOTE = "Resuming runs only the unfinished cases; model replies already received are reused from the cache and cost nothing again.";
 
@@ -103,7 +104,7 @@ export function RunPanel({ runId }: { runId: string }) {
                 {isImported(r) ? "Imported from a trajectories file." : ""}
               </Notice>
             )}
-            {RESUMABLE.includes(status) && (
+            {isResumable(status) && (
               <Notice
                 kind="warn"
                 title={status === "cancelled" ? "Stopped." : status === "interrupted" ? "Interrupted." : status === "cost_capped" ? "Stopped: cost cap." : "Stopped by a problem."}

@@ -1,7 +1,8 @@
 // Which cases a run uses, as the engine's selection string (`all`, or a filter such as
 // `type=missing,clause=ID,origin=demo,limit=20,seed=1`), and back.
 
-import type { EvalRunView, ItemCounts, RunStatus } from "../../api/generated";
+import type { EvalRunView, ItemCounts } from "../../api/generated";
+import { isResumable } from "../../runStatus";
 
 export type CaseChoice = {
   /** "" = every case type. */
@@ -62,12 +63,9 @@ export function describeSelection(c: CaseChoice, clauseLabel?: (id: string) => s
   return `All ${cases}${of}`;
 }
 
-/** Statuses of runs that stopped before every case was done. */
-export const RESUMABLE: readonly RunStatus[] = ["cancelled", "failed", "interrupted", "cost_capped"];
-
 /** Runs that can be resumed (stopped, failed, interrupted or stopped at their spending cap, and not imported). */
 export function canResume(r: EvalRunView): boolean {
-  return !isImported(r) && RESUMABLE.includes(r.status) && r.counts.done < r.counts.total;
+  return !isImported(r) && isResumable(r.status) && r.counts.done < r.counts.total;
 }
 
 export function isImported(r: EvalRunView): boolean {

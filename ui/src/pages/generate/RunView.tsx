@@ -16,7 +16,8 @@ import { href, setQuery, useRoute } from "../../router";
 import type { ClauseIndex } from "../anchors/clauses";
 import { clauseShort } from "../anchors/clauses";
 import { CandidateDetail, CandidateStatus } from "./CandidateDetail";
-import { CANDIDATE_STATUS, cardsInWords, RESUMABLE, runConfig, STAGE_LABEL } from "./logic";
+import { CANDIDATE_STATUS, cardsInWords, runConfig, STAGE_LABEL } from "./logic";
+import { isResumable } from "../../runStatus";
 import { RunStats } from "./RunStats";
 import { useThrottled } from "../anchors/hooks";
 
@@ -190,7 +191,7 @@ export function RunView({ runId, clauses }: { runId: string; clauses: ClauseInde
           </>
         }
         actions={
-          RESUMABLE.has(status) && !running ? (
+          isResumable(status) && !running ? (
             <button
               className="btn btn-primary"
               disabled={resume.busy}
@@ -226,7 +227,7 @@ export function RunView({ runId, clauses }: { runId: string; clauses: ClauseInde
           }}
         />
       )}
-      {(running || RESUMABLE.has(status)) && (
+      {(running || isResumable(status)) && (
         <Section title={running ? "Working" : status === "cost_capped" ? "Stopped: cost cap" : "Stopped"}>
           <RunProgress
             progress={{ ...progress, status }}

@@ -1,7 +1,7 @@
 // Pure logic of the Generate page (unit-tested in logic.test.ts): the cards request, anchors
 // available per clause, stage and role words, the progress counters, attempt bars, facts.
 
-import type { AnchorBucket, CardSummary, GenPlan, GenRequest, GenRunConfig, ProvenanceAttempt, RunStatus } from "../../api/generated";
+import type { AnchorBucket, CardSummary, GenPlan, GenRequest, GenRunConfig, ProvenanceAttempt } from "../../api/generated";
 import { jsonText } from "../../format";
 import { DEFAULT_POLICY } from "../../api/generated";
 import { parseCap } from "../../components/SpendingCap";
@@ -296,8 +296,6 @@ export function cardsInWords(spec: string, clauseName: (id: string) => string | 
   }
   return `${parts.length} chosen cards`;
 }
-
-export const RESUMABLE = new Set<RunStatus>(["cancelled", "failed", "interrupted", "cost_capped"]);
 
 /** The engine's drop reason ("missing_narration failed 3 attempts; last problems: a | b") in parts. */
 export function dropReasonParts(reason: string | null | undefined): { lead: string; problems: string[] } {

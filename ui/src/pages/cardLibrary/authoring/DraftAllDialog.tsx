@@ -12,7 +12,7 @@ import { Checkbox } from "../../../components/Forms";
 import { RunProgress } from "../../../components/Progress";
 import { num, plural, tokens, usd, when } from "../../../format";
 import { useDebounced } from "../../anchors/hooks";
-import { RESUMABLE } from "../../generate/logic";
+import { isResumable } from "../../../runStatus";
 import { ModelSelect } from "./ModelChoice";
 import { defaultModel, KIND_LABEL } from "./logic";
 
@@ -35,7 +35,7 @@ export function DraftAllProgress({ run, live }: { run: DraftAllRun | { run_id: s
         onCancel={() => cancel.run({ run_id: run.run_id })}
         cancelText="Drafts finished so far are kept; you can resume the job later."
       />
-      {RESUMABLE.has(p.status) && (
+      {isResumable(p.status) && (
         <div className="row gap">
           <button
             className="btn"
