@@ -5,7 +5,8 @@
 //!
 //! ```text
 //! api                                   thin typed surface the shells call
-//! export                                report files: tables and charts written to a folder
+//! export · results                      report files: tables and charts written to a folder;
+//!                                       the Results screen's views (grid, transcript, charts)
 //! generation · evaluation · review      pipelines and workflows; authoring: loyal extraction of
 //! · authoring                           the policy passages for each clause, approved by a person
 //! anchor · screen                       anchor materials and their model-assisted sorting; the
@@ -50,6 +51,7 @@ pub mod metrics;
 pub mod mock;
 pub mod policy;
 pub mod prompt;
+pub mod results;
 pub mod review;
 pub mod screen;
 pub mod secrets;

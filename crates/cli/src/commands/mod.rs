@@ -122,6 +122,9 @@ fn status(cli: &Cli) -> Result<ExitCode, ApiError> {
     };
     println!("Cards:     {} ({})", fmt(&info.cards_by_type), fmt(&info.cards_by_status));
     println!("Cases:     {}", fmt(&info.cases_by_type));
-    println!("Logs:      {} (the app and `psebench serve` write here; other commands log to the terminal with -v)", info.log_folder);
+    println!(
+        "Logs:      {} (the app and `psebench serve` write here; other commands log to the terminal with -v)",
+        info.log_folder
+    );
     Ok(ExitCode::SUCCESS)
 }

@@ -22,7 +22,7 @@ const LAYERS: &[&[&str]] = &[
     &["tables"],
     &["anchor", "screen"],
     &["generation", "evaluation", "review", "authoring"],
-    &["export"],
+    &["export", "results"],
     &["api"],
 ];
 
