@@ -14,13 +14,7 @@ use crate::context::Engine;
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::util::files::parse_json;
 
-/// The current version of a card as stored.
-const CARD_JSON: crate::store::StoredColumn = crate::store::StoredColumn {
-    table: "card_versions",
-    column: "card_json",
-    what: "current version",
-    row_kind: "card",
-};
+use super::repo::CARD_JSON;
 
 /// Filters for the card library list.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]

@@ -90,6 +90,14 @@ pub fn list_rows(conn: &Connection, policy_id: Option<&str>, clause_id: Option<&
 }
 
 /// The JSON of a card at a version (the current one when `version` is None).
+/// The current version of a card as stored.
+pub const CARD_JSON: crate::store::StoredColumn = crate::store::StoredColumn {
+    table: "card_versions",
+    column: "card_json",
+    what: "current version",
+    row_kind: "card",
+};
+
 pub fn card_json(conn: &Connection, card_id: &str, version: Option<i64>) -> ApiResult<String> {
     let json: Option<String> = match version {
         Some(v) => conn

@@ -238,10 +238,17 @@ fn merge_answers(
     Ok((items, fields, kept))
 }
 
-fn load_card(c: &Connection, card_id: &str) -> Option<ClauseCard> {
-    let json = card_repo::card_json(c, card_id, None).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&json).ok()?;
-    ClauseCard::from_value(&v).ok()
+/// The case's card, to reveal its conditions after rating; None when the card is not in the
+/// library (deleted, or the case came from elsewhere) or is not a card this version can read.
+/// A stored card that is not JSON at all is an error naming it.
+fn load_card(c: &Connection, card_id: &str) -> ApiResult<Option<ClauseCard>> {
+    let json = match card_repo::card_json(c, card_id, None) {
+        Ok(json) => json,
+        Err(e) if e.code == crate::error::ErrorCode::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let v: serde_json::Value = card_repo::CARD_JSON.parse(&json, card_id)?;
+    Ok(ClauseCard::from_value(&v).ok())
 }
 
 /// The run ids asked for, trimmed, without blanks or repeats.
@@ -416,7 +423,7 @@ impl Engine {
             let mut items = Vec::with_capacity(case_ids.len());
             for (ord, id) in case_ids.iter().enumerate() {
                 let case = case_repo::get_case(tx, id)?;
-                let card = load_card(tx, &case.clause_card_id);
+                let card = load_card(tx, &case.clause_card_id)?;
                 let reveal = crate::review::reveal::material(&case, card.as_ref());
                 let (rationale, rationale_source) = match rationales.get(id) {
                     Some((run, t)) => {

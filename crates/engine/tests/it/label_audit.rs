@@ -177,6 +177,23 @@ async fn two_models_that_disagree_dispute_some_labels() {
     assert!(e.cases_screen_plan(&req("type:maybe")).unwrap_err().message.contains("type:Reportable"));
     let none = ScreenRequest { models: vec![], ..req("all") };
     assert!(e.cases_screen_plan(&none).is_err());
+
+    // A stored value that no longer reads is an error naming where it is, not an empty answer.
+    e.store()
+        .with_conn(|c| {
+            c.execute(
+                "UPDATE label_audit_results SET conflicts_json = '[oops' WHERE case_id = 'n1' AND model = 'loose'",
+                [],
+            )
+        })
+        .unwrap();
+    let err = e.cases_screen_csv(&run).unwrap_err();
+    assert!(
+        err.message.contains("table label_audit_results, column conflicts_json")
+            && err.message.contains(&format!("{run}, case n1, model loose")),
+        "{}",
+        err.message
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -4,6 +4,7 @@ use rusqlite::{params, Connection};
 use serde_json::Value;
 
 use crate::error::ApiResult;
+use crate::store::StoredColumn;
 use crate::util::now_rfc3339;
 
 /// One model's screen of one case, as stored.
@@ -75,7 +76,16 @@ pub fn insert(conn: &Connection, run_id: &str, r: &ResultRow) -> ApiResult<()> {
     Ok(())
 }
 
-/// Every stored result of an audit, in the order they were written.
+const fn col(column: &'static str, what: &'static str) -> StoredColumn {
+    StoredColumn { table: "label_audit_results", column, what, row_kind: "label audit result of run" }
+}
+static CLAUSES_MET: StoredColumn = col("clauses_met_json", "clauses met");
+static OPEN_QUESTION: StoredColumn = col("open_question_json", "open question");
+static CONFLICTS: StoredColumn = col("conflicts_json", "conflicting clauses");
+static PARSE_NOTES: StoredColumn = col("parse_notes_json", "reading notes");
+
+/// Every stored result of an audit, in the order they were written. A stored JSON value that
+/// cannot be read is an error naming its column and row; an empty one (NULL) reads as none.
 pub fn results(conn: &Connection, run_id: &str) -> ApiResult<Vec<ResultRow>> {
     let mut st = conn.prepare(
         "SELECT case_id, model, label, clause_id, readable, verdict, clauses_met_json, open_question_json, agrees,
@@ -84,24 +94,28 @@ pub fn results(conn: &Connection, run_id: &str) -> ApiResult<Vec<ResultRow>> {
     )?;
     let rows = st
         .query_map([run_id], |r| {
-            let parse =
-                |s: Option<String>| s.and_then(|t| serde_json::from_str::<Value>(&t).ok()).unwrap_or(Value::Null);
-            let list = |s: Option<String>| -> Vec<String> {
-                s.and_then(|t| serde_json::from_str::<Vec<String>>(&t).ok()).unwrap_or_default()
+            let case_id: String = r.get(0)?;
+            let model: String = r.get(1)?;
+            let row = format!("{run_id}, case {case_id}, model {model}");
+            let value = |i: usize, col: &'static StoredColumn| -> rusqlite::Result<Value> {
+                Ok(col.parse_opt_in_row(r.get(i)?, &row, i)?.unwrap_or(Value::Null))
+            };
+            let list = |i: usize, col: &'static StoredColumn| -> rusqlite::Result<Vec<String>> {
+                Ok(col.parse_opt_in_row(r.get(i)?, &row, i)?.unwrap_or_default())
             };
             Ok(ResultRow {
-                case_id: r.get(0)?,
-                model: r.get(1)?,
+                case_id,
+                model,
                 label: r.get(2)?,
                 clause_id: r.get(3)?,
                 readable: r.get(4)?,
                 verdict: r.get(5)?,
-                clauses_met: parse(r.get(6)?),
-                open_question: parse(r.get(7)?),
+                clauses_met: value(6, &CLAUSES_MET)?,
+                open_question: value(7, &OPEN_QUESTION)?,
                 agrees: r.get(8)?,
-                conflicts: list(r.get(9)?),
+                conflicts: list(9, &CONFLICTS)?,
                 response_text: r.get(10)?,
-                parse_notes: list(r.get(11)?),
+                parse_notes: list(11, &PARSE_NOTES)?,
                 prompt_version: r.get(12)?,
                 input_tokens: r.get::<_, i64>(13)? as u64,
                 output_tokens: r.get::<_, i64>(14)? as u64,
