@@ -157,11 +157,7 @@ fn follow_job(cli: &Cli, e: &Engine, run_id: &str, what: &str) -> Result<ExitCod
         unit: "anchors",
         message: progress_message,
         stopping: "Stopping after the anchors in flight; finished outcomes are kept.",
-        cancel: |e, id| {
-            if let Err(err) = e.anchors_job_cancel(id) {
-                eprintln!("Could not stop the job: {}", err.message);
-            }
-        },
+        cancel: |e, id| e.anchors_job_cancel(id),
         abort: None,
     };
     follow_run(cli, e, run_id, how, || e.anchors_job_execute(run_id))?;

@@ -366,11 +366,7 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
                 unit: "drafts",
                 message: |p| p.message.clone().unwrap_or_default(),
                 stopping: "Stopping after the draft in progress; finished drafts are kept.",
-                cancel: |e, id| {
-                    if let Err(err) = e.author_draft_all_cancel(id) {
-                        eprintln!("Could not stop the job: {}", err.message);
-                    }
-                },
+                cancel: |e, id| e.author_draft_all_cancel(id),
                 abort: None,
             };
             follow_run(cli, &e, &run_id, how, || e.author_draft_all_execute(&run_id))?;

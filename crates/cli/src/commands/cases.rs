@@ -157,9 +157,7 @@ fn screen(
             format!("{} agree · {} disputed · ${:.2}", p.counter("agree"), p.counter("disputed"), p.counter("cost_usd"))
         },
         stopping: "Stopping after the calls in flight… (finished screens are kept)",
-        cancel: |e, id| {
-            let _ = e.cases_screen_cancel(id);
-        },
+        cancel: |e, id| e.cases_screen_cancel(id),
         abort: None,
     };
     let report = super::follow::follow_run(cli, e, &run_id, how, || e.cases_screen_execute(&run_id))?;

@@ -136,9 +136,7 @@ fn execute(cli: &Cli, e: &Engine, run_id: &str) -> Result<EvalSummary, ApiError>
             )
         },
         stopping: "Stopping after the cases in flight… (finished cases are kept)",
-        cancel: |e, id| {
-            let _ = e.eval_cancel(id);
-        },
+        cancel: |e, id| e.eval_cancel(id),
         abort: None,
     };
     follow_run(cli, e, run_id, how, || e.eval_execute(run_id))
@@ -243,11 +241,7 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                 unit: "judgements",
                 message: |p| format!("{} failed · ${:.2}", p.counter("judge_failed"), p.counter("cost_usd")),
                 stopping: "Stopping after the judge calls in flight… (judgements made so far are kept)",
-                cancel: |e, id| {
-                    if let Err(err) = e.eval_cancel(id) {
-                        eprintln!("Could not stop: {}", err.message);
-                    }
-                },
+                cancel: |e, id| e.eval_cancel(id),
                 abort: None,
             };
             let s = follow_run(cli, &e, run, how, || e.eval_rejudge(&req))?;

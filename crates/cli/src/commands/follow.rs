@@ -12,6 +12,9 @@ use std::io::IsTerminal;
 use super::runtime;
 use crate::Cli;
 
+/// An engine action that asks a run to stop (true when the run was running).
+pub type StopAction = fn(&Engine, &str) -> Result<bool, ApiError>;
+
 /// How a kind of run is shown and stopped.
 pub struct Follow {
     /// What the bar counts ("cases", "candidates").
@@ -20,10 +23,10 @@ pub struct Follow {
     pub message: fn(&Progress) -> String,
     /// Said when the user presses Ctrl-C.
     pub stopping: &'static str,
-    /// Stop after the work in flight.
-    pub cancel: fn(&Engine, &str),
+    /// Stop after the work in flight (the engine's cancel action for the run).
+    pub cancel: StopAction,
     /// Stop at once on a second Ctrl-C (None: a second Ctrl-C does nothing more).
-    pub abort: Option<fn(&Engine, &str)>,
+    pub abort: Option<StopAction>,
 }
 
 /// Run `work` (the engine executing `run_id`) with a progress bar and Ctrl-C handling.
@@ -59,10 +62,14 @@ where
         let ctrlc = tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
                 eprintln!("\n{stopping}");
-                cancel(&engine2, &id2);
+                if let Err(err) = cancel(&engine2, &id2) {
+                    eprintln!("Could not stop the run: {}", err.message);
+                }
                 if let Some(abort) = abort {
                     if tokio::signal::ctrl_c().await.is_ok() {
-                        abort(&engine2, &id2);
+                        if let Err(err) = abort(&engine2, &id2) {
+                            eprintln!("Could not stop the run at once: {}", err.message);
+                        }
                     }
                 }
             }

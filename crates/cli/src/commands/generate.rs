@@ -164,12 +164,8 @@ fn execute(cli: &Cli, e: &Engine, run_id: &str) -> Result<GenSummary, ApiError> 
         },
         stopping:
             "Stopping after the model calls in flight… (finished work is kept; press Ctrl-C again to stop at once)",
-        cancel: |e, id| {
-            let _ = e.gen_cancel(id);
-        },
-        abort: Some(|e, id| {
-            let _ = e.gen_abort(id);
-        }),
+        cancel: |e, id| e.gen_cancel(id),
+        abort: Some(|e, id| e.gen_abort(id)),
     };
     follow_run(cli, e, run_id, how, || e.gen_execute(run_id))
 }
