@@ -71,6 +71,7 @@ pub fn confirm_remote(remote: &[String], what: &str, yes: bool) -> Result<(), Ap
         return Err(ApiError::invalid("Refusing to send data off this machine without confirmation: add --yes."));
     }
     eprint!("Continue? [y/N] ");
+    // A prompt that cannot be shown or read leaves the answer empty, which means "no".
     let _ = std::io::stderr().flush();
     let mut answer = String::new();
     let _ = std::io::stdin().read_line(&mut answer);

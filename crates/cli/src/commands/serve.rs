@@ -226,7 +226,13 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
         serve(e, opts, ready, shutdown).await
     });
     if let Some(page) = made_page.lock().unwrap_or_else(|p| p.into_inner()).take() {
-        let _ = std::fs::remove_file(page);
+        if let Err(err) = std::fs::remove_file(&page) {
+            // The page holds the key of the session that just ended; say where it is.
+            eprintln!(
+                "Could not delete {}: {err}. It holds the key of the session that just ended; delete it.",
+                page.display()
+            );
+        }
     }
     served?;
     Ok(ExitCode::SUCCESS)
