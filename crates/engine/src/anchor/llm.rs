@@ -198,8 +198,9 @@ impl Engine {
             let why = format!("the model named \"{chosen}\", which is not a clause id");
             return failed(a, AskFail::Other(why), spent);
         }
+        let (id, bucket, why) = (a.anchor_id.clone(), new.clone(), reason.clone());
         let saved =
-            self.store().with_conn(|c| repo::set_bucket(c, &a.anchor_id, new.as_deref(), "presort", reason.as_deref()));
+            self.store().call(move |c| repo::set_bucket(c, &id, bucket.as_deref(), "presort", why.as_deref())).await;
         match saved {
             Err(e) => failed(a, AskFail::Other(e.message), spent),
             Ok(()) => {
@@ -238,7 +239,8 @@ impl Engine {
         let Some(t) = text else {
             return failed(a, AskFail::Other("the reply had no translation".into()), spent);
         };
-        match self.store().with_conn(|c| repo::set_translation(c, &a.anchor_id, &t, &handle.cfg.name)) {
+        let (id, model) = (a.anchor_id.clone(), handle.cfg.name.clone());
+        match self.store().call(move |c| repo::set_translation(c, &id, &t, &model)).await {
             Ok(()) => done(item(a, "changed", a.clause_id.clone(), None), spent),
             Err(e) => failed(a, AskFail::Other(e.message), spent),
         }

@@ -286,7 +286,8 @@ impl Engine {
     /// Run a loyal extraction for one clause and store it as the clause's next version.
     pub async fn author_extract(&self, req: &ExtractRequest) -> ApiResult<ExtractResult> {
         let policy = policy_or_default(&req.policy);
-        let (pack, official) = self.author_sources(&policy)?;
+        let pol = policy.clone();
+        let (pack, official) = self.blocking(move |e| e.author_sources(&pol)).await?;
         let clause = pack.clause(req.clause.trim()).cloned().ok_or_else(|| {
             ApiError::not_found(format!(
                 "Policy {policy} has no clause \"{}\". `psebench policy show {policy}` lists its clause ids.",
@@ -305,7 +306,8 @@ impl Engine {
         let sections_txt = sections_text(&sections);
         // Each new version asks afresh (the cache key includes the repeat index), while a call
         // repeated within one version can be served from the cache.
-        let expected_version = self.store().with_conn(|c| repo::next_version(c, &policy, &clause.clause_id))?;
+        let (pol, clause_id) = (policy.clone(), clause.clause_id.clone());
+        let expected_version = self.store().call_read(move |c| repo::next_version(c, &pol, &clause_id)).await?;
         let base_repeat = (expected_version.max(1) as u32 - 1) * 100;
         let cancel = CancellationToken::new();
         let ctx = CallContext::new(None, "author_extract");
@@ -363,34 +365,43 @@ impl Engine {
         let mut ordered = checked.valid.clone();
         ordered.sort_by_key(|c| sections.position(&c.section_id).unwrap_or(usize::MAX));
         let clause_id = clause.clause_id.clone();
-        let x = self.store().with_tx(|tx| {
-            let version = repo::next_version(tx, &policy, &clause_id)?;
-            let x = Extraction {
-                extraction_id: format!("ext-{policy}-{clause_id}-v{version}"),
-                policy_id: policy.clone(),
-                clause_id: clause_id.clone(),
-                version,
-                edition: sections.edition.clone(),
-                source_hash: sections.source_hash.clone(),
-                sections: ordered.clone(),
-                proposed: ordered.clone(),
-                rejected_ids: checked.rejected_ids.clone(),
-                problems: checked.problems.clone(),
-                self_check: self_check.clone(),
-                document: document.clone(),
-                attempts,
-                model: handle.cfg.name.clone(),
-                prompt_versions: t.versions(),
-                status: "proposed".into(),
-                approved_by: None,
-                approved_at: None,
-                notes: None,
-                created_at: crate::util::now_rfc3339(),
-                calls: calls.clone(),
-            };
-            repo::insert(tx, &x)?;
-            Ok::<_, ApiError>(x)
-        })?;
+        let x = Extraction {
+            extraction_id: String::new(),
+            policy_id: policy.clone(),
+            clause_id: clause_id.clone(),
+            version: 0,
+            edition: sections.edition.clone(),
+            source_hash: sections.source_hash.clone(),
+            sections: ordered.clone(),
+            proposed: ordered,
+            rejected_ids: checked.rejected_ids,
+            problems: checked.problems,
+            self_check,
+            document,
+            attempts,
+            model: handle.cfg.name.clone(),
+            prompt_versions: t.versions(),
+            status: "proposed".into(),
+            approved_by: None,
+            approved_at: None,
+            notes: None,
+            created_at: String::new(),
+            calls,
+        };
+        let x = self
+            .store()
+            .call_tx(move |tx| {
+                let version = repo::next_version(tx, &policy, &clause_id)?;
+                let x = Extraction {
+                    extraction_id: format!("ext-{policy}-{clause_id}-v{version}"),
+                    version,
+                    created_at: crate::util::now_rfc3339(),
+                    ..x
+                };
+                repo::insert(tx, &x)?;
+                Ok(x)
+            })
+            .await?;
         Ok(ExtractResult {
             extraction_id: x.extraction_id,
             clause_id: x.clause_id,

@@ -116,7 +116,7 @@ impl Engine {
             .build()
             .unwrap_or_else(|_| reqwest::Client::new());
         let answers = join_all(ports.iter().map(|p| probe(&http, *p))).await;
-        let registered = self.store().with_conn(registry::list)?;
+        let registered = self.store().call_read(registry::list).await?;
         let mut taken: Vec<String> = registered.iter().map(|m| m.name.clone()).collect();
         let mut servers = Vec::new();
         for (port, ids) in ports.iter().zip(answers) {

@@ -15,6 +15,7 @@ use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use crate::error::{ApiError, ApiResult};
 use crate::jobs::JobHub;
 use crate::llm::{ClientOptions, LlmClient};
 use crate::secrets::{KeyringStore, SecretStore};
@@ -87,6 +88,18 @@ impl Engine {
         let mut o = self.opts.client.clone();
         o.use_cache = false;
         LlmClient::new(self.store.clone(), self.opts.secrets.clone(), o)
+    }
+
+    /// Run sync engine work (a method that reads or writes the store) on a blocking thread, so
+    /// async code does not hold up the runtime's worker threads while it runs.
+    pub async fn blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Engine) -> ApiResult<T> + Send + 'static,
+    ) -> ApiResult<T> {
+        let engine = self.clone();
+        tokio::task::spawn_blocking(move || f(&engine))
+            .await
+            .map_err(|e| ApiError::internal(format!("a background engine task stopped unexpectedly: {e}")))?
     }
 
     /// The engine-wide value of type `T`, created with `T::default()` on first use.

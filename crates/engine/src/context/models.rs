@@ -217,7 +217,9 @@ impl Engine {
         Ok(view(cfg))
     }
 
-    /// A resolved handle for calls (key looked up now).
+    /// A resolved handle for calls (key looked up now). It reads one registry row by its name
+    /// (and the key from the secret store), so the pipelines call it directly from async code
+    /// when a run starts rather than sending it to a blocking thread.
     pub fn model_handle(&self, name: &str) -> ApiResult<crate::llm::ModelHandle> {
         let cfg = self.store().with_conn(|c| registry::require(c, name))?;
         Ok(self.llm().resolve(cfg)?)

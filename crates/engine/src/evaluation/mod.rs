@@ -327,9 +327,11 @@ impl Engine {
     /// Work on a run until every item is done, the run is cancelled, or providers keep failing.
     /// Finished cases are committed one by one; calling it again resumes.
     pub async fn eval_execute(&self, run_id: &str) -> ApiResult<EvalSummary> {
+        // One row by its key: quick, so it stays on this thread.
         let run = self.eval_run(run_id)?;
         if run.status == RunStatus::Completed {
-            return self.eval_summary(run_id, None);
+            let run = run_id.to_string();
+            return self.blocking(move |e| e.eval_summary(&run, None)).await;
         }
         let cfg = &run.config;
         let (model, policy) = (cfg.model.as_str(), cfg.policy.as_deref().unwrap_or(""));
@@ -350,10 +352,12 @@ impl Engine {
         let cap = cfg.max_cost_usd;
         jobs::budget::check_priced(cap, &[&roles.eval.cfg, &roles.info.cfg, &roles.judge.cfg])?;
         let prompts = Arc::new(EvalPrompts::load()?);
-        let system: Arc<str> = self.eval_system_prompt(policy, &prompts)?.into();
+        let (pol, p) = (policy.to_string(), prompts.clone());
+        let system: Arc<str> = self.blocking(move |e| e.eval_system_prompt(&pol, &p)).await?.into();
         let cancel = self.jobs().register(run_id)?;
         // Only one process executes a run: claim it in the store, or say where it runs.
-        if let Err(e) = self.store().with_conn(|c| jobs::claim(c, run_id, self.jobs().owner())) {
+        let (run, owner) = (run_id.to_string(), self.jobs().owner().clone());
+        if let Err(e) = self.store().call(move |c| jobs::claim(c, &run, &owner)).await {
             self.jobs().finish(run_id);
             return Err(e);
         }
@@ -383,20 +387,27 @@ impl Engine {
         lifts: &RunLifts,
     ) -> ApiResult<EvalSummary> {
         tracing::info!(run = %run_id, concurrency, "evaluation started");
-        let pending = self.store().with_conn(|c| repo::pending(c, run_id))?;
+        let run = run_id.to_string();
+        let pending = self.store().call_read(move |c| repo::pending(c, &run)).await?;
         // One read connection for all of the run's cases (thousands at the paper's scale).
-        let case_map: HashMap<String, Arc<Case>> = self.store().with_read(|c| {
-            let mut m: HashMap<String, Arc<Case>> = HashMap::new();
-            for (id, _) in &pending {
-                if !m.contains_key(id) {
-                    m.insert(id.clone(), Arc::new(crate::case::repo::get_case(c, id)?));
+        let (pending, case_map): (_, HashMap<String, Arc<Case>>) = self
+            .store()
+            .call_read(move |c| {
+                let mut m: HashMap<String, Arc<Case>> = HashMap::new();
+                for (id, _) in &pending {
+                    if !m.contains_key(id) {
+                        m.insert(id.clone(), Arc::new(crate::case::repo::get_case(c, id)?));
+                    }
                 }
-            }
-            Ok::<_, ApiError>(m)
-        })?;
-        let (clause_texts, _) = self.eval_clause_texts(&case_map.values().map(|c| c.as_ref()).collect::<Vec<_>>())?;
+                Ok((pending, m))
+            })
+            .await?;
+        let cases: Vec<Arc<Case>> = case_map.values().cloned().collect();
+        let (clause_texts, _) =
+            self.blocking(move |e| e.eval_clause_texts(&cases.iter().map(|c| c.as_ref()).collect::<Vec<_>>())).await?;
         let started = Instant::now();
-        let base = self.store().with_conn(|c| repo::counts(c, run_id))?;
+        let run = run_id.to_string();
+        let base = self.store().call_read(move |c| repo::counts(c, &run)).await?;
         let budget = Arc::new(self.eval_budget(&roles, &system, &case_map, &pending, &base, cap));
         let live = Arc::new(Mutex::new(base.clone()));
         let stopper = Arc::new(jobs::RunStopper::new(cancel.clone(), "cases", "cases"));
@@ -489,7 +500,8 @@ impl Engine {
             return Err(ApiError::conflict(lost));
         }
         heartbeat.end();
-        let counts = self.store().with_conn(|c| repo::counts(c, run_id))?;
+        let run = run_id.to_string();
+        let counts = self.store().call_read(move |c| repo::counts(c, &run)).await?;
         let (status, message) = if let Some(f) = stopper.reason() {
             (RunStatus::Failed, Some(f))
         } else if cancel.is_cancelled() {
@@ -516,10 +528,12 @@ impl Engine {
         } else {
             (RunStatus::Completed, None)
         };
-        self.store().with_conn(|c| jobs::release(c, run_id, self.jobs().owner(), status, message.as_deref()))?;
+        let (run, owner, msg) = (run_id.to_string(), self.jobs().owner().clone(), message.clone());
+        self.store().call(move |c| jobs::release(c, &run, &owner, status, msg.as_deref())).await?;
         tracing::info!(run = %run_id, status = %status, done = counts.done, total = counts.total, reason = ?message, "evaluation stopped");
         self.publish_eval(run_id, status, &counts, base.done, started, cap, message.clone(), Some(watched));
-        self.eval_summary(run_id, message)
+        let run = run_id.to_string();
+        self.blocking(move |e| e.eval_summary(&run, message)).await
     }
 
     /// The spending budget of one execution: what the run spent before, and the plan's estimate

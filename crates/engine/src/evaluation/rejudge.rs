@@ -63,14 +63,17 @@ impl Engine {
     /// Run the M4 judge again over a stored or imported run.
     pub async fn eval_rejudge(&self, req: &RejudgeRequest) -> ApiResult<RejudgeSummary> {
         let run_id = req.run_id.as_str();
+        // One row by its key each: quick, so they stay on this thread.
         let run = self.eval_run(run_id)?;
         let before = run.status;
         let judge = self.model_handle(&req.judge_model)?;
         let prompts = EvalPrompts::load()?;
-        let trajectories = self.eval_trajectories(run_id)?;
+        let run = run_id.to_string();
+        let trajectories = self.blocking(move |e| e.eval_trajectories(&run)).await?;
         let case_ids: Vec<String> = trajectories.iter().map(|t| t.case_id.clone()).collect();
         let cases: HashMap<String, Case> = self
-            .cases_all(&crate::case::repo::CaseFilter { include_excluded: true, ..Default::default() })?
+            .blocking(|e| e.cases_all(&crate::case::repo::CaseFilter { include_excluded: true, ..Default::default() }))
+            .await?
             .into_iter()
             .filter(|c| case_ids.contains(&c.case_id))
             .map(|c| (c.case_id.clone(), c))
@@ -80,10 +83,11 @@ impl Engine {
             .filter_map(|t| cases.get(&t.case_id).map(|c| (t, c)))
             .filter(|(t, c)| eligible(c, t, req.only_missing))
             .collect();
-        let refs: Vec<&Case> = work.iter().map(|(_, c)| *c).collect();
-        let (texts, _) = self.eval_clause_texts(&refs)?;
+        let owned: Vec<Case> = work.iter().map(|(_, c)| (*c).clone()).collect();
+        let (texts, _) = self.blocking(move |e| e.eval_clause_texts(&owned.iter().collect::<Vec<_>>())).await?;
         let cancel = self.jobs().register(run_id)?;
-        if let Err(e) = self.store().with_conn(|c| jobs::claim(c, run_id, self.jobs().owner())) {
+        let (run, owner) = (run_id.to_string(), self.jobs().owner().clone());
+        if let Err(e) = self.store().call(move |c| jobs::claim(c, &run, &owner)).await {
             self.jobs().finish(run_id);
             return Err(e);
         }
@@ -133,7 +137,8 @@ impl Engine {
                             }
                             t.judge = Some(result);
                             let repeat = t.repeat_index() as u32;
-                            if let Err(e) = self.store().with_conn(|c| repo::update_trajectory(c, run_id, repeat, &t)) {
+                            let (id, t) = (run_id.to_string(), t);
+                            if let Err(e) = self.store().call(move |c| repo::update_trajectory(c, &id, repeat, &t)).await {
                                 *stopped.lock().unwrap_or_else(|p| p.into_inner()) =
                                     Some(format!("The store failed ({}); judgements made so far are kept.", e.message));
                                 cancel.cancel();
@@ -162,19 +167,23 @@ impl Engine {
         let message = stopped.lock().unwrap_or_else(|p| p.into_inner()).clone().or_else(|| {
             cancel.is_cancelled().then(|| "Stopped at your request; judgements made so far are kept.".to_string())
         });
-        let recorded = self.store().with_conn(|c| {
-            c.execute(
-                "UPDATE runs SET config_json = json_set(config_json, '$.judge_model', ?2) WHERE run_id = ?1",
-                rusqlite::params![run_id, judge.cfg.name],
-            )?;
-            // The run's own outcome does not change: only its judgements do.
-            let status = if before == RunStatus::Running || before == RunStatus::Interrupted {
-                RunStatus::Failed
-            } else {
-                before
-            };
-            jobs::release(c, run_id, self.jobs().owner(), status, None)
-        });
+        let (run, judge_name, owner) = (run_id.to_string(), judge.cfg.name.clone(), self.jobs().owner().clone());
+        let recorded = self
+            .store()
+            .call(move |c| {
+                c.execute(
+                    "UPDATE runs SET config_json = json_set(config_json, '$.judge_model', ?2) WHERE run_id = ?1",
+                    rusqlite::params![run, judge_name],
+                )?;
+                // The run's own outcome does not change: only its judgements do.
+                let status = if before == RunStatus::Running || before == RunStatus::Interrupted {
+                    RunStatus::Failed
+                } else {
+                    before
+                };
+                jobs::release(c, &run, &owner, status, None)
+            })
+            .await;
         self.jobs().finish(run_id);
         recorded?;
         let summary = RejudgeSummary {

@@ -488,9 +488,11 @@ impl Engine {
     /// providers keep failing. Calling it again resumes: finished candidates are kept, stored
     /// attempts are replayed, and calls already answered come from the cache.
     pub async fn gen_execute(&self, run_id: &str) -> ApiResult<GenSummary> {
+        // One row by its key: quick, so it stays on this thread.
         let run = self.gen_run(run_id)?;
         if run.status == RunStatus::Completed {
-            return self.gen_summary(run_id, None);
+            let run = run_id.to_string();
+            return self.blocking(move |e| e.gen_summary(&run, None)).await;
         }
         let cfg = &run.config;
         let (policy, concurrency) = (cfg.policy.as_str(), cfg.concurrency());
@@ -507,11 +509,18 @@ impl Engine {
         let workers = if batch { self.llm().batcher().settings().in_flight.max(1) } else { concurrency };
         jobs::budget::check_priced(cap, &[&roles.producer.cfg, &roles.verifier.cfg, &roles.screen.cfg])?;
         let prompts = GenPrompts::load()?;
-        let (pack, _) = self.pack_and_vocab(policy)?;
+        let pol = policy.to_string();
+        let (pack, screen_clauses, known_clauses) = self
+            .blocking(move |e| {
+                let (pack, _) = e.pack_and_vocab(&pol)?;
+                let (screen_clauses, known_clauses) = e.screen_policy_text(&pol)?;
+                Ok((pack, screen_clauses, known_clauses))
+            })
+            .await?;
         let background = prompts.background.render(&[("policy_name", &pack.name)])?;
-        let (screen_clauses, known_clauses) = self.screen_policy_text(policy)?;
         let mut bundles: HashMap<String, Arc<CardBundle>> = HashMap::new();
-        for (card_id, version, json, context) in self.store().with_conn(|c| repo::run_cards(c, run_id))? {
+        let run = run_id.to_string();
+        for (card_id, version, json, context) in self.store().call_read(move |c| repo::run_cards(c, &run)).await? {
             let v: Value = serde_json::from_str(&json)
                 .map_err(|e| ApiError::internal(format!("run {run_id}: stored card {card_id} unreadable: {e}")))?;
             let card = ClauseCard::from_value(&v)
@@ -519,8 +528,9 @@ impl Engine {
             let label = pack.clause(&card.clause_id).map(|c| c.label.clone());
             bundles.insert(card_id, Arc::new(CardBundle::new(card, version, json, context, label)));
         }
+        let run = run_id.to_string();
         let anchors: HashMap<String, String> =
-            self.store().with_conn(|c| repo::run_anchors(c, run_id))?.into_iter().collect();
+            self.store().call_read(move |c| repo::run_anchors(c, &run)).await?.into_iter().collect();
         let stop = self.jobs().register(run_id)?;
         let abort = match self.jobs().register(&abort_key(run_id)) {
             Ok(t) => t,
@@ -530,12 +540,14 @@ impl Engine {
             }
         };
         // Only one process executes a run: claim it in the store, or say where it runs.
-        if let Err(e) = self.store().with_conn(|c| jobs::claim(c, run_id, self.jobs().owner())) {
+        let (run, owner) = (run_id.to_string(), self.jobs().owner().clone());
+        if let Err(e) = self.store().call(move |c| jobs::claim(c, &run, &owner)).await {
             self.jobs().finish(run_id);
             self.jobs().finish(&abort_key(run_id));
             return Err(e);
         }
-        let all = self.store().with_conn(|c| repo::candidates(c, run_id));
+        let run = run_id.to_string();
+        let all = self.store().call_read(move |c| repo::candidates(c, &run)).await;
         let all = match all {
             Ok(all) => all,
             Err(e) => {
@@ -579,12 +591,15 @@ impl Engine {
             }
         }
         if !orphans.is_empty() {
-            let marked = self.store().with_tx(|tx| -> ApiResult<()> {
-                for (id, stage, why) in &orphans {
-                    repo::mark_finished(tx, id, "dropped", stage, why)?;
-                }
-                Ok(())
-            });
+            let marked = self
+                .store()
+                .call_tx(move |tx| {
+                    for (id, stage, why) in &orphans {
+                        repo::mark_finished(tx, id, "dropped", stage, why)?;
+                    }
+                    Ok(())
+                })
+                .await;
             if let Err(e) = marked {
                 self.jobs().finish(run_id);
                 self.jobs().finish(&abort_key(run_id));
@@ -639,7 +654,8 @@ impl Engine {
     ) -> ApiResult<GenSummary> {
         tracing::info!(run = %run_id, "generation started");
         let started = Instant::now();
-        let base = self.store().with_conn(|c| repo::counts(c, run_id))?;
+        let run = run_id.to_string();
+        let base = self.store().call_read(move |c| repo::counts(c, &run)).await?;
         let budget = CostBudget::new(BudgetStart {
             cap_usd: cap,
             spent_usd: base.cost_usd,
@@ -647,24 +663,33 @@ impl Engine {
             finished_cost_usd: base.cost_usd,
             plan_item_usd: unit_estimate,
         });
+        let done_before = base.done;
+        // Progress reads the run's counts, so it is published from async code here (off the
+        // runtime's threads), not from inside the pipeline's callback.
         let publish = |status: RunStatus, message: Option<String>| {
-            if let Ok(c) = self.store().with_conn(|conn| repo::counts(conn, run_id)) {
-                self.publish_gen(
-                    run_id,
-                    status,
-                    &c,
-                    base.done,
-                    started,
-                    cap,
-                    message,
-                    Some((lifts, &roles.producer.cfg)),
-                );
+            let run = run_id.to_string();
+            async move {
+                if let Ok(c) = self.store().call_read(move |conn| repo::counts(conn, &run)).await {
+                    self.publish_gen(
+                        run_id,
+                        status,
+                        &c,
+                        done_before,
+                        started,
+                        cap,
+                        message,
+                        Some((lifts, &roles.producer.cfg)),
+                    );
+                }
             }
         };
-        let on_progress = || publish(RunStatus::Running, None);
+        // The pipeline says when a candidate changed; `progress` below publishes it. Changes made
+        // while a publish is reading the counts are published once more after it.
+        let changed = tokio::sync::Notify::new();
+        let on_progress = || changed.notify_one();
         let heartbeat =
             jobs::Heartbeat::start(self.store(), run_id, self.jobs().owner(), vec![stop.clone(), abort.clone()]);
-        publish(RunStatus::Running, None);
+        publish(RunStatus::Running, None).await;
         let shared = RunShared {
             engine: self,
             run_id,
@@ -688,11 +713,16 @@ impl Engine {
                     // Nothing new starts once the spending cap would be passed.
                     let Some(reservation) = budget.admit() else { return };
                     let unit = parent.unit;
-                    let unit_cost = || self.store().with_read(|c| repo::unit_cost(c, run_id, unit)).unwrap_or(0.0);
-                    let cost_before = unit_cost();
+                    let unit_cost = || {
+                        let run = run_id.to_string();
+                        async move {
+                            self.store().call_read(move |c| repo::unit_cost(c, &run, unit)).await.unwrap_or(0.0)
+                        }
+                    };
+                    let cost_before = unit_cost().await;
                     let outcome = pipeline::run_unit(shared, &bundle, &anchor, &parent, &variants).await;
                     let end = if outcome.is_ok() { ItemEnd::Finished } else { ItemEnd::Unfinished };
-                    budget.settle(reservation, unit_cost() - cost_before, end);
+                    budget.settle(reservation, unit_cost().await - cost_before, end);
                     match outcome {
                         Ok(()) => stopper.succeeded(),
                         Err(StepError::Stopped) => {}
@@ -708,19 +738,27 @@ impl Engine {
         let ticker = async {
             loop {
                 tokio::time::sleep(std::time::Duration::from_secs(2)).await;
-                publish(RunStatus::Running, None);
+                publish(RunStatus::Running, None).await;
+            }
+        };
+        let progress = async {
+            loop {
+                changed.notified().await;
+                publish(RunStatus::Running, None).await;
             }
         };
         tokio::select! {
             _ = work => {}
             _ = ticker => {}
+            _ = progress => {}
         }
         if let Some(lost) = heartbeat.lost() {
             // Another process owns the run now: it records how the run ends, not this one.
             return Err(ApiError::conflict(lost));
         }
         heartbeat.end();
-        let counts = self.store().with_conn(|c| repo::counts(c, run_id))?;
+        let run = run_id.to_string();
+        let counts = self.store().call_read(move |c| repo::counts(c, &run)).await?;
         let (status, message) = if let Some(f) = stopper.reason() {
             (RunStatus::Failed, Some(f))
         } else if stop.is_cancelled() {
@@ -747,10 +785,12 @@ impl Engine {
         } else {
             (RunStatus::Completed, None)
         };
-        self.store().with_conn(|c| jobs::release(c, run_id, self.jobs().owner(), status, message.as_deref()))?;
+        let (run, owner, msg) = (run_id.to_string(), self.jobs().owner().clone(), message.clone());
+        self.store().call(move |c| jobs::release(c, &run, &owner, status, msg.as_deref())).await?;
         tracing::info!(run = %run_id, status = %status, reason = ?message, "generation stopped");
-        publish(status, message.clone());
-        self.gen_summary(run_id, message)
+        publish(status, message.clone()).await;
+        let run = run_id.to_string();
+        self.blocking(move |e| e.gen_summary(&run, message)).await
     }
 
     /// Publish a run's progress; `watched` adds the live requests in flight and limit of the

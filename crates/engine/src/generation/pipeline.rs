@@ -112,8 +112,9 @@ type Replay = HashMap<(String, u32), AttemptRecord>;
 /// A reply read by a checking role: the value, the JSON it came from, and notes on repairs.
 type Parsed<T> = Result<(T, Value, Vec<String>), String>;
 
-fn replay_of(engine: &Engine, candidate_id: &str) -> Result<Replay, StepError> {
-    let stored = engine.store().with_conn(|c| repo::attempts(c, candidate_id))?;
+async fn replay_of(engine: &Engine, candidate_id: &str) -> Result<Replay, StepError> {
+    let id = candidate_id.to_string();
+    let stored = engine.store().call_read(move |c| repo::attempts(c, &id)).await?;
     Ok(stored.into_iter().map(|(_, a, _)| ((a.stage.clone(), a.attempt), a)).collect())
 }
 
@@ -218,10 +219,19 @@ impl RunShared<'_> {
         Ok(None)
     }
 
-    fn save(&self, cand: &CandidateRow, a: &AttemptRecord) -> Result<(), StepError> {
-        self.engine.store().with_tx(|tx| repo::insert_attempt(tx, self.run_id, &cand.candidate_id, a))?;
+    /// Store an attempt; it is handed back once stored.
+    async fn save(&self, cand: &CandidateRow, a: AttemptRecord) -> Result<AttemptRecord, StepError> {
+        let (run, id) = (self.run_id.to_string(), cand.candidate_id.clone());
+        let a = self
+            .engine
+            .store()
+            .call_tx(move |tx| {
+                repo::insert_attempt(tx, &run, &id, &a)?;
+                Ok(a)
+            })
+            .await?;
         (self.on_progress)();
-        Ok(())
+        Ok(a)
     }
 }
 
@@ -404,8 +414,7 @@ impl RunShared<'_> {
                 Some(r) => r.clone(),
                 None => {
                     let r = self.instantiation_attempt(b, anchor, k, prev.as_ref()).await?;
-                    self.save(cand, &r)?;
-                    r
+                    self.save(cand, r).await?
                 }
             };
             if rec.passed {
@@ -530,8 +539,7 @@ impl RunShared<'_> {
                 Some(r) => r.clone(),
                 None => {
                     let r = self.narration_attempt(b, anchor, full, variant, k, prev.as_ref()).await?;
-                    self.save(cand, &r)?;
-                    r
+                    self.save(cand, r).await?
                 }
             };
             if rec.passed {
@@ -820,13 +828,13 @@ impl RunShared<'_> {
                         "dropped",
                         STAGE_INSTANTIATION,
                         &drop_reason(STAGE_INSTANTIATION, &last),
-                    )?;
+                    )
+                    .await?;
                     return Ok(Err("its complete case was dropped at instantiation"));
                 }
             };
-            self.engine
-                .store()
-                .with_conn(|c| repo::set_slot_values(c, &cand.candidate_id, &views::slot_values_json(&values)))?;
+            let (id, json) = (cand.candidate_id.clone(), views::slot_values_json(&values));
+            self.engine.store().call(move |c| repo::set_slot_values(c, &id, &json)).await?;
             // Narration attempts are numbered on from the earlier rounds', so each keeps its own
             // number and a resumed unit replays the same ones.
             let narrative = match self.narrate(b, anchor, cand, replay, &values, None, narration_next).await? {
@@ -835,7 +843,8 @@ impl RunShared<'_> {
                     n
                 }
                 StageOutcome::Failed(last) => {
-                    finish(self, &cand.candidate_id, "dropped", STAGE_NARRATION, &drop_reason(STAGE_NARRATION, &last))?;
+                    finish(self, &cand.candidate_id, "dropped", STAGE_NARRATION, &drop_reason(STAGE_NARRATION, &last))
+                        .await?;
                     return Ok(Err("its complete case was dropped at narration"));
                 }
             };
@@ -843,16 +852,15 @@ impl RunShared<'_> {
                 Some(r) => r.clone(),
                 None => {
                     let r = self.screen_attempt(b, &values, k).await?;
-                    self.save(cand, &r)?;
-                    r
+                    self.save(cand, r).await?
                 }
             };
             if rec.passed {
-                accept(self, b, cand, &values, &narrative, None)?;
+                accept(self, b, cand, &values, &narrative, None).await?;
                 return Ok(Ok(values));
             }
             if k >= MAX_ATTEMPTS {
-                finish(self, &cand.candidate_id, "dropped", STAGE_SCREEN, &screen_drop_reason(&rec))?;
+                finish(self, &cand.candidate_id, "dropped", STAGE_SCREEN, &screen_drop_reason(&rec)).await?;
                 return Ok(Err("its complete case was dropped at the clause screen"));
             }
             start = k + 1;
@@ -975,7 +983,7 @@ fn build_case(
     }
 }
 
-fn accept(
+async fn accept(
     sh: &RunShared<'_>,
     b: &CardBundle,
     cand: &CandidateRow,
@@ -984,37 +992,40 @@ fn accept(
     variant: Option<&MissingVariant>,
 ) -> Result<(), StepError> {
     let case = build_case(sh, b, cand, full, narrative, variant);
-    let vocab = sh.engine.store().with_conn(|c| {
-        let pack = crate::policy::repo::load_pack(c, sh.policy)?;
-        let official = crate::policy::repo::official_sections(c, sh.policy)?;
-        Ok::<_, ApiError>(pack.vocab(&official))
-    })?;
+    let policy = sh.policy.to_string();
+    let vocab = sh
+        .engine
+        .store()
+        .call_read(move |c| {
+            let pack = crate::policy::repo::load_pack(c, &policy)?;
+            let official = crate::policy::repo::official_sections(c, &policy)?;
+            Ok(pack.vocab(&official))
+        })
+        .await?;
     let problems = crate::case::validate::check_case(&case, Some(&vocab));
     if let Some(p) = problems.first() {
-        sh.engine.store().with_conn(|c| {
-            repo::mark_finished(
-                c,
-                &cand.candidate_id,
-                "dropped",
-                "case",
-                &format!("the accepted case failed validation: {p}"),
-            )
-        })?;
+        let (id, why) = (cand.candidate_id.clone(), format!("the accepted case failed validation: {p}"));
+        sh.engine.store().call(move |c| repo::mark_finished(c, &id, "dropped", "case", &why)).await?;
         (sh.on_progress)();
         return Ok(());
     }
     let json = crate::case::repo::case_json(&case)?;
     let slots = views::slot_values_json(full);
-    sh.engine.store().with_tx(|tx| -> Result<(), ApiError> {
-        crate::case::repo::replace_case(tx, &case, &json, "generated")?;
-        repo::mark_accepted(tx, &cand.candidate_id, &case.case_id, &slots, narrative)
-    })?;
+    let (id, narrative) = (cand.candidate_id.clone(), narrative.to_string());
+    sh.engine
+        .store()
+        .call_tx(move |tx| {
+            crate::case::repo::replace_case(tx, &case, &json, "generated")?;
+            repo::mark_accepted(tx, &id, &case.case_id, &slots, &narrative)
+        })
+        .await?;
     (sh.on_progress)();
     Ok(())
 }
 
-fn finish(sh: &RunShared<'_>, id: &str, status: &str, stage: &str, reason: &str) -> Result<(), StepError> {
-    sh.engine.store().with_conn(|c| repo::mark_finished(c, id, status, stage, reason))?;
+async fn finish(sh: &RunShared<'_>, id: &str, status: &str, stage: &str, reason: &str) -> Result<(), StepError> {
+    let (id, status, stage, reason) = (id.to_string(), status.to_string(), stage.to_string(), reason.to_string());
+    sh.engine.store().call(move |c| repo::mark_finished(c, &id, &status, &stage, &reason)).await?;
     (sh.on_progress)();
     Ok(())
 }
@@ -1030,10 +1041,10 @@ pub async fn run_unit(
 ) -> Result<(), StepError> {
     let full: SlotValues = match parent.status.as_str() {
         "pending" => {
-            let replay = replay_of(sh.engine, &parent.candidate_id)?;
+            let replay = replay_of(sh.engine, &parent.candidate_id).await?;
             match sh.complete_record(b, anchor, parent, &replay).await? {
                 Ok(values) => values,
-                Err(why) => return skip_variants(sh, variants, why),
+                Err(why) => return skip_variants(sh, variants, why).await,
             }
         }
         "accepted" => {
@@ -1043,17 +1054,19 @@ pub async fn run_unit(
             };
             views::read_slot_values(&obj).0
         }
-        _ => return skip_variants(sh, variants, "its complete case was dropped"),
+        _ => return skip_variants(sh, variants, "its complete case was dropped").await,
     };
     // A parent that was dropped for failing case validation is not usable either.
+    let id = parent.candidate_id.clone();
     let parent_ok = sh
         .engine
         .store()
-        .with_conn(|c| repo::candidate(c, &parent.candidate_id))?
+        .call_read(move |c| repo::candidate(c, &id))
+        .await?
         .map(|p| p.status == "accepted")
         .unwrap_or(false);
     if !parent_ok {
-        return skip_variants(sh, variants, "its complete case was not accepted");
+        return skip_variants(sh, variants, "its complete case was not accepted").await;
     }
     // Missing variants are narrated from their parent's full record, which the clause screen has
     // already checked against the whole policy: the parent's screen covers them, so they are not
@@ -1066,23 +1079,24 @@ pub async fn run_unit(
                 "dropped",
                 STAGE_MISSING,
                 "the card no longer has this missing-information variant",
-            )?;
+            )
+            .await?;
             continue;
         };
-        let replay = replay_of(sh.engine, &v.candidate_id)?;
+        let replay = replay_of(sh.engine, &v.candidate_id).await?;
         match sh.narrate(b, anchor, v, &replay, &full, Some(variant), 1).await? {
-            StageOutcome::Passed((n, _)) => accept(sh, b, v, &full, &n, Some(variant))?,
+            StageOutcome::Passed((n, _)) => accept(sh, b, v, &full, &n, Some(variant)).await?,
             StageOutcome::Failed(last) => {
-                finish(sh, &v.candidate_id, "dropped", STAGE_MISSING, &drop_reason(STAGE_MISSING, &last))?
+                finish(sh, &v.candidate_id, "dropped", STAGE_MISSING, &drop_reason(STAGE_MISSING, &last)).await?
             }
         }
     }
     Ok(())
 }
 
-fn skip_variants(sh: &RunShared<'_>, variants: &[CandidateRow], why: &str) -> Result<(), StepError> {
+async fn skip_variants(sh: &RunShared<'_>, variants: &[CandidateRow], why: &str) -> Result<(), StepError> {
     for v in variants.iter().filter(|v| v.status == "pending") {
-        finish(sh, &v.candidate_id, "skipped", "parent", &format!("not started: {why}"))?;
+        finish(sh, &v.candidate_id, "skipped", "parent", &format!("not started: {why}")).await?;
     }
     Ok(())
 }

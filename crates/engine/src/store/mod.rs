@@ -4,8 +4,9 @@
 //! A file store has one writer connection (behind a mutex) and a small pool of read-only
 //! connections: in WAL mode readers see the last committed state and never wait for the writer,
 //! so a long Results load does not hold up a heartbeat or an accounting row. An in-memory store
-//! has a single connection for both. Async code reaches the store through [`Store::call`] and
-//! [`Store::call_read`], which run the work on tokio's blocking threads.
+//! has a single connection for both. Async code reaches the store through [`Store::call`],
+//! [`Store::call_read`], [`Store::call_tx`] and [`Store::call_grouped`], which run the work on
+//! tokio's blocking threads; it never calls the sync methods itself (a test reads the source).
 
 mod disk_errors;
 mod group;
@@ -324,6 +325,18 @@ impl Store {
         .await?;
         // Whoever drained the queue held the connection until every write it took was finished.
         done.await.map_err(|_| ApiError::internal("a grouped store write was dropped before it finished"))?
+    }
+
+    /// [`Store::with_tx`] for async code: `f` runs in one transaction on a blocking thread,
+    /// committed if it returns Ok and rolled back otherwise.
+    pub async fn call_tx<T, F>(&self, f: F) -> ApiResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction<'_>) -> ApiResult<T> + Send + 'static,
+    {
+        let store = self.clone();
+        let _lane = lane(&self.lanes.writes).await?;
+        blocking(move || store.with_tx(f)).await
     }
 
     /// [`Store::with_read`] for async code: the work runs on a blocking thread.

@@ -33,7 +33,7 @@ fn rank_of() -> HashMap<&'static str, usize> {
     LAYERS.iter().enumerate().flat_map(|(i, l)| l.iter().map(move |m| (*m, i))).collect()
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(super) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap().flatten() {
         let p = entry.path();
         if p.is_dir() {
@@ -45,7 +45,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// The file's lines with test-only items removed (`#[cfg(test)]` items, `mod tests { … }`).
-fn non_test_lines(text: &str) -> Vec<(usize, String)> {
+pub(super) fn non_test_lines(text: &str) -> Vec<(usize, String)> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
     let mut i = 0;

@@ -5,6 +5,7 @@
 
 mod anchor_jobs;
 mod anchors;
+mod async_store;
 mod authoring;
 mod authoring_draft;
 mod batch;

@@ -186,6 +186,34 @@ async fn async_calls_run_on_blocking_threads_with_the_same_data() {
     }
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_async_transaction_commits_on_ok_and_rolls_back_on_err() {
+    let dir = tempfile::tempdir().unwrap();
+    for store in [Store::open(&dir.path().join("a.db")).unwrap(), Store::open_in_memory().unwrap()] {
+        let n = store
+            .call_tx(|tx| Ok(tx.execute("INSERT INTO settings (key, value) VALUES ('kept', '1')", [])?))
+            .await
+            .unwrap();
+        assert_eq!(n, 1);
+        let failed = store
+            .call_tx(|tx| -> psebench::error::ApiResult<()> {
+                tx.execute("INSERT INTO settings (key, value) VALUES ('dropped', '1')", [])?;
+                Err(psebench::error::ApiError::invalid("stop"))
+            })
+            .await;
+        assert!(failed.is_err());
+        let keys: Vec<String> = store
+            .call_read(|c| {
+                let mut st = c.prepare("SELECT key FROM settings WHERE key IN ('kept', 'dropped') ORDER BY key")?;
+                let rows = st.query_map([], |r| r.get(0))?.collect::<Result<Vec<String>, _>>()?;
+                Ok(rows)
+            })
+            .await
+            .unwrap();
+        assert_eq!(keys, vec!["kept".to_string()], "the failed transaction left nothing behind");
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn the_store_folder_database_wal_and_backup_are_owner_only() {

@@ -51,14 +51,19 @@ impl Engine {
 
     /// Run (or resume) an anchor job here: handle every anchor that has no outcome yet or failed.
     pub async fn anchors_job_execute(&self, run_id: &str) -> ApiResult<()> {
+        // One row by its key each: quick, so they stay on this thread.
         let (_, cfg) = self.anchor_job_config(run_id)?;
         let handle = self.anchor_model_handle(&cfg.model, cfg.batch)?;
         let inputs = match cfg.kind {
-            AnchorJobKind::Presort => Inputs::Presort(self.presort_inputs(&cfg.policy)?),
+            AnchorJobKind::Presort => {
+                let policy = cfg.policy.clone();
+                Inputs::Presort(self.blocking(move |e| e.presort_inputs(&policy)).await?)
+            }
             AnchorJobKind::Translate => Inputs::Translate(load_split("anchor_translate")?),
         };
         let stop = self.jobs().register(run_id)?;
-        if let Err(e) = self.store().with_conn(|c| jobs::claim(c, run_id, self.jobs().owner())) {
+        let (run, owner) = (run_id.to_string(), self.jobs().owner().clone());
+        if let Err(e) = self.store().call(move |c| jobs::claim(c, &run, &owner)).await {
             self.jobs().finish(run_id);
             return Err(e);
         }
@@ -77,7 +82,8 @@ impl Engine {
     ) -> ApiResult<()> {
         tracing::info!(run = %run_id, kind = cfg.kind.as_str(), "anchor job started");
         let started = Instant::now();
-        let rows = self.store().with_conn(|c| repo::items(c, run_id))?;
+        let run = run_id.to_string();
+        let rows = self.store().call_read(move |c| repo::items(c, &run)).await?;
         let todo: Vec<String> = rows.iter().filter(|r| !r.is_done()).map(|r| r.anchor_id.clone()).collect();
         let total = rows.len() as u64;
         let before = rows.iter().filter(|r| r.is_done()).count() as u64;
@@ -123,7 +129,8 @@ impl Engine {
                     if stop.is_cancelled() {
                         return;
                     }
-                    let anchor = match self.anchors_show(&anchor_id) {
+                    let id = anchor_id.clone();
+                    let anchor = match self.blocking(move |e| e.anchors_show(&id)).await {
                         Ok(a) => a,
                         Err(e) if e.code == crate::error::ErrorCode::NotFound => {
                             let item = crate::anchor::llm::AnchorBatchItem {
@@ -133,7 +140,7 @@ impl Engine {
                                 note: Some("the anchor was removed after the job was created".into()),
                             };
                             let h = Handled { item, spent: Default::default(), model_error: None };
-                            self.anchor_job_save(run_id, h, state, stopper);
+                            self.anchor_job_save(run_id, h, state, stopper).await;
                             publish(RunStatus::Running, None);
                             return;
                         }
@@ -149,7 +156,7 @@ impl Engine {
                     if calls.is_cancelled() {
                         return;
                     }
-                    self.anchor_job_save(run_id, h, state, stopper);
+                    self.anchor_job_save(run_id, h, state, stopper).await;
                     publish(RunStatus::Running, Some(anchor_id));
                 }
             })
@@ -187,21 +194,23 @@ impl Engine {
         } else {
             (RunStatus::Completed, None)
         };
-        self.store().with_conn(|c| jobs::release(c, run_id, self.jobs().owner(), status, message.as_deref()))?;
+        let (run, owner, msg) = (run_id.to_string(), self.jobs().owner().clone(), message.clone());
+        self.store().call(move |c| jobs::release(c, &run, &owner, status, msg.as_deref())).await?;
         tracing::info!(run = %run_id, status = %status, reason = ?message, "anchor job stopped");
         publish(status, message);
         Ok(())
     }
 
     /// Store one anchor's outcome and count it for the stop rules.
-    fn anchor_job_save(&self, run_id: &str, h: Handled, state: &Mutex<Vec<ItemRow>>, stopper: &RunStopper) {
+    async fn anchor_job_save(&self, run_id: &str, h: Handled, state: &Mutex<Vec<ItemRow>>, stopper: &RunStopper) {
         match &h.model_error {
             Some(e) => stopper.model_failed(e),
             None if h.item.outcome != "failed" => stopper.succeeded(),
             None => {}
         }
-        let saved =
-            self.store().with_conn(|c| repo::record(c, run_id, &h.item, h.spent.input, h.spent.output, h.spent.cost));
+        let (run, item, (input, output, cost)) =
+            (run_id.to_string(), h.item.clone(), (h.spent.input, h.spent.output, h.spent.cost));
+        let saved = self.store().call(move |c| repo::record(c, &run, &item, input, output, cost)).await;
         if let Err(e) = saved {
             stopper.stop(format!(
                 "The store failed ({}); finished anchors are kept. Resume the job once the problem is fixed.",

@@ -214,10 +214,12 @@ impl Engine {
 
     /// Run (or resume) a "draft every clause" job: draft every item still to draft.
     pub async fn author_draft_all_execute(&self, run_id: &str) -> ApiResult<()> {
+        // One row by its key: quick, so it stays on this thread.
         let cfg = self.draft_all_config(run_id)?;
         let policy = super::policy_or_default(&cfg.policy);
         let stop = self.jobs().register(run_id)?;
-        if let Err(e) = self.store().with_conn(|c| jobs::claim(c, run_id, self.jobs().owner())) {
+        let (run, owner) = (run_id.to_string(), self.jobs().owner().clone());
+        if let Err(e) = self.store().call(move |c| jobs::claim(c, &run, &owner)).await {
             self.jobs().finish(run_id);
             return Err(e);
         }
@@ -235,12 +237,15 @@ impl Engine {
     ) -> ApiResult<()> {
         tracing::info!(run = %run_id, "drafting job started");
         let started = Instant::now();
+        let (pol, kinds) = (policy.to_string(), kinds_or_default(&cfg.kinds));
         let work: Vec<_> = self
-            .draft_all_items(policy, &kinds_or_default(&cfg.kinds))?
+            .blocking(move |e| e.draft_all_items(&pol, &kinds))
+            .await?
             .into_iter()
             .filter(|i| i.state == "to draft")
             .collect();
-        let mine = self.store().with_conn(|c| super::repo::list(c, Some(policy), None, None, Some(run_id)))?;
+        let (pol, run) = (policy.to_string(), run_id.to_string());
+        let mine = self.store().call_read(move |c| super::repo::list(c, Some(&pol), None, None, Some(&run))).await?;
         let before = mine.len() as u64;
         let total = before + work.len() as u64;
         let mut counts: IndexMap<String, f64> = IndexMap::new();
@@ -321,7 +326,8 @@ impl Engine {
         } else {
             (RunStatus::Completed, None)
         };
-        self.store().with_conn(|c| jobs::release(c, run_id, self.jobs().owner(), status, message.as_deref()))?;
+        let (run, owner, msg) = (run_id.to_string(), self.jobs().owner().clone(), message.clone());
+        self.store().call(move |c| jobs::release(c, &run, &owner, status, msg.as_deref())).await?;
         tracing::info!(run = %run_id, status = %status, reason = ?message, "drafting job stopped");
         publish(status, done, &counts, message);
         Ok(())

@@ -569,10 +569,14 @@ impl Engine {
     ) -> ApiResult<Draft> {
         let policy = policy_or_default(&req.policy);
         let kind = req.kind;
-        let inputs = self.draft_inputs(&policy, &req.clause, kind, req.parent.as_deref())?;
+        // The inputs read the policy, its cards and the approved extraction: a blocking thread.
+        let (pol, clause, parent) = (policy.clone(), req.clause.clone(), req.parent.clone());
+        let inputs = self.blocking(move |e| e.draft_inputs(&pol, &clause, kind, parent.as_deref())).await?;
+        // One registry row by its name: quick, so it stays on this thread.
         let handle: ModelHandle = self.model_handle(&req.model)?;
         let t = Self::draft_templates(kind)?;
-        let number = self.store().with_conn(|c| repo::count_for_clause(c, &policy, &inputs.clause.clause_id))? + 1;
+        let (pol, clause) = (policy.clone(), inputs.clause.clause_id.clone());
+        let number = self.store().call_read(move |c| repo::count_for_clause(c, &pol, &clause)).await? + 1;
         let base_repeat = (number as u32 - 1) * 100;
         let ctx = CallContext::new(run_id, &format!("author_draft_{}", kind.as_str()));
         let mut calls = Vec::new();
@@ -650,14 +654,17 @@ impl Engine {
             created_at: crate::util::now_rfc3339(),
             calls,
         };
-        let id = self.store().with_tx(|tx| {
-            let n = repo::count_for_clause(tx, &policy, &clause_id)? + 1;
-            let mut d = d.clone();
-            d.draft_id = format!("draft-{policy}-{clause_id}-{}-{n}", kind.as_str());
-            repo::insert(tx, &d)?;
-            Ok::<_, ApiError>(d.draft_id)
-        })?;
-        self.author_draft_show(&id)
+        let id = self
+            .store()
+            .call_tx(move |tx| {
+                let n = repo::count_for_clause(tx, &policy, &clause_id)? + 1;
+                let mut d = d;
+                d.draft_id = format!("draft-{policy}-{clause_id}-{}-{n}", kind.as_str());
+                repo::insert(tx, &d)?;
+                Ok(d.draft_id)
+            })
+            .await?;
+        self.blocking(move |e| e.author_draft_show(&id)).await
     }
 
     /// Drafts, optionally of one policy, clause or status.

@@ -371,21 +371,25 @@ impl Engine {
 
     /// Screen (or resume screening) every (case, model) pair of an audit that has no result yet.
     pub async fn cases_screen_execute(&self, run_id: &str) -> ApiResult<ScreenReport> {
+        // One row by its key: quick, so it stays on this thread.
         let (run, cfg) = self.screen_config(run_id)?;
         if run.status == RunStatus::Completed {
-            return self.cases_screen_report(run_id);
+            let run = run_id.to_string();
+            return self.blocking(move |e| e.cases_screen_report(&run)).await;
         }
         let handles: Vec<(String, ModelHandle)> =
             cfg.models.iter().map(|m| Ok((m.clone(), self.model_handle(m)?))).collect::<ApiResult<_>>()?;
         let stop = self.jobs().register(run_id)?;
-        if let Err(e) = self.store().with_conn(|c| jobs::claim(c, run_id, self.jobs().owner())) {
+        let (run, owner) = (run_id.to_string(), self.jobs().owner().clone());
+        if let Err(e) = self.store().call(move |c| jobs::claim(c, &run, &owner)).await {
             self.jobs().finish(run_id);
             return Err(e);
         }
         let result = self.screen_work(run_id, &cfg, &handles, &stop).await;
         self.jobs().finish(run_id);
         result?;
-        self.cases_screen_report(run_id)
+        let run = run_id.to_string();
+        self.blocking(move |e| e.cases_screen_report(&run)).await
     }
 
     async fn screen_work(
@@ -398,7 +402,8 @@ impl Engine {
         tracing::info!(run = %run_id, "label audit started");
         let started = Instant::now();
         let prompt = super::prompt()?;
-        let stored = self.store().with_conn(|c| repo::results(c, run_id))?;
+        let run = run_id.to_string();
+        let stored = self.store().call_read(move |c| repo::results(c, &run)).await?;
         let done_pairs: std::collections::HashSet<(String, String)> =
             stored.iter().map(|r| (r.case_id.clone(), r.model.clone())).collect();
         let state = Mutex::new((stored, None::<String>));
@@ -475,7 +480,8 @@ impl Engine {
         } else {
             (RunStatus::Completed, None)
         };
-        self.store().with_conn(|c| jobs::release(c, run_id, self.jobs().owner(), status, message.as_deref()))?;
+        let (run, owner, msg) = (run_id.to_string(), self.jobs().owner().clone(), message.clone());
+        self.store().call(move |c| jobs::release(c, &run, &owner, status, msg.as_deref())).await?;
         tracing::info!(run = %run_id, status = %status, reason = ?message, "label audit stopped");
         publish(status, message);
         Ok(())
@@ -500,7 +506,8 @@ impl Engine {
                 e.message
             )
         };
-        let case: Case = match self.store().with_conn(|c| crate::case::repo::get_case(c, case_id)) {
+        let id = case_id.to_string();
+        let case: Case = match self.store().call_read(move |c| crate::case::repo::get_case(c, &id)).await {
             Ok(c) => c,
             Err(e) if e.code == crate::error::ErrorCode::NotFound => {
                 tracing::warn!(run = %run_id, case = %case_id, "case removed since the audit was created; skipped");
@@ -512,16 +519,20 @@ impl Engine {
         let p = match known {
             Some(p) => p,
             None => {
-                let p = std::sync::Arc::new(self.screen_policy_inputs(&case.policy).map_err(store_failed)?);
+                let policy = case.policy.clone();
+                let inputs = self.blocking(move |e| e.screen_policy_inputs(&policy)).await.map_err(store_failed)?;
+                let p = std::sync::Arc::new(inputs);
                 if let Ok(mut m) = policies.lock() {
                     m.insert(case.policy.clone(), p.clone());
                 }
                 p
             }
         };
+        let (policy, clause) = (case.policy.clone(), case.clause_id.clone());
         let extraction = self
             .store()
-            .with_conn(|c| crate::policy::extraction::approved_extraction(c, &case.policy, &case.clause_id))
+            .call_read(move |c| crate::policy::extraction::approved_extraction(c, &policy, &clause))
+            .await
             .map_err(store_failed)?;
         let context = match extraction {
             Some(x) => x.document,
@@ -608,7 +619,15 @@ impl Engine {
                     Err(why) => row.parse_notes.push(format!("unreadable: {why}")),
                 }
             }
-            self.store().with_conn(|c| repo::insert(c, run_id, &row)).map_err(store_failed)?;
+            let run = run_id.to_string();
+            let row = self
+                .store()
+                .call(move |c| {
+                    repo::insert(c, &run, &row)?;
+                    Ok(row)
+                })
+                .await
+                .map_err(store_failed)?;
             if let Ok(mut s) = state.lock() {
                 s.0.push(row);
             }
