@@ -9,6 +9,7 @@ use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::policy::PolicyVocab;
 use crate::util::files::{for_each_jsonl, write_atomic, MAX_JSONL_LINE_BYTES};
 use crate::util::ids::check_id;
+use crate::util::parallel::in_parts;
 
 /// Decode one JSON value as a case, naming the field that is wrong.
 pub fn case_from_value(v: serde_json::Value) -> Result<Case, String> {
@@ -77,7 +78,7 @@ fn read_cases_quickly(path: &Path, vocab_for: &dyn Fn(&str) -> Option<PolicyVoca
             })
         })
     };
-    if !in_parallel(&cases, &each_valid)?.into_iter().all(|ok| ok) {
+    if !in_parts(&cases, 256, |_, part| each_valid(part))?.into_iter().all(|ok| ok) {
         return None;
     }
     let mut seen: HashSet<&str> = HashSet::with_capacity(cases.len());
@@ -87,26 +88,12 @@ fn read_cases_quickly(path: &Path, vocab_for: &dyn Fn(&str) -> Option<PolicyVoca
     Some(cases)
 }
 
-/// `work` over consecutive parts of `items`, on parallel threads for large inputs; the results
-/// in the order of the parts, or None when a thread panicked.
-fn in_parallel<T: Sync, R: Send>(items: &[T], work: &(dyn Fn(&[T]) -> R + Sync)) -> Option<Vec<R>> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
-    if items.len() < 256 || threads == 1 {
-        return Some(vec![work(items)]);
-    }
-    std::thread::scope(|s| {
-        let handles: Vec<_> =
-            items.chunks(items.len().div_ceil(threads)).map(|part| s.spawn(move || work(part))).collect();
-        handles.into_iter().map(|h| h.join().ok()).collect()
-    })
-}
-
 /// Decode each line as a case, on parallel threads for large files; None if any line fails.
 fn decode_in_parallel(lines: &[&str]) -> Option<Vec<Case>> {
     let decode =
         |part: &[&str]| part.iter().map(|l| serde_json::from_str::<Case>(l).ok()).collect::<Option<Vec<Case>>>();
     let mut cases = Vec::with_capacity(lines.len());
-    for part in in_parallel(lines, &decode)? {
+    for part in in_parts(lines, 256, |_, part| decode(part))? {
         cases.extend(part?);
     }
     Some(cases)

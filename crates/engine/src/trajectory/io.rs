@@ -9,6 +9,7 @@ use super::{lean_read, Trajectory};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::util::files::{decode_utf8, write_atomic, ReadError};
 use crate::util::ids::{check_id, IdError};
+use crate::util::parallel::in_parts;
 
 /// Largest trajectories file accepted.
 pub const MAX_TRAJECTORY_FILE_BYTES: u64 = 4 * 1024 * 1024 * 1024;
@@ -38,33 +39,13 @@ fn explain(line: &str) -> String {
 
 /// Decode JSON texts into trajectories on all cores. Errors carry the index of the bad text.
 pub fn parse_many<S: AsRef<str> + Sync>(texts: &[S]) -> Result<Vec<Trajectory>, (usize, String)> {
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 8);
-    if texts.len() < 2048 || threads == 1 {
-        return texts
-            .iter()
+    let results = in_parts(texts, 2048, |first, part| {
+        part.iter()
             .enumerate()
-            .map(|(i, t)| serde_json::from_str::<Trajectory>(t.as_ref()).map_err(|_| (i, explain(t.as_ref()))))
-            .collect();
-    }
-    let chunk = texts.len().div_ceil(threads);
-    let results: Vec<Result<Vec<Trajectory>, (usize, String)>> = std::thread::scope(|s| {
-        let handles: Vec<_> = texts
-            .chunks(chunk)
-            .enumerate()
-            .map(|(k, part)| {
-                s.spawn(move || {
-                    part.iter()
-                        .enumerate()
-                        .map(|(i, t)| {
-                            serde_json::from_str::<Trajectory>(t.as_ref())
-                                .map_err(|_| (k * chunk + i, explain(t.as_ref())))
-                        })
-                        .collect::<Result<Vec<_>, _>>()
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err((0, "a parser thread failed".into())))).collect()
-    });
+            .map(|(i, t)| serde_json::from_str::<Trajectory>(t.as_ref()).map_err(|_| (first + i, explain(t.as_ref()))))
+            .collect::<Result<Vec<_>, _>>()
+    })
+    .ok_or_else(|| (0, "a parser thread failed".to_string()))?;
     let mut out = Vec::with_capacity(texts.len());
     for r in results {
         out.extend(r?);
@@ -271,7 +252,7 @@ fn reading_threads(bytes: usize) -> usize {
     if bytes < (1 << 20) {
         return 1;
     }
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 8)
+    crate::util::parallel::worker_threads()
 }
 
 /// Cut `text` into about `parts` pieces, each ending just after a line break (or at the end).

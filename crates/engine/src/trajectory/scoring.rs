@@ -6,6 +6,7 @@
 //! every value), which makes loading several times faster. The result is a `Trajectory` with the
 //! same scoring-relevant content and empty text fields; it is never shown or written back.
 
+use crate::util::parallel::in_parts;
 use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::Value;
@@ -132,18 +133,10 @@ pub fn parse_for_scoring(text: &str) -> Result<Trajectory, String> {
 
 /// Decode stored trajectories for scoring on all cores (in order).
 pub fn parse_many_for_scoring<S: AsRef<str> + Sync>(texts: &[S]) -> Result<Vec<Trajectory>, String> {
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 8);
-    if texts.len() < 2048 || threads == 1 {
-        return texts.iter().map(|t| parse_for_scoring(t.as_ref())).collect();
-    }
-    let chunk = texts.len().div_ceil(threads);
-    let parts: Vec<Result<Vec<Trajectory>, String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = texts
-            .chunks(chunk)
-            .map(|part| s.spawn(move || part.iter().map(|t| parse_for_scoring(t.as_ref())).collect()))
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a parser thread failed".into()))).collect()
-    });
+    let parts = in_parts(texts, 2048, |_, part| {
+        part.iter().map(|t| parse_for_scoring(t.as_ref())).collect::<Result<Vec<Trajectory>, String>>()
+    })
+    .ok_or_else(|| "a parser thread failed".to_string())?;
     let mut out = Vec::with_capacity(texts.len());
     for p in parts {
         out.extend(p?);

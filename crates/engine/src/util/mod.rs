@@ -11,6 +11,7 @@ pub mod ids;
 pub mod latex;
 pub mod markdown;
 pub mod memory;
+pub mod parallel;
 pub mod private_files;
 pub mod text;
 
