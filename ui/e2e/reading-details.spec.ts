@@ -3,20 +3,9 @@
 // review statistics give agreement between reviewers for each case type.
 
 import { createServer } from "node:net";
-import { expect, MOCK_SCRIPT, registerMockModels, Studio, test, watchErrors } from "./fixtures";
+import { expect, MOCK_SCRIPT, registerMockModels, runEvalToEnd, test, watchErrors } from "./fixtures";
 
 test.describe.configure({ mode: "serial" });
-
-async function runToEnd(studio: Studio, model: string, cases: string, repeat = 1): Promise<string> {
-  const { run_id } = await studio.api("eval.start", { cases, model, info_model: "info", judge_model: "judge", turns: 4, concurrency: 1, repeat, batch: false });
-  for (let i = 0; i < 200; i++) {
-    const r = await studio.api("eval.show", { run_id });
-    if (r.status === "completed") return run_id;
-    if (["failed", "cancelled"].includes(r.status)) throw new Error(`${model}: ${r.status} ${r.error}`);
-    await new Promise((ok) => setTimeout(ok, 100));
-  }
-  throw new Error(`${model} did not finish`);
-}
 
 const answer = (final_verdict: string) => ({
   json: { action: "ANSWER", ask_question: null, final_verdict, targeted_clause: null, clause_and_guidance_evidence: ["General Recommendation 1"], rationale: "Read once more." },
@@ -26,8 +15,8 @@ test("the leaderboard's Answered counts readable verdicts, not transcripts", asy
   const errors = watchErrors(page);
   await studio.api("demo.load");
   await registerMockModels(studio);
-  await runToEnd(studio, "answerer", "type=missing,limit=3");
-  await runToEnd(studio, "garbage", "type=missing,limit=3");
+  await runEvalToEnd(studio, "answerer", "type=missing,limit=3", { concurrency: 1 });
+  await runEvalToEnd(studio, "garbage", "type=missing,limit=3", { concurrency: 1 });
   await page.goto(`${studio.url}#/results`);
   const board = page.getByRole("table", { name: /^Leaderboard/ });
   await expect(board.getByRole("columnheader", { name: /Answered/ })).toBeVisible();
@@ -46,7 +35,7 @@ test("every repeat of a case can be chosen, with its verdict shown", async ({ pa
   const replaced = await fetch(`${root}/_mock/script`, { method: "POST", body: JSON.stringify({ ...MOCK_SCRIPT, rules }) });
   expect(replaced.status).toBe(204);
   await studio.api("models.add", { name: "wobbly", kind: "openai-compatible", model: "wobbly", base_url: studio.mockBase, local: false });
-  const run = await runToEnd(studio, "wobbly", "type=complete,limit=1", 3);
+  const run = await runEvalToEnd(studio, "wobbly", "type=complete,limit=1", { repeat: 3, concurrency: 1 });
   const caseId = (await studio.api("results.grid", { run_ids: [run] })).case_ids[0];
 
   await page.goto(`${studio.url}#/results/trajectory?run=${run}&case=${caseId}`);

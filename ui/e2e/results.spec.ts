@@ -1,18 +1,6 @@
-import { expect, registerMockModels, Studio, test, watchErrors } from "./fixtures";
+import { expect, registerMockModels, runEvalToEnd, test, watchErrors } from "./fixtures";
 
 test.describe.configure({ mode: "serial" });
-
-/** Run one model on the selection through the API and wait until it has finished. */
-async function runToEnd(studio: Studio, model: string, cases = "type=missing,limit=3"): Promise<string> {
-  const { run_id } = await studio.api("eval.start", { cases, model, info_model: "info", judge_model: "judge", turns: 4, concurrency: 4, repeat: 1, batch: false });
-  for (let i = 0; i < 200; i++) {
-    const r = await studio.api("eval.show", { run_id });
-    if (r.status === "completed") return run_id;
-    if (["failed", "cancelled"].includes(r.status)) throw new Error(`${model}: ${r.status} ${r.error}`);
-    await new Promise((ok) => setTimeout(ok, 100));
-  }
-  throw new Error(`${model} did not finish`);
-}
 
 let runs: Record<string, string> = {};
 
@@ -30,9 +18,9 @@ test("leaderboard: every model, sortable, F1 details on keyboard focus, paired t
   await registerMockModels(studio);
   // Three models on the same cases: one asks then answers Reportable, one answers at once, one writes prose.
   runs = {
-    asker: await runToEnd(studio, "asker", "type=missing,limit=3"),
-    answerer: await runToEnd(studio, "answerer", "type=missing,limit=3"),
-    garbage: await runToEnd(studio, "garbage", "type=missing,limit=3"),
+    asker: await runEvalToEnd(studio, "asker", "type=missing,limit=3"),
+    answerer: await runEvalToEnd(studio, "answerer", "type=missing,limit=3"),
+    garbage: await runEvalToEnd(studio, "garbage", "type=missing,limit=3"),
   };
   await page.goto(`${studio.url}#/results`);
   // Every finished run is chosen on the first visit, and remembered in the address.
