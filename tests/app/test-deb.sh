@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs the built .deb with apt (which also installs its dependencies), checks what it put on
 # the system (program, desktop entry, icons), starts the installed app in a real window (the smoke
-# test), and removes the package again.
+# test), and removes the package again. Usage: tests/app/test-deb.sh [release|debug] (the build
+# profile whose package to test, as scripts/build-deb [--debug] made it; release by default).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-DEB=$(ls -t target/release/bundle/deb/*.deb | head -n 1)
+PROFILE=${1:-release}
+DEB=$(ls -t "target/$PROFILE/bundle/deb/"*.deb | head -n 1)
 echo "package: $DEB"
 dpkg-deb --field "$DEB" Package Version Depends
 PKG=$(dpkg-deb --field "$DEB" Package)
