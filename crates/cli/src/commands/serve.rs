@@ -37,7 +37,7 @@ pub struct ServeArgs {
     /// With --review: replace every reviewer's link with a new one (old links stop working).
     #[arg(long, requires = "review")]
     pub new_links: bool,
-    /// Write this launch's key (the `token` of the printed link) to this file, readable by you only,
+    /// Write this launch's key (the part after `#owner=` in the printed link) to this file, readable by you only,
     /// for scripts: they send it as `Authorization: Bearer KEY`.
     #[arg(long, conflicts_with = "review")]
     pub token_file: Option<PathBuf>,

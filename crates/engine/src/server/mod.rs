@@ -25,7 +25,7 @@ pub mod tls;
 
 pub use assets::{mime_for, Asset, Assets, EmbeddedAssets, FolderAssets, NoAssets};
 pub use limits::Limits;
-pub use owner_auth::{write_open_page, write_token_file, OwnerToken, COOKIE_PREFIX, MISSING_KEY_MESSAGE};
+pub use owner_auth::{write_open_page, write_token_file, OwnerToken, LINK_FRAGMENT_KEY, MISSING_KEY_MESSAGE};
 pub use tls::TlsFiles;
 
 use axum::body::Body;
