@@ -281,6 +281,30 @@ fn the_token_file_is_private() {
     assert_eq!(http(port, "POST", "/api/store.info", &[("Authorization", &bearer)], "{}").status, 200);
 }
 
+/// `--token-file` does not write through a symbolic link (it could point at a file others read).
+#[cfg(unix)]
+#[test]
+fn a_token_file_that_is_a_symbolic_link_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("world-readable.txt");
+    std::fs::write(&target, "notes\n").unwrap();
+    let link = dir.path().join("owner.key");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_psebench"))
+        .args(["serve", "--port", "0", "--ui-dir"])
+        .arg(ui_dir(dir.path()))
+        .arg("--token-file")
+        .arg(&link)
+        .env("PSEBENCH_DB", dir.path().join("store.db"))
+        .env("HOME", dir.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "the server started");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&link.display().to_string()) && err.contains("symbolic link"), "{err}");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "notes\n");
+}
+
 /// Whoever started the server may stop reading its output (a script, or `psebench serve |
 /// head -1`): the server keeps serving instead of dying of a broken pipe. Here the output is closed
 /// before the server writes its first line.

@@ -85,8 +85,22 @@ impl fmt::Debug for OwnerToken {
 }
 
 /// Write the key (and a line end) to `path` for scripts, readable by the owner only on unix.
-/// An existing file is replaced.
+/// An existing file is replaced; a symbolic link is refused (it could send the key anywhere, such
+/// as a file other users can read).
 pub fn write_token_file(path: &Path, token: &OwnerToken) -> ApiResult<()> {
+    let is_link = || {
+        ApiError::new(
+            ErrorCode::Io,
+            format!(
+                "Did not write the key to {}: that path is a symbolic link, and the key is only written to an \
+                 ordinary file. Give --token-file the path of a file (or of one that does not exist yet).",
+                path.display()
+            ),
+        )
+    };
+    if std::fs::symlink_metadata(path).map(|m| m.file_type().is_symlink()).unwrap_or(false) {
+        return Err(is_link());
+    }
     let failed =
         |e: std::io::Error| ApiError::new(ErrorCode::Io, format!("Could not write the key to {}: {e}", path.display()));
     let mut opts = std::fs::OpenOptions::new();
@@ -96,10 +110,23 @@ pub fn write_token_file(path: &Path, token: &OwnerToken) -> ApiResult<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        opts.mode(0o600);
+        // A link made between the check above and this open makes the open fail instead.
+        opts.mode(0o600).custom_flags(libc::O_NOFOLLOW);
     }
-    let mut file = opts.open(path).map_err(failed)?;
-    // A file that existed before keeps its old mode on open: narrow it before the key goes in.
+    let mut file = match opts.open(path) {
+        Ok(f) => f,
+        #[cfg(unix)]
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(is_link()),
+        Err(e) => return Err(failed(e)),
+    };
+    // A file that existed before keeps its old mode on open: narrow it before the key goes in
+    // (through the open file, so nothing put at the path meanwhile is changed instead).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600)).map_err(failed)?;
+    }
+    #[cfg(not(unix))]
     crate::util::private_files::restrict_file(path).map_err(failed)?;
     file.write_all(format!("{}\n", token.as_str()).as_bytes()).map_err(failed)?;
     file.sync_all().map_err(failed)
@@ -363,5 +390,27 @@ mod tests {
         }
         let missing = write_token_file(&dir.path().join("no/such/folder/key"), &t).unwrap_err();
         assert_eq!(missing.code, ErrorCode::Io);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_token_file_is_never_written_through_a_symbolic_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = OwnerToken::generate().unwrap();
+        // A link to a file that exists (say, one other users can read) and a dangling one.
+        let target = dir.path().join("shared.txt");
+        std::fs::write(&target, "public notes\n").unwrap();
+        let to_file = dir.path().join("key-link");
+        std::os::unix::fs::symlink(&target, &to_file).unwrap();
+        let dangling = dir.path().join("dangling-link");
+        std::os::unix::fs::symlink(dir.path().join("not-yet"), &dangling).unwrap();
+        for link in [&to_file, &dangling] {
+            let err = write_token_file(link, &t).unwrap_err();
+            assert_eq!(err.code, ErrorCode::Io);
+            assert!(err.message.contains(&link.display().to_string()), "{}", err.message);
+            assert!(err.message.contains("symbolic link"), "{}", err.message);
+        }
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "public notes\n", "the target is untouched");
+        assert!(!dir.path().join("not-yet").exists(), "nothing was created through the dangling link");
     }
 }
