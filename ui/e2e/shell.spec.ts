@@ -1,4 +1,9 @@
-import { expect, signIn, test, watchErrors } from "./fixtures";
+import { spawn } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { BIN, expect, ROOT, signIn, test, watchErrors } from "./fixtures";
 
 test("home shows the workflow and opens the demo cases", async ({ page, studio }) => {
   const errors = watchErrors(page);
@@ -96,5 +101,39 @@ test("the printed link signs the tab in; without it the app shows only how to ge
     await expect(page.locator('nav a[aria-current="page"]')).toHaveText(/Cases/);
   } finally {
     await stranger.close();
+  }
+});
+
+test("serve --open: the private forwarding page leads the browser in with the key of the link", async ({ browser }) => {
+  // The browser is replaced by a script that notes which page it was given (PSEBENCH_OPENER).
+  const dir = mkdtempSync(join(tmpdir(), "psebench-e2e-open-"));
+  const noted = join(dir, "opened.txt");
+  const opener = join(dir, "fake-browser");
+  writeFileSync(opener, `#!/bin/sh\nprintf '%s' "$1" > '${noted}.part'\nmv '${noted}.part' '${noted}'\n`);
+  chmodSync(opener, 0o755);
+  const proc = spawn(BIN, ["serve", "--port", "0", "--json", "--open", "--ui-dir", join(ROOT, "ui/dist")], {
+    env: { ...process.env, PSEBENCH_DB: join(dir, "store.db"), HOME: dir, XDG_DATA_HOME: join(dir, "data"), TMPDIR: dir, PSEBENCH_OPENER: opener },
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  const context = await browser.newContext();
+  try {
+    const line = await new Promise<string>((ok) => createInterface({ input: proc.stdout }).once("line", ok));
+    const info = JSON.parse(line) as { url: string; link: string };
+    await expect.poll(() => existsSync(noted)).toBe(true);
+    const forwarding = readFileSync(noted, "utf8");
+    const page = await context.newPage();
+    await page.goto(`file://${forwarding}`);
+    await page.waitForURL(`${info.url}#/`);
+    await expect(page.getByRole("heading", { name: "PSEBench Studio", level: 1 })).toBeVisible();
+    await expect(page.getByText("Open the link that psebench serve printed")).toHaveCount(0);
+    expect(page.url()).not.toContain(new URL(info.link).hash.slice("#owner=".length));
+    expect(await context.cookies()).toEqual([]);
+    // Stopped the way a service manager stops it (SIGTERM), the server deletes the page.
+    proc.kill("SIGTERM");
+    await expect.poll(() => existsSync(forwarding), { timeout: 15_000 }).toBe(false);
+  } finally {
+    await context.close();
+    proc.kill();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -305,6 +305,58 @@ fn a_token_file_that_is_a_symbolic_link_is_refused() {
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "notes\n");
 }
 
+/// `serve --open` hands the browser a private page that holds the link (and so the key); it is
+/// deleted when the server stops, also when it is stopped with SIGTERM. The opener is replaced by
+/// a script that only notes which file it was given (`PSEBENCH_OPENER`).
+#[cfg(unix)]
+#[test]
+fn the_forwarding_page_of_open_is_deleted_after_sigterm() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let noted = dir.path().join("opened.txt");
+    let opener = dir.path().join("fake-browser");
+    std::fs::write(
+        &opener,
+        format!("#!/bin/sh\nprintf '%s' \"$1\" > '{}.part'\nmv '{0}.part' '{0}'\n", noted.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&opener, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut s = serve(
+        &["--open", "--json"],
+        &[("PSEBENCH_OPENER", opener.to_str().unwrap()), ("TMPDIR", tmp.to_str().unwrap())],
+    );
+    let info: Value = serde_json::from_str(&s.first_line).unwrap();
+    let link = info["link"].as_str().unwrap().to_string();
+    assert!(link.contains("/#owner="), "{link}");
+    let started = std::time::Instant::now();
+    while !noted.exists() {
+        assert!(started.elapsed() < Duration::from_secs(20), "the opener was never called");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let page = std::path::PathBuf::from(std::fs::read_to_string(&noted).unwrap());
+    assert!(page.starts_with(&tmp), "{}", page.display());
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains(&format!("content=\"0;url={link}\"")), "the page forwards to the link: {html}");
+    assert_eq!(std::fs::metadata(&page).unwrap().permissions().mode() & 0o777, 0o600);
+
+    // SAFETY: `kill` takes plain numbers and only sends a signal to the process this test started.
+    let pid = libc::pid_t::try_from(s.child.id()).unwrap();
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(st) = s.child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(started.elapsed() < Duration::from_secs(20), "the server did not stop after SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "a SIGTERM is a normal stop: {status:?}");
+    assert!(!page.exists(), "the forwarding page {} is still there", page.display());
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0, "nothing is left in the temporary folder");
+}
+
 /// Whoever started the server may stop reading its output (a script, or `psebench serve |
 /// head -1`): the server keeps serving instead of dying of a broken pipe. Here the output is closed
 /// before the server writes its first line.
