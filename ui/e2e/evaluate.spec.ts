@@ -16,7 +16,14 @@ test("without cases or models the page says what to do", async ({ page, studio }
 test("start a run against the mock provider and watch it finish", async ({ page, studio }) => {
   const errors = watchErrors(page);
   await registerMockModels(studio, ["asker", "info", "judge"]);
+  // Progress arrives on the event stream, read with fetch so that it carries the tab's key.
+  const stream = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/events");
   await page.goto(`${studio.url}#/evaluate`);
+  const events = await stream;
+  expect(events.status()).toBe(200);
+  expect(events.headers()["content-type"]).toBe("text/event-stream");
+  expect(events.request().headers()["authorization"]).toBe(`Bearer ${studio.token}`);
+  expect(events.url()).not.toContain(studio.token);
   await page.getByLabel("Case type").selectOption("missing");
   await page.getByLabel("At most this many cases").fill("4");
   await expect(page.getByText("Selection:")).toBeVisible();

@@ -67,7 +67,7 @@ export const MOCK_SCRIPT = {
 
 export type Studio = {
   url: string;
-  /** The link `psebench serve` printed: `${url}?token=KEY` (opening it signs the browser in). */
+  /** The link `psebench serve` printed: `${url}#owner=KEY` (opening it signs the tab in). */
   link: string;
   /** This launch's key (scripts send it as `Authorization: Bearer KEY`). */
   token: string;
@@ -110,10 +110,14 @@ export function registerLink(link: string) {
   LINKS.set(new URL(link).origin, link);
 }
 
-/** Open a server's printed link in `page`: the server sets its cookie and redirects to `/`. */
+/**
+ * Open a server's printed link in `page`, as a person would: the page keeps the key of the link's
+ * fragment for this tab and takes it out of the address, which becomes `${url}#/`.
+ */
 export async function signIn(page: Page, server: { link: string; url: string }) {
-  const r = await page.goto(server.link);
-  if (r?.url() !== server.url) throw new Error(`the link led to ${r?.url()}, not ${server.url}`);
+  if (!server.link.startsWith(`${server.url}#owner=`)) throw new Error(`not a printed link of ${server.url}: ${server.link}`);
+  await page.goto(server.link);
+  await page.waitForURL(`${server.url}#/`);
 }
 
 async function startStudio(): Promise<Running> {
@@ -121,17 +125,18 @@ async function startStudio(): Promise<Running> {
   const scriptPath = join(dir, "mock.json");
   writeFileSync(scriptPath, JSON.stringify(MOCK_SCRIPT));
   const mock = await startAndRead(BIN, ["mock-llm", "serve", "--port", "0", "--script", scriptPath], {}, /OpenAI base (http:\/\/\S+\/v1)/);
-  // The key is read from --token-file here (other helpers read it from the printed JSON line).
+  // The key is read from --token-file here (other helpers read it from the printed JSON line); the
+  // link is the one the server printed.
   const tokenFile = join(dir, "owner.key");
   const serve = await startAndRead(
     BIN,
     ["serve", "--port", "0", "--json", "--ui-dir", UI_DIR, "--token-file", tokenFile],
     { PSEBENCH_DB: join(dir, "store.db"), HOME: dir, XDG_DATA_HOME: join(dir, "data") },
-    /"url":"(http:\/\/[^"]+)"/,
+    /^(\{.*"url":"http:\/\/.*\})$/,
   );
-  const url = serve.match[1];
+  const { url, link } = JSON.parse(serve.match[1]) as { url: string; link: string };
   const token = readFileSync(tokenFile, "utf8").trim();
-  const link = `${url}?token=${token}`;
+  if (link !== `${url}#owner=${token}`) throw new Error(`the printed link ${link} does not carry the key of ${tokenFile}`);
   registerLink(link);
   return {
     studio: { url, link, token, dir, mockBase: mock.match[1].replace(/\)$/, ""), api: apiAt(url, token) },
@@ -147,8 +152,8 @@ async function startStudio(): Promise<Running> {
 // another, and each file must start from an empty store.
 export const test = base.extend<{ studio: Studio }, { studios: Map<string, Running> }>({
   // The first visit of a test page to a server the tests started goes through its printed link
-  // (the cookie flow), then on to the address asked for. Pages opened with `newPage()` call
-  // `signIn` themselves.
+  // (the page keeps the key for its tab), then on to the address asked for. Pages opened with
+  // `newPage()` call `signIn` themselves: the key is kept per tab.
   page: async ({ page }, use) => {
     const signedIn = new Set<string>();
     const goto = page.goto.bind(page);

@@ -2,6 +2,8 @@
 // `#/cards/CardRep_1_X?tab=history` → { path: "/cards/CardRep_1_X", parts: ["cards", "CardRep_1_X"], query }.
 
 import { useSyncExternalStore } from "react";
+// First: the owner's key leaves the address (`#owner=KEY`) before any route is read from it.
+import "./api/ownerKey";
 
 export type Route = {
   path: string;

@@ -8,7 +8,7 @@ type TraceEvent = { name: string; ph: string; dur?: number; args?: { data?: { fu
 test("load trace", async ({ page, browser }) => {
   const link = process.env.BENCH_URL!;
   const url = `${new URL(link).origin}/`;
-  await page.goto(link); // signs the browser in (cookie)
+  await page.goto(link); // signs this tab in (the page keeps the key of the link's fragment)
   const runs = process.env.BENCH_RUNS!;
   const tab = process.env.BENCH_TAB ?? "cases";
   const ready = tab === "cases" ? `document.querySelectorAll(".g-row").length > 20` : `document.querySelectorAll("table.leaderboard tbody tr").length > 1`;

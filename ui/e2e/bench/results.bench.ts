@@ -51,7 +51,7 @@ test("Results page at 5,074 cases × 15 models", async ({ page }) => {
   const out: Record<string, unknown> = { cases: loaded.cases, trajectories: loaded.trajectories, runs: loaded.run_ids.length, binary: BIN };
   try {
     await page.setViewportSize({ width: 1280, height: 900 });
-    await page.goto(link); // the printed link: the browser keeps the key in a cookie
+    await page.goto(link); // the printed link: the tab keeps its key (sessionStorage) across the navigations below
     const results = `${url}#/results?runs=${encodeURIComponent(runs)}`;
 
     /** Navigate to a fresh page and return ms from navigation start until `ready` holds. */

@@ -5,7 +5,7 @@ import { test } from "@playwright/test";
 test("scroll trace", async ({ page, browser }) => {
   const link = process.env.BENCH_URL!;
   const url = `${new URL(link).origin}/`;
-  await page.goto(link); // signs the browser in (cookie)
+  await page.goto(link); // signs this tab in (the page keeps the key of the link's fragment)
   const runs = process.env.BENCH_RUNS!;
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.goto(`${url}#/results?runs=${encodeURIComponent(runs)}&tab=cases`);

@@ -2,6 +2,8 @@
 // HTTP (`psebench serve`) inside a web browser. Everything else calls `call()` and `onProgress()`.
 
 import type { ApiError, Progress } from "./generated";
+import { forgetOwnerKey, ownerKey } from "./ownerKey";
+import { readEventStream } from "./sse";
 
 export type Host = "tauri" | "http";
 
@@ -45,14 +47,23 @@ function asEngineError(e: unknown): EngineError {
 let reviewToken: string | null = null;
 
 // `psebench serve` answers 401 to a browser that did not come through the link it printed (the
-// link carries the session's key). Once that happens the app shows one full-page notice instead.
+// link carries the session's key, see ownerKey.ts). Once that happens the app shows one full-page
+// notice instead, and the refused key (one of an earlier start) is dropped.
 let ownerKeyMissing = false;
 const keyListeners = new Set<() => void>();
 
 function markOwnerKeyMissing() {
   if (ownerKeyMissing) return;
   ownerKeyMissing = true;
+  forgetOwnerKey();
   keyListeners.forEach((l) => l());
+}
+
+/** The headers that say who is calling: a reviewer's link token, else the owner's key if known. */
+function whoHeaders(): Record<string, string> {
+  if (reviewToken) return { "x-review-token": reviewToken };
+  const key = ownerKey();
+  return key ? { authorization: `Bearer ${key}` } : {};
 }
 
 /** Whether the server refused this page for lack of its key (see `useOwnerKeyMissing`). */
@@ -71,8 +82,7 @@ export function setReviewToken(token: string | null) {
 }
 
 async function callHttp(method: string, params: unknown): Promise<unknown> {
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (reviewToken) headers["x-review-token"] = reviewToken;
+  const headers: Record<string, string> = { "content-type": "application/json", ...whoHeaders() };
   let resp: Response;
   try {
     resp = await fetch(`/api/${method}`, { method: "POST", headers, body: JSON.stringify(params ?? {}) });
@@ -121,22 +131,43 @@ function startEvents() {
     void import("@tauri-apps/api/event").then(({ listen }) => listen<Progress>("job-progress", (ev) => deliver(ev.payload)));
     return;
   }
-  if (reviewToken || typeof EventSource === "undefined") return;
-  const connect = () => {
-    const es = new EventSource("/api/events");
-    es.addEventListener("progress", (ev: MessageEvent<string>) => {
-      try {
-        deliver(JSON.parse(ev.data) as Progress);
-      } catch {
-        /* ignore a malformed event */
+  if (reviewToken || typeof fetch === "undefined") return;
+  void followEvents(deliver);
+}
+
+const RECONNECT_MS = 2000;
+
+/**
+ * Read `/api/events` with `fetch` so that it carries the key as a header (an `EventSource` cannot
+ * send one, and the key is never put in an address). After a lost connection it connects again;
+ * it stops for good when the server refuses the key (401, which shows the notice), refuses the
+ * request otherwise (4xx) or has no jobs to report (204).
+ */
+async function followEvents(deliver: (p: Progress) => void) {
+  while (!ownerKeyMissing) {
+    try {
+      const resp = await fetch("/api/events", { headers: { accept: "text/event-stream", ...whoHeaders() }, cache: "no-store" });
+      if (resp.status === 401) {
+        markOwnerKeyMissing();
+        return;
       }
-    });
-    es.onerror = () => {
-      es.close();
-      if (!ownerKeyMissing) setTimeout(connect, 2000);
-    };
-  };
-  connect();
+      // 204: nothing to follow (a review server); other 4xx answers will not change by retrying.
+      if (resp.status === 204 || (resp.status >= 400 && resp.status < 500)) return;
+      if (resp.ok && resp.body) {
+        await readEventStream(resp.body, (ev) => {
+          if (ev.event !== "progress") return;
+          try {
+            deliver(JSON.parse(ev.data) as Progress);
+          } catch {
+            /* ignore a malformed event */
+          }
+        });
+      }
+    } catch {
+      /* the connection was lost or refused: try again below */
+    }
+    await new Promise((ok) => setTimeout(ok, RECONNECT_MS));
+  }
 }
 
 /** Follow progress of long jobs (evaluation and generation runs). Returns an unsubscribe function. */

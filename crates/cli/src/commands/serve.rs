@@ -37,7 +37,7 @@ pub struct ServeArgs {
     /// With --review: replace every reviewer's link with a new one (old links stop working).
     #[arg(long, requires = "review")]
     pub new_links: bool,
-    /// Write this launch's key (the `token` of the printed link) to this file, readable by you only,
+    /// Write this launch's key (the part after `#owner=` in the printed link) to this file, readable by you only,
     /// for scripts: they send it as `Authorization: Bearer KEY`.
     #[arg(long, conflicts_with = "review")]
     pub token_file: Option<PathBuf>,
@@ -67,17 +67,23 @@ fn lan_address() -> Option<IpAddr> {
     (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
 }
 
+/// Replaces the program that opens the browser for `--open`, called with the forwarding page as
+/// its only argument. Meant for tests (which must not start a real browser); leave it unset.
+const OPENER_ENV: &str = "PSEBENCH_OPENER";
+
 /// Open `target` (a file or an address) in the default browser; `link` is what the user is told
 /// to open if that fails.
 fn open_browser(target: &str, link: &str) {
-    let cmd = if cfg!(target_os = "macos") {
-        ("open", vec![target.to_string()])
+    let cmd = if let Some(opener) = std::env::var_os(OPENER_ENV).filter(|v| !v.is_empty()) {
+        (opener.to_string_lossy().into_owned(), vec![target.to_string()])
+    } else if cfg!(target_os = "macos") {
+        ("open".to_string(), vec![target.to_string()])
     } else if cfg!(windows) {
-        ("cmd", vec!["/C".into(), "start".into(), String::new(), target.to_string()])
+        ("cmd".to_string(), vec!["/C".into(), "start".into(), String::new(), target.to_string()])
     } else {
-        ("xdg-open", vec![target.to_string()])
+        ("xdg-open".to_string(), vec![target.to_string()])
     };
-    let started = std::process::Command::new(cmd.0)
+    let started = std::process::Command::new(&cmd.0)
         .args(&cmd.1)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -85,6 +91,36 @@ fn open_browser(target: &str, link: &str) {
     match started {
         Ok(_) => eprintln!("Opening it in your web browser (if nothing opens, go to {link})."),
         Err(_) => eprintln!("Could not open a web browser here; open {link} yourself."),
+    }
+}
+
+/// Resolves at Ctrl-C (SIGINT) or, on unix, SIGTERM. The handlers are installed when this is
+/// called, not when the future is first polled. Must be called inside the runtime.
+fn stop_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let handlers = signal(SignalKind::interrupt()).and_then(|i| signal(SignalKind::terminate()).map(|t| (i, t)));
+        async move {
+            match handlers {
+                Ok((mut interrupt, mut terminate)) => {
+                    tokio::select! {
+                        _ = interrupt.recv() => {}
+                        _ = terminate.recv() => {}
+                    }
+                }
+                Err(err) => {
+                    eprintln!("Could not watch for SIGTERM ({err}); only Ctrl-C stops the server cleanly.");
+                    let _ = tokio::signal::ctrl_c().await;
+                }
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
 
@@ -220,9 +256,10 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
                 }
             }
         };
-        let shutdown = async {
-            let _ = tokio::signal::ctrl_c().await;
-        };
+        // Ctrl-C and SIGTERM (what `kill`, service managers and logging out send) stop the server
+        // the same way, so the forwarding page is deleted either way. The handlers are in place
+        // before the link is printed: a stop asked for right after it is not missed.
+        let shutdown = stop_signal();
         serve(e, opts, ready, shutdown).await
     });
     if let Some(page) = made_page.lock().unwrap_or_else(|p| p.into_inner()).take() {

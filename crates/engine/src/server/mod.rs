@@ -25,7 +25,7 @@ pub mod tls;
 
 pub use assets::{mime_for, Asset, Assets, EmbeddedAssets, FolderAssets, NoAssets};
 pub use limits::Limits;
-pub use owner_auth::{write_open_page, write_token_file, OwnerToken, COOKIE_PREFIX, MISSING_KEY_MESSAGE};
+pub use owner_auth::{write_open_page, write_token_file, OwnerToken, LINK_FRAGMENT_KEY, MISSING_KEY_MESSAGE};
 pub use tls::TlsFiles;
 
 use axum::body::Body;
@@ -189,15 +189,35 @@ async fn api_call(State(st): State<AppState>, Path(method): Path<String>, req: R
     }
 }
 
-async fn api_methods() -> Response {
-    let list: Vec<Value> = rpc::METHODS.iter().map(|(n, d)| serde_json::json!({"method": n, "summary": d})).collect();
+/// On a review server, the caller must hold a reviewer's token that opens the review being
+/// served; the owner's server has already checked its key (`owner_auth::require_owner`).
+async fn check_caller(st: &AppState, headers: &HeaderMap) -> Result<Caller, Response> {
+    let who = caller(st, headers)?;
+    if let Caller::Reviewer { token, session } = &who {
+        rpc::check_reviewer(&st.engine, token, session.as_deref()).await.map_err(error_response)?;
+    }
+    Ok(who)
+}
+
+async fn api_methods(State(st): State<AppState>, headers: HeaderMap) -> Response {
+    let who = match check_caller(&st, &headers).await {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    // A reviewer sees only what a review link may call.
+    let allowed = |name: &str| matches!(who, Caller::Owner) || rpc::REVIEWER_METHODS.contains(&name);
+    let list: Vec<Value> = rpc::METHODS
+        .iter()
+        .filter(|(n, _)| allowed(n))
+        .map(|(n, d)| serde_json::json!({"method": n, "summary": d}))
+        .collect();
     Json(list).into_response()
 }
 
 async fn events(State(st): State<AppState>, headers: HeaderMap) -> Response {
     if st.opts.review_session.is_some() {
-        // Reviewers have no long jobs to follow.
-        if let Err(r) = caller(&st, &headers) {
+        // Reviewers have no long jobs to follow; a token that opens nothing here is refused.
+        if let Err(r) = check_caller(&st, &headers).await {
             return r;
         }
         return StatusCode::NO_CONTENT.into_response();
@@ -510,6 +530,105 @@ mod tests {
             let r = app.clone().oneshot(call(tok, origin, method)).await.unwrap();
             assert_eq!(r.status(), StatusCode::FORBIDDEN, "{tok:?} {origin:?} {method}");
         }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_review_server_lists_and_streams_only_for_a_valid_reviewer_token() {
+        use crate::review::{ReviewCreateRequest, ReviewLinksRequest, ReviewSelection};
+        let e = Engine::open_in_memory().unwrap();
+        e.demo_load().unwrap();
+        let req = ReviewCreateRequest {
+            name: "served".into(),
+            selection: ReviewSelection::Stratified { complete: 1, missing: 1, uncertain: 1, by_clause: false },
+            reviewers: vec!["Ana".into()],
+            overlap: None,
+            seed: Some(5),
+            guidelines: None,
+            rationale_from: None,
+        };
+        let s1 = e.review_create(&req).unwrap().summary.session_id;
+        let s2 = e.review_create(&ReviewCreateRequest { name: "other".into(), ..req }).unwrap().summary.session_id;
+        let token = |s: &str| {
+            e.review_links(&ReviewLinksRequest { session_id: s.into(), reviewers: vec![], rotate: false })
+                .unwrap()
+                .links[0]
+                .token
+                .clone()
+                .unwrap()
+        };
+        let (good, of_other) = (token(&s1), token(&s2));
+        let app = router(
+            e.clone(),
+            ServeOptions {
+                addr: "0.0.0.0:0".parse().unwrap(),
+                lan: true,
+                review_session: Some(s1),
+                assets: Arc::new(NoAssets),
+                owner_token: OwnerToken::from_text(TEST_KEY),
+                limits: Limits::default(),
+                tls: None,
+            },
+        );
+        let get = |path: &str, header: Option<(&str, String)>| {
+            let mut b = Request::builder().method("GET").uri(path).header("host", "192.168.1.5:8765");
+            if let Some((k, v)) = header {
+                b = b.header(k, v);
+            }
+            b.body(Body::empty()).unwrap()
+        };
+        for path in ["/api/_methods", "/api/events"] {
+            let refused = [
+                None,
+                Some(("x-review-token", "0".repeat(64))),
+                Some(("authorization", "Bearer made-up".to_string())),
+                Some(("x-review-token", of_other.clone())),
+                // The owner's key means nothing to a review server.
+                Some(("authorization", format!("Bearer {TEST_KEY}"))),
+            ];
+            for h in refused {
+                let what = format!("{path} {h:?}");
+                let r = app.clone().oneshot(get(path, h)).await.unwrap();
+                assert!(
+                    matches!(r.status(), StatusCode::FORBIDDEN | StatusCode::UNAUTHORIZED),
+                    "{what}: {}",
+                    r.status()
+                );
+                let body = body_json(r).await;
+                assert!(body["code"] == "forbidden" || body["code"] == "unauthorized", "{what}: {body}");
+                assert!(!body["message"].as_str().unwrap_or("").is_empty(), "{what}: {body}");
+            }
+        }
+        let events = app.clone().oneshot(get("/api/events", Some(("x-review-token", good.clone())))).await.unwrap();
+        assert_eq!(events.status(), StatusCode::NO_CONTENT);
+        let listed = app.clone().oneshot(get("/api/_methods", Some(("authorization", format!("Bearer {good}"))))).await;
+        let listed = listed.unwrap();
+        assert_eq!(listed.status(), StatusCode::OK);
+        let body = body_json(listed).await;
+        let mut names: Vec<&str> = body.as_array().unwrap().iter().map(|m| m["method"].as_str().unwrap()).collect();
+        names.sort_unstable();
+        let mut expected = rpc::REVIEWER_METHODS.to_vec();
+        expected.sort_unstable();
+        assert_eq!(names, expected);
+
+        // The owner's server still lists every method to the owner.
+        let owner = app_with_owner_list().await;
+        assert_eq!(owner, rpc::METHODS.len());
+    }
+
+    async fn app_with_owner_list() -> usize {
+        let r = app(None, false)
+            .oneshot(
+                Request::builder()
+                    .uri("/api/_methods")
+                    .header("host", "127.0.0.1:8765")
+                    .header("authorization", format!("Bearer {TEST_KEY}"))
+                    .body(Body::empty())
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        body_json(r).await.as_array().unwrap().len()
     }
 
     #[test]

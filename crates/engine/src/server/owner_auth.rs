@@ -1,10 +1,16 @@
 //! The owner's key for `psebench serve` (not for review servers, which use reviewer tokens).
 //!
 //! Each start of the server makes a fresh random key (32 bytes from the operating system, written
-//! as 43 URL-safe base64 characters). The printed link `http://127.0.0.1:PORT/?token=KEY` hands it
-//! to the browser: opening the link stores the key in a cookie (HttpOnly, SameSite=Strict) and
-//! redirects to `/`, so the key leaves the address bar and the history. Scripts send it as
-//! `Authorization: Bearer KEY` (`--token-file` writes it to a file they can read).
+//! as 43 URL-safe base64 characters). The printed link `http://127.0.0.1:PORT/#owner=KEY` hands it
+//! to the browser in the address's fragment (the part after `#`), which a browser never sends to
+//! any server. The app's page reads it from there, keeps it in the tab's `sessionStorage` (which
+//! belongs to this origin, port included) and removes it from the address; every API call then
+//! carries it as `Authorization: Bearer KEY`. Scripts do the same (`--token-file` writes the key to
+//! a file they can read).
+//!
+//! The key is never put in a cookie and a cookie is never accepted as the key: browsers send a
+//! cookie of 127.0.0.1 to every port of 127.0.0.1, so any other local server the browser visits
+//! would receive it.
 //!
 //! Every API route (`/api/...`, including the event stream) needs the key; the files of the user
 //! interface stay public because they hold no data. The check runs as a route layer, before the
@@ -30,9 +36,8 @@ use crate::error::{ApiError, ApiResult, ErrorCode};
 /// Random bytes in a key (256 bits).
 pub const OWNER_TOKEN_BYTES: usize = 32;
 
-/// Cookie names start with this; the port is appended so that two servers on this computer
-/// (cookies do not tell ports apart) keep their own keys.
-pub const COOKIE_PREFIX: &str = "psebench_owner";
+/// The name of the key in the printed link's fragment: `#owner=KEY`.
+pub const LINK_FRAGMENT_KEY: &str = "owner";
 
 /// What a request without a valid key is told.
 pub const MISSING_KEY_MESSAGE: &str = "Open the link that psebench serve printed; it carries this session's key.";
@@ -66,9 +71,10 @@ impl OwnerToken {
         !self.0.is_empty() && bool::from(self.0.as_bytes().ct_eq(candidate.as_bytes()))
     }
 
-    /// The link that opens the app on this computer with this key.
+    /// The link that opens the app on this computer with this key. The key is in the fragment,
+    /// so opening the link sends no key to the server; the page picks it up.
     pub fn link(&self, scheme: &str, port: u16) -> String {
-        format!("{scheme}://127.0.0.1:{port}/?token={}", self.0)
+        format!("{scheme}://127.0.0.1:{port}/#{LINK_FRAGMENT_KEY}={}", self.0)
     }
 }
 
@@ -79,8 +85,22 @@ impl fmt::Debug for OwnerToken {
 }
 
 /// Write the key (and a line end) to `path` for scripts, readable by the owner only on unix.
-/// An existing file is replaced.
+/// An existing file is replaced; a symbolic link is refused (it could send the key anywhere, such
+/// as a file other users can read).
 pub fn write_token_file(path: &Path, token: &OwnerToken) -> ApiResult<()> {
+    let is_link = || {
+        ApiError::new(
+            ErrorCode::Io,
+            format!(
+                "Did not write the key to {}: that path is a symbolic link, and the key is only written to an \
+                 ordinary file. Give --token-file the path of a file (or of one that does not exist yet).",
+                path.display()
+            ),
+        )
+    };
+    if std::fs::symlink_metadata(path).map(|m| m.file_type().is_symlink()).unwrap_or(false) {
+        return Err(is_link());
+    }
     let failed =
         |e: std::io::Error| ApiError::new(ErrorCode::Io, format!("Could not write the key to {}: {e}", path.display()));
     let mut opts = std::fs::OpenOptions::new();
@@ -90,10 +110,23 @@ pub fn write_token_file(path: &Path, token: &OwnerToken) -> ApiResult<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        opts.mode(0o600);
+        // A link made between the check above and this open makes the open fail instead.
+        opts.mode(0o600).custom_flags(libc::O_NOFOLLOW);
     }
-    let mut file = opts.open(path).map_err(failed)?;
-    // A file that existed before keeps its old mode on open: narrow it before the key goes in.
+    let mut file = match opts.open(path) {
+        Ok(f) => f,
+        #[cfg(unix)]
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(is_link()),
+        Err(e) => return Err(failed(e)),
+    };
+    // A file that existed before keeps its old mode on open: narrow it before the key goes in
+    // (through the open file, so nothing put at the path meanwhile is changed instead).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600)).map_err(failed)?;
+    }
+    #[cfg(not(unix))]
     crate::util::private_files::restrict_file(path).map_err(failed)?;
     file.write_all(format!("{}\n", token.as_str()).as_bytes()).map_err(failed)?;
     file.sync_all().map_err(failed)
@@ -127,23 +160,15 @@ pub fn write_open_page(dir: &Path, link: &str) -> ApiResult<std::path::PathBuf> 
     Ok(path)
 }
 
-/// The keys a request presents: `Authorization: Bearer KEY` and every `psebench_owner*` cookie.
+/// The keys a request presents: its `Authorization: Bearer KEY` headers. Cookies are not read.
 fn presented(headers: &HeaderMap) -> Vec<&str> {
-    let bearer = headers
+    headers
         .get_all(header::AUTHORIZATION)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .filter_map(|v| v.strip_prefix("Bearer "))
-        .map(str::trim);
-    let cookies = headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .filter(|(name, _)| name.starts_with(COOKIE_PREFIX))
-        .map(|(_, value)| value.trim());
-    bearer.chain(cookies).collect()
+        .map(str::trim)
+        .collect()
 }
 
 /// Route layer of every API route: without the key, 401 and nothing else happens.
@@ -153,8 +178,8 @@ pub async fn require_owner(State(token): State<OwnerToken>, req: Request<Body>, 
     }
     tracing::warn!(path = %req.uri().path(), "an API call without the owner's key was refused");
     let body = ApiError::new(ErrorCode::Unauthorized, MISSING_KEY_MESSAGE).with_detail(
-        "No valid key came with this request: neither the cookie that the printed link sets nor an \
-         `Authorization: Bearer` header. Each start of psebench serve makes a new key.",
+        "No valid key came with this request in an `Authorization: Bearer` header (the app's page sends \
+         the key of the printed link that way). Each start of psebench serve makes a new key.",
     );
     let mut resp = (StatusCode::UNAUTHORIZED, Json(body)).into_response();
     resp.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
@@ -166,18 +191,10 @@ fn query_token(query: Option<&str>) -> Option<&str> {
     query?.split('&').filter_map(|p| p.split_once('=')).find(|(k, _)| *k == "token").map(|(_, v)| v)
 }
 
-/// The cookie name for the port of a `Host` header.
-fn cookie_name(headers: &HeaderMap) -> String {
-    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
-    let port = host.rsplit_once(':').map(|(_, p)| p).filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
-    match port {
-        Some(p) => format!("{COOKIE_PREFIX}_{p}"),
-        None => COOKIE_PREFIX.to_string(),
-    }
-}
-
-/// Layer of the whole app: a page opened with `?token=KEY` gets the cookie and is sent on to the
-/// same address without the key; a wrong key gets a plain page saying what to do.
+/// Layer of the whole app for links of the old form, `/?token=KEY`, which carried the key in the
+/// query (it reaches the server, its logs and the history). The right key is sent on to the same
+/// page with the key in the fragment instead, `/#owner=KEY`, where the app picks it up; no cookie
+/// is set. A wrong key gets a plain page saying what to do.
 pub async fn accept_link(State(token): State<OwnerToken>, req: Request<Body>, next: Next) -> Response {
     let is_page = req.method() == Method::GET || req.method() == Method::HEAD;
     let path = req.uri().path();
@@ -197,19 +214,15 @@ pub async fn accept_link(State(token): State<OwnerToken>, req: Request<Body>, ne
         )
             .into_response();
     }
-    let cookie = format!("{}={}; HttpOnly; SameSite=Strict; Path=/", cookie_name(req.headers()), token.as_str());
+    let target = format!("{path}#{LINK_FRAGMENT_KEY}={}", token.as_str());
+    let Ok(location) = HeaderValue::from_str(&target) else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
     let mut resp = Response::new(Body::empty());
     *resp.status_mut() = StatusCode::SEE_OTHER;
     let h = resp.headers_mut();
-    // The path alone: the key leaves the address bar (a `#/page` part is kept by the browser).
-    h.insert(header::LOCATION, HeaderValue::from_str(path).unwrap_or(HeaderValue::from_static("/")));
+    h.insert(header::LOCATION, location);
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    match HeaderValue::from_str(&cookie) {
-        Ok(v) => {
-            h.insert(header::SET_COOKIE, v);
-        }
-        Err(_) => return StatusCode::INTERNAL_SERVER_ERROR.into_response(),
-    }
     resp
 }
 
@@ -263,7 +276,7 @@ mod tests {
         assert!(!a.matches(""));
         assert!(!a.matches(&a.as_str()[..42]));
         assert!(!format!("{a:?}").contains(a.as_str()));
-        assert_eq!(a.link("http", 9), format!("http://127.0.0.1:9/?token={}", a.as_str()));
+        assert_eq!(a.link("http", 9), format!("http://127.0.0.1:9/#owner={}", a.as_str()));
         assert!(!OwnerToken::from_text("").matches(""), "an empty key opens nothing");
     }
 
@@ -277,6 +290,12 @@ mod tests {
             req("POST", "/api/store.info", &[("authorization", "Bearer wrong")]),
             req("POST", "/api/store.info", &[("cookie", "psebench_owner_8765=wrong")]),
             req("POST", "/api/store.info", &[("cookie", &format!("other={KEY}"))]),
+            // The right key in a cookie (as the old sign-in set it) is no way in either: a cookie of
+            // 127.0.0.1 reaches every port of 127.0.0.1.
+            req("POST", "/api/store.info", &[("cookie", &format!("psebench_owner_8765={KEY}"))]),
+            req("POST", "/api/store.info", &[("cookie", &format!("psebench_owner={KEY}"))]),
+            req("GET", "/api/events", &[("cookie", &format!("psebench_owner_8765={KEY}"))]),
+            req("GET", "/api/_methods", &[("cookie", &format!("psebench_owner_8765={KEY}"))]),
             req("POST", "/api/store.info", &[("authorization", KEY)]),
         ] {
             let what = format!("{} {} {:?}", r.method(), r.uri(), r.headers());
@@ -307,33 +326,29 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn the_link_sets_a_strict_cookie_and_redirects_and_a_wrong_link_gets_401() {
+    async fn an_old_style_link_is_sent_on_to_the_fragment_form_without_a_cookie() {
         let a = app();
-        let opened = a.clone().oneshot(req("GET", &format!("/?token={KEY}"), &[])).await.unwrap();
-        assert_eq!(opened.status(), StatusCode::SEE_OTHER);
-        assert_eq!(opened.headers()["location"], "/");
-        assert_eq!(opened.headers()["cache-control"], "no-store");
-        let set = opened.headers()["set-cookie"].to_str().unwrap().to_string();
-        assert!(set.starts_with(&format!("psebench_owner_8765={KEY};")), "{set}");
-        for attr in ["HttpOnly", "SameSite=Strict", "Path=/"] {
-            assert!(set.split("; ").any(|a| a == attr), "{attr} missing in {set}");
+        for path in ["/", "/cards"] {
+            let opened = a.clone().oneshot(req("GET", &format!("{path}?token={KEY}"), &[])).await.unwrap();
+            assert_eq!(opened.status(), StatusCode::SEE_OTHER, "{path}");
+            assert_eq!(opened.headers()["location"], format!("{path}#owner={KEY}"));
+            assert_eq!(opened.headers()["cache-control"], "no-store");
+            assert!(opened.headers().get("set-cookie").is_none(), "no cookie: {:?}", opened.headers());
         }
-        // The browser sends the cookie back: the API answers, and so does the event stream.
-        let cookie = set.split(';').next().unwrap().to_string();
-        let call = a.clone().oneshot(req("POST", "/api/store.info", &[("cookie", &cookie)])).await.unwrap();
-        assert_eq!(call.status(), StatusCode::OK);
-        let with_others = format!("theme=dark; {cookie}; x=y");
-        let call = a.clone().oneshot(req("POST", "/api/store.info", &[("cookie", &with_others)])).await.unwrap();
-        assert_eq!(call.status(), StatusCode::OK);
-        let events = a.clone().oneshot(req("GET", "/api/events", &[("cookie", &cookie)])).await.unwrap();
-        assert_eq!(events.status(), StatusCode::OK);
+        // The page of the printed link itself is the plain app, with no cookie either.
+        let page = a.clone().oneshot(req("GET", "/", &[])).await.unwrap();
+        assert_eq!(page.status(), StatusCode::OK);
+        assert!(page.headers().get("set-cookie").is_none());
 
         let wrong = a.clone().oneshot(req("GET", "/?token=not-the-key", &[])).await.unwrap();
         assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED);
         assert!(wrong.headers().get("set-cookie").is_none());
+        assert!(wrong.headers().get("location").is_none());
         assert!(wrong.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
         let page = axum::body::to_bytes(wrong.into_body(), 1 << 20).await.unwrap();
-        assert!(String::from_utf8_lossy(&page).contains("This link is not valid"));
+        let page = String::from_utf8_lossy(&page);
+        assert!(page.contains("This link is not valid"));
+        assert!(!page.contains(KEY));
         // A key in the query of an API call is not a way in.
         let q = a.oneshot(req("POST", &format!("/api/store.info?token={KEY}"), &[])).await.unwrap();
         assert_eq!(q.status(), StatusCode::UNAUTHORIZED);
@@ -345,6 +360,7 @@ mod tests {
         let link = OwnerToken::generate().unwrap().link("http", 8765);
         let path = write_open_page(dir.path(), &link).unwrap();
         let page = std::fs::read_to_string(&path).unwrap();
+        assert!(link.contains("/#owner="), "{link}");
         assert!(page.contains(&format!("content=\"0;url={link}\"")), "{page}");
         #[cfg(unix)]
         {
@@ -374,5 +390,27 @@ mod tests {
         }
         let missing = write_token_file(&dir.path().join("no/such/folder/key"), &t).unwrap_err();
         assert_eq!(missing.code, ErrorCode::Io);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_token_file_is_never_written_through_a_symbolic_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = OwnerToken::generate().unwrap();
+        // A link to a file that exists (say, one other users can read) and a dangling one.
+        let target = dir.path().join("shared.txt");
+        std::fs::write(&target, "public notes\n").unwrap();
+        let to_file = dir.path().join("key-link");
+        std::os::unix::fs::symlink(&target, &to_file).unwrap();
+        let dangling = dir.path().join("dangling-link");
+        std::os::unix::fs::symlink(dir.path().join("not-yet"), &dangling).unwrap();
+        for link in [&to_file, &dangling] {
+            let err = write_token_file(link, &t).unwrap_err();
+            assert_eq!(err.code, ErrorCode::Io);
+            assert!(err.message.contains(&link.display().to_string()), "{}", err.message);
+            assert!(err.message.contains("symbolic link"), "{}", err.message);
+        }
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "public notes\n", "the target is untouched");
+        assert!(!dir.path().join("not-yet").exists(), "nothing was created through the dangling link");
     }
 }
