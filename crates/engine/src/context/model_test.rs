@@ -26,6 +26,8 @@ pub enum TestFailure {
     UnknownHost { host: String },
     /// The server answers, but not as the model API (404 on the endpoint, or a web page).
     WrongAddress { url: String, status: Option<u16>, said: String },
+    /// The server answered with a redirect, which is not followed (see `llm::origin`).
+    Redirected { url: String, to: String },
     /// HTTP 401 or 403.
     KeyRefused { status: u16, said: String },
     /// The server says it has no such model.
@@ -102,6 +104,7 @@ pub fn classify(e: &LlmError, cfg: &ModelConfig, probe: Option<TestFailure>) -> 
         LlmError::BadResponse { reason, .. } if reason.contains("expected JSON but got") => {
             TestFailure::WrongAddress { url: cfg.base_url.clone(), status: None, said: shorten(reason) }
         }
+        LlmError::Redirected { from, to, .. } => TestFailure::Redirected { url: from.clone(), to: to.clone() },
         LlmError::RateLimited { .. } => TestFailure::Other {
             status: Some(429),
             said: "too many requests for now; the address and key work, try again in a minute".into(),
@@ -152,6 +155,11 @@ impl TestFailure {
                     if said.is_empty() { String::new() } else { format!(": {said}") }
                 )
             }
+            TestFailure::Redirected { url, to } => format!(
+                "The address is wrong: {url} answered with a redirect to {to}. PSEBench Studio does not follow \
+                 redirects of model servers, so neither the key nor the test text was sent there. Correct the server \
+                 address of \"{name}\"."
+            ),
             TestFailure::KeyRefused { status, said } => format!(
                 "The API key is wrong or missing: the server refused it (HTTP {status}{}). \
                  Store the right key for \"{name}\" and test again.",
@@ -227,5 +235,14 @@ mod tests {
         assert!(s.contains("within 10 seconds"), "{s}");
         let s = TestFailure::KeyRefused { status: 401, said: "Incorrect API key".into() }.sentence("gpt");
         assert!(s.starts_with("The API key is wrong or missing"), "{s}");
+        let r = LlmError::Redirected {
+            model: "m".into(),
+            status: 307,
+            from: "http://127.0.0.1:9/v1/chat/completions".into(),
+            to: "http://10.0.0.5/v1/chat/completions".into(),
+        };
+        let s = classify(&r, &cfg(), None).sentence("local");
+        assert!(s.starts_with("The address is wrong: http://127.0.0.1:9/v1/chat/completions answered with a redirect to http://10.0.0.5/v1/chat/completions."), "{s}");
+        assert!(s.contains("neither the key nor the test text was sent there"), "{s}");
     }
 }

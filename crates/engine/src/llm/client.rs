@@ -15,6 +15,7 @@ use super::cache;
 use super::config::ModelConfig;
 use super::error::LlmError;
 use super::limiter::{AdaptiveLimiter, LiftGuard, LimiterSnapshot};
+use super::origin;
 use super::retry::{parse_retry_after, RetryPolicy};
 use super::types::{ChatRequest, ChatResponse, ResponseFormat};
 use super::wire::{self, ParsedReply};
@@ -137,12 +138,14 @@ fn excerpt(bytes: &[u8]) -> String {
 
 impl LlmClient {
     pub fn new(store: Store, secrets: Arc<dyn SecretStore>, opts: ClientOptions) -> LlmClient {
-        let http = reqwest::Client::builder()
-            .connect_timeout(opts.connect_timeout)
-            .pool_max_idle_per_host(256)
-            .tcp_nodelay(true)
-            .build()
-            .unwrap_or_else(|_| reqwest::Client::new());
+        // No redirect is followed, for direct and batch calls alike (see `origin`): a 3xx is an
+        // error, so the key and the case text go only to the model's own address.
+        let http = origin::client(
+            reqwest::Client::builder()
+                .connect_timeout(opts.connect_timeout)
+                .pool_max_idle_per_host(256)
+                .tcp_nodelay(true),
+        );
         LlmClient {
             http: http.clone(),
             store: store.clone(),
@@ -536,6 +539,9 @@ impl LlmClient {
             rb = rb.header(*k, v);
         }
         let resp = rb.send().await.map_err(|e| self.classify(m, e))?;
+        if let Some(e) = origin::redirect_error(&m.cfg.name, &resp, |s| m.scrub(s)) {
+            return Err(e);
+        }
         let status = resp.status();
         let retry_after = resp.headers().get(RETRY_AFTER).and_then(|v| v.to_str().ok()).and_then(parse_retry_after);
         let content_type = resp.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();

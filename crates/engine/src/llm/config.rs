@@ -133,6 +133,12 @@ impl ModelConfig {
     }
 
     /// True when requests stay on this machine: a loopback endpoint, or one the user marked local.
+    ///
+    /// Decided from the base URL's host name alone, which is sound because a request goes to
+    /// that origin and nowhere else: redirects of model servers are never followed, and addresses
+    /// a provider names (a batch's results) are fetched only at this origin (`llm::origin`). So no
+    /// answer of a "local" server can move case text or a key to another host without the
+    /// confirmation a remote model needs.
     pub fn is_local(&self) -> bool {
         if self.local_flag {
             return true;

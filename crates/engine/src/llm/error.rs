@@ -27,6 +27,14 @@ pub enum LlmError {
     RetriesExhausted { model: String, attempts: u32, last: Box<LlmError> },
     #[error("{model}: the provider's batch did not answer this request in {rounds} round(s); last problem: {last}")]
     BatchFailed { model: String, rounds: u32, last: String },
+    /// The model server answered with a redirect (3xx). Redirects of model servers are never
+    /// followed (see `llm::origin`): `from` is the address called, `to` where it pointed.
+    #[error("{model}: the model server at {from} answered with a redirect (HTTP {status}) to {to}; PSEBench Studio does not follow redirects of model servers, so neither the key nor the case text was sent there. Correct the model's address (base URL).")]
+    Redirected { model: String, status: u16, from: String, to: String },
+    /// The provider named an address at another origin (scheme, host or port) than the model's
+    /// own for something to fetch (a batch's results): it is not fetched.
+    #[error("{model}: the provider named {url} as the address of {what}, which is not at the model's own address {origin}; PSEBench Studio fetches from a provider only at the model's own address, so nothing was requested there and the key was not sent there.")]
+    ForeignAddress { model: String, what: String, url: String, origin: String },
     #[error("cancelled")]
     Cancelled,
     #[error("{0}")]

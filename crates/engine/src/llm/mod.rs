@@ -10,6 +10,7 @@ pub mod config;
 pub mod error;
 pub mod json_extract;
 pub mod limiter;
+pub mod origin;
 pub mod registry;
 pub mod retry;
 pub mod types;

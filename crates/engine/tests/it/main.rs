@@ -25,6 +25,7 @@ mod llm;
 mod models_test;
 mod policy;
 mod policy_new;
+mod redirects;
 mod review;
 mod review_rationale;
 mod screen;

@@ -8,6 +8,7 @@ use super::provider::{error_text, required_str, Line, Outcome, Polled, Results, 
 use super::upload::{request_body, Upload};
 use crate::llm::client::ModelHandle;
 use crate::llm::error::LlmError;
+use crate::llm::origin;
 use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use std::sync::Arc;
 
@@ -78,7 +79,11 @@ pub fn read_result_line(v: &Value) -> Option<(String, Outcome)> {
     Some((id, outcome))
 }
 
+/// Read the results file at the address the batch names. Anthropic names an address under its
+/// own API; one at another origin than the model's base URL is not fetched (the key would go
+/// along), and the batch's requests go into the next round instead.
 pub async fn results(http: &reqwest::Client, m: &ModelHandle, url: &str) -> Result<Vec<(String, Outcome)>, LlmError> {
+    origin::check(&m.cfg.name, &m.cfg.base_url, url, "a batch's results", |s| m.scrub_text(s))?;
     let bytes = send(m, http.get(url)).await?;
     Ok(json_lines(&m.cfg.name, &bytes)?.iter().filter_map(read_result_line).collect())
 }

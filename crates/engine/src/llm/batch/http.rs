@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::llm::client::ModelHandle;
 use crate::llm::error::LlmError;
+use crate::llm::origin;
 use crate::llm::retry::parse_retry_after;
 use crate::llm::wire;
 
@@ -21,10 +22,21 @@ pub(super) fn with_auth(m: &ModelHandle, rb: reqwest::RequestBuilder) -> reqwest
     rb
 }
 
-/// Send and read the body; non-success statuses become the usual error classes.
+/// Send and read the body; non-success statuses become the usual error classes. The request
+/// goes out (with the key) only when its address is at the model's own origin, and a redirect
+/// is an error (see `llm::origin`).
 pub(super) async fn send(m: &ModelHandle, rb: reqwest::RequestBuilder) -> Result<Vec<u8>, LlmError> {
     let model = m.cfg.name.clone();
+    let (client, req) = rb.build_split();
+    let req = req.map_err(|e| {
+        LlmError::Config(format!("{model}: a batch request could not be prepared ({})", m.scrub_text(&e.to_string())))
+    })?;
+    origin::check(&model, &m.cfg.base_url, req.url().as_str(), "a batch request", |s| m.scrub_text(s))?;
+    let rb = reqwest::RequestBuilder::from_parts(client, req);
     let resp = with_auth(m, rb).send().await.map_err(|e| classify(m, e))?;
+    if let Some(e) = origin::redirect_error(&model, &resp, |s| m.scrub_text(s)) {
+        return Err(e);
+    }
     let status = resp.status();
     let retry_after = resp.headers().get(RETRY_AFTER).and_then(|v| v.to_str().ok()).and_then(parse_retry_after);
     let bytes = resp.bytes().await.map_err(|e| classify(m, e))?;
