@@ -112,9 +112,8 @@ impl Engine {
         }
         // A redirect is not followed (see `llm::origin`): a port that answers with one is not
         // reported as a model server.
-        let http = crate::llm::origin::client(
-            reqwest::Client::builder().connect_timeout(Duration::from_millis(500)).no_proxy(),
-        );
+        let http =
+            crate::llm::origin::client(reqwest::Client::builder().connect_timeout(Duration::from_millis(500)), false);
         let answers = join_all(ports.iter().map(|p| probe(&http, *p))).await;
         let registered = self.store().call_read(registry::list).await?;
         let mut taken: Vec<String> = registered.iter().map(|m| m.name.clone()).collect();

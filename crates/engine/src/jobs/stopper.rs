@@ -15,6 +15,8 @@ pub const CONSECUTIVE_FAILURES_TO_STOP: u32 = 5;
 pub fn is_fatal(e: &LlmError) -> bool {
     match e {
         LlmError::MissingKey { .. } | LlmError::Secrets(_) | LlmError::Config(_) => true,
+        // The model's address redirects elsewhere: every call would be refused the same way.
+        LlmError::Redirected { .. } | LlmError::ForeignAddress { .. } => true,
         LlmError::Rejected { status, .. } => matches!(status, 401 | 403 | 404),
         _ => false,
     }
@@ -103,5 +105,19 @@ mod tests {
         s.stop("later reason".into());
         let r = s.reason().unwrap();
         assert!(r.contains("Settings → Models") && r.contains("finished candidates are kept"), "{r}");
+    }
+
+    #[test]
+    fn a_redirecting_model_server_stops_the_run_at_once() {
+        let s = RunStopper::new(CancellationToken::new(), "cases", "cases");
+        s.model_failed(&LlmError::Redirected {
+            model: "m".into(),
+            status: 307,
+            from: "http://127.0.0.1:9/v1/chat/completions".into(),
+            to: "http://10.0.0.5/v1/chat/completions".into(),
+        });
+        assert!(s.stop.is_cancelled());
+        let r = s.reason().unwrap();
+        assert!(r.contains("http://10.0.0.5/v1/chat/completions") && r.contains("Correct the model's address"), "{r}");
     }
 }

@@ -84,7 +84,7 @@ impl ModelHandle {
 }
 
 pub struct LlmClient {
-    http: reqwest::Client,
+    http: origin::Clients,
     store: Store,
     secrets: Arc<dyn SecretStore>,
     limiters: Mutex<HashMap<String, Arc<AdaptiveLimiter>>>,
@@ -140,12 +140,11 @@ impl LlmClient {
     pub fn new(store: Store, secrets: Arc<dyn SecretStore>, opts: ClientOptions) -> LlmClient {
         // No redirect is followed, for direct and batch calls alike (see `origin`): a 3xx is an
         // error, so the key and the case text go only to the model's own address.
-        let http = origin::client(
-            reqwest::Client::builder()
-                .connect_timeout(opts.connect_timeout)
-                .pool_max_idle_per_host(256)
-                .tcp_nodelay(true),
-        );
+        // Loopback model servers are called without the system's proxy (see `origin::Clients`).
+        let connect_timeout = opts.connect_timeout;
+        let http = origin::Clients::new(|| {
+            reqwest::Client::builder().connect_timeout(connect_timeout).pool_max_idle_per_host(256).tcp_nodelay(true)
+        });
         LlmClient {
             http: http.clone(),
             store: store.clone(),
@@ -534,7 +533,12 @@ impl LlmClient {
         call: &wire::HttpCall,
         req: &ChatRequest,
     ) -> Result<ParsedReply, LlmError> {
-        let mut rb = self.http.post(&call.url).timeout(Duration::from_secs(m.cfg.timeout_secs as u64)).json(&call.body);
+        let mut rb = self
+            .http
+            .for_model(&m.cfg)
+            .post(&call.url)
+            .timeout(Duration::from_secs(m.cfg.timeout_secs as u64))
+            .json(&call.body);
         for (k, v) in &call.headers {
             rb = rb.header(*k, v);
         }

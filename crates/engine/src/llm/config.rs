@@ -140,9 +140,12 @@ impl ModelConfig {
     /// answer of a "local" server can move case text or a key to another host without the
     /// confirmation a remote model needs.
     pub fn is_local(&self) -> bool {
-        if self.local_flag {
-            return true;
-        }
+        self.local_flag || self.is_loopback()
+    }
+
+    /// True when the base URL's host is this computer (`localhost`, `*.localhost` or a loopback
+    /// address). Requests to it never go through a proxy (`llm::origin::Clients`).
+    pub fn is_loopback(&self) -> bool {
         let host = self.host();
         let h = host.trim_start_matches('[').trim_end_matches(']');
         h == "localhost"

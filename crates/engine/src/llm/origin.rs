@@ -14,10 +14,14 @@
 //! - an address the provider names (Anthropic's `results_url`): it is fetched only when its
 //!   origin is the model's own ([`check`]); otherwise [`LlmError::ForeignAddress`], and the key is
 //!   never attached.
+//!
+//! A third, the system's proxy settings, is set by the person running the app, not by a
+//! provider; it is honoured for remote models and never used for loopback ones ([`Clients`]).
 
 use reqwest::header::LOCATION;
 use reqwest::Url;
 
+use super::config::ModelConfig;
 use super::error::LlmError;
 
 /// The redirect policy of every client that talks to a model server: none is followed, the 3xx
@@ -26,21 +30,50 @@ pub fn redirect_policy() -> reqwest::redirect::Policy {
     reqwest::redirect::Policy::none()
 }
 
-/// Build a client that talks to model servers: `builder`'s settings with [`redirect_policy`].
-/// Should those settings be refused, a client with reqwest's defaults and the same policy (never
-/// `reqwest::Client::new()`, which follows redirects).
-pub fn client(builder: reqwest::ClientBuilder) -> reqwest::Client {
+/// Build a client that talks to model servers: `builder`'s settings with [`redirect_policy`]
+/// (and no proxy at all when `proxy` is false). Should those settings be refused, a client with
+/// reqwest's defaults and the same policy (never `reqwest::Client::new()`, which follows
+/// redirects and uses the system's proxy).
+pub fn client(builder: reqwest::ClientBuilder, proxy: bool) -> reqwest::Client {
+    let builder = if proxy { builder } else { builder.no_proxy() };
     match builder.redirect(redirect_policy()).build() {
         Ok(c) => c,
         Err(e) => {
             tracing::warn!(error = %e, "the HTTP client could not be built with its settings; using reqwest's defaults (no redirect followed)");
+            let plain = reqwest::Client::builder().redirect(redirect_policy());
+            let plain = if proxy { plain } else { plain.no_proxy() };
             // What `reqwest::Client::new()` does (it panics when no TLS backend can be set up),
             // with the redirect policy.
             #[allow(clippy::expect_used)]
-            reqwest::Client::builder()
-                .redirect(redirect_policy())
-                .build()
-                .expect("an HTTP client with default settings")
+            plain.build().expect("an HTTP client with default settings")
+        }
+    }
+}
+
+/// The HTTP clients of the LLM layer, both following no redirect. `proxied` honours the system's
+/// proxy settings (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`) and serves every model
+/// whose base URL is not on this computer; `direct` uses no proxy and serves loopback base URLs
+/// (`ModelConfig::is_loopback`). Such a model is planned as local, yet reqwest would hand its
+/// requests, case text included, to a configured proxy (it exempts loopback addresses only when
+/// `NO_PROXY` names them).
+#[derive(Clone, Debug)]
+pub struct Clients {
+    proxied: reqwest::Client,
+    direct: reqwest::Client,
+}
+
+impl Clients {
+    /// Both clients from the same settings.
+    pub fn new(settings: impl Fn() -> reqwest::ClientBuilder) -> Clients {
+        Clients { proxied: client(settings(), true), direct: client(settings(), false) }
+    }
+
+    /// The client for calls to this model's server.
+    pub fn for_model(&self, cfg: &ModelConfig) -> &reqwest::Client {
+        if cfg.is_loopback() {
+            &self.direct
+        } else {
+            &self.proxied
         }
     }
 }
@@ -114,6 +147,9 @@ pub fn redirect_error(model: &str, resp: &reqwest::Response, scrub: impl Fn(&str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::llm::ProviderKind;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
 
     #[test]
     fn origins_compare_scheme_host_and_port() {
@@ -127,6 +163,42 @@ mod tests {
         assert!(!same_origin("https://user@evil.example/", base));
         assert!(!same_origin("not a url", base));
         assert!(!same_origin("data:text/plain,x", "data:text/plain,x"), "opaque origins never match");
+    }
+
+    /// A listener that answers every connection with an empty 200 and counts connections.
+    async fn counting_listener() -> (std::net::SocketAddr, Arc<AtomicUsize>) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = l.local_addr().unwrap();
+        let n = Arc::new(AtomicUsize::new(0));
+        let count = n.clone();
+        tokio::spawn(async move {
+            while let Ok((mut s, _)) = l.accept().await {
+                count.fetch_add(1, Ordering::SeqCst);
+                tokio::spawn(async move {
+                    let mut buf = [0u8; 4096];
+                    let _ = s.read(&mut buf).await;
+                    let _ = s.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n").await;
+                });
+            }
+        });
+        (addr, n)
+    }
+
+    #[tokio::test]
+    async fn loopback_model_servers_are_called_without_the_proxy() {
+        let (proxy, via_proxy) = counting_listener().await;
+        let (server, direct) = counting_listener().await;
+        let clients =
+            Clients::new(|| reqwest::Client::builder().proxy(reqwest::Proxy::all(format!("http://{proxy}")).unwrap()));
+        let local = ModelConfig::new("m", ProviderKind::OpenAiCompatible, "x", &format!("http://{server}/v1"));
+        let remote = ModelConfig::new("r", ProviderKind::OpenAi, "x", "https://api.openai.com/v1");
+        let url = format!("http://{server}/v1/models");
+        clients.for_model(&local).get(&url).send().await.unwrap();
+        assert_eq!((direct.load(Ordering::SeqCst), via_proxy.load(Ordering::SeqCst)), (1, 0));
+        // The other client does use the proxy (so the listener above would have seen a leak).
+        clients.for_model(&remote).get(&url).send().await.unwrap();
+        assert_eq!(via_proxy.load(Ordering::SeqCst), 1);
     }
 
     #[test]

@@ -30,6 +30,7 @@ use tokio_util::sync::CancellationToken;
 use super::accounting::CallContext;
 use super::client::ModelHandle;
 use super::error::LlmError;
+use super::origin::Clients;
 use super::types::ChatRequest;
 use crate::store::Store;
 use provider::{Line, Outcome};
@@ -122,7 +123,7 @@ struct Queue {
 }
 
 struct Inner {
-    http: reqwest::Client,
+    http: Clients,
     store: Store,
     settings: BatchSettings,
     /// Calls waiting for a request's answer, by cache key.
@@ -145,7 +146,7 @@ pub struct Batcher {
 }
 
 impl Batcher {
-    pub fn new(http: reqwest::Client, store: Store, settings: BatchSettings) -> Batcher {
+    pub fn new(http: Clients, store: Store, settings: BatchSettings) -> Batcher {
         Batcher {
             inner: Arc::new(Inner {
                 http,
@@ -340,7 +341,7 @@ impl Inner {
         let mut attempt = 0;
         let submitted = loop {
             attempt += 1;
-            match provider::submit(&self.http, m, &lines).await {
+            match provider::submit(self.http.for_model(&m.cfg), m, &lines).await {
                 Err(e) if e.is_transient() && attempt < 3 => {
                     tracing::warn!(model = %m.cfg.name, batch = %batch_id, error = %m.scrub_text(&e.to_string()), "sending a batch failed; trying again");
                     tokio::time::sleep(Duration::from_secs(attempt)).await;
@@ -398,7 +399,7 @@ impl Inner {
         };
         loop {
             tokio::time::sleep(self.settings.poll).await;
-            let polled = match provider::poll(&self.http, m, pid).await {
+            let polled = match provider::poll(self.http.for_model(&m.cfg), m, pid).await {
                 Ok(p) => p,
                 Err(e) => {
                     errors += 1;
@@ -422,7 +423,7 @@ impl Inner {
             if !polled.ended {
                 continue;
             }
-            let outcomes = match provider::results(&self.http, m, &polled, &order).await {
+            let outcomes = match provider::results(self.http.for_model(&m.cfg), m, &polled, &order).await {
                 Ok(o) => o,
                 Err(e) => {
                     let why = m.scrub_text(&e.to_string());
