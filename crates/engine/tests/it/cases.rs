@@ -226,7 +226,8 @@ fn a_dataset_export_refuses_linked_folders() {
     let (dir, e) = store_with_a_con_card();
     let elsewhere = dir.path().join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
-    let setups: [(&str, fn(&std::path::Path, &std::path::Path)); 3] = [
+    type Setup = fn(&std::path::Path, &std::path::Path);
+    let setups: [(&str, Setup); 3] = [
         ("the folder itself", |out, target| std::os::unix::fs::symlink(target, out).unwrap()),
         ("data", |out, target| {
             std::fs::create_dir_all(out).unwrap();

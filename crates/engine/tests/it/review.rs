@@ -996,7 +996,8 @@ fn a_merged_answers_file_obeys_the_limits_and_dates_of_the_live_path() {
         pack::seal(f2).unwrap()
     };
     let item = f.answers[1].item_no;
-    let cases: Vec<(&str, Box<dyn Fn(&mut pack::ReviewPackFile)>, String)> = vec![
+    type Edit = Box<dyn Fn(&mut pack::ReviewPackFile)>;
+    let cases: Vec<(&str, Edit, String)> = vec![
         (
             "long comment",
             Box::new(|f| f.answers[1].parts.comment = Some("x".repeat(2_000_000))),
