@@ -26,10 +26,14 @@ pub struct AnchorRecord {
     pub fallback_id: String,
 }
 
+/// The base of a file name (no folder, no extension) made to follow the id rule
+/// (`util::ids::check_id`): any character but `A-Z a-z 0-9 . _ -` becomes `_` (so `Übelkeit`
+/// becomes `_belkeit`). A leading dot is kept: the callers decide about hidden files.
 fn stem(name: &str) -> String {
     let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
     let s = base.rsplit_once('.').map(|(a, _)| a).unwrap_or(base);
-    let cleaned: String = s.chars().map(|c| if c.is_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
+    let cleaned: String =
+        s.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
     if cleaned.is_empty() {
         "anchor".into()
     } else {
@@ -109,7 +113,7 @@ pub fn parse_jsonl(file: &str, text: &str) -> Result<Vec<AnchorRecord>, ApiError
             language: opt_str(obj.get("language"), "language", &loc, &mut problems),
             clause_id: opt_str(obj.get("clause_id"), "clause_id", &loc, &mut problems),
             text,
-            fallback_id: format!("{}_{}", stem(file), i + 1),
+            fallback_id: format!("{}_{}", stem(file).trim_start_matches('.'), i + 1),
             location: loc,
         });
     }
@@ -158,7 +162,7 @@ pub fn parse_csv(file: &str, text: &str) -> Result<Vec<AnchorRecord>, ApiError> 
             source: get(source_col),
             language: get(lang_col),
             clause_id: get(clause_col),
-            fallback_id: format!("{}_{}", stem(file), row),
+            fallback_id: format!("{}_{}", stem(file).trim_start_matches('.'), row),
             location: loc,
         });
     }
@@ -174,6 +178,17 @@ pub fn parse_csv(file: &str, text: &str) -> Result<Vec<AnchorRecord>, ApiError> 
 pub fn parse_txt(file: &str, text: &str) -> Result<Vec<AnchorRecord>, ApiError> {
     let text = &text.replace("\r\n", "\n");
     let mut problems = Vec::new();
+    let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    if base.starts_with('.') {
+        // The file name becomes the anchor id, and ids never start with a dot. A hidden file is
+        // refused rather than skipped, so that no report in the folder is left out unnoticed.
+        let visible = base.trim_start_matches('.');
+        problems.push(format!(
+            "{file}: the file name starts with a dot (a hidden file), and a .txt file's name becomes the anchor id, which \
+             may not start with a dot; rename it (for example to \"{}\") or move it out of the folder",
+            if visible.is_empty() { "report.txt" } else { visible }
+        ));
+    }
     check_text(text, file, &mut problems);
     if !problems.is_empty() {
         return Err(problem(&problems, file));

@@ -176,8 +176,20 @@ pub fn seed_builtin_anchors(store: &Store) -> ApiResult<()> {
     })
 }
 
-fn valid_id(id: &str) -> bool {
-    !id.is_empty() && id.len() <= 200 && !id.chars().any(|c| c.is_control())
+/// An anchor id checked against the rule every id in the engine follows (`util::ids::check_id`),
+/// as a sentence.
+fn check_anchor_id(id: &str) -> Result<(), String> {
+    crate::util::ids::check_id("anchor id", id).map_err(|e| e.to_string())
+}
+
+/// The id rule's refusal as an error for an id given to an API.
+fn refused_anchor_id(why: String) -> ApiError {
+    let mut chars = why.chars();
+    let sentence = match chars.next() {
+        Some(first) => format!("{}{}.", first.to_uppercase(), chars.as_str()),
+        None => why,
+    };
+    ApiError::invalid(sentence)
 }
 
 impl Engine {
@@ -234,8 +246,8 @@ impl Engine {
         self.store().with_conn(|c| -> ApiResult<()> {
             for r in records {
                 let id = r.anchor_id.clone().unwrap_or_else(|| r.fallback_id.clone());
-                if !valid_id(&id) {
-                    problems.push(format!("{}: \"{id}\" cannot be used as an anchor id (1–200 characters, no control characters)", r.location));
+                if let Err(why) = check_anchor_id(&id) {
+                    problems.push(format!("{}: {why}", r.location));
                     continue;
                 }
                 let clause = opts.clause_id.clone().or_else(|| r.clause_id.clone());
@@ -334,7 +346,10 @@ impl Engine {
         self.store().with_read(|c| repo::list(c, filter))
     }
 
+    /// One anchor. Every API that takes an anchor id comes through here (bucket, pre-sort and
+    /// translation lists), so an id that breaks the id rule is refused with the reason.
     pub fn anchors_show(&self, anchor_id: &str) -> ApiResult<Anchor> {
+        check_anchor_id(anchor_id).map_err(refused_anchor_id)?;
         self.store().with_conn(|c| repo::require(c, anchor_id))
     }
 
@@ -367,7 +382,13 @@ impl Engine {
     /// Cases already generated from them keep their `anchor_id` but no longer find the text.
     pub fn anchors_remove(&self, anchor_ids: &[String]) -> ApiResult<u32> {
         for id in anchor_ids {
-            self.anchors_show(id)?;
+            // An anchor stored by an older version under an id that breaks today's rule can still
+            // be removed; any other id must follow the rule.
+            let stored = self.store().with_conn(|c| repo::get(c, id))?.is_some();
+            if !stored {
+                check_anchor_id(id).map_err(refused_anchor_id)?;
+                self.anchors_show(id)?;
+            }
         }
         let mut n = 0;
         self.store().with_tx(|tx| -> ApiResult<()> {

@@ -91,6 +91,14 @@ pub fn load_docs(paths: &[PathBuf]) -> Result<(Vec<CardDoc>, Vec<LoadFailure>), 
     Ok((docs, failures))
 }
 
+/// The file name (without extension) an id gets in an export folder: letters, digits, '_' and '-'
+/// only, and never a name Windows keeps for a device (a card id "CON" becomes "_CON"). Card exports
+/// and dataset exports both name their files with it.
+pub fn export_file_stem(id: &str) -> String {
+    let plain: String = id.chars().map(|c| if c.is_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+    crate::util::file_names::portable_file_name(&plain)
+}
+
 /// Where an export goes: a folder of `<clause_id>/<card_id>.json` files or one JSONL file.
 pub fn export_docs(cards: &[(String, String, Value)], out: &Path) -> ApiResult<usize> {
     if is_jsonl(out) {
@@ -109,14 +117,7 @@ pub fn export_docs(cards: &[(String, String, Value)], out: &Path) -> ApiResult<u
             ));
         }
         for (clause_id, card_id, v) in cards {
-            // Letters, digits, '_' and '-' only, and never a name Windows keeps for a device
-            // (a card id "CON" becomes "_CON.json").
-            let safe = |s: &str| {
-                let plain: String =
-                    s.chars().map(|c| if c.is_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
-                crate::util::file_names::portable_file_name(&plain)
-            };
-            let path = out.join(safe(clause_id)).join(format!("{}.json", safe(card_id)));
+            let path = out.join(export_file_stem(clause_id)).join(format!("{}.json", export_file_stem(card_id)));
             write_atomic(&path, to_pretty(v).as_bytes())?;
         }
     }

@@ -6,9 +6,10 @@
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
+use crate::card::io::export_file_stem;
 use crate::case::repo::CaseFilter;
 use crate::case::{Case, CaseType};
 use crate::context::Engine;
@@ -46,6 +47,24 @@ pub struct DatasetExport {
     /// Card ids the cases name that are not in the store (listed in the README).
     pub missing_cards: Vec<String>,
     pub files: Vec<String>,
+}
+
+/// Refuse a dataset folder that is a symbolic link, or whose `data` or `cards` folder is one: the
+/// export would write wherever the link points, not into the folder that was chosen.
+fn refuse_linked_folders(dir: &Path) -> ApiResult<()> {
+    for (path, what) in
+        [(dir.to_path_buf(), "The dataset folder"), (dir.join("data"), "The folder"), (dir.join("cards"), "The folder")]
+    {
+        let linked = std::fs::symlink_metadata(&path).map(|m| m.file_type().is_symlink()).unwrap_or(false);
+        if linked {
+            return Err(ApiError::invalid(format!(
+                "{what} {} is a link to another place, so the export would write there instead of into the folder you \
+                 chose. Nothing was written. Remove the link, or export to a new folder.",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// A YAML string scalar, always quoted.
@@ -92,16 +111,19 @@ impl Engine {
         if cases.is_empty() {
             return Err(ApiError::invalid("No case matches, so there is nothing to export."));
         }
+        refuse_linked_folders(dir)?;
         for sub in ["data", "cards"] {
             std::fs::create_dir_all(dir.join(sub)).map_err(|e| {
                 ApiError::invalid(format!("The folder {} could not be created: {e}", dir.join(sub).display()))
             })?;
         }
+        // Again now that the folders exist: one may have been put there in between.
+        refuse_linked_folders(dir)?;
         let mut files = Vec::new();
         let mut counts = IndexMap::new();
         for (t, name) in SPLITS {
             let part: Vec<Case> = cases.iter().filter(|c| c.case_type == t).cloned().collect();
-            let rel = format!("data/{name}.jsonl");
+            let rel = format!("data/{}.jsonl", export_file_stem(name));
             crate::case::io::write_cases(&dir.join(&rel), &part)?;
             counts.insert(name.to_string(), part.len());
             files.push(rel);
@@ -112,11 +134,21 @@ impl Engine {
         card_ids.dedup();
         let mut missing_cards = Vec::new();
         let mut written = 0;
+        // File names already used, compared as Windows and macOS do (ignoring case): two ids that
+        // make the same name ("a.b" and "a_b") get "-2", "-3"… rather than overwrite each other.
+        let mut taken: HashSet<String> = HashSet::new();
         for id in &card_ids {
             match self.cards_show(id, None) {
                 Ok(d) => {
                     crate::util::ids::check_id("card", id).map_err(|e| ApiError::invalid(e.to_string()))?;
-                    let rel = format!("cards/{id}.json");
+                    let stem = export_file_stem(id);
+                    let mut name = stem.clone();
+                    let mut n = 1;
+                    while !taken.insert(name.to_lowercase()) {
+                        n += 1;
+                        name = format!("{stem}-{n}");
+                    }
+                    let rel = format!("cards/{name}.json");
                     write_atomic(&dir.join(&rel), crate::card::to_pretty(&d.card).as_bytes())?;
                     files.push(rel);
                     written += 1;

@@ -20,6 +20,9 @@ use crate::error::{ApiError, ApiResult, ErrorCode};
 pub const MAX_TIME_REPORT_SECS: f64 = 900.0;
 /// The longest comment accepted.
 pub const MAX_COMMENT_CHARS: usize = 20_000;
+/// How far ahead of this computer's clock a time in an answers file may be (the reviewer's
+/// computer may run a little fast): ten minutes.
+pub const MAX_CLOCK_AHEAD_SECS: i64 = 600;
 
 /// The parts of an answer that every form of it shares, each with the time it was given: the
 /// one core of an answer. The stored row (`repo::AnswerRow`) and the API view
@@ -151,18 +154,24 @@ pub fn blind_locked(item_no: u32) -> ApiError {
     )
 }
 
+/// The comment's length limit, the same for an answer given here and one that arrives in a file.
+fn check_comment(comment: &str) -> ApiResult<()> {
+    if comment.trim().chars().count() > MAX_COMMENT_CHARS {
+        return Err(ApiError::new(
+            ErrorCode::ValidationFailed,
+            format!("The comment is longer than {MAX_COMMENT_CHARS} characters; please shorten it."),
+        ));
+    }
+    Ok(())
+}
+
 /// Apply a patch to an answer. All checks run first, so a refused patch changes nothing.
 pub fn apply(cur: &AnswerRecord, patch: &ReviewAnswerPatch, item_no: u32, now: &str) -> ApiResult<Applied> {
     check_rating("Realism", patch.realism)?;
     check_rating("Plausibility", patch.plausibility)?;
     let comment = patch.comment.as_ref().map(|c| c.trim().to_string());
     if let Some(c) = &comment {
-        if c.chars().count() > MAX_COMMENT_CHARS {
-            return Err(ApiError::new(
-                ErrorCode::ValidationFailed,
-                format!("The comment is longer than {MAX_COMMENT_CHARS} characters; please shorten it."),
-            ));
-        }
+        check_comment(c)?;
     }
     if let Some(t) = patch.add_time_secs {
         if !t.is_finite() || t < 0.0 {
@@ -375,11 +384,22 @@ pub fn merge(local: &AnswerRecord, incoming: &AnswerRecord, item_no: u32) -> Mer
     Merged { record: r, changed, kept }
 }
 
-/// Check an answer that arrives in a file before it is merged: values on the scales, and a
-/// consistent order (an agree mark needs a reveal, a reveal needs a blind verdict).
+/// Check an answer that arrives in a file before it is merged, with the rules an answer given
+/// here obeys: values on the scales, the comment's length, a consistent order (an agree mark needs
+/// a reveal, a reveal needs a blind verdict), and every part's time a real date and time that is
+/// not later than now (allowing the other computer's clock [`MAX_CLOCK_AHEAD_SECS`] ahead).
 pub fn validate_incoming(a: &AnswerRecord, item_no: u32) -> ApiResult<()> {
-    check_rating("Realism", a.realism).map_err(|e| located(e, item_no))?;
-    check_rating("Plausibility", a.plausibility).map_err(|e| located(e, item_no))?;
+    validate_incoming_at(a, item_no, chrono::Utc::now())
+}
+
+/// [`validate_incoming`] against a given "now".
+pub fn validate_incoming_at(a: &AnswerRecord, item_no: u32, now: chrono::DateTime<chrono::Utc>) -> ApiResult<()> {
+    let located = |e: ApiError| ApiError::new(e.code, format!("Item {item_no}: {} Nothing was merged.", e.message));
+    check_rating("Realism", a.realism).map_err(located)?;
+    check_rating("Plausibility", a.plausibility).map_err(located)?;
+    if let Some(c) = &a.comment {
+        check_comment(c).map_err(located)?;
+    }
     let bad = |what: &str| {
         ApiError::new(
             ErrorCode::ValidationFailed,
@@ -409,7 +429,43 @@ pub fn validate_incoming(a: &AnswerRecord, item_no: u32) -> ApiResult<()> {
             return Err(bad(&format!("the {name} has no time")));
         }
     }
+    let latest = now + chrono::Duration::seconds(MAX_CLOCK_AHEAD_SECS);
+    for (at, name) in [
+        (&a.realism_at, "realism"),
+        (&a.plausibility_at, "plausibility"),
+        (&a.blind_verdict_at, "blind verdict"),
+        (&a.revealed_at, "reveal"),
+        (&a.agree_at, "agree mark"),
+        (&a.comment_at, "comment"),
+        (&a.rationale_at, "rationale task"),
+        (&a.time_spent_at, "time spent"),
+    ] {
+        let Some(at) = at else { continue };
+        let Ok(when) = chrono::DateTime::parse_from_rfc3339(at) else {
+            return Err(bad(&format!("the time of the {name}, \"{}\", is not a date and time", shorten(at))));
+        };
+        if when > latest {
+            return Err(ApiError::new(
+                ErrorCode::ValidationFailed,
+                format!(
+                    "The answer to item {item_no} has its {name} dated {at}, which is later than the clock of this computer \
+                     ({}); nothing was merged. Check the date and time on the reviewer's computer, then export the answers again.",
+                    now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                ),
+            ));
+        }
+    }
     Ok(())
+}
+
+/// A value from a file short enough to quote in a message.
+fn shorten(s: &str) -> String {
+    const MAX: usize = 40;
+    if s.chars().count() <= MAX {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(MAX).collect::<String>())
+    }
 }
 
 /// An answer that arrives in a file must have its blind verdict dated no later than the reveal:
@@ -432,10 +488,6 @@ pub fn check_blind_before_reveal(a: &AnswerRecord, case_id: &str, item_no: u32) 
         (Some(_), Some(_)) => Ok(()),
         _ => Err(refuse("has a blind verdict or reveal time that is not a date and time".to_string())),
     }
-}
-
-fn located(e: ApiError, item_no: u32) -> ApiError {
-    ApiError::new(e.code, format!("Item {item_no}: {}", e.message))
 }
 
 #[cfg(test)]
@@ -699,5 +751,79 @@ mod tests {
         let mut c = given();
         c.revealed_at = None;
         assert!(validate_incoming(&c, 1).is_err());
+    }
+
+    /// The rules of the live answer path hold for answers that arrive in a file, each refusal a
+    /// plain sentence naming the item.
+    #[test]
+    fn incoming_answers_obey_the_live_limits_and_dates() {
+        let now = chrono::DateTime::parse_from_rfc3339("2026-01-02T00:00:00Z").unwrap().with_timezone(&chrono::Utc);
+        let check = |a: &AnswerRecord| validate_incoming_at(a, 3, now);
+        assert!(check(&given()).is_ok());
+
+        let mut long = given();
+        long.comment = Some("x".repeat(2_000_000));
+        long.comment_at = Some("2026-01-01T10:04:00.000Z".into());
+        let e = check(&long).unwrap_err();
+        assert_eq!(e.code, ErrorCode::ValidationFailed);
+        assert_eq!(
+            e.message,
+            "Item 3: The comment is longer than 20000 characters; please shorten it. Nothing was merged."
+        );
+        // The same limit as a comment typed here: exactly the limit passes, one more does not.
+        long.comment = Some("x".repeat(MAX_COMMENT_CHARS));
+        assert!(check(&long).is_ok());
+        let live = ReviewAnswerPatch { comment: Some("x".repeat(MAX_COMMENT_CHARS + 1)), ..patch() };
+        let live_message = apply(&given(), &live, 3, "t").unwrap_err().message;
+        assert_eq!(format!("Item 3: {live_message} Nothing was merged."), e.message);
+
+        for (name, set) in [
+            ("realism", (|a: &mut AnswerRecord, t: &str| a.realism_at = Some(t.into())) as fn(&mut AnswerRecord, &str)),
+            ("blind verdict", |a, t| a.blind_verdict_at = Some(t.into())),
+            ("reveal", |a, t| a.revealed_at = Some(t.into())),
+            ("agree mark", |a, t| a.agree_at = Some(t.into())),
+            ("comment", |a, t| {
+                a.comment = Some("ok".into());
+                a.comment_at = Some(t.into())
+            }),
+            ("time spent", |a, t| a.time_spent_at = Some(t.into())),
+        ] {
+            let mut future = given();
+            set(&mut future, "2099-01-01T00:00:00.000Z");
+            let e = check(&future).unwrap_err();
+            assert!(e.message.contains(&format!("has its {name} dated 2099-01-01T00:00:00.000Z")), "{}", e.message);
+            assert!(
+                e.message.contains("later than the clock of this computer (2026-01-02T00:00:00Z)"),
+                "{}",
+                e.message
+            );
+            assert!(e.message.contains("Check the date and time on the reviewer's computer"), "{}", e.message);
+
+            let mut not_a_date = given();
+            set(&mut not_a_date, "yesterday-ish");
+            let e = check(&not_a_date).unwrap_err();
+            assert_eq!(
+                e.message,
+                format!(
+                    "The answer to item 3 is inconsistent (the time of the {name}, \"yesterday-ish\", is not a date and time); \
+                     nothing was merged."
+                )
+            );
+        }
+        // A clock a few minutes fast is accepted; more than ten minutes is not.
+        let mut fast = given();
+        fast.comment = Some("ok".into());
+        fast.comment_at = Some("2026-01-02T00:09:59Z".into());
+        assert!(check(&fast).is_ok());
+        fast.comment_at = Some("2026-01-02T00:10:01Z".into());
+        assert!(check(&fast).is_err());
+        // Ratings off the scale, as the live path refuses them.
+        let mut off = given();
+        off.plausibility = Some(0);
+        off.plausibility_at = Some("2026-01-01T10:00:00.000Z".into());
+        assert_eq!(
+            check(&off).unwrap_err().message,
+            "Item 3: Plausibility is rated from 1 to 5; 0 is not on the scale. Nothing was merged."
+        );
     }
 }

@@ -6,15 +6,12 @@ use std::collections::HashMap;
 use super::repo::{AnswerRow, ItemRow};
 use super::{Fraction, MeanSd, ReviewAnswerRow, ReviewExportFormat, ReviewStats, StatValue};
 use crate::error::{ApiError, ApiResult};
-use crate::util::csv_text::{csv_string, formula_safe};
+use crate::util::csv_text::csv_string;
 use crate::util::latex::latex_escape;
 use crate::util::markdown::markdown_text as md;
 
 /// The questions of the long format, in the order rows are written.
 pub const QUESTIONS: [&str; 6] = ["realism", "plausibility", "blind_verdict", "agree", "comment", "time_spent_secs"];
-
-/// Questions whose answers are numbers (written to CSV as they are, so a spreadsheet reads numbers).
-const NUMERIC_QUESTIONS: [&str; 3] = ["realism", "plausibility", "time_spent_secs"];
 
 /// The question of the rationale task's rows (one per condition of an answered task).
 pub const RATIONALE_QUESTION: &str = "rationale_condition";
@@ -98,23 +95,20 @@ pub fn to_text(rows: &[ReviewAnswerRow], format: ReviewExportFormat) -> ApiResul
             Ok(s)
         }
         ReviewExportFormat::Csv => {
-            // Text cells go through `formula_safe`; `item_no` is a number and stays as written. The
-            // answer column holds numbers for the rating and time questions and text for the rest.
-            let text = |s: &str| formula_safe(s).into_owned();
+            // `csv_string` guards every cell against formulas; plain numbers (ratings, seconds,
+            // `item_no`) stay numbers.
             let records = rows.iter().map(|r| {
-                let answer =
-                    if NUMERIC_QUESTIONS.contains(&r.question.as_str()) { r.answer.clone() } else { text(&r.answer) };
                 [
-                    text(&r.session_id),
-                    text(&r.reviewer),
-                    text(&r.case_id),
-                    text(&r.case_type),
+                    r.session_id.clone(),
+                    r.reviewer.clone(),
+                    r.case_id.clone(),
+                    r.case_type.clone(),
                     r.item_no.to_string(),
-                    text(&r.question),
-                    answer,
-                    text(&r.answered_at),
-                    text(&r.expected_verdict),
-                    text(r.condition.as_deref().unwrap_or_default()),
+                    r.question.clone(),
+                    r.answer.clone(),
+                    r.answered_at.clone(),
+                    r.expected_verdict.clone(),
+                    r.condition.clone().unwrap_or_default(),
                     match r.judge_established {
                         Some(true) => "yes".to_string(),
                         Some(false) => "no".to_string(),

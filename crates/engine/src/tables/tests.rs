@@ -277,3 +277,43 @@ fn write_report_files_writes_everything() {
         .unwrap_or(0);
     assert_eq!(leftovers, 0);
 }
+
+/// Model names that a spreadsheet would run as formulas, one per model.
+const HOSTILE_NAMES: [&str; 6] =
+    ["=HYPERLINK(\"http://x\",\"y\")", "+1+2", "-2+3", "@SUM(A1)", "\tleading tab", "\rleading cr"];
+
+/// Every cell of a CSV text, header included.
+fn csv_cells(text: &str) -> Vec<String> {
+    let mut rd = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(text.as_bytes());
+    rd.records()
+        .flat_map(|r| r.unwrap_or_else(|e| panic!("{e}")).iter().map(str::to_string).collect::<Vec<_>>())
+        .collect()
+}
+
+/// A cell a spreadsheet would read as a formula (plain numbers such as `-0.5` are not).
+fn runs_as_formula(cell: &str) -> bool {
+    cell.starts_with(['=', '+', '-', '@', '\t', '\r']) && cell.parse::<f64>().is_err()
+}
+
+#[test]
+fn every_report_csv_guards_model_names_that_look_like_formulas() {
+    let mut r = report(HOSTILE_NAMES.len(), false);
+    for (m, name) in r.models.iter_mut().zip(HOSTILE_NAMES) {
+        m.model = name.to_string();
+    }
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
+    let files = crate::export::write_report_files(&r, &pack(), dir.path()).unwrap_or_else(|e| panic!("{e}"));
+    let csvs: Vec<_> = files.iter().filter(|f| f.extension().is_some_and(|x| x == "csv")).collect();
+    assert_eq!(csvs.len(), 9, "{csvs:?}");
+    for f in csvs {
+        let text = std::fs::read_to_string(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let cells = csv_cells(&text);
+        let bad: Vec<&String> = cells.iter().filter(|c| runs_as_formula(c)).collect();
+        assert!(bad.is_empty(), "{}: {bad:?}", f.display());
+        // Every file names the models somewhere (as a row or as a column) and each name is guarded.
+        for name in HOSTILE_NAMES {
+            let guarded = format!("'{name}");
+            assert!(cells.iter().any(|c| c.starts_with(&guarded)), "{}: {name:?} not found guarded", f.display());
+        }
+    }
+}

@@ -279,3 +279,65 @@ async fn presort_and_translation_through_a_model() {
         .unwrap_err();
     assert!(again.message.contains("No anchor needs"));
 }
+
+/// Anchor ids follow the id rule of every other id: `../x`, `a/b` and `.hidden` are refused in a
+/// JSONL or CSV file (with the reason and line, nothing imported), a `.txt` file whose name starts
+/// with a dot is refused with a sentence saying how to rename it, a file name with other letters
+/// gives an id of the allowed characters, and the APIs that take an anchor id refuse such ids.
+#[test]
+fn anchor_ids_follow_the_engine_id_rule_on_import_and_in_every_api() {
+    let (dir, e) = temp_engine();
+    let before = count(&e, AnchorFilter::default());
+    let jsonl: String = ["../x", "a/b", ".hidden", "ok-1"]
+        .iter()
+        .enumerate()
+        .map(|(i, id)| json!({"anchor_id": id, "text": format!("Report number {i} about a fall.")}).to_string() + "\n")
+        .collect();
+    let err = e.anchors_import(&write(dir.path(), "ids.jsonl", &jsonl), &AnchorImportOptions::default()).unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidInput);
+    assert!(err.message.contains("3 problem(s) found, so no anchor was imported"), "{}", err.message);
+    let detail = err.detail.clone().unwrap_or_default();
+    assert!(detail.contains("ids.jsonl:1: the anchor id \"../x\" contains a path separator ('/')"), "{detail}");
+    assert!(detail.contains("ids.jsonl:2: the anchor id \"a/b\" contains a path separator ('/')"), "{detail}");
+    assert!(
+        detail.contains("ids.jsonl:3: the anchor id \".hidden\" starts with a dot, which is not allowed"),
+        "{detail}"
+    );
+
+    let csv = "anchor_id,text\na\\b,\"A report, with a comma\"\n";
+    let err = e.anchors_import(&write(dir.path(), "ids.csv", csv), &AnchorImportOptions::default()).unwrap_err();
+    assert!(err.message.contains("the anchor id \"a\\b\" contains a path separator ('\\')"), "{}", err.message);
+
+    let folder = dir.path().join("reports");
+    write(&folder, "fine.txt", "A visitor slipped on a wet floor in the lobby.");
+    write(&folder, ".hidden.txt", "A hidden report about a burn.");
+    let err = e.anchors_import(&folder, &AnchorImportOptions::default()).unwrap_err();
+    assert!(err.message.contains(".hidden.txt: the file name starts with a dot (a hidden file)"), "{}", err.message);
+    assert!(
+        err.message.contains("rename it (for example to \"hidden.txt\") or move it out of the folder"),
+        "{}",
+        err.message
+    );
+    let err =
+        e.anchors_import_text(".hidden.txt", "Uploaded hidden report.", &AnchorImportOptions::default()).unwrap_err();
+    assert!(err.message.contains("starts with a dot"), "{}", err.message);
+    assert_eq!(count(&e, AnchorFilter::default()), before, "nothing was imported");
+
+    // A file name in another alphabet gives an id of the allowed characters.
+    let r = e
+        .anchors_import(&write(dir.path(), "Übelkeit nach Gabe.txt", "Nausea after the dose."), &Default::default())
+        .unwrap();
+    assert_eq!(r.added, vec!["_belkeit_nach_Gabe"]);
+
+    // Every API that takes an anchor id.
+    for bad in ["../x", "a/b", ".hidden"] {
+        let err = e.anchors_show(bad).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidInput, "{bad}");
+        assert!(err.message.starts_with(&format!("The anchor id \"{bad}\"")), "{}", err.message);
+        assert!(err.message.ends_with('.'), "{}", err.message);
+        assert_eq!(e.anchors_set_bucket(bad, None).unwrap_err().code, ErrorCode::InvalidInput, "{bad}");
+        assert_eq!(e.anchors_remove(&[bad.to_string()]).unwrap_err().code, ErrorCode::InvalidInput, "{bad}");
+    }
+    // A well-formed id that is not stored is still "not found".
+    assert_eq!(e.anchors_show("no-such-anchor").unwrap_err().code, ErrorCode::NotFound);
+}

@@ -191,3 +191,60 @@ fn a_dataset_export_reads_back_as_the_same_cases_with_a_dataset_card() {
         .message
         .contains("nothing to export"));
 }
+
+/// A store whose one case names the card "CON" (a name Windows keeps for a device), with that card
+/// in the library.
+fn store_with_a_con_card() -> (tempfile::TempDir, psebench::api::Engine) {
+    let (dir, e) = temp_engine();
+    write(dir.path(), "in/CON.json", crate::common::pretty(&crate::common::card("CON")));
+    e.cards_import(&[dir.path().join("in")], "mn29", "tester").unwrap();
+    let mut c = case("con-case");
+    c["clause_card_id"] = json!("CON");
+    e.cases_import(&write(dir.path(), "c.jsonl", lines(&[c])), false, "imported").unwrap();
+    (dir, e)
+}
+
+/// The dataset export names card files as `cards export` does: the card "CON" is `_CON.json` in
+/// both, never `CON.json`, which Windows would treat as the console.
+#[test]
+fn a_dataset_export_names_card_files_as_the_card_export_does() {
+    let (dir, e) = store_with_a_con_card();
+    let out = dir.path().join("dataset");
+    let d = e.cases_export_dataset(&out, &CaseFilter::default()).unwrap();
+    assert!(d.files.contains(&"cards/_CON.json".to_string()), "{:?}", d.files);
+    assert!(out.join("cards/_CON.json").is_file());
+    assert!(!out.join("cards/CON.json").exists());
+    e.cards_export(&dir.path().join("cards-out"), &Default::default()).unwrap();
+    assert!(dir.path().join("cards-out/CareManagement_1_MedicationError/_CON.json").is_file());
+}
+
+/// A dataset folder that is a link, or whose `data` or `cards` folder is one, is refused with a
+/// plain sentence and nothing is written where the link points.
+#[cfg(unix)]
+#[test]
+fn a_dataset_export_refuses_linked_folders() {
+    let (dir, e) = store_with_a_con_card();
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    type Setup = fn(&std::path::Path, &std::path::Path);
+    let setups: [(&str, Setup); 3] = [
+        ("the folder itself", |out, target| std::os::unix::fs::symlink(target, out).unwrap()),
+        ("data", |out, target| {
+            std::fs::create_dir_all(out).unwrap();
+            std::os::unix::fs::symlink(target, out.join("data")).unwrap();
+        }),
+        ("cards", |out, target| {
+            std::fs::create_dir_all(out).unwrap();
+            std::os::unix::fs::symlink(target, out.join("cards")).unwrap();
+        }),
+    ];
+    for (k, (what, setup)) in setups.iter().enumerate() {
+        let out = dir.path().join(format!("dataset-{k}"));
+        setup(&out, &elsewhere);
+        let err = e.cases_export_dataset(&out, &CaseFilter::default()).unwrap_err();
+        assert_eq!(err.code.as_str(), "invalid_input", "{what}");
+        assert!(err.message.contains("is a link to another place"), "{what}: {}", err.message);
+        assert!(err.message.contains("Nothing was written"), "{what}: {}", err.message);
+        assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0, "{what}: nothing written through the link");
+    }
+}

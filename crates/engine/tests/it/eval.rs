@@ -586,3 +586,54 @@ async fn rejudging_a_run_replaces_missing_judgements_and_the_metrics_say_how_man
         .unwrap();
     assert_eq!(again.eligible, 0);
 }
+
+/// An imported run whose model is named like a spreadsheet formula: every table the app offers as
+/// a CSV download writes that name with a leading quote (and no cell of any table starts a
+/// formula); Markdown keeps the name as it is.
+#[test]
+fn table_downloads_guard_model_names_that_look_like_formulas() {
+    use psebench::api::results::TableFileRequest;
+    let dir = tempfile::tempdir().unwrap();
+    let e = Engine::open(&dir.path().join("s.db")).unwrap();
+    e.demo_load().unwrap();
+    let runs = e.demo_example_results().unwrap().run_ids;
+    let file = dir.path().join("t.jsonl");
+    e.eval_export(&runs[0], &file).unwrap();
+    let hostile = ["=HYPERLINK(\"http://x\",\"y\")", "+1+2", "-2+3", "@SUM(A1)", "\tx", "\rx"];
+    let mut imported = Vec::new();
+    for (k, name) in hostile.iter().enumerate() {
+        let text: String = std::fs::read_to_string(&file)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                v["model"] = json!(name);
+                v["run_id"] = json!(format!("hostile-{k}"));
+                v.to_string() + "\n"
+            })
+            .collect();
+        let f = dir.path().join(format!("h{k}.jsonl"));
+        std::fs::write(&f, text).unwrap();
+        imported.extend(e.eval_import(&f).unwrap());
+    }
+    let empty = psebench::metrics::MetricsReport { models: Vec::new(), paired_tests: Vec::new() };
+    let pack = psebench::policy::builtin_pack("mn29").unwrap();
+    let ids: Vec<String> = psebench::tables::all_tables(&empty, &pack).into_iter().map(|t| t.id).collect();
+    assert_eq!(ids.len(), 9);
+    for id in &ids {
+        let req = TableFileRequest { run_ids: imported.clone(), table: id.clone(), format: "csv".into() };
+        let d = e.results_table_file(&req).unwrap();
+        let text = String::from_utf8(d.bytes().unwrap()).unwrap();
+        let mut rd = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(text.as_bytes());
+        let cells: Vec<String> =
+            rd.records().flat_map(|r| r.unwrap().iter().map(str::to_string).collect::<Vec<_>>()).collect();
+        let formulas: Vec<&String> = cells
+            .iter()
+            .filter(|c| c.starts_with(['=', '+', '-', '@', '\t', '\r']) && c.parse::<f64>().is_err())
+            .collect();
+        assert!(formulas.is_empty(), "{id}: {formulas:?}");
+        for name in hostile {
+            assert!(cells.iter().any(|c| c.starts_with(&format!("'{name}"))), "{id}: {name:?} not found guarded");
+        }
+    }
+}

@@ -906,8 +906,10 @@ fn a_blind_verdict_dated_after_its_reveal_is_refused_with_the_case_named() {
     let key = pack::parse("p", &r.pack).unwrap().answers_key;
     let mut f2 = f.clone();
     let revealed = f2.answers[2].parts.revealed_at.clone().unwrap();
-    assert!(revealed.as_str() < "2999");
-    f2.answers[2].parts.blind_verdict_at = Some("2999-01-01T00:00:00.000Z".into());
+    // A second after the reveal: not in the future (that is refused on its own), but not blind.
+    let later = chrono::DateTime::parse_from_rfc3339(&revealed).unwrap() + chrono::Duration::seconds(1);
+    f2.answers[2].parts.blind_verdict_at =
+        Some(later.with_timezone(&chrono::Utc).to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
     psebench::review::signing::sign_answers(&mut f2, &key).unwrap();
     let e = r.owner.review_pack_merge_text("answers.json", &pack::seal(f2).unwrap()).unwrap_err();
     assert!(e.message.contains(&format!("\"{case}\"")), "{}", e.message);
@@ -975,4 +977,71 @@ fn hostile_text_is_escaped_in_every_export_and_reads_back() {
     assert!(heading.contains("\\|") && heading.contains("\\*x\\*"), "{heading}");
     assert!(!sum.latex.contains("50% "), "percent signs are escaped");
     assert!(sum.latex.contains("50\\%") && sum.latex.contains("\\&") && sum.latex.contains("\\$"));
+}
+
+/// An answers file signed with the pack's own key (as a determined reviewer could) is held to the
+/// rules of the live answer path: a comment over the length limit, a part dated in the future, a
+/// time that is not a date, a rating off the scale and a verdict that does not exist are each
+/// refused with a plain sentence, and nothing is merged.
+#[test]
+fn a_merged_answers_file_obeys_the_limits_and_dates_of_the_live_path() {
+    let r = pack_round();
+    let f = pack::parse("a", &r.answers).unwrap();
+    let sid = f.session_id.clone();
+    let key = pack::parse("p", &r.pack).unwrap().answers_key;
+    let forge = |edit: &dyn Fn(&mut pack::ReviewPackFile)| {
+        let mut f2 = f.clone();
+        edit(&mut f2);
+        psebench::review::signing::sign_answers(&mut f2, &key).unwrap();
+        pack::seal(f2).unwrap()
+    };
+    let item = f.answers[1].item_no;
+    type Edit = Box<dyn Fn(&mut pack::ReviewPackFile)>;
+    let cases: Vec<(&str, Edit, String)> = vec![
+        (
+            "long comment",
+            Box::new(|f| f.answers[1].parts.comment = Some("x".repeat(2_000_000))),
+            format!("Item {item}: The comment is longer than 20000 characters; please shorten it."),
+        ),
+        (
+            "comment dated 2099",
+            Box::new(|f| f.answers[1].parts.comment_at = Some("2099-01-01T00:00:00.000Z".into())),
+            format!("The answer to item {item} has its comment dated 2099-01-01T00:00:00.000Z, which is later than the clock"),
+        ),
+        (
+            "reveal dated 2099",
+            Box::new(|f| {
+                f.answers[1].parts.blind_verdict_at = Some("2098-01-01T00:00:00.000Z".into());
+                f.answers[1].parts.revealed_at = Some("2099-01-01T00:00:00.000Z".into());
+            }),
+            format!("The answer to item {item} has its blind verdict dated 2098-01-01T00:00:00.000Z"),
+        ),
+        (
+            "time that is not a date",
+            Box::new(|f| f.answers[1].parts.realism_at = Some("last Tuesday".into())),
+            format!(
+                "The answer to item {item} is inconsistent (the time of the realism, \"last Tuesday\", is not a date and time)"
+            ),
+        ),
+        (
+            "rating off the scale",
+            Box::new(|f| f.answers[1].parts.realism = Some(7)),
+            format!("Item {item}: Realism is rated from 1 to 5; 7 is not on the scale."),
+        ),
+    ];
+    for (what, edit, expected) in &cases {
+        let e = r.owner.review_pack_merge_text("answers.json", &forge(edit.as_ref())).unwrap_err();
+        assert_eq!(e.code, ErrorCode::ValidationFailed, "{what}");
+        assert!(e.message.starts_with(expected.as_str()), "{what}: {}", e.message);
+        assert!(e.message.to_lowercase().contains("nothing was merged"), "{what}: {}", e.message);
+    }
+    // A verdict that does not exist does not even read as an answers file.
+    let mut v: serde_json::Value = serde_json::from_str(&forge(&|_| {})).unwrap();
+    v["answers"][1]["blind_verdict"] = serde_json::json!("Maybe");
+    let e = r.owner.review_pack_merge_text("answers.json", &v.to_string()).unwrap_err();
+    assert!(e.message.contains("incomplete or damaged") && e.message.contains("Maybe"), "{}", e.message);
+    // Nothing of any refused file was merged; the untouched file still merges.
+    let rows = r.owner.review_export_rows(&sid).unwrap();
+    assert!(rows.iter().all(|row| !["realism", "comment"].contains(&row.question.as_str()) || row.answer.is_empty()));
+    assert_eq!(r.owner.review_pack_merge_text("answers.json", &r.answers).unwrap().items_changed, 6);
 }

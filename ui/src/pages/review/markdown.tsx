@@ -52,9 +52,15 @@ function findClosing(s: string, from: number, marker: string): number {
 /** Parse inline Markdown. Newlines inside a paragraph become spaces (two trailing spaces: a line break). */
 export function parseInline(src: string): Inline[] {
   const out: Inline[] = [];
+  // `text` is the current line's text since the last inline element, `done` the earlier lines of
+  // the same run of text: trailing spaces are only ever trimmed from the current line, so a long
+  // paragraph costs time in proportion to its length.
+  let done = "";
   let text = "";
   const flush = () => {
-    if (text) out.push({ t: "text", s: text });
+    const s = done + text;
+    if (s) out.push({ t: "text", s });
+    done = "";
     text = "";
   };
   let i = 0;
@@ -67,11 +73,12 @@ export function parseInline(src: string): Inline[] {
     }
     if (ch === "\n") {
       if (text.endsWith("  ")) {
-        text = text.replace(/ +$/, "");
+        text = trimSpacesEnd(text);
         flush();
         out.push({ t: "br" });
       } else {
-        text = text.replace(/ +$/, "") + " ";
+        done += trimSpacesEnd(text) + " ";
+        text = "";
       }
       i++;
       while (src[i] === " ") i++;
@@ -131,13 +138,42 @@ export function parseInline(src: string): Inline[] {
 
 // ---------------------------------------------------------------- blocks
 
-const RE_HEADING = /^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
+// Every pattern here matches in time linear in the line: no two neighbouring parts can take the
+// same characters (like `\s*#*\s*$` or `\s*\|?\s*` did), so a failing match cannot try every way
+// of splitting a long run of spaces between them. Headings and table separators are read with
+// small functions instead of one regex.
+const RE_HEADING_OPEN = /^ {0,3}(#{1,6})(?=\s)/;
 const RE_UL = /^( *)([-*+])\s+(.*)$/;
 const RE_OL = /^( *)(\d{1,9})[.)]\s+(.*)$/;
 const RE_FENCE = /^ {0,3}(```|~~~)/;
 const RE_HR = /^ {0,3}([-*_])( *\1){2,}\s*$/;
 const RE_QUOTE = /^ {0,3}> ?(.*)$/;
-const RE_TABLE_SEP = /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
+const RE_SEP_CELL = /^:?-+:?$/;
+
+/** Text without trailing spaces (a loop: `/ +$/` is quadratic on a long run of inner spaces). */
+function trimSpacesEnd(s: string): string {
+  let end = s.length;
+  while (end > 0 && s[end - 1] === " ") end--;
+  return s.slice(0, end);
+}
+
+/** An ATX heading: up to three spaces, one to six `#`, white space, the text; closing `#`s dropped. */
+function matchHeading(line: string): { level: number; text: string } | null {
+  const open = RE_HEADING_OPEN.exec(line);
+  if (!open) return null;
+  const text = line.slice(open[0].length).trim();
+  let end = text.length;
+  while (end > 0 && text[end - 1] === "#") end--;
+  return { level: open[1].length, text: text.slice(0, end).trimEnd() };
+}
+
+/** A table's separator row: cells of dashes with optional colons, outer pipes optional. */
+function isTableSeparator(line: string): boolean {
+  let s = line.trim();
+  if (s.startsWith("|")) s = s.slice(1);
+  if (s.endsWith("|")) s = s.slice(0, -1);
+  return s.split("|").every((cell) => RE_SEP_CELL.test(cell.trim()));
+}
 
 function splitRow(line: string): string[] {
   let s = line.trim();
@@ -159,12 +195,12 @@ function splitRow(line: string): string[] {
 }
 
 function isTableStart(lines: string[], i: number): boolean {
-  return lines[i].includes("|") && i + 1 < lines.length && lines[i + 1].includes("-") && RE_TABLE_SEP.test(lines[i + 1]);
+  return lines[i].includes("|") && i + 1 < lines.length && lines[i + 1].includes("-") && isTableSeparator(lines[i + 1]);
 }
 
 function startsBlock(lines: string[], i: number): boolean {
   const l = lines[i];
-  return RE_HEADING.test(l) || RE_FENCE.test(l) || RE_HR.test(l) || RE_QUOTE.test(l) || RE_UL.test(l) || RE_OL.test(l) || isTableStart(lines, i);
+  return matchHeading(l) !== null || RE_FENCE.test(l) || RE_HR.test(l) || RE_QUOTE.test(l) || RE_UL.test(l) || RE_OL.test(l) || isTableStart(lines, i);
 }
 
 /** Parse Markdown text into blocks. */
@@ -191,9 +227,9 @@ function parseLines(lines: string[]): Block[] {
       blocks.push({ t: "code", s: body.join("\n") });
       continue;
     }
-    const h = line.match(RE_HEADING);
+    const h = matchHeading(line);
     if (h) {
-      blocks.push({ t: "h", level: h[1].length, c: parseInline(h[2]) });
+      blocks.push({ t: "h", level: h.level, c: parseInline(h.text) });
       i++;
       continue;
     }

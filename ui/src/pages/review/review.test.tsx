@@ -69,6 +69,50 @@ describe("markdown renderer", () => {
     expect((out.match(/<li>/g) ?? []).length).toBe(10);
     expect(out).toContain("<strong>If you review from a pack file:</strong>");
   });
+
+  it("renders hostile guidelines lines in linear time (no regex backtracking)", () => {
+    const spaces = " ".repeat(6000);
+    const dashes = "-".repeat(6000);
+    const hostile = [
+      `# a${spaces}b`,
+      `# a${spaces}#${spaces}b`,
+      `a | b\n|${dashes}x`,
+      `a | b\n|${spaces}-${spaces}x`,
+      `a | b\n|-${spaces}|${spaces}-${spaces}x`,
+      `a | b\n${"| - ".repeat(3000)}x`,
+      `- - -${spaces}x`,
+      `word${spaces}x\n`.repeat(20),
+    ];
+    for (const text of hostile) {
+      // The best of three, so that a busy test machine does not fail it; before the fix the first
+      // pattern alone took over 30 s each time.
+      let ms = Infinity;
+      for (let k = 0; k < 3 && ms >= 100; k++) {
+        const t0 = performance.now();
+        html(text);
+        ms = Math.min(ms, performance.now() - t0);
+      }
+      expect(ms, `${JSON.stringify(text.slice(0, 12))}… took ${ms.toFixed(0)} ms`).toBeLessThan(100);
+    }
+  });
+
+  it("keeps heading and table-separator rules: closing hashes, optional outer pipes, colons", () => {
+    expect(parseMarkdown("## Title ##  ")).toEqual([{ t: "h", level: 2, c: [{ t: "text", s: "Title" }] }]);
+    expect(parseMarkdown("   ### C#")[0]).toEqual({ t: "h", level: 3, c: [{ t: "text", s: "C" }] });
+    expect(parseMarkdown("#")[0].t).toBe("p");
+    expect(parseMarkdown("#no space")[0].t).toBe("p");
+    expect(parseMarkdown("####### seven")[0].t).toBe("p");
+    expect(parseMarkdown("    # four spaces")[0].t).toBe("p");
+    expect(parseMarkdown("# ###")).toEqual([{ t: "h", level: 1, c: [] }]);
+    for (const sep of ["---|---", "|:--|--:|", " | :-: | - ", "-"]) {
+      expect(parseMarkdown(`a | b\n${sep}\n1 | 2`)[0].t, sep).toBe("table");
+    }
+    for (const sep of ["|-||-|", "| - x |", "|", "| : |", "-- -"]) {
+      expect(parseMarkdown(`a | b\n${sep}`)[0].t, sep).toBe("p");
+    }
+    const t = parseMarkdown("a | b | c\n:-- | :-: | --:\n1 | 2 | 3")[0];
+    expect(t.t === "table" && t.align).toEqual(["left", "center", "right"]);
+  });
 });
 
 const VK: Record<string, ReviewVerdict> = { "1": "Reportable", "2": "Non-reportable", "3": "Missing information", "4": "Uncertain" };

@@ -27,7 +27,7 @@ use crate::context::Engine;
 use crate::error::{ApiError, ApiResult};
 use crate::jobs::{self, Progress, RunKind, RunStatus};
 use crate::llm::{CallContext, CancellationToken, ChatRequest, LlmError, Message, ModelHandle};
-use crate::util::csv_text::{csv_string, formula_safe};
+use crate::util::csv_text::csv_string;
 use repo::ResultRow;
 
 /// Tries a model gets to return a readable reply for one case.
@@ -720,16 +720,15 @@ impl Engine {
         }
         let mut records = vec![head];
         for row in &r.rows {
-            // Ids and free text alike go through the formula guard: an imported case id may start
-            // with "-".
-            let mut f: Vec<String> =
-                [&row.case_id, &row.label, &row.clause_id].into_iter().map(|t| formula_safe(t).into_owned()).collect();
+            // `csv_string` guards every cell (model names in the header included) against formulas:
+            // an imported case id may start with "-".
+            let mut f: Vec<String> = vec![row.case_id.clone(), row.label.clone(), row.clause_id.clone()];
             f.push(row.disputed.to_string());
             for m in &r.models {
                 match row.verdicts.get(m) {
                     Some(v) => f.extend([
                         v.verdict.clone().unwrap_or_else(|| "unreadable".into()),
-                        formula_safe(&v.clauses_met.join(" ")).into_owned(),
+                        v.clauses_met.join(" "),
                         v.open_question.to_string(),
                         v.agrees.to_string(),
                     ]),
