@@ -20,9 +20,10 @@ use crate::error::{ApiError, ApiResult, ErrorCode};
 pub const MAX_TIME_REPORT_SECS: f64 = 900.0;
 /// The longest comment accepted.
 pub const MAX_COMMENT_CHARS: usize = 20_000;
-/// How far ahead of this computer's clock a time in an answers file may be (the reviewer's
-/// computer may run a little fast): ten minutes.
-pub const MAX_CLOCK_AHEAD_SECS: i64 = 600;
+/// How far ahead of this computer's clock a time in an answers file may be: a day. The other
+/// computer's clock may be wrong by minutes, or by hours when its time zone is set wrongly; a
+/// day's margin accepts those and still refuses a date no answer can have (a year ahead, 2099).
+pub const MAX_CLOCK_AHEAD_SECS: i64 = 24 * 60 * 60;
 
 /// The parts of an answer that every form of it shares, each with the time it was given: the
 /// one core of an answer. The stored row (`repo::AnswerRow`) and the API view
@@ -387,7 +388,7 @@ pub fn merge(local: &AnswerRecord, incoming: &AnswerRecord, item_no: u32) -> Mer
 /// Check an answer that arrives in a file before it is merged, with the rules an answer given
 /// here obeys: values on the scales, the comment's length, a consistent order (an agree mark needs
 /// a reveal, a reveal needs a blind verdict), and every part's time a real date and time that is
-/// not later than now (allowing the other computer's clock [`MAX_CLOCK_AHEAD_SECS`] ahead).
+/// not later than now (allowing the other computer's clock [`MAX_CLOCK_AHEAD_SECS`] ahead), in UTC.
 pub fn validate_incoming(a: &AnswerRecord, item_no: u32) -> ApiResult<()> {
     validate_incoming_at(a, item_no, chrono::Utc::now())
 }
@@ -444,6 +445,11 @@ pub fn validate_incoming_at(a: &AnswerRecord, item_no: u32, now: chrono::DateTim
         let Ok(when) = chrono::DateTime::parse_from_rfc3339(at) else {
             return Err(bad(&format!("the time of the {name}, \"{}\", is not a date and time", shorten(at))));
         };
+        // The app writes every time in UTC (ending in `Z`), and answers are ordered by comparing
+        // those texts: a time with another offset would sort wrongly, so it is refused.
+        if !at.ends_with('Z') {
+            return Err(bad(&format!("the time of the {name}, \"{}\", is not in UTC (ending in Z)", shorten(at))));
+        }
         if when > latest {
             return Err(ApiError::new(
                 ErrorCode::ValidationFailed,
@@ -810,13 +816,16 @@ mod tests {
                 )
             );
         }
-        // A clock a few minutes fast is accepted; more than ten minutes is not.
+        // A clock hours fast (a wrong time zone) is accepted; more than a day is not.
         let mut fast = given();
         fast.comment = Some("ok".into());
-        fast.comment_at = Some("2026-01-02T00:09:59Z".into());
+        fast.comment_at = Some("2026-01-02T23:59:59Z".into());
         assert!(check(&fast).is_ok());
-        fast.comment_at = Some("2026-01-02T00:10:01Z".into());
+        fast.comment_at = Some("2026-01-03T00:00:01Z".into());
         assert!(check(&fast).is_err());
+        // A time with an offset other than Z would be ordered wrongly against the app's own.
+        fast.comment_at = Some("2026-01-01T12:00:00+05:00".into());
+        assert!(check(&fast).unwrap_err().message.contains("is not in UTC (ending in Z)"));
         // Ratings off the scale, as the live path refuses them.
         let mut off = given();
         off.plausibility = Some(0);

@@ -49,6 +49,25 @@ function findClosing(s: string, from: number, marker: string): number {
   return -1;
 }
 
+/**
+ * `findClosing` (and plain `indexOf` for markers that cannot be escaped) with a memory per
+ * marker: the reader only moves forward, so once a marker was found at `at` searching from
+ * `from`, every search from a place between the two finds the same one, and once a marker is
+ * missing from `from` on, it is missing from every later place. A text full of `[` or `*` with no
+ * partner therefore costs time in proportion to its length, not to its square.
+ */
+function closingFinder(src: string) {
+  const seen = new Map<string, { from: number; at: number }>();
+  return (from: number, marker: string, escapes: boolean): number => {
+    const key = (escapes ? "e" : "p") + marker;
+    const last = seen.get(key);
+    if (last && from >= last.from && (last.at === -1 || from <= last.at)) return last.at;
+    const at = escapes ? findClosing(src, from, marker) : src.indexOf(marker, from);
+    seen.set(key, { from, at });
+    return at;
+  };
+}
+
 /** Parse inline Markdown. Newlines inside a paragraph become spaces (two trailing spaces: a line break). */
 export function parseInline(src: string): Inline[] {
   const out: Inline[] = [];
@@ -63,6 +82,7 @@ export function parseInline(src: string): Inline[] {
     done = "";
     text = "";
   };
+  const closing = closingFinder(src);
   let i = 0;
   while (i < src.length) {
     const ch = src[i];
@@ -85,7 +105,7 @@ export function parseInline(src: string): Inline[] {
       continue;
     }
     if (ch === "`") {
-      const end = src.indexOf("`", i + 1);
+      const end = closing(i + 1, "`", false);
       if (end > i + 1) {
         flush();
         out.push({ t: "code", s: src.slice(i + 1, end) });
@@ -95,7 +115,7 @@ export function parseInline(src: string): Inline[] {
     }
     if ((ch === "*" || ch === "_") && src[i + 1] === ch) {
       const marker = ch + ch;
-      const end = findClosing(src, i + 2, marker);
+      const end = closing(i + 2, marker, true);
       if (end > i + 2 && src[i + 2] !== " ") {
         flush();
         out.push({ t: "strong", c: parseInline(src.slice(i + 2, end)) });
@@ -106,7 +126,7 @@ export function parseInline(src: string): Inline[] {
     if (ch === "*" || ch === "_") {
       const prev = i > 0 ? src[i - 1] : " ";
       const wordInside = ch === "_" && /[A-Za-z0-9]/.test(prev);
-      const end = findClosing(src, i + 1, ch);
+      const end = closing(i + 1, ch, true);
       if (!wordInside && end > i + 1 && src[i + 1] !== " " && src[end - 1] !== " " && !(ch === "_" && /[A-Za-z0-9]/.test(src[end + 1] ?? ""))) {
         flush();
         out.push({ t: "em", c: parseInline(src.slice(i + 1, end)) });
@@ -115,9 +135,9 @@ export function parseInline(src: string): Inline[] {
       }
     }
     if (ch === "[") {
-      const close = findClosing(src, i + 1, "]");
+      const close = closing(i + 1, "]", true);
       if (close > i && src[close + 1] === "(") {
-        const end = src.indexOf(")", close + 2);
+        const end = closing(close + 2, ")", false);
         if (end > close) {
           const label = src.slice(i + 1, close);
           const href = safeHref(src.slice(close + 2, end));

@@ -96,6 +96,21 @@ describe("markdown renderer", () => {
     }
   });
 
+  it("reads inline marks without partners in linear time (guidelines may hold 200,000 characters)", () => {
+    const n = 50_000;
+    const hostile = ["[".repeat(n), "[a](".repeat(n / 4), "[[[[".repeat(n / 4) + "]", "* a".repeat(n / 3), "_".repeat(n), "`".repeat(n), "** a".repeat(n / 4), "[x]".repeat(n / 3)];
+    for (const text of hostile) {
+      let ms = Infinity;
+      for (let k = 0; k < 3 && ms >= 100; k++) {
+        const t0 = performance.now();
+        html(text);
+        ms = Math.min(ms, performance.now() - t0);
+      }
+      // Before, each mark without a partner searched to the end of the text: seconds, not milliseconds.
+      expect(ms, `${JSON.stringify(text.slice(0, 12))}… took ${ms.toFixed(0)} ms`).toBeLessThan(100);
+    }
+  });
+
   it("keeps heading and table-separator rules: closing hashes, optional outer pipes, colons", () => {
     expect(parseMarkdown("## Title ##  ")).toEqual([{ t: "h", level: 2, c: [{ t: "text", s: "Title" }] }]);
     expect(parseMarkdown("   ### C#")[0]).toEqual({ t: "h", level: 3, c: [{ t: "text", s: "C" }] });
