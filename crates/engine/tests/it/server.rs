@@ -559,3 +559,54 @@ async fn owner_bodies_are_bounded_by_the_upload_limit() {
     assert!(reply.starts_with("HTTP/1.1 401"), "{reply}");
     served.stop().await;
 }
+
+/// The figures of RELIABILITY.md ("The servers under hostile clients"), without assertions so that
+/// it also runs against an older accept loop: the owner's and a reviewer's calls (each given 5 s)
+/// while 64 stalled readers are held, and how long until the server has closed all of them with a
+/// write timeout of 1 s and with the real one. Run with `--ignored --nocapture`.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement; it prints figures"]
+async fn measure_stall_attack() {
+    fn line(who: &str, calls: &[(Option<reqwest::StatusCode>, Duration)]) {
+        let ok = calls.iter().filter(|(s, _)| *s == Some(reqwest::StatusCode::OK)).count();
+        let ms: Vec<u128> = calls.iter().map(|(_, d)| d.as_millis()).collect();
+        println!("{who}: {ok} of {} calls answered 200 (each given 5 s); times in ms {ms:?}", calls.len());
+    }
+    let limits = Limits { write_stall: Duration::from_secs(120), ..Limits::default() };
+    let served = start_with(Engine::open_in_memory().unwrap(), None, limits.clone(), None, big_assets()).await;
+    let stalled = stall_the_server(served.addr).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let bearer = format!("Bearer {OWNER_KEY}");
+    line("owner", &timed_calls(served.addr, "store.info", ("authorization", &bearer), 10).await);
+    drop(stalled);
+    served.stop().await;
+    let (e, s, token) = review_store();
+    let served = start_with(e, Some(&s), limits, None, big_assets()).await;
+    let stalled = stall_the_server(served.addr).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    line("reviewer", &timed_calls(served.addr, "review.me", ("x-review-token", &token), 10).await);
+    drop(stalled);
+    served.stop().await;
+    for write_stall in [Duration::from_secs(1), psebench::server::limits::WRITE_STALL_TIMEOUT] {
+        let limits = Limits { write_stall, ..Limits::default() };
+        let served = start_with(Engine::open_in_memory().unwrap(), None, limits, None, big_assets()).await;
+        let t = std::time::Instant::now();
+        let stalled = stall_the_server(served.addr).await;
+        let ports: Vec<u16> = stalled.iter().map(|c| c.local_addr().unwrap().port()).collect();
+        loop {
+            let open = ports.iter().filter(|p| server_end_open(served.addr.port(), **p)).count();
+            if open == 0 || t.elapsed() > write_stall * 2 + Duration::from_secs(30) {
+                println!(
+                    "write timeout {} s: {open} of {STALLED} stalled connections open {} ms after connecting",
+                    write_stall.as_secs(),
+                    t.elapsed().as_millis()
+                );
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        drop(stalled);
+        served.stop().await;
+    }
+}
