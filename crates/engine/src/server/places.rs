@@ -148,13 +148,13 @@ pub(super) enum Proof {
     OwnerKey(OwnerToken),
     /// A review server: a reviewer link of the served review (`x-review-token`, Bearer, or the
     /// `/review/TOKEN` page), checked against the store.
-    ReviewerLink { engine: Engine, session: String },
+    ReviewerLink { engine: Box<Engine>, session: String },
 }
 
 impl Proof {
     pub(super) fn for_server(engine: &Engine, opts: &ServeOptions) -> Proof {
         match &opts.review_session {
-            Some(s) => Proof::ReviewerLink { engine: engine.clone(), session: s.clone() },
+            Some(s) => Proof::ReviewerLink { engine: Box::new(engine.clone()), session: s.clone() },
             None => Proof::OwnerKey(opts.owner_token.clone()),
         }
     }
