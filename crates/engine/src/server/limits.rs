@@ -1,10 +1,18 @@
-//! How much and how long the server reads: request body sizes, time limits and the connection
-//! cap. The values are named constants; `Limits` carries them so tests can shrink the times.
+//! How much and how long the server reads and writes: request body sizes, time limits, the
+//! write timeout and the connection places. The values are named constants; `Limits` carries them
+//! so tests can shrink them.
 //!
 //! Order of work for an API call: the headers arrive (within `header_read`), the caller is checked
 //! from the headers alone, and only then is the body read, up to the caller's size limit and
 //! within `body_read`. A body that is too large is refused from its declared length before any of
 //! it is read.
+//!
+//! Connection places (`places.rs`, `listener.rs`): 64 shared places, of which one address holds
+//! at most 32 (this computer counts as one address, and so does an IPv6 /64 network), and 16
+//! reserved places whose requests must carry the owner's key or a reviewer's valid link; a request
+//! without one there gets 503 and its connection is closed. A connection that finds no place at all
+//! gets 503 at once. At most 80 sockets are open; further connections wait in the operating
+//! system's queue. A client that stops reading its answers loses its place after `write_stall`.
 
 use axum::body::Body;
 use axum::extract::State;
@@ -45,10 +53,33 @@ pub const REVIEW_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// translating anchors): long, but still bounded. The event stream (`/api/events`) has none.
 pub const OWNER_REQUEST_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 
-/// Connections served at once. A browser opens about six per server; 64 serves several
-/// reviewers or tabs together. Further connections wait in the operating system's queue until
-/// one closes (they are not refused, and not accepted into memory either).
+/// Shared connection places, taken in order of arrival. A browser opens about six per server; 64
+/// serve several reviewers or tabs together.
 pub const MAX_CONNECTIONS: usize = 64;
+
+/// At most this many of the shared places go to one address, so that a few stalled connections
+/// from one computer cannot take them all. Every loopback address (127.0.0.0/8 and ::1) counts as
+/// one address, and an IPv6 address counts by its /64 network (one home or one computer usually has
+/// a whole /64).
+pub const PER_ADDRESS_CONNECTIONS: usize = MAX_CONNECTIONS / 2;
+
+/// Places kept for callers who prove who they are. A connection goes there when its address holds
+/// its share of the shared places or when all of them are taken. Each of its requests must carry
+/// the owner's key (owner's server: `Authorization: Bearer`, the cookie of the printed link, or the
+/// link itself) or a valid reviewer link of the served review (`x-review-token`, Bearer, or the
+/// `/review/TOKEN` page); otherwise it gets 503 and the connection is closed. On the owner's server
+/// every client comes from 127.0.0.1, so telling addresses apart cannot protect the owner there;
+/// the key can. A connection that finds no place free at all gets 503 at once and is closed.
+pub const RESERVED_CONNECTIONS: usize = 16;
+
+/// A client that stops reading its answers is cut off: when the bytes of a response make no
+/// progress for this long (the operating system's send buffer stays full), the connection is
+/// closed and its place freed. A slow network still moves some bytes in that time; an idle event
+/// stream writes nothing it cannot send and is never cut for being idle.
+pub const WRITE_STALL_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a connection that found no place may take to receive its 503 before it is dropped.
+pub const REFUSAL_TIME: Duration = Duration::from_secs(1);
 
 /// On shutdown, how long open connections get to finish before the server stops anyway (an open
 /// event stream would otherwise keep it running).
@@ -61,7 +92,14 @@ pub struct Limits {
     pub body_read: Duration,
     pub review_request: Duration,
     pub owner_request: Duration,
+    /// Shared connection places.
     pub max_connections: usize,
+    /// Shared places one address may hold.
+    pub per_address_connections: usize,
+    /// Places for requests that prove their caller (owner key or reviewer link).
+    pub reserved_connections: usize,
+    /// Time a response may make no progress before its connection is closed.
+    pub write_stall: Duration,
     pub reviewer_body_bytes: usize,
     pub owner_body_bytes: usize,
 }
@@ -74,13 +112,16 @@ impl Default for Limits {
             review_request: REVIEW_REQUEST_TIMEOUT,
             owner_request: OWNER_REQUEST_TIMEOUT,
             max_connections: MAX_CONNECTIONS,
+            per_address_connections: PER_ADDRESS_CONNECTIONS,
+            reserved_connections: RESERVED_CONNECTIONS,
+            write_stall: WRITE_STALL_TIMEOUT,
             reviewer_body_bytes: REVIEWER_BODY_BYTES,
             owner_body_bytes: OWNER_BODY_BYTES,
         }
     }
 }
 
-fn plain(status: StatusCode, message: String) -> Response {
+pub(super) fn plain(status: StatusCode, message: String) -> Response {
     (status, Json(ApiError::invalid(message))).into_response()
 }
 

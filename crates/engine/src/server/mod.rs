@@ -21,6 +21,8 @@ mod assets;
 pub mod limits;
 mod listener;
 mod owner_auth;
+mod places;
+mod stall;
 pub mod tls;
 
 pub use assets::{mime_for, Asset, Assets, EmbeddedAssets, FolderAssets, NoAssets};
@@ -333,7 +335,8 @@ pub async fn serve(
         crate::api::rpc::resume_batch_runs(&engine);
     }
     let limits = opts.limits.clone();
-    listener::run(listener, router(engine, opts), limits, tls, shutdown).await;
+    let proof = places::Proof::for_server(&engine, &opts);
+    listener::run(listener, router(engine, opts), limits, tls, proof, shutdown).await;
     tracing::info!(%addr, "server stopped");
     Ok(())
 }
