@@ -161,7 +161,8 @@ pub fn write_open_page(dir: &Path, link: &str) -> ApiResult<std::path::PathBuf> 
 }
 
 /// The keys a request presents: its `Authorization: Bearer KEY` headers. Cookies are not read.
-fn presented(headers: &HeaderMap) -> Vec<&str> {
+/// The connection places (`places.rs`) use the same rule for a reserved place.
+pub(super) fn presented_keys(headers: &HeaderMap) -> Vec<&str> {
     headers
         .get_all(header::AUTHORIZATION)
         .iter()
@@ -173,7 +174,7 @@ fn presented(headers: &HeaderMap) -> Vec<&str> {
 
 /// Route layer of every API route: without the key, 401 and nothing else happens.
 pub async fn require_owner(State(token): State<OwnerToken>, req: Request<Body>, next: Next) -> Response {
-    if presented(req.headers()).into_iter().any(|t| token.matches(t)) {
+    if presented_keys(req.headers()).into_iter().any(|t| token.matches(t)) {
         return next.run(req).await;
     }
     tracing::warn!(path = %req.uri().path(), "an API call without the owner's key was refused");

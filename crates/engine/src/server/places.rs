@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::owner_auth::{OwnerToken, COOKIE_PREFIX};
+use super::owner_auth::{presented_keys, OwnerToken};
 use super::ServeOptions;
 use crate::api::rpc;
 use crate::api::Engine;
@@ -162,7 +162,7 @@ impl Proof {
     /// Whether a request with these headers and this address (path and query) proves its caller.
     pub(super) async fn holds(&self, headers: &HeaderMap, uri: &axum::http::Uri) -> bool {
         match self {
-            Proof::OwnerKey(key) => owner_keys(headers, uri).any(|k| key.matches(k)),
+            Proof::OwnerKey(key) => presented_keys(headers).into_iter().any(|k| key.matches(k)),
             Proof::ReviewerLink { engine, session } => match reviewer_token(headers, uri) {
                 Some(t) => rpc::check_reviewer(engine, t, Some(session)).await.is_ok(),
                 None => false,
@@ -178,19 +178,6 @@ fn bearer(headers: &HeaderMap) -> impl Iterator<Item = &str> {
         .filter_map(|v| v.to_str().ok())
         .filter_map(|v| v.strip_prefix("Bearer "))
         .map(str::trim)
-}
-
-fn owner_keys<'a>(headers: &'a HeaderMap, uri: &'a axum::http::Uri) -> impl Iterator<Item = &'a str> {
-    let cookies = headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .filter(|(name, _)| name.starts_with(COOKIE_PREFIX))
-        .map(|(_, value)| value.trim());
-    let link = uri.query().into_iter().flat_map(|q| q.split('&')).filter_map(|p| p.strip_prefix("token="));
-    bearer(headers).chain(cookies).chain(link)
 }
 
 fn reviewer_token<'a>(headers: &'a HeaderMap, uri: &'a axum::http::Uri) -> Option<&'a str> {
@@ -281,8 +268,9 @@ mod tests {
         };
         let none = HeaderMap::new();
         assert!(proof.holds(&with("authorization", "Bearer the-key"), &uri("/api/store.info")).await);
-        assert!(proof.holds(&with("cookie", "a=b; psebench_owner_8765=the-key"), &uri("/assets/app.js")).await);
-        assert!(proof.holds(&none, &uri("/?token=the-key")).await);
+        // The key travels only as Bearer: never in a cookie, and an old-style link is no proof.
+        assert!(!proof.holds(&with("cookie", "a=b; psebench_owner_8765=the-key"), &uri("/assets/app.js")).await);
+        assert!(!proof.holds(&none, &uri("/?token=the-key")).await);
         assert!(!proof.holds(&none, &uri("/assets/app.js")).await);
         assert!(!proof.holds(&with("authorization", "Bearer wrong"), &uri("/")).await);
         assert!(!proof.holds(&with("cookie", "other=the-key"), &uri("/")).await);
