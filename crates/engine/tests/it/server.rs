@@ -366,6 +366,7 @@ async fn stalled_readers_do_not_lock_out_the_owner_or_a_reviewer() {
 
 /// Read a stalled connection to its end: the bytes it got, or `None` if the server neither
 /// closed it nor sent anything more within `wait`.
+#[cfg(target_os = "linux")]
 async fn drain(conn: &mut TcpStream, wait: Duration) -> Option<usize> {
     let mut got = 0usize;
     let mut buf = vec![0u8; 256 * 1024];
