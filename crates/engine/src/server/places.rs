@@ -171,21 +171,12 @@ impl Proof {
     }
 }
 
-fn bearer(headers: &HeaderMap) -> impl Iterator<Item = &str> {
-    headers
-        .get_all(header::AUTHORIZATION)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .filter_map(|v| v.strip_prefix("Bearer "))
-        .map(str::trim)
-}
-
 fn reviewer_token<'a>(headers: &'a HeaderMap, uri: &'a axum::http::Uri) -> Option<&'a str> {
     headers
         .get("x-review-token")
         .and_then(|v| v.to_str().ok())
         .map(str::trim)
-        .or_else(|| bearer(headers).next())
+        .or_else(|| presented_keys(headers).into_iter().next())
         .or_else(|| uri.path().strip_prefix("/review/").map(|t| t.trim_end_matches('/')))
         .filter(|t| !t.is_empty())
 }
