@@ -7,6 +7,7 @@ pub mod budget;
 mod claim;
 pub mod concurrency;
 mod config;
+pub mod runner;
 mod state;
 mod stopper;
 
