@@ -340,6 +340,32 @@ mod tests {
     }
 
     #[test]
+    fn run_kinds_are_checked_in_rust_not_by_the_table() {
+        let store = crate::store::Store::open_in_memory().unwrap();
+        store
+            .with_conn(|c| {
+                let sql: String =
+                    c.query_row("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'runs'", [], |r| r.get(0))?;
+                assert!(!sql.contains("CHECK"), "the runs table still lists kinds: {sql}");
+                // Every kind this build knows is stored and read back as itself.
+                for kind in RunKind::ALL {
+                    let id = format!("{}-x", kind.as_str());
+                    insert_run(c, &id, kind, None, &serde_json::json!({}))?;
+                    assert_eq!(get_run(c, &id)?.kind, kind);
+                }
+                // A kind this build does not know (written by a newer one) is refused when read, naming the run.
+                c.execute(
+                    "INSERT INTO runs (run_id, kind, status, config_json, created_at, app_version) VALUES ('later-1', 'sorting', 'pending', '{}', '2026-11-28T00:00:00Z', 'x')",
+                    [],
+                )?;
+                let err = get_run(c, "later-1").unwrap_err();
+                assert!(err.message.contains("later-1") && err.message.contains("\"sorting\" is not a run kind"), "{}", err.message);
+                Ok::<_, ApiError>(())
+            })
+            .unwrap();
+    }
+
+    #[test]
     fn a_running_run_without_a_fresh_heartbeat_reads_as_interrupted() {
         let store = crate::store::Store::open_in_memory().unwrap();
         store
