@@ -318,7 +318,18 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
                 print_json(&b);
             } else {
                 table(
-                    &["CASES", "REQUESTS", "WALL ms", "CREATE ms", "REQ/S", "C/L", "RATIO", "PEAK IN FLIGHT", "RESULT"],
+                    &[
+                        "CASES",
+                        "REQUESTS",
+                        "WALL ms",
+                        "CREATE ms",
+                        "REQ/S",
+                        "C/L",
+                        "RATIO",
+                        "CPU ms/REQ",
+                        "PEAK IN FLIGHT",
+                        "RESULT",
+                    ],
                     &[vec![
                         b.cases_done.to_string(),
                         b.requests.to_string(),
@@ -327,8 +338,13 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
                         format!("{:.0}", b.requests_per_sec),
                         format!("{:.0}", b.ideal_per_sec),
                         format!("{:.3}", b.ratio),
+                        b.cpu_ms_per_request.map(|c| format!("{c:.3}")).unwrap_or_else(|| "-".into()),
                         b.peak_in_flight.to_string(),
-                        if b.passed { "pass".into() } else { format!("FAIL (< {:.2})", b.pass_ratio) },
+                        if b.passed {
+                            "pass".into()
+                        } else {
+                            format!("FAIL (ratio < {:.2} or CPU > {} ms)", b.pass_ratio, b.pass_cpu_ms_per_request)
+                        },
                     ]],
                 );
                 println!(
@@ -336,6 +352,7 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
                     b.registered_limit, b.options.concurrency, b.ceiling_after
                 );
                 println!("How it is measured: {}.", b.definition);
+                println!("{}.", b.cpu_definition);
             }
             return Ok(if b.passed { ExitCode::SUCCESS } else { ExitCode::from(1) });
         }
