@@ -314,16 +314,15 @@ impl Store {
         F: FnOnce(&Connection) -> ApiResult<T> + Send + 'static,
     {
         let done = self.group.push(f);
-        let store = self.clone();
-        // While this waits for a lane, whoever drains the queue may take this write too.
-        let _lane = lane(&self.lanes.writes).await?;
-        blocking(move || {
-            let conn = store.lock();
-            store.group.drain(&conn);
-            Ok(())
-        })
-        .await?;
-        // Whoever drained the queue held the connection until every write it took was finished.
+        if self.group.needs_drain() {
+            // One blocking-thread hop drains the whole group; writes queued meanwhile join it.
+            let store = self.clone();
+            drop(tokio::task::spawn_blocking(move || {
+                let conn = store.lock();
+                store.group.drain(&conn);
+            }));
+        }
+        // The drain holds the connection until every write it took is committed (or failed).
         done.await.map_err(|_| ApiError::internal("a grouped store write was dropped before it finished"))?
     }
 
