@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use crate::authoring::repo::approved_extraction;
 use crate::case::Case;
 use crate::context::Engine;
 use crate::error::{ApiError, ApiResult, ErrorCode};
@@ -28,7 +29,7 @@ use crate::jobs::concurrency::{EndpointConcurrency, RunLifts};
 use crate::jobs::{self, Progress, RunKind, RunModel, RunRow, RunStatus};
 use crate::llm::{LlmError, ModelConfig};
 use crate::metrics::{MetricsOptions, MetricsReport};
-use crate::policy::extraction::{approved_extraction, context_note, ClauseContextNote};
+use crate::policy::extraction::{context_note, ClauseContextNote};
 use crate::policy::repo as policy_repo;
 use crate::trajectory::Trajectory;
 pub use config::{EvalRunConfig, EvalRunModels};
