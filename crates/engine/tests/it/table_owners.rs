@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use super::layers::{non_test_lines, rust_files};
 
 /// Table → the engine module that owns it. Every table of the schema is here exactly once.
-/// Tables whose names contain `calls` belong to `llm` (the call ledger) even when not listed.
+/// Tables named for model calls belong to `llm` even when not listed (see [`CALL_WORDS`]).
 const TABLE_OWNERS: &[(&str, &str)] = &[
     // Bookkeeping and the key/value settings every module may keep a key in (through `store`).
     ("schema_migrations", "store"),
@@ -58,8 +58,13 @@ const TABLE_OWNERS: &[(&str, &str)] = &[
     ("review_adjudications", "review"),
 ];
 
-/// Tables whose names contain this belong to `llm`: the model calls of every run kind.
-const CALLS_MARK: &str = "calls";
+/// A table whose name has one of these words (split at `_`) belongs to `llm`: the model calls of
+/// every run kind (`llm_calls`, `gen_calls`, the call ledger), listed or not.
+const CALL_WORDS: &[&str] = &["call", "calls"];
+
+fn is_calls_table(table: &str) -> bool {
+    table.split('_').any(|w| CALL_WORDS.contains(&w))
+}
 
 /// (table, module): the calls tables of one kind of run, still written and read by that run's
 /// module until the call ledger (issue 26, item 2) folds them into one `llm` table. An entry whose
@@ -71,11 +76,7 @@ const UNTIL_THE_CALL_LEDGER: &[(&str, &str)] =
 const BOOKKEEPING_TABLES: &[&str] = &["schema_migrations"];
 
 fn owner_of(table: &str) -> Option<&'static str> {
-    TABLE_OWNERS
-        .iter()
-        .find(|(t, _)| *t == table)
-        .map(|(_, m)| *m)
-        .or_else(|| table.contains(CALLS_MARK).then_some("llm"))
+    TABLE_OWNERS.iter().find(|(t, _)| *t == table).map(|(_, m)| *m).or_else(|| is_calls_table(table).then_some("llm"))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -180,7 +181,7 @@ fn every_table_in_the_schema_has_exactly_one_owner() {
         }
     }
     for (t, m) in TABLE_OWNERS {
-        if t.contains(CALLS_MARK) && *m != "llm" {
+        if is_calls_table(t) && *m != "llm" {
             problems.push(format!("TABLE_OWNERS gives the calls table `{t}` to `{m}`; calls tables belong to `llm`"));
         }
     }
@@ -522,6 +523,10 @@ mod tests {
     assert_eq!(names, vec!["runs"]);
     // Prose: no keyword in capitals, so no table even though `from runs` reads like SQL.
     assert!(sql_table_names("could not read from runs into the table").is_empty());
+    // Calls tables belong to the LLM layer, listed or not.
+    assert_eq!(owner_of("call_ledger"), Some("llm"));
+    assert_eq!(owner_of("author_draft_calls"), Some("llm"));
+    assert_eq!(owner_of("recall_notes"), None);
 }
 
 #[test]
