@@ -18,6 +18,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::authoring::repo::approved_extraction;
 use crate::case::Case;
 use crate::context::Engine;
 use crate::error::{ApiError, ApiResult, ErrorCode};
@@ -26,7 +27,7 @@ use crate::jobs::concurrency::EndpointConcurrency;
 use crate::jobs::{self, RunKind, RunModel, RunRow, RunStatus};
 use crate::llm::ModelConfig;
 use crate::metrics::{MetricsOptions, MetricsReport};
-use crate::policy::extraction::{approved_extraction, context_note, ClauseContextNote};
+use crate::policy::extraction::{context_note, ClauseContextNote};
 use crate::policy::repo as policy_repo;
 use crate::trajectory::Trajectory;
 pub use config::{EvalRunConfig, EvalRunModels};

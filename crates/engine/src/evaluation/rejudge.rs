@@ -171,10 +171,7 @@ impl Engine {
         let recorded = self
             .store()
             .call(move |c| {
-                c.execute(
-                    "UPDATE runs SET config_json = json_set(config_json, '$.judge_model', ?2) WHERE run_id = ?1",
-                    rusqlite::params![run, judge_name],
-                )?;
+                jobs::set_config_value(c, &run, "$.judge_model", &judge_name)?;
                 // The run's own outcome does not change: only its judgements do.
                 let status = if before == RunStatus::Running || before == RunStatus::Interrupted {
                     RunStatus::Failed

@@ -294,6 +294,37 @@ pub fn set_config<C: Serialize>(conn: &Connection, run_id: &str, config: &C) -> 
     Ok(())
 }
 
+/// Set one value of a run's stored configuration (`json_path` such as `$.judge_model`), keeping
+/// the rest as stored.
+pub fn set_config_value(conn: &Connection, run_id: &str, json_path: &str, value: &str) -> ApiResult<()> {
+    conn.execute(
+        "UPDATE runs SET config_json = json_set(config_json, ?2, ?3) WHERE run_id = ?1",
+        params![run_id, json_path, value],
+    )?;
+    Ok(())
+}
+
+/// Whether a run of this kind exists in the store.
+pub fn run_exists(conn: &Connection, run_id: &str, kind: RunKind) -> ApiResult<bool> {
+    Ok(conn
+        .query_row("SELECT 1 FROM runs WHERE run_id = ?1 AND kind = ?2", params![run_id, kind.as_str()], |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
+/// The ids of the runs of one kind, newest first (for messages).
+pub fn run_ids(conn: &Connection, kind: RunKind) -> ApiResult<Vec<String>> {
+    let mut stmt = conn.prepare("SELECT run_id FROM runs WHERE kind = ?1 ORDER BY created_at DESC")?;
+    let rows = stmt.query_map([kind.as_str()], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// Delete a run; the rows of its items go with it (foreign keys cascade).
+pub fn delete_run(conn: &Connection, run_id: &str) -> ApiResult<()> {
+    conn.execute("DELETE FROM runs WHERE run_id = ?1", [run_id])?;
+    Ok(())
+}
+
 /// How often a working run renews its claim (its heartbeat).
 pub const HEARTBEAT_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
 

@@ -12,6 +12,7 @@ mod disk_errors;
 mod group;
 mod migrations;
 mod read_pool;
+pub mod settings;
 mod stored_json;
 
 pub use migrations::{Migration, MIGRATIONS};

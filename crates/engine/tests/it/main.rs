@@ -31,3 +31,4 @@ mod review_rationale;
 mod screen;
 mod server;
 mod store;
+mod table_owners;

@@ -82,7 +82,7 @@ impl Engine {
         for clause in &pack.clauses {
             let approved = self
                 .store()
-                .with_conn(|c| crate::policy::extraction::approved_extraction(c, policy, &clause.clause_id))?
+                .with_conn(|c| crate::authoring::repo::approved_extraction(c, policy, &clause.clause_id))?
                 .is_some();
             for &kind in kinds {
                 let parents: Vec<Option<String>> = if kind == DraftKind::Missing {
@@ -139,7 +139,7 @@ impl Engine {
             to_draft += 1;
             let doc = self
                 .store()
-                .with_conn(|c| crate::policy::extraction::approved_extraction(c, &policy, &it.clause_id))?
+                .with_conn(|c| crate::authoring::repo::approved_extraction(c, &policy, &it.clause_id))?
                 .map(|x| x.document.len() as f64)
                 .unwrap_or(0.0);
             let out = if it.kind == DraftKind::Missing { VARIANTS_OUTPUT_CHARS } else { DRAFT_OUTPUT_CHARS };

@@ -531,7 +531,7 @@ impl Engine {
         let (policy, clause) = (case.policy.clone(), case.clause_id.clone());
         let extraction = self
             .store()
-            .call_read(move |c| crate::policy::extraction::approved_extraction(c, &policy, &clause))
+            .call_read(move |c| crate::authoring::repo::approved_extraction(c, &policy, &clause))
             .await
             .map_err(store_failed)?;
         let context = match extraction {
