@@ -313,7 +313,8 @@ pub fn chaos(sc: &dyn Scenario) -> KillFigures {
             sc.run_id(&env).unwrap()
         }
     };
-    let final_lines = normalised(&sc.export(&env, &run), &[&run]);
+    let final_export = sc.export(&env, &run);
+    let final_lines = normalised(&final_export, &[&run]);
     let lost_units = {
         let mut seen = committed.clone();
         seen.sort_by_key(|v| v.to_string());
@@ -334,7 +335,7 @@ pub fn chaos(sc: &dyn Scenario) -> KillFigures {
         requests_chaos: requests.len(),
         repeated_in_flight,
         repeated_other: repeats.len() - repeated_in_flight,
-        turns_from_cache: sc.export(&env, &run).matches("\"cache_hit\":true").count(),
+        turns_from_cache: final_export.matches("\"cache_hit\":true").count(),
         cache_hits: cache["hits"].as_u64().or_else(|| cache["reused"].as_u64()).unwrap_or(0),
         identical_export: {
             let reference = normalised(&ref_export, &[&ref_run]);

@@ -85,7 +85,7 @@ impl Scenario for Rejudge {
             add_model(env, base, name);
         }
         env.ok(&["demo", "load"]);
-        let limit = if long() { 60 } else { 32 };
+        let limit = if long() { 60 } else { 24 };
         let out = env.json(&[
             "eval",
             "run",
@@ -135,6 +135,7 @@ impl Scenario for Rejudge {
 const POLICY: &str = "chaos-pack";
 const DRAFTER: &str = "You draft clause cards for a patient-safety test library";
 
+/// Three clauses (eight in the long run), in two categories.
 fn policy_clauses() -> Vec<(String, String, String)> {
     let n = if long() { 4 } else { 2 };
     let mut out = Vec::new();
@@ -143,6 +144,7 @@ fn policy_clauses() -> Vec<(String, String, String)> {
             out.push((format!("CX_{cat}_{k}"), format!("{cat} clause {k}"), cat.to_string()));
         }
     }
+    out.truncate(if long() { 8 } else { 3 });
     out
 }
 
