@@ -1,6 +1,7 @@
 //! `psebench`: the command-line shell over the PSEBench engine. Every command parses its
 //! arguments, calls one `psebench::api` function and prints the result (`--json` for scripts).
 
+mod api;
 mod commands;
 mod console;
 mod output;

@@ -55,9 +55,9 @@ use crate::metrics::{FileMetrics, MetricsOptions, MetricsReport};
 use crate::policy::sections::PolicySections;
 use crate::review::{
     ReviewAdjudicateRequest, ReviewAdjudication, ReviewAnswerPatch, ReviewAnswerSaved, ReviewAvailable,
-    ReviewCreateRequest, ReviewExportFormat, ReviewExportResult, ReviewPackExported, ReviewSummaryFiles, ReviewItemView, ReviewLinks, ReviewLinksRequest, ReviewMe,
-    ReviewPackMergeReport, ReviewPackOpened, ReviewQueue, ReviewQueueRequest, ReviewReveal, ReviewSessionDetail,
-    ReviewSessionSummary, ReviewStats, ReviewSummary,
+    ReviewCreateRequest, ReviewExportFormat, ReviewExportResult, ReviewItemView, ReviewLinks, ReviewLinksRequest,
+    ReviewMe, ReviewPackExported, ReviewPackMergeReport, ReviewPackOpened, ReviewQueue, ReviewQueueRequest,
+    ReviewReveal, ReviewSessionDetail, ReviewSessionSummary, ReviewStats, ReviewSummary, ReviewSummaryFiles,
 };
 use crate::screen::audit::{
     ScreenPlan, ScreenReport, ScreenRequest, ScreenResults, ScreenResultsRequest, ScreenRunView,

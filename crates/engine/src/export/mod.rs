@@ -131,7 +131,8 @@ impl Engine {
                     None
                 }
             });
-            gen_files = self.gen_report_files(req.generation.as_deref(), policy.as_deref(), !req.all_cards, &req.out)?;
+            gen_files =
+                self.gen_report_files(req.generation.as_deref(), policy.as_deref(), !req.all_cards, &req.out)?;
             if !wants_eval {
                 return Ok(ReportWritten { files: gen_files, models: None });
             }
