@@ -983,7 +983,7 @@ fn pack(cli: &Cli, e: &Api, cmd: &PackCmd) -> Result<ExitCode, ApiError> {
 /// The terminal questionnaire. Reads one answer per line; "q" (or the end of input) stops, and
 /// everything given so far is already saved.
 fn rate(e: &Api, token: &str) -> Result<ExitCode, ApiError> {
-    let me = review_me(&e, token)?;
+    let me = review_me(e, token)?;
     println!(
         "{} — reviewer {}. {}/{} items complete.",
         me.session_name, me.reviewer, me.progress.completed, me.progress.total
@@ -1011,12 +1011,12 @@ fn rate(e: &Api, token: &str) -> Result<ExitCode, ApiError> {
         Ok(ExitCode::SUCCESS)
     };
     loop {
-        let v = review_item(&e, token, item)?;
+        let v = review_item(e, token, item)?;
         let mut clock = Instant::now();
         let save = |patch: ReviewAnswerPatch, clock: &mut Instant| -> Result<ReviewAnswerSaved, ApiError> {
             let p = ReviewAnswerPatch { add_time_secs: Some(clock.elapsed().as_secs_f64()), ..patch };
             *clock = Instant::now();
-            review_answer(&e, token, item, &p)
+            review_answer(e, token, item, &p)
         };
         println!("\n── Item {} of {} ({} complete) ──\n", v.item_no, v.total_items, v.progress.completed);
         print!("{}", wrap(&v.narrative, 78));
@@ -1073,7 +1073,7 @@ fn rate(e: &Api, token: &str) -> Result<ExitCode, ApiError> {
                 }
             }
         }
-        let r = review_reveal(&e, token, item)?;
+        let r = review_reveal(e, token, item)?;
         print_reveal(&r);
         loop {
             let keep =
@@ -1107,7 +1107,7 @@ fn rate(e: &Api, token: &str) -> Result<ExitCode, ApiError> {
         };
         let mut saved = save(ReviewAnswerPatch { comment, ..Default::default() }, &mut clock)?;
         if v.has_rationale_task {
-            let v = review_item(&e, token, item)?;
+            let v = review_item(e, token, item)?;
             if let Some(t) = &v.rationale_task {
                 print_rationale_task(t, v.answer.rationale_established.as_ref());
                 loop {
