@@ -237,9 +237,27 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
             }
         }
         BenchCmd::LoadResults { cases, models } => {
-            let engine = super::engine(cli)?;
+            // The synthetic files are made here; the store takes them through the API table.
+            let api = super::engine(cli)?;
             let dir = tempfile::tempdir().map_err(|e| ApiError::internal(e.to_string()))?;
-            let r = psebench::bench::metrics::load_results(&engine, dir.path(), *cases, *models)?;
+            let t0 = std::time::Instant::now();
+            let files = psebench::bench::metrics::write_synthetic_files(dir.path(), *cases, *models)?;
+            let _: psebench::api::cases::CasesImportResult = api.call(
+                "cases.import_file",
+                &psebench::api::rpc::CasesImportFileParams { file: files.cases_path.clone(), replace: false },
+            )?;
+            let run_ids = api
+                .call::<_, psebench::api::rpc::RunIds>(
+                    "eval.import_file",
+                    &psebench::api::rpc::PathParams { path: files.trajectories_path.clone() },
+                )?
+                .run_ids;
+            let r = psebench::bench::metrics::LoadedResults {
+                cases: files.cases,
+                trajectories: files.trajectories,
+                run_ids,
+                load_ms: t0.elapsed().as_secs_f64() * 1000.0,
+            };
             if cli.json {
                 print_json(&r);
             } else {
