@@ -77,7 +77,7 @@ pub async fn get(store: &Store, key: &str) -> ApiResult<Option<ChatResponse>> {
     let k = key.to_string();
     // Looked up on a read connection, so a miss never waits for the writer.
     let hit: Option<String> = store
-        .call_read(move |c| {
+        .call_read_by_key(move |c| {
             Ok(c.prepare_cached("SELECT response_json FROM llm_cache WHERE key = ?1")?
                 .query_row([&k], |r| r.get(0))
                 .optional()?)
