@@ -40,10 +40,12 @@ pub struct ItemResult<'a> {
 
 pub fn save_done(conn: &Connection, run_id: &str, repeat: u32, r: &ItemResult<'_>) -> ApiResult<()> {
     let json = serde_json::to_string(r.trajectory).map_err(|e| ApiError::internal(e.to_string()))?;
-    conn.execute(
+    conn.prepare_cached(
         "UPDATE eval_items SET status = 'done', trajectory_json = ?4, verdict = ?5, correct = ?6, asks = ?7, parse_failure = ?8,
                 prompt_tokens = ?9, completion_tokens = ?10, cost_usd = ?11, last_error = NULL, finished_at = ?12
          WHERE run_id = ?1 AND case_id = ?2 AND repeat = ?3",
+        )?
+        .execute(
         params![
             run_id,
             r.trajectory.case_id,

@@ -76,10 +76,12 @@ impl CallRow {
 
     /// Write the row on `c`.
     pub fn insert(self, c: &rusqlite::Connection) -> ApiResult<()> {
-        c.execute(
+        c.prepare_cached(
             "INSERT INTO llm_calls (run_id, stage, model_name, endpoint, remote, cache_hit, attempts, input_tokens, output_tokens,
                                     cached_input_tokens, reasoning_tokens, cost_usd, latency_ms, ok, error, at, batch_id)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+        )?
+        .execute(
             params![
                 self.run_id,
                 self.stage,

@@ -339,6 +339,27 @@ impl Store {
         blocking(move || store.with_tx(f)).await
     }
 
+    /// A point read by key (tens of microseconds) from async code: run here when a read
+    /// connection is idle, which saves a hop to a blocking thread on every model call; otherwise
+    /// as [`Store::call_read`]. Never for scans or anything that may take longer.
+    pub async fn call_read_by_key<T, F>(&self, f: F) -> ApiResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> ApiResult<T> + Send + 'static,
+    {
+        let Some(pool) = &self.readers else { return self.call_read(f).await };
+        let mut f = Some(f);
+        let here = pool.try_with(|c| match f.take() {
+            Some(f) => f(c),
+            None => Err(ApiError::internal("a store read ran twice")),
+        });
+        match (here, f) {
+            (Some(r), _) => r,
+            (None, Some(f)) => self.call_read(f).await,
+            (None, None) => Err(ApiError::internal("a store read was lost")),
+        }
+    }
+
     /// [`Store::with_read`] for async code: the work runs on a blocking thread.
     pub async fn call_read<T, F>(&self, f: F) -> ApiResult<T>
     where
