@@ -8,7 +8,7 @@
 //!    (in batch mode every item waits at once, so each round of requests goes out as one batch);
 //! 3. the per-run spending cap: an item starts only while the cap allows it;
 //! 4. the stop rules (a fatal provider error, several failed items in a row, a store failure);
-//! 5. progress events with an ETA: when an item ends, and once a second while none does;
+//! 5. progress events with an ETA: when an item ends or says it changed, and once a second;
 //! 6. the end status and its plain message, the same rules and words for every kind;
 //! 7. cleanup on every exit path, by drop guards (registration, lifts, heartbeat).
 
@@ -339,8 +339,8 @@ pub async fn execute<J: Job>(svc: Services<'_>, job: &J) -> ApiResult<J::Summary
         }
     });
     // Progress when items end or say they changed (coalesced: changes during a publish are
-    // published once after it),
-    // and once a second while none does (requests in flight change during a slow provider).
+    // published once after it), and once a second while none does (requests in flight change
+    // during a slow provider).
     let progress = async {
         loop {
             tokio::select! {
