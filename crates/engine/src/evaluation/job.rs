@@ -85,7 +85,7 @@ impl Job for EvalJob<'_> {
         JobSetup {
             run_id: &self.run_id,
             kind: RunKind::Eval,
-            nouns: Nouns { items: "cases", kept: "cases", resume_note: "" },
+            nouns: Nouns { items: "cases", streak: "cases", kept: "cases", resume_note: "" },
             models: vec![&r.eval.cfg, &r.info.cfg, &r.judge.cfg],
             concurrency: self.concurrency,
             batch: self.batch,

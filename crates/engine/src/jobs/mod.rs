@@ -294,12 +294,14 @@ pub fn set_config<C: Serialize>(conn: &Connection, run_id: &str, config: &C) -> 
     Ok(())
 }
 
-/// Set one value of a run's stored configuration (`json_path` such as `$.judge_model`), keeping
-/// the rest as stored.
-pub fn set_config_value(conn: &Connection, run_id: &str, json_path: &str, value: &str) -> ApiResult<()> {
+/// Set one top-level field of a run's stored configuration, the rest left as it is (a re-judging
+/// records its judge model).
+pub fn set_config_field<V: Serialize>(conn: &Connection, run_id: &str, field: &str, value: &V) -> ApiResult<()> {
+    let value = serde_json::to_string(value)
+        .map_err(|e| ApiError::internal(format!("run {run_id}: the configuration could not be encoded: {e}")))?;
     conn.execute(
-        "UPDATE runs SET config_json = json_set(config_json, ?2, ?3) WHERE run_id = ?1",
-        params![run_id, json_path, value],
+        "UPDATE runs SET config_json = json_set(config_json, ?2, json(?3)) WHERE run_id = ?1",
+        params![run_id, format!("$.\"{field}\""), value],
     )?;
     Ok(())
 }
@@ -391,6 +393,21 @@ mod tests {
                 )?;
                 let err = get_run(c, "later-1").unwrap_err();
                 assert!(err.message.contains("later-1") && err.message.contains("\"sorting\" is not a run kind"), "{}", err.message);
+                Ok::<_, ApiError>(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn one_field_of_a_stored_configuration_is_set_in_place() {
+        let store = crate::store::Store::open_in_memory().unwrap();
+        store
+            .with_conn(|c| {
+                insert_run(c, "eval-1", RunKind::Eval, None, &serde_json::json!({"model": "m", "judge_model": "j"}))?;
+                set_config_field(c, "eval-1", "judge_model", &"judge 2")?;
+                set_config_field(c, "eval-1", "note", &serde_json::json!({"a": 1}))?;
+                let config = get_run(c, "eval-1")?.config;
+                assert_eq!(config, serde_json::json!({"model": "m", "judge_model": "judge 2", "note": {"a": 1}}));
                 Ok::<_, ApiError>(())
             })
             .unwrap();

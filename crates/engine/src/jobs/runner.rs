@@ -8,13 +8,13 @@
 //!    (in batch mode every item waits at once, so each round of requests goes out as one batch);
 //! 3. the per-run spending cap: an item starts only while the cap allows it;
 //! 4. the stop rules (a fatal provider error, several failed items in a row, a store failure);
-//! 5. progress events with an ETA: when an item ends, and once a second while none does;
+//! 5. progress events with an ETA: when an item ends or says it changed, and once a second;
 //! 6. the end status and its plain message, the same rules and words for every kind;
 //! 7. cleanup on every exit path, by drop guards (registration, lifts, heartbeat).
 
 use indexmap::IndexMap;
 use std::future::Future;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
@@ -61,8 +61,12 @@ pub enum ItemOutcome {
 /// Words for messages about a job's items.
 #[derive(Debug, Clone, Copy)]
 pub struct Nouns {
-    /// What one item is called in the plural ("cases", "card-and-anchor pairs").
+    /// What one item is called in the plural ("cases", "candidates"), in the messages that count
+    /// the run's items (stopped, capped, unfinished).
     pub items: &'static str,
+    /// What the stop rule's failures in a row count ("cases", "card-and-anchor pairs"): the items,
+    /// unless a job's items are units of something else it counts.
+    pub streak: &'static str,
     /// What is kept when the run stops ("cases", "candidates").
     pub kept: &'static str,
     /// Said after "Resume to do the rest" when something more is true of a resume.
@@ -98,6 +102,16 @@ pub struct ItemTokens {
     pub stop: CancellationToken,
     /// Abort: the calls in flight end now (Abort, or the run was taken over by another process).
     pub abort: CancellationToken,
+    /// Rung by `changed`: the runner publishes progress soon after.
+    changed: Arc<tokio::sync::Notify>,
+}
+
+impl ItemTokens {
+    /// Say that the run's tally changed midway through an item (a step of it was stored), so
+    /// progress is published now rather than when the item ends or at the next second.
+    pub fn changed(&self) {
+        self.changed.notify_one();
+    }
 }
 
 /// The domain part of a long job.
@@ -125,6 +139,11 @@ pub trait Job: Sync {
     /// The status stored for the run when it ends as `ended` (a re-judging keeps its run's own).
     fn stored_status(&self, ended: RunStatus) -> RunStatus {
         ended
+    }
+
+    /// The message stored for the run with its status (a re-judging keeps its run's own).
+    fn stored_message(&self, message: Option<&str>) -> Option<String> {
+        message.map(str::to_string)
     }
 
     /// The message when items are left unfinished without a stop reason.
@@ -268,7 +287,7 @@ pub async fn execute<J: Job>(svc: Services<'_>, job: &J) -> ApiResult<J::Summary
         finished_cost_usd: base.spent_usd,
         plan_item_usd: job.plan_item_usd(),
     });
-    let stopper = RunStopper::new(stop.clone(), setup.nouns.items, setup.nouns.kept);
+    let stopper = RunStopper::new(stop.clone(), setup.nouns.streak, setup.nouns.kept);
     let pace = Pace { started: Instant::now(), done_before: base.done };
     let note: Mutex<Option<String>> = Mutex::new(setup.start_message.clone());
     let publish = |status: RunStatus, t: &Tally, message: Option<String>| {
@@ -280,10 +299,9 @@ pub async fn execute<J: Job>(svc: Services<'_>, job: &J) -> ApiResult<J::Summary
     };
     tracing::info!(run = %run_id, kind = %setup.kind, items = items.len(), workers, "run started");
     publish(RunStatus::Running, &base, setup.start_message.clone());
-    let changed = tokio::sync::Notify::new();
-    let tokens = ItemTokens { stop: stop.clone(), abort: abort.clone() };
+    let tokens = ItemTokens { stop: stop.clone(), abort: abort.clone(), changed: Arc::default() };
     let work = futures::StreamExt::for_each_concurrent(futures::stream::iter(items), workers, |item| {
-        let (budget, stopper, tokens, changed, note) = (&budget, &stopper, &tokens, &changed, &note);
+        let (budget, stopper, tokens, note) = (&budget, &stopper, &tokens, &note);
         async move {
             if tokens.stop.is_cancelled() {
                 return;
@@ -317,15 +335,16 @@ pub async fn execute<J: Job>(svc: Services<'_>, job: &J) -> ApiResult<J::Summary
                 ItemOutcome::Halt(reason) => stopper.stop(reason),
                 ItemOutcome::Stopped { .. } | ItemOutcome::Skipped => {}
             }
-            changed.notify_one();
+            tokens.changed();
         }
     });
-    // Progress when items end (coalesced: ends during a publish are published once after it),
-    // and once a second while none does (requests in flight change during a slow provider).
+    // Progress when items end or say they changed (coalesced: changes during a publish are
+    // published once after it), and once a second while none does (requests in flight change
+    // during a slow provider).
     let progress = async {
         loop {
             tokio::select! {
-                _ = changed.notified() => {}
+                _ = tokens.changed.notified() => {}
                 _ = tokio::time::sleep(Duration::from_secs(1)) => {}
             }
             if let Ok(t) = job.tally().await {
@@ -348,7 +367,7 @@ pub async fn execute<J: Job>(svc: Services<'_>, job: &J) -> ApiResult<J::Summary
     let (status, message) =
         end_status(stopper.reason(), stop.is_cancelled(), capped, &tally, setup.nouns, |t| job.unfinished_message(t));
     let stored = job.stored_status(status);
-    let (run, owner, msg) = (run_id.to_string(), svc.hub.owner().clone(), message.clone());
+    let (run, owner, msg) = (run_id.to_string(), svc.hub.owner().clone(), job.stored_message(message.as_deref()));
     svc.store.call(move |c| release(c, &run, &owner, stored, msg.as_deref())).await?;
     tracing::info!(run = %run_id, kind = %setup.kind, status = %status, done = tally.done, total = tally.total, reason = ?message, "run stopped");
     publish(status, &tally, message.clone());
