@@ -1,8 +1,8 @@
-// The built-in policy packs, card library, prompts and schemas are embedded at compile time;
-// rebuild the engine whenever any of them changes.
+// The schemas and the chart fonts are embedded at compile time; rebuild the engine whenever any of
+// them changes. (The policy packs, card library, prompts and migrations are embedded by
+// psebench-core, whose own build script watches them.)
 fn main() {
-    for dir in ["../../policies", "../../library", "../../prompts", "../../schemas", "../../assets"] {
+    for dir in ["../../schemas", "../../assets"] {
         println!("cargo:rerun-if-changed={dir}");
     }
-    println!("cargo:rerun-if-changed=migrations");
 }

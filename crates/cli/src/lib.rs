@@ -75,7 +75,8 @@ pub enum Command {
     /// A loopback mock LLM provider (OpenAI, Anthropic and Gemini wire formats) for tests and demos.
     #[command(subcommand, name = "mock-llm")]
     MockLlm(commands::mock::MockCmd),
-    /// Benchmarks (speed is measured here, never in tests).
+    /// Benchmarks (speed is measured here, never in tests). Only in builds with the `bench` feature.
+    #[cfg(feature = "bench")]
     #[command(subcommand)]
     Bench(commands::bench::BenchCmd),
     /// Score trajectories: M1–M8 with confidence intervals and paired tests.

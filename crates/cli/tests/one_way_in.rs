@@ -124,7 +124,7 @@ const ROUTES: &[(&str, Route)] = &[
     ("metrics", Api(&["--run", "nope"], &["metrics.compute_runs", "metrics.files"])),
     ("report", Api(&["--run", "nope", "--out", "OUT"], &["report.write"])),
     // Without --review it would serve until stopped; the owner's server sends every request
-    // through `rpc::call` itself (tests/it/server.rs).
+    // through `rpc::call` itself (crates/server/tests/server.rs).
     ("serve", Api(&["--review", "nope", "--port", "0"], &["review.show", "review.links"])),
     ("review create", Api(&["--name", "N", "--reviewers", "a,b"], &["review.create"])),
     ("review list", Api(&[], &["review.list"])),
@@ -189,10 +189,24 @@ fn all_paths() -> Vec<String> {
     out
 }
 
+/// The routes of the subcommands this build has: `bench …` exists only with the CLI's `bench`
+/// feature (scripts/test-all tests with it, so those routes are checked there too).
+fn routes() -> impl Iterator<Item = &'static (&'static str, Route)> {
+    ROUTES.iter().filter(|(p, _)| cfg!(feature = "bench") || !p.starts_with("bench "))
+}
+
+/// The binaries users install are built without the `bench` feature: no `psebench bench`.
+#[cfg(not(feature = "bench"))]
+#[test]
+fn the_default_build_has_no_bench_command() {
+    let paths = all_paths();
+    assert!(!paths.iter().any(|p| p == "bench" || p.starts_with("bench ")), "{paths:?}");
+}
+
 #[test]
 fn every_subcommand_has_a_route_and_every_route_a_subcommand() {
     let paths: BTreeSet<String> = all_paths().into_iter().collect();
-    let routed: BTreeSet<String> = ROUTES.iter().map(|(p, _)| p.to_string()).collect();
+    let routed: BTreeSet<String> = routes().map(|(p, _)| p.to_string()).collect();
     let missing: Vec<&String> = paths.difference(&routed).collect();
     assert!(
         missing.is_empty(),
@@ -279,7 +293,7 @@ fn every_subcommand_reaches_the_engine_through_the_api_table() {
         }
     };
     let mut problems = Vec::new();
-    for (i, (path, route)) in ROUTES.iter().enumerate() {
+    for (i, (path, route)) in routes().enumerate() {
         let Api(args, allowed) = route else { continue };
         let mut argv: Vec<String> = path.split(' ').map(str::to_string).collect();
         argv.extend(args.iter().map(|a| fill(a, i)));

@@ -1,6 +1,6 @@
 use clap::Subcommand;
-use psebench::bench::llm::{run_point, LlmBenchPoint};
 use psebench::ApiError;
+use psebench_bench::llm::{run_point, LlmBenchPoint};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, ExitCode, Stdio};
 
@@ -164,7 +164,7 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
             if !cli.json {
                 eprintln!("Building {cases} synthetic cases × {models} models and loading them into a scratch store…");
             }
-            let b = psebench::bench::metrics::run(dir.path(), *cases, *models)?;
+            let b = psebench_bench::metrics::run(dir.path(), *cases, *models)?;
             if let Some(keep) = keep {
                 keep_inputs(dir.path(), keep)?;
             }
@@ -175,7 +175,7 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
                     "{} cases, {} models, {} trajectories, {} bootstrap resamples per model",
                     b.cases, b.models, b.trajectories, b.bootstrap_resamples
                 );
-                let row = |name: &str, t: &psebench::bench::metrics::Timing| {
+                let row = |name: &str, t: &psebench_bench::metrics::Timing| {
                     vec![
                         name.to_string(),
                         format!("{:.0}", t.load_ms),
@@ -199,8 +199,8 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
         }
         BenchCmd::ServeFlood { clients, mb } => {
             let dir = tempfile::tempdir().map_err(|e| ApiError::internal(e.to_string()))?;
-            let opts = psebench::bench::serve_flood::ServeFloodOptions { clients: *clients, body_mb: *mb };
-            let b = runtime()?.block_on(psebench::bench::serve_flood::run(dir.path(), &opts))?;
+            let opts = psebench_bench::serve_flood::ServeFloodOptions { clients: *clients, body_mb: *mb };
+            let b = runtime()?.block_on(psebench_bench::serve_flood::run(dir.path(), &opts))?;
             if cli.json {
                 print_json(&b);
             } else {
@@ -241,7 +241,7 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
             let api = super::engine(cli)?;
             let dir = tempfile::tempdir().map_err(|e| ApiError::internal(e.to_string()))?;
             let t0 = std::time::Instant::now();
-            let files = psebench::bench::metrics::write_synthetic_files(dir.path(), *cases, *models)?;
+            let files = psebench_bench::metrics::write_synthetic_files(dir.path(), *cases, *models)?;
             let _: psebench::api::cases::CasesImportResult = api.call(
                 "cases.import_file",
                 &psebench::api::rpc::CasesImportFileParams { file: files.cases_path.clone(), replace: false },
@@ -252,7 +252,7 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
                     &psebench::api::rpc::PathParams { path: files.trajectories_path.clone() },
                 )?
                 .run_ids;
-            let r = psebench::bench::metrics::LoadedResults {
+            let r = psebench_bench::metrics::LoadedResults {
                 cases: files.cases,
                 trajectories: files.trajectories,
                 run_ids,
@@ -273,7 +273,7 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
         }
         BenchCmd::Store { cases, models, concurrency, latency_ms, seconds } => {
             let dir = tempfile::tempdir().map_err(|e| ApiError::internal(e.to_string()))?;
-            let opts = psebench::bench::store::StoreBenchOptions {
+            let opts = psebench_bench::store::StoreBenchOptions {
                 cases: *cases,
                 models: *models,
                 concurrency: *concurrency,
@@ -284,7 +284,7 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
             if !cli.json {
                 eprintln!("Storing {cases} synthetic cases × {models} models in a scratch store, then measuring for {seconds} s…");
             }
-            let b = runtime()?.block_on(psebench::bench::store::run(dir.path(), &opts))?;
+            let b = runtime()?.block_on(psebench_bench::store::run(dir.path(), &opts))?;
             if cli.json {
                 print_json(&b);
             } else {
@@ -320,7 +320,7 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
         }
         BenchCmd::EvalThroughput { cases, concurrency, latency_ms, quick } => {
             let dir = tempfile::tempdir().map_err(|e| ApiError::internal(e.to_string()))?;
-            let opts = psebench::bench::eval_throughput::EvalThroughputOptions {
+            let opts = psebench_bench::eval_throughput::EvalThroughputOptions {
                 cases: if *quick { 400 } else { *cases },
                 concurrency: *concurrency,
                 latency_ms: *latency_ms,
@@ -331,7 +331,7 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
                     opts.cases
                 );
             }
-            let b = runtime()?.block_on(psebench::bench::eval_throughput::run(dir.path(), &opts))?;
+            let b = runtime()?.block_on(psebench_bench::eval_throughput::run(dir.path(), &opts))?;
             if cli.json {
                 print_json(&b);
             } else {
@@ -386,7 +386,7 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
             if !cli.json {
                 eprintln!("Evaluating {cases} synthetic cases at C={concurrency} in {}, with synchronous=NORMAL and then FULL…", scratch.path().display());
             }
-            let b = runtime()?.block_on(psebench::bench::durability::run(scratch.path(), *cases, *concurrency))?;
+            let b = runtime()?.block_on(psebench_bench::durability::run(scratch.path(), *cases, *concurrency))?;
             if cli.json {
                 print_json(&b);
             } else {
@@ -490,7 +490,7 @@ fn batch_scale(
         ));
     }
     let dir = tempfile::tempdir().map_err(|e| ApiError::internal(format!("could not create a scratch folder: {e}")))?;
-    let mut opts = psebench::bench::batch_scale::BatchScaleOptions { cases, models, ..Default::default() };
+    let mut opts = psebench_bench::batch_scale::BatchScaleOptions { cases, models, ..Default::default() };
     if let Some(n) = in_flight {
         opts.in_flight = n.max(1);
     }
@@ -499,7 +499,7 @@ fn batch_scale(
             "Evaluating {cases} synthetic cases × {models} model(s) through the mock's batch endpoints, then directly…"
         );
     }
-    let b = runtime()?.block_on(psebench::bench::batch_scale::run(dir.path(), &opts))?;
+    let b = runtime()?.block_on(psebench_bench::batch_scale::run(dir.path(), &opts))?;
     if let Some(out) = out {
         let text = serde_json::to_string_pretty(&b).map_err(|e| ApiError::internal(e.to_string()))?;
         std::fs::write(out, text + "\n")

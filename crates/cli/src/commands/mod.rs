@@ -1,5 +1,6 @@
 pub mod anchors;
 pub mod author;
+#[cfg(feature = "bench")]
 pub mod bench;
 pub mod cards;
 pub mod cases;
@@ -90,6 +91,7 @@ pub fn run(cli: &Cli) -> Result<ExitCode, ApiError> {
         Command::Models(c) => models::run(cli, c),
         Command::Cache(c) => cache(cli, c),
         Command::MockLlm(c) => mock::run(cli, c),
+        #[cfg(feature = "bench")]
         Command::Bench(c) => bench::run(cli, c),
         Command::Metrics(a) => metrics::run(cli, a),
         Command::Report(a) => report::run(cli, a),

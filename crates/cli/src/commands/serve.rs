@@ -1,9 +1,9 @@
 use clap::Args;
-use psebench::server::{
+use psebench::ApiError;
+use psebench_server::{
     serve, write_open_page, write_token_file, Assets, EmbeddedAssets, FolderAssets, Limits, OwnerToken, ServeOptions,
     TlsFiles,
 };
-use psebench::ApiError;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -154,7 +154,7 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
         limits: Limits::default(),
         tls,
     };
-    psebench::server::check_options(&opts)?;
+    psebench_server::check_options(&opts)?;
     if let Some(path) = &a.token_file {
         write_token_file(path, &owner_token)?;
     }

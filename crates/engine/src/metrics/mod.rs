@@ -67,6 +67,28 @@ pub fn compute_from_jsonl(cases: &[Case], trajectories: &Path, opts: &MetricsOpt
     Ok(FileMetrics { report: report_from_runs(&golds, &runs, opts), ignored: ignored_of(&runs) })
 }
 
+/// The two halves of [`compute_from_jsonl`] apart, for the metrics benchmark (`psebench bench
+/// metrics`), which times them one by one: a trajectories file read into per-case outcomes against
+/// the cases, then scored.
+pub struct FileRuns<'a> {
+    golds: Golds<'a>,
+    runs: Vec<ModelRuns>,
+}
+
+impl<'a> FileRuns<'a> {
+    /// Read `trajectories` against `cases` as [`compute_from_jsonl`] does.
+    pub fn read(cases: &'a [Case], trajectories: &Path) -> ApiResult<FileRuns<'a>> {
+        let golds = Golds::new(cases);
+        let runs = read_runs(&golds, trajectories)?;
+        Ok(FileRuns { golds, runs })
+    }
+
+    /// The report of [`compute_from_jsonl`] from what was read.
+    pub fn report(&self, opts: &MetricsOptions) -> MetricsReport {
+        report_from_runs(&self.golds, &self.runs, opts)
+    }
+}
+
 /// What [`compute_from_jsonl`] gives.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FileMetrics {

@@ -195,9 +195,15 @@ mod tests {
     fn grid_and_trajectory_of_imported_runs() {
         let e = Engine::open_in_memory().unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let loaded = crate::bench::metrics::load_results(&e, dir.path(), 40, 3).unwrap();
-        assert_eq!(loaded.run_ids.len(), 3);
-        let g = e.results_grid(&ResultsRequest { run_ids: loaded.run_ids.clone() }).unwrap();
+        // The synthetic result set `psebench bench load-results` stores: 40 cases, 3 models.
+        let (cases, trajectories) = crate::metrics::synthetic_benchmark(40, 3, 1);
+        let (cases_path, trajectories_path) = (dir.path().join("cases.jsonl"), dir.path().join("trajectories.jsonl"));
+        crate::case::io::write_cases(&cases_path, &cases).unwrap();
+        crate::trajectory::io::write_trajectories(&trajectories_path, &trajectories).unwrap();
+        e.cases_import(&cases_path, false, "imported").unwrap();
+        let run_ids = e.eval_import(&trajectories_path).unwrap();
+        assert_eq!(run_ids.len(), 3);
+        let g = e.results_grid(&ResultsRequest { run_ids: run_ids.clone() }).unwrap();
         assert_eq!(g.models.len(), 3);
         assert_eq!(g.case_ids.len(), 40);
         assert_eq!((g.case_type.len(), g.clause.len(), g.gold.len()), (40, 40, 40));
@@ -224,11 +230,7 @@ mod tests {
             }
         }
         let err = e
-            .results_trajectory(&TrajectoryRequest {
-                run_id: loaded.run_ids[0].clone(),
-                case_id: "nope".into(),
-                repeat: None,
-            })
+            .results_trajectory(&TrajectoryRequest { run_id: run_ids[0].clone(), case_id: "nope".into(), repeat: None })
             .unwrap_err();
         assert_eq!(err.code, crate::error::ErrorCode::NotFound);
     }

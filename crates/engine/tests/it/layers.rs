@@ -1,7 +1,11 @@
 //! The engine's modules form a stack: a module may use modules below it and none above or beside
-//! it. This test reads every `crate::` path in the engine's non-test source and fails on any that
-//! points up or sideways, naming the file and line. The order is written here and in the crate
-//! documentation (`src/lib.rs`); keep the two the same.
+//! it. This test reads every `crate::` path in the non-test source of the stack's crates and fails
+//! on any that points up or sideways, naming the file and line. The order is written here and in
+//! the crate documentation (`src/lib.rs`); keep the two the same.
+//!
+//! The stack is split into crates along the same order (`STACK_CRATES`), so across crates the
+//! compiler enforces it too; a second test checks that each crate holds one band of the layers and
+//! that its manifest depends on no crate above it.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -28,8 +32,41 @@ const LAYERS: &[&[&str]] = &[
     &["api"],
 ];
 
-/// Outside the stack, behind cargo features: they may use anything; nothing in the stack uses them.
+/// The crates of the stack, bottom first, and their folders. Each holds the modules of a band of
+/// consecutive layers; a lower crate's modules are re-exported by the ones above under their own
+/// names, so `crate::store` reads the same in every crate.
+const STACK_CRATES: &[(&str, &str)] =
+    &[("psebench-core", "crates/core"), ("psebench-llm", "crates/llm"), ("psebench", "crates/engine")];
+
+/// Outside the stack, crates of their own: they may use anything; nothing in the stack uses them
+/// (`psebench-mock` uses nothing of the engine, which re-exports it as `mock` for the tests).
 const OUTSIDE: &[&str] = &["server", "mock", "bench"];
+const OUTSIDE_CRATES: &[(&str, &str)] =
+    &[("psebench-server", "crates/server"), ("psebench-mock", "crates/mock"), ("psebench-bench", "crates/bench")];
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Every non-lib Rust file of the stack's crates, with the `src` folder it is under.
+fn stack_files() -> Vec<(PathBuf, PathBuf)> {
+    let mut out = Vec::new();
+    for (_, dir) in STACK_CRATES {
+        let src = repo_root().join(dir).join("src");
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        files.sort();
+        out.extend(files.into_iter().map(|f| (src.clone(), f)));
+    }
+    out
+}
+
+/// A file's path for messages: `crates/core/src/store/mod.rs`.
+fn shown(file: &Path) -> String {
+    let root = repo_root();
+    let rel = file.strip_prefix(&root).unwrap_or(file);
+    rel.to_string_lossy().replace('\\', "/")
+}
 
 fn rank_of() -> HashMap<&'static str, usize> {
     LAYERS.iter().enumerate().flat_map(|(i, l)| l.iter().map(move |m| (*m, i))).collect()
@@ -122,17 +159,13 @@ fn is_test_file(file: &Path) -> bool {
 
 #[test]
 fn engine_modules_only_use_modules_below_them() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let rank = rank_of();
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    files.sort();
     let mut problems = Vec::new();
     let mut seen_modules = std::collections::BTreeSet::new();
-    for file in &files {
-        let Some(module) = module_of(&src, file) else { continue };
+    for (src, file) in &stack_files() {
+        let Some(module) = module_of(src, file) else { continue };
         seen_modules.insert(module.clone());
-        if OUTSIDE.contains(&module.as_str()) || is_test_file(file) {
+        if is_test_file(file) {
             continue;
         }
         let Some(&own) = rank.get(module.as_str()) else {
@@ -141,27 +174,95 @@ fn engine_modules_only_use_modules_below_them() {
         };
         let text = std::fs::read_to_string(file).unwrap();
         for (line_no, line) in non_test_lines(&text) {
+            let rel = shown(file);
+            if line.contains("psebench_mock") {
+                problems.push(format!("{rel}:{line_no}: `{module}` uses `mock`, which is outside the stack"));
+            }
             for used in crate_refs(&line) {
                 if used == module {
                     continue;
                 }
-                let rel = file.strip_prefix(&src).unwrap().display();
                 if OUTSIDE.contains(&used.as_str()) {
-                    problems.push(format!("src/{rel}:{line_no}: `{module}` uses `{used}`, which is outside the stack"));
+                    problems.push(format!("{rel}:{line_no}: `{module}` uses `{used}`, which is outside the stack"));
                 } else if let Some(&other) = rank.get(used.as_str()) {
                     if other >= own {
                         let how = if other == own { "beside" } else { "above" };
-                        problems.push(format!("src/{rel}:{line_no}: `{module}` uses `{used}`, which is {how} it"));
+                        problems.push(format!("{rel}:{line_no}: `{module}` uses `{used}`, which is {how} it"));
                     }
                 }
                 // Anything else is an item of the crate root (`crate::version`, re-exports).
             }
         }
     }
-    for m in rank.keys().chain(OUTSIDE.iter()) {
+    for m in rank.keys() {
         assert!(seen_modules.contains(*m), "the layer list names `{m}`, which no longer exists");
     }
+    for (name, dir) in OUTSIDE_CRATES {
+        assert!(repo_root().join(dir).join("Cargo.toml").is_file(), "the outside crate {name} ({dir}) is missing");
+    }
     assert!(problems.is_empty(), "modules that use a module above or beside them:\n{}", problems.join("\n"));
+}
+
+/// The names of the workspace crates a manifest depends on in its `[dependencies]` sections
+/// (target-specific ones included; not dev-dependencies, which only tests see).
+fn crate_dependencies(manifest: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_deps = false;
+    for line in manifest.lines() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            let section = t.trim_matches(|c| c == '[' || c == ']');
+            in_deps =
+                section == "dependencies" || section.ends_with(".dependencies") || section == "build-dependencies";
+            continue;
+        }
+        if in_deps && t.starts_with("psebench") {
+            let name: String = t.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
+            out.push(name);
+        }
+    }
+    out
+}
+
+#[test]
+fn each_crate_of_the_stack_holds_a_band_of_layers_and_depends_on_none_above_it() {
+    let rank = rank_of();
+    let mut problems = Vec::new();
+    let mut bands: Vec<(usize, usize)> = Vec::new();
+    for (name, dir) in STACK_CRATES {
+        let src = repo_root().join(dir).join("src");
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        let ranks: Vec<usize> =
+            files.iter().filter_map(|f| module_of(&src, f)).filter_map(|m| rank.get(m.as_str()).copied()).collect();
+        let (Some(&lo), Some(&hi)) = (ranks.iter().min(), ranks.iter().max()) else {
+            problems.push(format!("{name} ({dir}) holds no module of the layer list"));
+            continue;
+        };
+        bands.push((lo, hi));
+    }
+    for w in bands.windows(2) {
+        if w[0].1 + 1 != w[1].0 {
+            problems.push(format!(
+                "the crates of the stack do not follow the layer order one band after another: {bands:?} \
+                 (layer indexes, bottom first, in the order of STACK_CRATES)"
+            ));
+        }
+    }
+    let position = |n: &str| STACK_CRATES.iter().position(|(c, _)| *c == n);
+    for (i, (name, dir)) in STACK_CRATES.iter().enumerate() {
+        let manifest = std::fs::read_to_string(repo_root().join(dir).join("Cargo.toml")).unwrap();
+        for dep in crate_dependencies(&manifest) {
+            match position(&dep) {
+                Some(j) if j < i => {}
+                Some(_) => problems.push(format!("{dir}/Cargo.toml: {name} depends on {dep}, which is not below it")),
+                // The engine re-exports the mock provider (`mock` feature); nothing else outside.
+                None if *name == "psebench" && dep == "psebench-mock" => {}
+                None => problems.push(format!("{dir}/Cargo.toml: {name} depends on {dep}, which is outside the stack")),
+            }
+        }
+    }
+    assert!(problems.is_empty(), "crates of the stack:\n{}", problems.join("\n"));
 }
 
 /// Names of the methods that a module adds to the engine handle (`impl Engine { pub fn … }`): a

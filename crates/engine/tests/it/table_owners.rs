@@ -4,8 +4,9 @@
 //! - reads the schema from the migrations (CREATE TABLE, ALTER TABLE … RENAME TO, DROP TABLE, in
 //!   order) and checks that every table in it has exactly one owner in [`TABLE_OWNERS`], so a new
 //!   table without an owner fails here;
-//! - finds the SQL string literals in the non-test source of the engine, the CLI and the desktop
-//!   shell, the tables each one names (after FROM, JOIN, INTO, UPDATE, TABLE), and fails with
+//! - finds the SQL string literals in the non-test source of the engine's crates (core, llm and
+//!   engine; server, mock and bench outside the stack), the CLI and the desktop shell, the tables
+//!   each one names (after FROM, JOIN, INTO, UPDATE, TABLE), and fails with
 //!   `file:line: module M names table T owned by O` wherever M is not O.
 //!
 //! A table is named only through its owner's module; the layer test (`layers.rs`) then decides
@@ -143,7 +144,7 @@ fn apply_migration(tables: &mut BTreeMap<String, String>, file: &str, sql: &str)
 
 /// The tables the migrations leave, each with the migration that created it.
 fn schema_tables() -> BTreeMap<String, String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/migrations");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .flatten()
@@ -395,11 +396,12 @@ fn sql_table_names(text: &str) -> Vec<(usize, String)> {
     out
 }
 
+/// The modules of the stack's crates (`STACK_SOURCES`).
 fn engine_modules() -> BTreeSet<String> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    std::fs::read_dir(&src)
-        .unwrap()
-        .flatten()
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    STACK_SOURCES
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(root.join(dir)).unwrap().flatten())
         .filter_map(|e| {
             let n = e.file_name().to_string_lossy().to_string();
             let n = n.strip_suffix(".rs").map(str::to_string).unwrap_or(n);
@@ -407,6 +409,10 @@ fn engine_modules() -> BTreeSet<String> {
         })
         .collect()
 }
+
+/// The source folders of the engine's stack, one crate each (layers.rs, `STACK_CRATES`): the
+/// first folder (or file) under each is the module.
+const STACK_SOURCES: &[&str] = &["crates/core/src", "crates/llm/src", "crates/engine/src"];
 
 fn is_test_file(file: &Path) -> bool {
     let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -440,8 +446,17 @@ fn sql_names_only_tables_its_module_owns() {
     let mut problems = Vec::new();
     let mut sql_seen = 0;
     // (source folder, module name for files directly in it or None = the first folder under it)
-    let trees: &[(&str, Option<&str>)] =
-        &[("crates/engine/src", None), ("crates/cli/src", Some("cli")), ("src-tauri/src", Some("src-tauri"))];
+    let trees: &[(&str, Option<&str>)] = &[
+        (STACK_SOURCES[0], None),
+        (STACK_SOURCES[1], None),
+        (STACK_SOURCES[2], None),
+        // Outside the stack: each crate is one module of the old layout.
+        ("crates/server/src", Some("server")),
+        ("crates/mock/src", Some("mock")),
+        ("crates/bench/src", Some("bench")),
+        ("crates/cli/src", Some("cli")),
+        ("src-tauri/src", Some("src-tauri")),
+    ];
     for (dir, fixed) in trees {
         let dir = root.join(dir);
         if !dir.is_dir() {

@@ -23,8 +23,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::owner_auth::{presented_keys, OwnerToken};
 use super::ServeOptions;
-use crate::api::rpc;
-use crate::api::Engine;
+use psebench::api::rpc;
+use psebench::api::Engine;
 
 /// What one address counts as when shared places are handed out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

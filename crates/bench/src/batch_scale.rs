@@ -11,14 +11,14 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::api::models::ModelAddRequest;
-use crate::api::{Engine, EngineOptions};
-use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::evaluation::EvalRunRequest;
-use crate::llm::batch::{BatchSettings, BATCH_WORKERS};
-use crate::llm::ClientOptions;
-use crate::metrics::{MetricsOptions, MetricsReport};
-use crate::mock::{BatchBehaviour, MockServer, Reply, Rule, Script, When};
+use psebench::api::models::ModelAddRequest;
+use psebench::api::{Engine, EngineOptions};
+use psebench::error::{ApiError, ApiResult, ErrorCode};
+use psebench::evaluation::EvalRunRequest;
+use psebench::llm::batch::{BatchSettings, BATCH_WORKERS};
+use psebench::llm::ClientOptions;
+use psebench::metrics::{MetricsOptions, MetricsReport};
+use psebench::mock::{BatchBehaviour, MockServer, Reply, Rule, Script, When};
 
 /// The memory bound the benchmark checks: 300 MB (10^6 bytes), in MiB as the peak is reported.
 pub const RSS_BOUND_MIB: f64 = 300.0 * 1_000_000.0 / (1024.0 * 1024.0);
@@ -217,7 +217,7 @@ fn open_store(path: &Path, in_flight: usize) -> ApiResult<Engine> {
     Engine::open_with(
         path,
         EngineOptions {
-            secrets: Arc::new(crate::secrets::MemoryStore::default()),
+            secrets: Arc::new(psebench::secrets::MemoryStore::default()),
             client: ClientOptions { batch: fast_batch_settings(in_flight), ..Default::default() },
         },
     )
@@ -270,9 +270,9 @@ async fn evaluate_all(engine: &Engine, models: usize, batch: bool, concurrency: 
     Ok(runs)
 }
 
-fn cost(engine: &Engine, run: &str) -> ApiResult<crate::llm::accounting::UsageTotals> {
-    let totals = crate::llm::accounting::totals_by_stage(engine.store(), Some(run))?;
-    Ok(crate::llm::accounting::sum(&totals))
+fn cost(engine: &Engine, run: &str) -> ApiResult<psebench::llm::accounting::UsageTotals> {
+    let totals = psebench::llm::accounting::totals_by_stage(engine.store(), Some(run))?;
+    Ok(psebench::llm::accounting::sum(&totals))
 }
 
 fn done(engine: &Engine, run: &str) -> ApiResult<u64> {
@@ -323,8 +323,8 @@ pub async fn run(dir: &Path, opts: &BatchScaleOptions) -> ApiResult<BatchScaleBe
         .await
         .map_err(|e| ApiError::new(ErrorCode::Io, format!("could not start the mock provider: {e}")))?;
     let cases_path = dir.join("cases.jsonl");
-    let (cases, _) = crate::metrics::synthetic_benchmark(opts.cases, 0, 1);
-    crate::case::io::write_cases(&cases_path, &cases)?;
+    let (cases, _) = psebench::metrics::synthetic_benchmark(opts.cases, 0, 1);
+    psebench::case::io::write_cases(&cases_path, &cases)?;
     drop(cases);
     let batched = open_store(&dir.join("batch.db"), opts.in_flight)?;
     let direct = open_store(&dir.join("direct.db"), opts.in_flight)?;

@@ -12,10 +12,10 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::context::Engine;
-use crate::error::{ApiError, ApiResult};
-use crate::review::{ReviewCreateRequest, ReviewLinksRequest, ReviewSelection};
-use crate::server::{Limits, NoAssets, ServeOptions};
+use psebench::context::Engine;
+use psebench::error::{ApiError, ApiResult};
+use psebench::review::{ReviewCreateRequest, ReviewLinksRequest, ReviewSelection};
+use psebench_server::{Limits, NoAssets, ServeOptions};
 
 const PIECE: usize = 64 * 1024;
 
@@ -215,11 +215,11 @@ pub async fn run(dir: &std::path::Path, opts: &ServeFloodOptions) -> ApiResult<S
         assets: std::sync::Arc::new(NoAssets),
         limits: Limits::default(),
         tls: None,
-        owner_token: crate::server::OwnerToken::generate()?,
+        owner_token: psebench_server::OwnerToken::generate()?,
     };
     let (addr_tx, addr_rx) = tokio::sync::oneshot::channel();
     let (quit_tx, quit_rx) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(crate::server::serve(
+    let server = tokio::spawn(psebench_server::serve(
         engine,
         so,
         move |a| {

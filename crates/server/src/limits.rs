@@ -23,8 +23,8 @@ use axum::Json;
 use std::time::Duration;
 
 use super::AppState;
-use crate::api::files::MAX_UPLOAD_BYTES;
-use crate::error::ApiError;
+use psebench::api::files::MAX_UPLOAD_BYTES;
+use psebench::error::ApiError;
 
 /// A reviewer's calls carry a token, an item number and at most a comment: 256 KiB leaves room
 /// for a long comment (the engine caps notes at 20,000 characters, up to 80 KB in UTF-8) and

@@ -20,7 +20,7 @@ use tokio_rustls::TlsAcceptor;
 use super::limits::{Limits, REFUSAL_TIME, SHUTDOWN_GRACE};
 use super::places::{self, Kind, Places, Proof};
 use super::stall::WriteDeadline;
-use crate::error::ApiError;
+use psebench::error::ApiError;
 
 /// Serve `app` on `listener` until `shutdown` resolves. Requests on reserved places must show
 /// `proof`.

@@ -5,9 +5,9 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::time::Instant;
 
-use crate::api::Engine;
-use crate::error::ApiResult;
-use crate::metrics::{compute, read_runs, report_from_runs, synthetic_benchmark, Golds, MetricsOptions};
+use psebench::api::Engine;
+use psebench::error::ApiResult;
+use psebench::metrics::{compute, synthetic_benchmark, FileRuns, MetricsOptions};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Timing {
@@ -41,9 +41,9 @@ fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
 }
 
-fn tables_all(report: &crate::metrics::MetricsReport, pack: &crate::policy::PolicyPack) -> usize {
+fn tables_all(report: &psebench::metrics::MetricsReport, pack: &psebench::policy::PolicyPack) -> usize {
     let mut bytes = 0;
-    for t in crate::tables::all_tables(report, pack) {
+    for t in psebench::tables::all_tables(report, pack) {
         bytes += t.to_csv().map_or(0, |c| c.len()) + t.to_markdown().len() + t.to_latex().len();
     }
     bytes
@@ -52,11 +52,11 @@ fn tables_all(report: &crate::metrics::MetricsReport, pack: &crate::policy::Poli
 /// Time scoring and tables over inputs loaded since `t0`. Scoring alone (no bootstrap) is timed
 /// separately, and left out of the total.
 fn time_compute(
-    pack: &crate::policy::PolicyPack,
+    pack: &psebench::policy::PolicyPack,
     opts: &MetricsOptions,
     t0: Instant,
-    cases: &[crate::case::Case],
-    trajectories: &[crate::trajectory::Trajectory],
+    cases: &[psebench::case::Case],
+    trajectories: &[psebench::trajectory::Trajectory],
 ) -> Timing {
     let load_ms = ms(t0);
     let t1 = Instant::now();
@@ -76,25 +76,24 @@ pub fn run(dir: &Path, cases: usize, models: usize) -> ApiResult<MetricsBench> {
     let (cs, ts) = synthetic_benchmark(cases, models, 1);
     let cases_path = dir.join("cases.jsonl");
     let traj_path = dir.join("trajectories.jsonl");
-    crate::case::io::write_cases(&cases_path, &cs)?;
-    crate::trajectory::io::write_trajectories(&traj_path, &ts)?;
-    let pack = crate::policy::builtin_pack(crate::policy::DEFAULT_POLICY)
-        .ok_or_else(|| crate::error::ApiError::internal("mn29 pack missing"))?;
+    psebench::case::io::write_cases(&cases_path, &cs)?;
+    psebench::trajectory::io::write_trajectories(&traj_path, &ts)?;
+    let pack = psebench::policy::builtin_pack(psebench::policy::DEFAULT_POLICY)
+        .ok_or_else(|| psebench::error::ApiError::internal("mn29 pack missing"))?;
     let opts = MetricsOptions::default();
     let no_bootstrap = MetricsOptions { bootstrap_resamples: 0, ..opts.clone() };
 
     // From files, as `psebench metrics --cases --trajectories` reads them.
     let t0 = Instant::now();
-    let lookup = |p: &str| crate::policy::builtin_pack(p).map(|pk| pk.vocab(&[]));
-    let c2 = crate::case::io::read_cases(&cases_path, &lookup)?;
-    let golds = Golds::new(&c2);
-    let runs = read_runs(&golds, &traj_path)?;
+    let lookup = |p: &str| psebench::policy::builtin_pack(p).map(|pk| pk.vocab(&[]));
+    let c2 = psebench::case::io::read_cases(&cases_path, &lookup)?;
+    let runs = FileRuns::read(&c2, &traj_path)?;
     let load_ms = ms(t0);
     let t1 = Instant::now();
-    std::hint::black_box(report_from_runs(&golds, &runs, &no_bootstrap));
+    std::hint::black_box(runs.report(&no_bootstrap));
     let score_ms = ms(t1);
     let t1 = Instant::now();
-    let report = report_from_runs(&golds, &runs, &opts);
+    let report = runs.report(&opts);
     let compute_ms = ms(t1);
     let t3 = Instant::now();
     std::hint::black_box(tables_all(&report, &pack));
@@ -111,8 +110,8 @@ pub fn run(dir: &Path, cases: usize, models: usize) -> ApiResult<MetricsBench> {
     // From the store.
     let engine = Engine::open_with(
         &dir.join("bench.db"),
-        crate::api::EngineOptions {
-            secrets: std::sync::Arc::new(crate::secrets::MemoryStore::default()),
+        psebench::api::EngineOptions {
+            secrets: std::sync::Arc::new(psebench::secrets::MemoryStore::default()),
             client: Default::default(),
         },
     )?;
@@ -170,7 +169,7 @@ pub fn write_synthetic_files(dir: &Path, cases: usize, models: usize) -> ApiResu
     let (cs, ts) = synthetic_benchmark(cases, models, 1);
     let cases_path = dir.join("cases.jsonl");
     let trajectories_path = dir.join("trajectories.jsonl");
-    crate::case::io::write_cases(&cases_path, &cs)?;
-    crate::trajectory::io::write_trajectories(&trajectories_path, &ts)?;
+    psebench::case::io::write_cases(&cases_path, &cs)?;
+    psebench::trajectory::io::write_trajectories(&trajectories_path, &ts)?;
     Ok(SyntheticFiles { cases_path, trajectories_path, cases: cs.len(), trajectories: ts.len() })
 }

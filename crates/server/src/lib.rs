@@ -44,9 +44,9 @@ use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use crate::api::rpc::{self, Caller};
-use crate::api::Engine;
-use crate::error::{ApiError, ApiResult, ErrorCode};
+use psebench::api::rpc::{self, Caller};
+use psebench::api::Engine;
+use psebench::error::{ApiError, ApiResult, ErrorCode};
 
 /// How the server runs.
 #[derive(Clone)]
@@ -231,8 +231,8 @@ async fn events(State(st): State<AppState>, headers: HeaderMap) -> Response {
 }
 
 fn progress_stream(
-    initial: Vec<crate::jobs::Progress>,
-    rx: tokio::sync::broadcast::Receiver<crate::jobs::Progress>,
+    initial: Vec<psebench::jobs::Progress>,
+    rx: tokio::sync::broadcast::Receiver<psebench::jobs::Progress>,
 ) -> impl Stream<Item = Result<Event, Infallible>> {
     let first = futures::stream::iter(initial);
     let rest = futures::stream::unfold(rx, |mut rx| async move {
@@ -332,7 +332,7 @@ pub async fn serve(
     tracing::info!(%addr, lan = opts.lan, https = tls.is_some(), review_session = ?opts.review_session, store = %engine.store().path().display(), "server started");
     ready(addr);
     if opts.review_session.is_none() {
-        crate::api::rpc::resume_batch_runs(&engine);
+        psebench::api::rpc::resume_batch_runs(&engine);
     }
     let limits = opts.limits.clone();
     let proof = places::Proof::for_server(&engine, &opts);
@@ -450,7 +450,7 @@ mod tests {
     /// (the app talks over IPC, the browser to this server).
     #[test]
     fn the_served_policy_follows_the_desktop_app() {
-        let conf: serde_json::Value = serde_json::from_str(include_str!("../../../../tauri.conf.json")).unwrap();
+        let conf: serde_json::Value = serde_json::from_str(include_str!("../../../tauri.conf.json")).unwrap();
         let app = conf["app"]["security"]["csp"].as_str().unwrap();
         for directive in app.split(';').map(str::trim).filter(|d| !d.is_empty() && !d.starts_with("connect-src")) {
             assert!(CONTENT_SECURITY_POLICY.split("; ").any(|d| d == directive), "missing: {directive}");
@@ -474,7 +474,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn review_links_reach_only_their_own_session() {
-        use crate::review::{ReviewCreateRequest, ReviewLinksRequest, ReviewSelection};
+        use psebench::review::{ReviewCreateRequest, ReviewLinksRequest, ReviewSelection};
         let e = Engine::open_in_memory().unwrap();
         e.demo_load().unwrap();
         let mk = |name: &str| ReviewCreateRequest {
@@ -537,7 +537,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_review_server_lists_and_streams_only_for_a_valid_reviewer_token() {
-        use crate::review::{ReviewCreateRequest, ReviewLinksRequest, ReviewSelection};
+        use psebench::review::{ReviewCreateRequest, ReviewLinksRequest, ReviewSelection};
         let e = Engine::open_in_memory().unwrap();
         e.demo_load().unwrap();
         let req = ReviewCreateRequest {

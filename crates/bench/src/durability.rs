@@ -7,11 +7,11 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::api::models::ModelAddRequest;
-use crate::api::{Engine, EngineOptions};
-use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::evaluation::EvalRunRequest;
-use crate::mock::MockServer;
+use psebench::api::models::ModelAddRequest;
+use psebench::api::{Engine, EngineOptions};
+use psebench::error::{ApiError, ApiResult, ErrorCode};
+use psebench::evaluation::EvalRunRequest;
+use psebench::mock::MockServer;
 
 /// One evaluation under one `synchronous` setting.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,12 +36,12 @@ pub struct DurabilityBench {
 }
 
 async fn one_point(dir: &Path, relaxed: bool, cases: usize, concurrency: u32) -> ApiResult<DurabilityPoint> {
-    crate::store::relax_sync_for_benchmark(relaxed);
+    psebench::store::relax_sync_for_benchmark(relaxed);
     let engine = Engine::open_with(
         &dir.join(if relaxed { "normal.db" } else { "full.db" }),
-        EngineOptions { secrets: Arc::new(crate::secrets::MemoryStore::default()), client: Default::default() },
+        EngineOptions { secrets: Arc::new(psebench::secrets::MemoryStore::default()), client: Default::default() },
     );
-    crate::store::relax_sync_for_benchmark(false);
+    psebench::store::relax_sync_for_benchmark(false);
     let engine = engine?;
     let scratch = dir.join(if relaxed { "normal" } else { "full" });
     std::fs::create_dir_all(&scratch).map_err(|e| ApiError::new(ErrorCode::Io, e.to_string()))?;

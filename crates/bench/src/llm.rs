@@ -6,10 +6,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{process_cpu_seconds, quantile};
-use crate::api::models::ModelAddRequest;
-use crate::api::Engine;
-use crate::error::ApiResult;
-use crate::llm::{CallContext, CancellationToken, ChatRequest, Message};
+use psebench::api::models::ModelAddRequest;
+use psebench::api::Engine;
+use psebench::error::ApiResult;
+use psebench::llm::{CallContext, CancellationToken, ChatRequest, Message};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LlmBenchPoint {

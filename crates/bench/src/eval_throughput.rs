@@ -15,11 +15,11 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::api::models::ModelAddRequest;
-use crate::api::{Engine, EngineOptions};
-use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::evaluation::EvalRunRequest;
-use crate::mock::MockServer;
+use psebench::api::models::ModelAddRequest;
+use psebench::api::{Engine, EngineOptions};
+use psebench::error::{ApiError, ApiResult, ErrorCode};
+use psebench::evaluation::EvalRunRequest;
+use psebench::mock::MockServer;
 
 /// The share of C ÷ L a run must reach to pass.
 pub const PASS_RATIO: f64 = 0.90;
@@ -202,14 +202,14 @@ pub async fn run(dir: &Path, opts: &EvalThroughputOptions) -> ApiResult<EvalThro
     }
     let engine = Engine::open_with(
         &dir.join("bench.db"),
-        EngineOptions { secrets: Arc::new(crate::secrets::MemoryStore::default()), client: Default::default() },
+        EngineOptions { secrets: Arc::new(psebench::secrets::MemoryStore::default()), client: Default::default() },
     )?;
     let t = Instant::now();
     let (e, d, n) = (engine.clone(), dir.to_path_buf(), opts.cases);
     tokio::task::spawn_blocking(move || -> ApiResult<()> {
-        let (cases, _) = crate::metrics::synthetic_benchmark(n, 0, 1);
+        let (cases, _) = psebench::metrics::synthetic_benchmark(n, 0, 1);
         let path = d.join("cases.jsonl");
-        crate::case::io::write_cases(&path, &cases)?;
+        psebench::case::io::write_cases(&path, &cases)?;
         e.cases_import(&path, false, "imported")?;
         Ok(())
     })

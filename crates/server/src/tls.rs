@@ -9,7 +9,7 @@ use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use tokio_rustls::rustls::ServerConfig;
 use tokio_rustls::TlsAcceptor;
 
-use crate::error::{ApiError, ApiResult};
+use psebench::error::{ApiError, ApiResult};
 
 /// Where the certificate (chain) and its private key are, both PEM.
 #[derive(Debug, Clone, PartialEq)]

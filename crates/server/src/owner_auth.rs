@@ -31,7 +31,7 @@ use std::path::Path;
 use std::sync::Arc;
 use subtle::ConstantTimeEq;
 
-use crate::error::{ApiError, ApiResult, ErrorCode};
+use psebench::error::{ApiError, ApiResult, ErrorCode};
 
 /// Random bytes in a key (256 bits).
 pub const OWNER_TOKEN_BYTES: usize = 32;
@@ -127,7 +127,7 @@ pub fn write_token_file(path: &Path, token: &OwnerToken) -> ApiResult<()> {
         file.set_permissions(std::fs::Permissions::from_mode(0o600)).map_err(failed)?;
     }
     #[cfg(not(unix))]
-    crate::util::private_files::restrict_file(path).map_err(failed)?;
+    psebench::util::private_files::restrict_file(path).map_err(failed)?;
     file.write_all(format!("{}\n", token.as_str()).as_bytes()).map_err(failed)?;
     file.sync_all().map_err(failed)
 }
@@ -230,9 +230,9 @@ pub async fn accept_link(State(token): State<OwnerToken>, req: Request<Body>, ne
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::Engine;
-    use crate::server::{router, NoAssets, ServeOptions};
+    use crate::{router, NoAssets, ServeOptions};
     use axum::Router;
+    use psebench::api::Engine;
     use tower::ServiceExt;
 
     const KEY: &str = "k3y-for-tests_k3y-for-tests_k3y-for-tests_x";
@@ -246,7 +246,7 @@ mod tests {
                 review_session: None,
                 assets: Arc::new(NoAssets),
                 owner_token: OwnerToken::from_text(KEY),
-                limits: crate::server::Limits::default(),
+                limits: crate::Limits::default(),
                 tls: None,
             },
         )
@@ -302,7 +302,7 @@ mod tests {
             let what = format!("{} {} {:?}", r.method(), r.uri(), r.headers());
             let resp = a.clone().oneshot(r).await.unwrap();
             assert_eq!(resp.status(), StatusCode::UNAUTHORIZED, "{what}");
-            assert_eq!(resp.headers()["content-security-policy"], crate::server::CONTENT_SECURITY_POLICY);
+            assert_eq!(resp.headers()["content-security-policy"], crate::CONTENT_SECURITY_POLICY);
             let body = json_of(resp).await;
             assert_eq!(body["code"], "unauthorized", "{what}");
             assert_eq!(body["message"], MISSING_KEY_MESSAGE);

@@ -2,7 +2,7 @@
 //! benchmark over a few dozen synthetic cases, checking that batch mode and direct calls give
 //! the same metrics for each of the three batch APIs (timing and memory are not asserted).
 
-use psebench::bench::batch_scale::{json_differences, run, BatchScaleOptions};
+use psebench_bench::batch_scale::{json_differences, run, BatchScaleOptions};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -10,13 +10,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::quantile;
-use crate::api::models::ModelAddRequest;
-use crate::api::results::ResultsRequest;
-use crate::api::{Engine, EngineOptions};
-use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::evaluation::EvalRunRequest;
-use crate::mock::{MockServer, Reply, Rule, Script, When};
-use crate::server::{NoAssets, OwnerToken, ServeOptions};
+use psebench::api::models::ModelAddRequest;
+use psebench::api::results::ResultsRequest;
+use psebench::api::{Engine, EngineOptions};
+use psebench::error::{ApiError, ApiResult, ErrorCode};
+use psebench::evaluation::EvalRunRequest;
+use psebench::mock::{MockServer, Reply, Rule, Script, When};
+use psebench_server::{NoAssets, OwnerToken, ServeOptions};
 
 /// What the store benchmark is asked to do.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -107,7 +107,7 @@ async fn start_server(
         tls: None,
     };
     let server = tokio::spawn(async move {
-        crate::server::serve(
+        psebench_server::serve(
             e,
             so,
             move |a| {
@@ -140,7 +140,7 @@ async fn store_info_ms(http: &reqwest::Client, url: &str) -> Option<f64> {
 pub async fn run(dir: &Path, opts: &StoreBenchOptions) -> ApiResult<StoreBench> {
     let engine = Engine::open_with(
         &dir.join("bench.db"),
-        EngineOptions { secrets: Arc::new(crate::secrets::MemoryStore::default()), client: Default::default() },
+        EngineOptions { secrets: Arc::new(psebench::secrets::MemoryStore::default()), client: Default::default() },
     )?;
     let setup = Instant::now();
     let (e, d, cases, models) = (engine.clone(), dir.to_path_buf(), opts.cases, opts.models);

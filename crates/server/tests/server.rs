@@ -2,9 +2,12 @@
 //! slow clients are bounded, the connection cap holds, closed reviews refuse their links, and
 //! HTTPS works with a certificate made here.
 
+// Test helpers may unwrap: a failure is a failed test, with the message it carries.
+#![allow(clippy::unwrap_used)]
+
 use psebench::api::Engine;
 use psebench::review::{ReviewCreateRequest, ReviewLinksRequest, ReviewSelection};
-use psebench::server::{serve, Assets, EmbeddedAssets, Limits, NoAssets, OwnerToken, ServeOptions, TlsFiles};
+use psebench_server::{serve, Assets, EmbeddedAssets, Limits, NoAssets, OwnerToken, ServeOptions, TlsFiles};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -541,7 +544,7 @@ async fn https_with_a_certificate_made_here() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn owner_bodies_are_bounded_by_the_upload_limit() {
-    use psebench::server::limits::OWNER_BODY_BYTES;
+    use psebench_server::limits::OWNER_BODY_BYTES;
     // The largest upload, base64-encoded, fits; the limit is not much larger than that.
     let encoded = psebench::api::files::MAX_UPLOAD_BYTES.div_ceil(3) * 4;
     assert!(OWNER_BODY_BYTES > encoded && OWNER_BODY_BYTES <= encoded + 2 * 1024 * 1024);
@@ -589,7 +592,7 @@ async fn measure_stall_attack() {
     line("reviewer", &timed_calls(served.addr, "review.me", ("x-review-token", &token), 10).await);
     drop(stalled);
     served.stop().await;
-    for write_stall in [Duration::from_secs(1), psebench::server::limits::WRITE_STALL_TIMEOUT] {
+    for write_stall in [Duration::from_secs(1), psebench_server::limits::WRITE_STALL_TIMEOUT] {
         let limits = Limits { write_stall, ..Limits::default() };
         let served = start_with(Engine::open_in_memory().unwrap(), None, limits, None, big_assets()).await;
         let t = std::time::Instant::now();
