@@ -523,3 +523,88 @@ async fn the_drafting_prompt_names_the_clauses_neighbours() {
     let prompt = user_text(&bodies_by(&riverland, "draft1")[0]);
     assert!(prompt.contains("# Neighbouring clauses\n(the policy names none for this clause)"), "{prompt}");
 }
+
+/// Writes `tests/fixtures/store-before-call-ledger.db` with the code of this commit (the release
+/// before the call ledger): an extraction (2 calls), a draft (2 attempts), a generation run and a
+/// label audit of 4 cases by 2 models, all against the loopback mock.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "writes the upgrade fixture; run by hand"]
+async fn make_store_before_call_ledger() {
+    let mut front = super::label_audit::audit_rules();
+    front.extend(drafting_rules());
+    let mock = MockServer::start(mock_script(front), 0).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine_with(dir.path(), &mock);
+    approve_extraction(&e, FALL).await;
+    let r = e.author_draft(&draft_req(FALL, DraftKind::Complete, None)).await.unwrap();
+    assert_eq!(r.attempts, 2);
+    e.author_accept(&AcceptRequest { draft_id: r.draft_id.clone(), by: "Dana".into(), notes: None, item_ids: None })
+        .unwrap();
+    audit(&e, REP, AuditStatus::Audited, "Lee").unwrap();
+    audit(&e, REP, AuditStatus::Approved, "Kim").unwrap();
+    let anchors = format!(
+        "{}\n",
+        json!({"anchor_id": "rl-1", "text": "Resident found on the floor of the day room after lunch.", "source": "Riverland notes"})
+    );
+    let path = dir.path().join("anchors.jsonl");
+    std::fs::write(&path, anchors).unwrap();
+    let opts = AnchorImportOptions { clause_id: Some(FALL.into()), policy: Some(POLICY.into()), ..Default::default() };
+    e.anchors_import(&path, &opts).unwrap();
+    let req = GenRequest {
+        policy: POLICY.into(),
+        cards: REP.into(),
+        anchors_per_card: 1,
+        model: "writer".into(),
+        verifier_model: Some("checker".into()),
+        seed: 3,
+        concurrency: 1,
+        ..Default::default()
+    };
+    let run = e.gen_create(&req).unwrap();
+    let s = e.gen_execute(&run).await.unwrap();
+    assert_eq!(s.status.as_str(), "completed", "{:?}", s.message);
+
+    for name in ["strict", "loose"] {
+        e.models_add(&ModelAddRequest {
+            name: name.into(),
+            kind: "openai-compatible".into(),
+            model: format!("{name}-id"),
+            base_url: Some(mock.openai_base()),
+            price_in: Some(1.0),
+            price_out: Some(2.0),
+            ..Default::default()
+        })
+        .unwrap();
+    }
+    let cases: String = super::label_audit::fixture_cases().iter().map(|c| format!("{c}\n")).collect();
+    let p = dir.path().join("audit.jsonl");
+    std::fs::write(&p, cases).unwrap();
+    e.cases_import(&p, false, "imported").unwrap();
+    let audit_run = e
+        .cases_screen_create(&psebench::screen::audit::ScreenRequest {
+            cases: "all".into(),
+            models: vec!["strict".into(), "loose".into()],
+            label: None,
+        })
+        .unwrap();
+    let rep = e.cases_screen_execute(&audit_run).await.unwrap();
+    assert!(rep.screened >= 4, "{}", rep.screened);
+
+    let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/store-before-call-ledger.db");
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let _ = std::fs::remove_file(&out);
+    let target = out.display().to_string();
+    e.store().with_conn(|c| c.execute("VACUUM INTO ?1", [target])).unwrap();
+    // Under 1 MB: without the built-in MN29 cards and anchors nothing here uses.
+    let c = rusqlite::Connection::open(&out).unwrap();
+    c.execute_batch(
+        "PRAGMA foreign_keys = ON;
+         DELETE FROM card_audit_log WHERE card_id IN (SELECT card_id FROM cards WHERE policy_id = 'mn29');
+         DELETE FROM cards WHERE policy_id = 'mn29';
+         DELETE FROM anchors WHERE anchor_id NOT IN (SELECT anchor_id FROM gen_run_anchors) AND anchor_id <> 'rl-1';
+         VACUUM;",
+    )
+    .unwrap();
+    let broken: i64 = c.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| r.get(0)).unwrap();
+    assert_eq!(broken, 0);
+}

@@ -25,6 +25,10 @@ fn case(id: &str, case_type: &str, verdict: &str, fact: &str) -> Value {
     })
 }
 
+pub fn fixture_cases() -> Vec<Value> {
+    cases()
+}
+
 fn cases() -> Vec<Value> {
     vec![
         case("r1", "complete", "Reportable", "FACT-REP found on the floor with a hip fracture"),
