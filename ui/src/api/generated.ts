@@ -305,7 +305,11 @@ export type AuthorCall = {
 /**
  * `extractor` or `self_check`.
  */
-role: string, attempt: number, prompt_name: string, prompt_versions: { [key in string]?: string }, model: string, request: unknown, response_text: string | null, parsed: unknown, parse_notes: Array<string>, input_tokens: number, output_tokens: number, cached_input_tokens: number, cost_usd: number, latency_ms: number, cache_hit: boolean, };
+role: string, attempt: number, prompt_name: string, prompt_versions: { [key in string]?: string }, model: string, request: unknown, response_text: string | null, parsed: unknown, parse_notes: Array<string>, input_tokens: number, output_tokens: number, cached_input_tokens: number, cost_usd: number, latency_ms: number, cache_hit: boolean, 
+/**
+ * The call's row in the call ledger (`calls.list`).
+ */
+call_id: number | null, };
 
 /**
  * Which batches to list: a run's, or all.
@@ -374,6 +378,23 @@ export type ByCaseType = { complete: CaseTypeMetrics, missing: CaseTypeMetrics, 
 export type CacheClearParams = { model?: string, };
 
 export type CacheStats = { entries: number, hits: number, bytes: number, };
+
+/**
+ * Which calls to list.
+ */
+export type CallFilter = { 
+/**
+ * The run (required unless `item` is given: authoring extractions have no run).
+ */
+run_id: string | null, item: string | null, step: string | null, attempt: number | null, role: string | null, 
+/**
+ * Rows to skip (in ledger order).
+ */
+offset: number | null, 
+/**
+ * At most this many rows (default 500, at most 5,000).
+ */
+limit: number | null, };
 
 /**
  * What a plan says about a spending cap the estimate passes.
@@ -1405,6 +1426,36 @@ caution: string | null, };
 
 export type JudgeResult = { hits: Array<string>, } & ({ [key in string]?: number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null });
 
+/**
+ * One row of the ledger.
+ */
+export type LedgerCall = { id: number, run_id: string | null, 
+/**
+ * The accounting stage (eval, judge, instantiator, author_extract, clause_screen, …).
+ */
+stage: string, item: string | null, step: string | null, attempt: number | null, role: string | null, prompt_name: string | null, prompt_versions: { [key in string]?: string }, 
+/**
+ * The registered model name.
+ */
+model: string, 
+/**
+ * The model id the provider says answered.
+ */
+provider_model: string | null, remote: boolean, request: unknown, response_text: string | null, parsed: unknown, parse_notes: Array<string>, 
+/**
+ * What went wrong with the tries before the one that answered, oldest first.
+ */
+failed_attempts: Array<string>, 
+/**
+ * HTTP tries made (0 for a cache hit).
+ */
+tries: number, input_tokens: number, output_tokens: number, cached_input_tokens: number, reasoning_tokens: number, cost_usd: number, latency_ms: number, cache_hit: boolean, batch_id: string | null, ok: boolean, error: string | null, at: string, 
+/**
+ * Counted in the usage totals (false: a row folded in from an older store whose usage is
+ * already counted by another row).
+ */
+counted: boolean, };
+
 export type LengthRow = { case_type: string, n: number, mean: number | null, median: number | null, min: number | null, p25: number | null, p75: number | null, p95: number | null, max: number | null, };
 
 export type LibraryCategoryRow = { category: string, reportable: number, non_reportable: number, uncertain: number, total: number, };
@@ -1765,7 +1816,11 @@ prompt_versions: { [key in string]?: string }, model: string,
 /**
  * `{messages, response_format, repeat}`
  */
-request: JsonValue, response_text: string | null, parsed: JsonValue | null, parse_notes: Array<string>, input_tokens: number, output_tokens: number, cached_input_tokens: number, cost_usd: number, latency_ms: number, cache_hit: boolean, };
+request: JsonValue, response_text: string | null, parsed: JsonValue | null, parse_notes: Array<string>, input_tokens: number, output_tokens: number, cached_input_tokens: number, cost_usd: number, latency_ms: number, cache_hit: boolean, 
+/**
+ * The call's row in the call ledger (`calls.list`).
+ */
+call_id: number | null, };
 
 export type ProviderKind = "openai-compatible" | "openai" | "azure" | "anthropic" | "gemini";
 
@@ -2695,6 +2750,8 @@ export interface ApiMethods {
   "cache.clear": { params: CacheClearParams; result: Count };
   /** Token and cost totals per stage and model. */
   "usage.by_stage": { params: UsageParams; result: Array<UsageTotals> };
+  /** The call ledger: every model call of a run (or of one item: a generation candidate, an extraction, a draft, a case), in order, with its request, reply, parse notes, failed attempts, tokens and cost. Filters: item, step, attempt, role; offset and limit (default 500). */
+  "calls.list": { params: CallFilter; result: Array<LedgerCall> };
   /** What an evaluation run would do and cost, without starting it. */
   "eval.plan": { params: EvalRunRequest; result: EvalPlan };
   /** Create an evaluation run and start it in the background. */

@@ -48,6 +48,7 @@ use crate::generation::{GenerationStats, LibraryStats};
 use crate::jobs::{Progress, RunKind, RunStatus};
 use crate::llm::accounting::UsageTotals;
 use crate::llm::cache::CacheStats;
+use crate::llm::ledger::{CallFilter, LedgerCall};
 use crate::metrics::MetricsReport;
 use crate::policy::sections::PolicySections;
 use crate::review::{
@@ -690,6 +691,9 @@ api_methods! {
     }
     "usage.by_stage" ["Token and cost totals per stage and model."] (e, p: UsageParams) -> Vec<UsageTotals> {
         blocking(move || if p.all == Some(true) { e.usage_all_by_stage() } else { e.usage_by_stage(p.run_id.as_deref()) }).await?
+    }
+    "calls.list" ["The call ledger: every model call of a run (or of one item: a generation candidate, an extraction, a draft, a case), in order, with its request, reply, parse notes, failed attempts, tokens and cost. Filters: item, step, attempt, role; offset and limit (default 500)."] (e, p: CallFilter) -> Vec<LedgerCall> {
+        blocking(move || e.calls_list(&p)).await?
     }
     "eval.plan" ["What an evaluation run would do and cost, without starting it."] (e, p: EvalRunRequest) -> EvalPlan {
         blocking(move || e.eval_plan(&p)).await?

@@ -78,6 +78,9 @@ pub struct AuthorCall {
     pub cost_usd: f64,
     pub latency_ms: u64,
     pub cache_hit: bool,
+    /// The call's row in the call ledger (`calls.list`).
+    #[serde(default)]
+    pub call_id: Option<i64>,
 }
 
 /// A stored extraction (one version for one clause).
@@ -224,20 +227,15 @@ fn call_record(
     prompt: &Prompt,
     versions: IndexMap<String, String>,
     handle: &ModelHandle,
-    req: &ChatRequest,
     resp: &ChatResponse,
 ) -> AuthorCall {
-    let mut request = json!({"messages": req.messages, "response_format": req.response_format, "repeat": req.repeat});
-    if !resp.failed_attempts.is_empty() {
-        request["failed_attempts"] = json!(resp.failed_attempts);
-    }
     AuthorCall {
         role: role.into(),
         attempt,
         prompt_name: prompt.name.clone(),
         prompt_versions: versions,
         model: handle.cfg.name.clone(),
-        request,
+        request: Value::Null,
         response_text: Some(resp.text.clone()),
         parsed: None,
         parse_notes: vec![],
@@ -247,6 +245,7 @@ fn call_record(
         cost_usd: resp.cost_usd,
         latency_ms: resp.latency_ms,
         cache_hit: resp.cache_hit,
+        call_id: resp.call_id,
     }
 }
 
@@ -329,13 +328,15 @@ impl Engine {
                 ..ChatRequest::new(vec![Message::system(system), Message::user(user)])
             }
             .json_schema("relevant_sections", selection_schema());
-            let resp = self.llm().chat(&handle, &chat, &ctx, &cancel).await?;
             let mut versions = IndexMap::new();
             versions.insert(t.extract.prompt.name.clone(), t.extract.prompt.version.clone());
             if attempt > 1 {
                 versions.insert(t.feedback.name.clone(), t.feedback.version.clone());
             }
-            let mut rec = call_record("extractor", attempt, &t.extract.prompt, versions, &handle, &chat, &resp);
+            let call_ctx =
+                ctx.clone().role("extractor").attempt(attempt).prompt(&t.extract.prompt.name, versions.clone());
+            let resp = self.llm().chat(&handle, &chat, &call_ctx, &cancel).await?;
+            let mut rec = call_record("extractor", attempt, &t.extract.prompt, versions, &handle, &resp);
             let r = reply::read_selection(&resp.text, &sections);
             rec.parsed = r.parsed.clone();
             rec.parse_notes = r.repairs.iter().cloned().chain(r.problems.iter().cloned()).collect();
@@ -438,10 +439,12 @@ impl Engine {
                 ..ChatRequest::new(vec![Message::system(&system), Message::user(&user)])
             }
             .json_schema("extraction_self_check", check_schema());
-            let resp = self.llm().chat(handle, &chat, &ctx, &CancellationToken::new()).await?;
             let mut versions = IndexMap::new();
             versions.insert(t.check.prompt.name.clone(), t.check.prompt.version.clone());
-            let mut rec = call_record("self_check", attempt, &t.check.prompt, versions, handle, &chat, &resp);
+            let call_ctx =
+                ctx.clone().role("self_check").attempt(attempt).prompt(&t.check.prompt.name, versions.clone());
+            let resp = self.llm().chat(handle, &chat, &call_ctx, &CancellationToken::new()).await?;
+            let mut rec = call_record("self_check", attempt, &t.check.prompt, versions, handle, &resp);
             match reply::read_self_check(&resp.text, sections, &ids) {
                 Ok((check, parsed)) => {
                     rec.parsed = Some(parsed);

@@ -1,11 +1,11 @@
-//! Storage of extractions (`author_extractions`) and of every model call behind them
-//! (`author_calls`).
+//! Storage of extractions (`author_extractions`); the model calls behind them are in the call
+//! ledger (`llm::ledger`), linked by extraction id.
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
-use serde_json::Value;
 
 use super::{AuthorCall, Extraction, ExtractionSummary};
 use crate::error::{ApiError, ApiResult};
+use crate::llm::ledger;
 
 pub(super) fn json<T: serde::Serialize>(v: &T) -> ApiResult<String> {
     serde_json::to_string(v).map_err(|e| ApiError::internal(format!("could not encode authoring data: {e}")))
@@ -58,53 +58,27 @@ pub fn insert(conn: &Connection, x: &Extraction) -> ApiResult<()> {
     Ok(())
 }
 
-/// Whose calls: an extraction's or a draft's (each has its own table).
+/// Whose calls: an extraction's or a draft's (both are items of the call ledger).
 #[derive(Clone, Copy)]
 pub enum CallOwner {
     Extraction,
     Draft,
 }
 
-impl CallOwner {
-    fn table_and_key(self) -> (&'static str, &'static str) {
-        match self {
-            CallOwner::Extraction => ("author_calls", "extraction_id"),
-            CallOwner::Draft => ("author_draft_calls", "draft_id"),
+/// Link the model calls behind an extraction or a draft (written to the call ledger by the LLM
+/// client as they were made) to it, with the reading of each reply.
+pub fn insert_calls(conn: &Connection, _owner: CallOwner, id: &str, calls: &[AuthorCall]) -> ApiResult<()> {
+    for c in calls {
+        if let Some(call_id) = c.call_id {
+            let done = ledger::Completion {
+                item: Some(id.to_string()),
+                step: None,
+                attempt: Some(c.attempt),
+                parsed: c.parsed.clone(),
+                parse_notes: c.parse_notes.clone(),
+            };
+            ledger::complete(conn, call_id, &done)?;
         }
-    }
-}
-
-/// Store the model calls behind an extraction or a draft, in order.
-pub fn insert_calls(conn: &Connection, owner: CallOwner, id: &str, calls: &[AuthorCall]) -> ApiResult<()> {
-    let (table, key) = owner.table_and_key();
-    for (seq, c) in calls.iter().enumerate() {
-        conn.execute(
-            &format!(
-                "INSERT INTO {table} ({key}, seq, role, attempt, prompt_name, prompt_versions, model,
-                    request_json, response_text, parsed_json, parse_notes, input_tokens, output_tokens,
-                    cached_input_tokens, cost_usd, latency_ms, cache_hit)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
-            ),
-            params![
-                id,
-                seq as i64,
-                c.role,
-                c.attempt,
-                c.prompt_name,
-                json(&c.prompt_versions)?,
-                c.model,
-                json(&c.request)?,
-                c.response_text,
-                c.parsed.as_ref().map(json).transpose()?,
-                json(&c.parse_notes)?,
-                c.input_tokens as i64,
-                c.output_tokens as i64,
-                c.cached_input_tokens as i64,
-                c.cost_usd,
-                c.latency_ms as i64,
-                c.cache_hit,
-            ],
-        )?;
     }
     Ok(())
 }
@@ -184,47 +158,29 @@ pub fn list(conn: &Connection, policy: Option<&str>, clause: Option<&str>) -> Ap
         .collect()
 }
 
-/// The model calls behind an extraction or a draft, in order.
-pub fn calls_of(conn: &Connection, owner: CallOwner, id: &str) -> ApiResult<Vec<AuthorCall>> {
-    let (table, key) = owner.table_and_key();
-    let mut st = conn.prepare(&format!(
-        "SELECT role, attempt, prompt_name, prompt_versions, model, request_json, response_text, parsed_json,
-                parse_notes, input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_ms, cache_hit
-         FROM {table} WHERE {key} = ?1 ORDER BY seq"
-    ))?;
-    #[allow(clippy::type_complexity)]
-    let rows = st
-        .query_map([id], |r| {
-            Ok((
-                (r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?, r.get::<_, String>(3)?),
-                (r.get::<_, String>(4)?, r.get::<_, String>(5)?, r.get::<_, Option<String>>(6)?),
-                (r.get::<_, Option<String>>(7)?, r.get::<_, Option<String>>(8)?),
-                (r.get::<_, i64>(9)?, r.get::<_, i64>(10)?, r.get::<_, i64>(11)?, r.get::<_, f64>(12)?),
-                (r.get::<_, i64>(13)?, r.get::<_, bool>(14)?),
-            ))
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    rows.into_iter()
-        .map(|((role, attempt, prompt_name, pv), (model, req, resp), (parsed, notes), (i, o, ci, cost), (lat, hit))| {
-            Ok(AuthorCall {
-                role,
-                attempt: attempt as u32,
-                prompt_name,
-                prompt_versions: parse(&pv, id, "call prompt versions")?,
-                model,
-                request: parse::<Value>(&req, id, "call request")?,
-                response_text: resp,
-                parsed: parsed.map(|p| parse::<Value>(&p, id, "parsed reply")).transpose()?,
-                parse_notes: notes.map(|n| parse(&n, id, "parse notes")).transpose()?.unwrap_or_default(),
-                input_tokens: i as u64,
-                output_tokens: o as u64,
-                cached_input_tokens: ci as u64,
-                cost_usd: cost,
-                latency_ms: lat as u64,
-                cache_hit: hit,
-            })
+/// The model calls behind an extraction or a draft, in order (from the call ledger).
+pub fn calls_of(conn: &Connection, _owner: CallOwner, id: &str) -> ApiResult<Vec<AuthorCall>> {
+    Ok(ledger::of_item(conn, None, id)?
+        .into_iter()
+        .map(|c| AuthorCall {
+            request: c.request_with_failures(),
+            role: c.role.unwrap_or(c.stage),
+            attempt: c.attempt.unwrap_or(1),
+            prompt_name: c.prompt_name.unwrap_or_default(),
+            prompt_versions: c.prompt_versions,
+            model: c.model,
+            response_text: c.response_text,
+            parsed: c.parsed,
+            parse_notes: c.parse_notes,
+            input_tokens: c.input_tokens,
+            output_tokens: c.output_tokens,
+            cached_input_tokens: c.cached_input_tokens,
+            cost_usd: c.cost_usd,
+            latency_ms: c.latency_ms,
+            cache_hit: c.cache_hit,
+            call_id: Some(c.id),
         })
-        .collect()
+        .collect())
 }
 
 /// Record an approval with the final selection and its document.

@@ -286,6 +286,11 @@ impl Engine {
         accounting::totals_by_stage(self.store(), run_id)
     }
 
+    /// Rows of the call ledger: a run's calls, or one item's, in the order they were made.
+    pub fn calls_list(&self, f: &crate::llm::ledger::CallFilter) -> ApiResult<Vec<crate::llm::ledger::LedgerCall>> {
+        self.store().with_read(|c| crate::llm::ledger::list(c, f))
+    }
+
     /// Token and cost totals per stage and model over every recorded call.
     pub fn usage_all_by_stage(&self) -> ApiResult<Vec<UsageTotals>> {
         accounting::totals_by_stage_all(self.store())

@@ -129,7 +129,7 @@ impl Engine {
                     }
                     let text = texts.get(&(case.policy.clone(), case.clause_id.clone())).cloned().unwrap_or_default();
                     let rationale = t.rationale().unwrap_or("").trim().to_string();
-                    let out = rejudge_rationale(self.llm(), judge, prompts, case, &text, &rationale, ctx, cancel).await;
+                    let out = rejudge_rationale(self.llm(), judge, prompts, case, &text, &rationale, &ctx.clone().item(&case.case_id).role("judge").without_system_text(), cancel).await;
                     match out {
                         Ok((result, _usage, usd)) => {
                             if result.extra.contains_key("judge_error") {

@@ -5,7 +5,7 @@
 //! How a run is stored: the `runs` row (kind `generation`) holds the request; `gen_run_cards`
 //! and `gen_run_anchors` freeze the exact card versions, contexts and anchor texts; one
 //! `gen_candidates` row per (card, anchor, variant) holds its status; `gen_attempts` and
-//! `gen_calls` hold every attempt and every model call. Case ids are the candidate ids, built
+//! `gen_attempts` hold every attempt; the call ledger (`llm::ledger`) every model call. Case ids are the candidate ids, built
 //! from run, card, anchor and variant, so a resumed run produces the same ids.
 
 pub mod config;
@@ -288,6 +288,9 @@ pub struct ProvenanceCall {
     pub cost_usd: f64,
     pub latency_ms: u64,
     pub cache_hit: bool,
+    /// The call's row in the call ledger (`calls.list`).
+    #[serde(default)]
+    pub call_id: Option<i64>,
 }
 
 /// One attempt of one stage.

@@ -2,14 +2,13 @@
 //! attempt is committed (with all its calls) the moment it finishes, so a crash loses at most the
 //! attempts in flight, and those cost nothing to redo because their replies are cached.
 
-use indexmap::IndexMap;
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde_json::Value;
 
 use super::plan::{PlannedCandidate, PlannedCard};
 use super::{GenCandidateFilter, GenCandidateView, GenCounts, GenTypeCounts, ProvenanceAttempt, ProvenanceCall};
 use crate::error::{ApiError, ApiResult};
-use crate::llm::Usage;
+use crate::llm::ledger;
 use crate::store::StoredColumn;
 use crate::util::now_rfc3339;
 
@@ -217,21 +216,13 @@ pub fn mark_finished(conn: &Connection, id: &str, status: &str, stage: &str, rea
     Ok(())
 }
 
-/// One model call of an attempt, ready to store.
+/// One model call of an attempt: its row in the call ledger (written by the LLM client) and the
+/// reading of its reply, added to that row when the attempt is stored.
 #[derive(Debug, Clone)]
 pub struct CallRecord {
-    pub role: String,
-    pub prompt_name: String,
-    pub prompt_versions: IndexMap<String, String>,
-    pub model: String,
-    pub request: Value,
-    pub response_text: Option<String>,
+    pub call_id: Option<i64>,
     pub parsed: Option<Value>,
     pub parse_notes: Vec<String>,
-    pub usage: Usage,
-    pub cost_usd: f64,
-    pub latency_ms: u64,
-    pub cache_hit: bool,
 }
 
 /// One attempt of one stage.
@@ -272,36 +263,24 @@ pub fn insert_attempt(conn: &Connection, run_id: &str, candidate_id: &str, a: &A
             now_rfc3339()
         ],
     )?;
-    let attempt_id = conn.last_insert_rowid();
-    let mut stmt = conn.prepare(
-        "INSERT INTO gen_calls (attempt_id, seq, role, prompt_name, prompt_versions, model, request_json, response_text, parsed_json,
-                                parse_notes, input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_ms, cache_hit)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-    )?;
-    for (i, c) in a.calls.iter().enumerate() {
-        stmt.execute(params![
-            attempt_id,
-            i as i64,
-            c.role,
-            c.prompt_name,
-            js(&c.prompt_versions),
-            c.model,
-            c.request.to_string(),
-            c.response_text,
-            c.parsed.as_ref().map(|v| v.to_string()),
-            js(&c.parse_notes),
-            c.usage.input_tokens as i64,
-            c.usage.output_tokens as i64,
-            c.usage.cached_input_tokens as i64,
-            c.cost_usd,
-            c.latency_ms as i64,
-            c.cache_hit as i64
-        ])?;
+    // The calls were written to the ledger by the client as they were made: link them to this
+    // attempt and add their reading.
+    for c in &a.calls {
+        if let Some(id) = c.call_id {
+            let done = ledger::Completion {
+                item: Some(candidate_id.to_string()),
+                step: Some(a.stage.clone()),
+                attempt: Some(a.attempt),
+                parsed: c.parsed.clone(),
+                parse_notes: c.parse_notes.clone(),
+            };
+            ledger::complete(conn, id, &done)?;
+        }
     }
     Ok(())
 }
 
-/// A JSON column of generation attempts (`gen_attempts`) or calls (`gen_calls`).
+/// A JSON column of generation attempts (`gen_attempts`) or candidates.
 const fn col(table: &'static str, column: &'static str, what: &'static str, row_kind: &'static str) -> StoredColumn {
     StoredColumn { table, column, what, row_kind }
 }
@@ -310,10 +289,6 @@ const ATTEMPT_FINDINGS: StoredColumn = col("gen_attempts", "guard_findings_json"
 const ATTEMPT_OUTPUT: StoredColumn = col("gen_attempts", "output_json", "output", "attempt");
 const ATTEMPT_EXTRACTED: StoredColumn = col("gen_attempts", "extracted_json", "extracted values", "attempt");
 const ATTEMPT_VERIFIER: StoredColumn = col("gen_attempts", "verifier_json", "verifier verdict", "attempt");
-const CALL_VERSIONS: StoredColumn = col("gen_calls", "prompt_versions", "prompt versions", "call");
-const CALL_REQUEST: StoredColumn = col("gen_calls", "request_json", "request", "call");
-const CALL_PARSED: StoredColumn = col("gen_calls", "parsed_json", "parsed reply", "call");
-const CALL_NOTES: StoredColumn = col("gen_calls", "parse_notes", "parse notes", "call");
 /// Slot values of a candidate (`gen_candidates.slot_values_json`).
 pub const CANDIDATE_SLOT_VALUES: StoredColumn = col("gen_candidates", "slot_values_json", "slot values", "candidate");
 
@@ -347,34 +322,42 @@ pub fn attempts(conn: &Connection, candidate_id: &str) -> ApiResult<Vec<(i64, At
     Ok(rows)
 }
 
-pub fn calls(conn: &Connection, attempt_id: i64) -> ApiResult<Vec<ProvenanceCall>> {
-    let mut stmt = conn.prepare(
-        "SELECT role, prompt_name, prompt_versions, model, request_json, response_text, parsed_json, parse_notes, input_tokens,
-                output_tokens, cached_input_tokens, cost_usd, latency_ms, cache_hit, seq
-         FROM gen_calls WHERE attempt_id = ?1 ORDER BY seq",
-    )?;
-    let rows = stmt
-        .query_map([attempt_id], |r| {
-            let row = format!("{} of attempt {attempt_id}", r.get::<_, i64>(14)?);
-            Ok(ProvenanceCall {
-                role: r.get(0)?,
-                prompt_name: r.get(1)?,
-                prompt_versions: CALL_VERSIONS.parse_in_row(&r.get::<_, String>(2)?, &row, 2)?,
-                model: r.get(3)?,
-                request: CALL_REQUEST.parse_in_row(&r.get::<_, String>(4)?, &row, 4)?,
-                response_text: r.get(5)?,
-                parsed: CALL_PARSED.parse_opt_in_row(r.get(6)?, &row, 6)?,
-                parse_notes: CALL_NOTES.parse_in_row(&r.get::<_, String>(7)?, &row, 7)?,
-                input_tokens: r.get::<_, i64>(8)? as u64,
-                output_tokens: r.get::<_, i64>(9)? as u64,
-                cached_input_tokens: r.get::<_, i64>(10)? as u64,
-                cost_usd: r.get(11)?,
-                latency_ms: r.get::<_, i64>(12)? as u64,
-                cache_hit: r.get::<_, i64>(13)? != 0,
-            })
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(rows)
+/// The ledger's calls of one attempt (candidate, stage, attempt number) of a run, in order.
+pub fn calls(
+    conn: &Connection,
+    run_id: &str,
+    candidate_id: &str,
+    stage: &str,
+    attempt: u32,
+) -> ApiResult<Vec<ProvenanceCall>> {
+    let f = ledger::CallFilter {
+        run_id: Some(run_id.to_string()),
+        item: Some(candidate_id.to_string()),
+        step: Some(stage.to_string()),
+        attempt: Some(attempt),
+        limit: Some(ledger::MAX_LIMIT),
+        ..Default::default()
+    };
+    Ok(ledger::list(conn, &f)?
+        .into_iter()
+        .map(|c| ProvenanceCall {
+            request: c.request_with_failures(),
+            role: c.role.unwrap_or(c.stage),
+            prompt_name: c.prompt_name.unwrap_or_default(),
+            prompt_versions: c.prompt_versions,
+            model: c.model,
+            response_text: c.response_text,
+            parsed: c.parsed,
+            parse_notes: c.parse_notes,
+            input_tokens: c.input_tokens,
+            output_tokens: c.output_tokens,
+            cached_input_tokens: c.cached_input_tokens,
+            cost_usd: c.cost_usd,
+            latency_ms: c.latency_ms,
+            cache_hit: c.cache_hit,
+            call_id: Some(c.id),
+        })
+        .collect())
 }
 
 /// Every attempt of a candidate with its calls (provenance).
@@ -382,6 +365,8 @@ pub fn provenance_attempts(conn: &Connection, candidate_id: &str) -> ApiResult<V
     attempts(conn, candidate_id)?
         .into_iter()
         .map(|(id, a, at)| {
+            let run: String = conn.query_row("SELECT run_id FROM gen_attempts WHERE id = ?1", [id], |r| r.get(0))?;
+            let calls = calls(conn, &run, candidate_id, &a.stage, a.attempt)?;
             Ok(ProvenanceAttempt {
                 candidate_id: candidate_id.to_string(),
                 stage: a.stage,
@@ -392,8 +377,8 @@ pub fn provenance_attempts(conn: &Connection, candidate_id: &str) -> ApiResult<V
                 output: a.output,
                 extracted: a.extracted,
                 verifier: a.verifier,
+                calls,
                 created_at: at,
-                calls: calls(conn, id)?,
             })
         })
         .collect()
@@ -402,14 +387,9 @@ pub fn provenance_attempts(conn: &Connection, candidate_id: &str) -> ApiResult<V
 /// Counts for progress and summaries.
 /// US$ spent so far on the calls of one (card, anchor) unit of a run.
 pub fn unit_cost(conn: &Connection, run_id: &str, unit: i64) -> ApiResult<f64> {
-    Ok(conn.query_row(
-        "SELECT coalesce(sum(gc.cost_usd), 0) FROM gen_calls gc
-           JOIN gen_attempts ga ON ga.id = gc.attempt_id
-           JOIN gen_candidates c ON c.candidate_id = ga.candidate_id
-         WHERE c.run_id = ?1 AND c.unit = ?2",
-        params![run_id, unit],
-        |r| r.get(0),
-    )?)
+    let mut st = conn.prepare_cached("SELECT candidate_id FROM gen_candidates WHERE run_id = ?1 AND unit = ?2")?;
+    let ids = st.query_map(params![run_id, unit], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
+    ledger::items_cost(conn, run_id, &ids)
 }
 
 pub fn counts(conn: &Connection, run_id: &str) -> ApiResult<GenCounts> {
@@ -469,7 +449,7 @@ pub fn counts(conn: &Connection, run_id: &str) -> ApiResult<GenCounts> {
     let (calls, hits, input, output, cost): (i64, i64, i64, i64, f64) = conn.query_row(
         "SELECT count(*), coalesce(sum(cache_hit), 0), coalesce(sum(CASE WHEN cache_hit = 0 THEN input_tokens END), 0),
                 coalesce(sum(CASE WHEN cache_hit = 0 THEN output_tokens END), 0), coalesce(sum(cost_usd), 0)
-         FROM llm_calls WHERE run_id = ?1",
+         FROM llm_calls WHERE run_id = ?1 AND counted = 1",
         [run_id],
         |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
     )?;

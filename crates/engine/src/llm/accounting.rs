@@ -1,4 +1,5 @@
-//! Token and cost accounting: one row per call (cache hits included), summed per stage and per run.
+//! Token and cost accounting over the call ledger (`ledger`): one row per call (cache hits
+//! included), summed per stage and per run.
 
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
@@ -9,18 +10,9 @@ use crate::error::ApiResult;
 use crate::store::Store;
 use crate::util::now_rfc3339;
 
-/// Who is calling: a run (generation, evaluation) and its stage (instantiator, eval, info, judge, …).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct CallContext {
-    pub run_id: Option<String>,
-    pub stage: String,
-}
-
-impl CallContext {
-    pub fn new(run_id: Option<&str>, stage: &str) -> CallContext {
-        CallContext { run_id: run_id.map(str::to_string), stage: stage.to_string() }
-    }
-}
+pub use super::ledger::CallContext;
+use super::ledger::RequestDetail;
+use super::types::{ChatRequest, Role};
 
 pub struct CallRecord<'a> {
     pub ctx: &'a CallContext,
@@ -33,9 +25,15 @@ pub struct CallRecord<'a> {
     pub error: Option<String>,
     /// The provider batch that answered (None for a direct call or a cache hit).
     pub batch_id: Option<&'a str>,
+    /// The request as sent (its messages share their text with the caller's).
+    pub request: Option<&'a ChatRequest>,
+    pub response_text: Option<&'a str>,
+    pub provider_model: Option<&'a str>,
+    pub failed_attempts: &'a [String],
 }
 
-/// One call-log row, owned, ready to be written.
+/// One ledger row, owned, ready to be written. The request is encoded when the row is written
+/// (on the store's thread, not the caller's).
 pub struct CallRow {
     run_id: Option<String>,
     stage: String,
@@ -49,13 +47,52 @@ pub struct CallRow {
     latency: i64,
     error: Option<String>,
     batch_id: Option<String>,
+    item: Option<String>,
+    step: Option<String>,
+    attempt: Option<u32>,
+    role: Option<String>,
+    prompt_name: Option<String>,
+    prompt_versions: Option<String>,
+    provider_model: Option<String>,
+    request: Option<(ChatRequest, RequestDetail)>,
+    response_text: Option<String>,
+    failed_attempts: Option<String>,
+}
+
+/// The request as the ledger keeps it: messages (system text left out when asked), format,
+/// repeat index and the sampling settings sent.
+fn request_json(req: &ChatRequest, detail: RequestDetail) -> String {
+    let messages: Vec<serde_json::Value> = req
+        .messages
+        .iter()
+        .map(|m| match (detail, m.role) {
+            (RequestDetail::WithoutSystemText, Role::System) => serde_json::json!({
+                "role": "system",
+                "content": format!("[the run's system prompt, {} characters, kept with the run]", m.content.chars().count())
+            }),
+            _ => serde_json::to_value(m).unwrap_or(serde_json::Value::Null),
+        })
+        .collect();
+    let mut v = serde_json::json!({"messages": messages, "response_format": req.response_format, "repeat": req.repeat});
+    for (k, x) in [
+        ("temperature", req.temperature.map(serde_json::Value::from)),
+        ("top_p", req.top_p.map(serde_json::Value::from)),
+        ("max_tokens", req.max_tokens.map(serde_json::Value::from)),
+        ("seed", req.seed.map(serde_json::Value::from)),
+    ] {
+        if let Some(x) = x {
+            v[k] = x;
+        }
+    }
+    v.to_string()
 }
 
 impl CallRow {
     pub fn of(r: &CallRecord<'_>) -> CallRow {
+        let ctx = r.ctx;
         CallRow {
-            run_id: r.ctx.run_id.clone(),
-            stage: r.ctx.stage.clone(),
+            run_id: ctx.run_id.clone(),
+            stage: ctx.stage.clone(),
             name: r.cfg.name.clone(),
             base_url: r.cfg.base_url.clone(),
             remote: !r.cfg.is_local() as i64,
@@ -71,42 +108,68 @@ impl CallRow {
             latency: r.latency_ms as i64,
             error: r.error.clone(),
             batch_id: r.batch_id.map(str::to_string),
+            item: ctx.item.clone(),
+            step: ctx.step.clone(),
+            attempt: ctx.attempt,
+            role: ctx.role.clone(),
+            prompt_name: ctx.prompt_name.clone(),
+            prompt_versions: ctx.prompt_versions.as_ref().and_then(|v| serde_json::to_string(v).ok()),
+            provider_model: r.provider_model.map(str::to_string),
+            request: r.request.map(|q| (q.clone(), ctx.request_detail)),
+            response_text: r.response_text.map(str::to_string),
+            failed_attempts: (!r.failed_attempts.is_empty())
+                .then(|| serde_json::to_string(r.failed_attempts).ok())
+                .flatten(),
         }
     }
 
-    /// Write the row on `c`.
-    pub fn insert(self, c: &rusqlite::Connection) -> ApiResult<()> {
-        c.execute(
+    /// Write the row on `c`; returns its id.
+    pub fn insert(self, c: &rusqlite::Connection) -> ApiResult<i64> {
+        let request = self.request.as_ref().map(|(q, d)| request_json(q, *d));
+        let mut st = c.prepare_cached(
             "INSERT INTO llm_calls (run_id, stage, model_name, endpoint, remote, cache_hit, attempts, input_tokens, output_tokens,
-                                    cached_input_tokens, reasoning_tokens, cost_usd, latency_ms, ok, error, at, batch_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
-            params![
-                self.run_id,
-                self.stage,
-                self.name,
-                self.base_url,
-                self.remote,
-                self.cache_hit,
-                self.attempts,
-                self.tokens[0],
-                self.tokens[1],
-                self.tokens[2],
-                self.tokens[3],
-                self.cost,
-                self.latency,
-                self.error.is_none() as i64,
-                self.error,
-                now_rfc3339(),
-                self.batch_id
-            ],
+                                    cached_input_tokens, reasoning_tokens, cost_usd, latency_ms, ok, error, at, batch_id,
+                                    item, step, attempt, role, prompt_name, prompt_versions, provider_model, request_json,
+                                    response_text, failed_attempts)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,
+                     ?24, ?25, ?26, ?27)",
         )?;
-        Ok(())
+        st.execute(params![
+            self.run_id,
+            self.stage,
+            self.name,
+            self.base_url,
+            self.remote,
+            self.cache_hit,
+            self.attempts,
+            self.tokens[0],
+            self.tokens[1],
+            self.tokens[2],
+            self.tokens[3],
+            self.cost,
+            self.latency,
+            self.error.is_none() as i64,
+            self.error,
+            now_rfc3339(),
+            self.batch_id,
+            self.item,
+            self.step,
+            self.attempt,
+            self.role,
+            self.prompt_name,
+            self.prompt_versions,
+            self.provider_model,
+            request,
+            self.response_text,
+            self.failed_attempts
+        ])?;
+        Ok(c.last_insert_rowid())
     }
 }
 
-/// Add one row to the call log, committed together with other writes made at the same time
-/// (see `Store::call_grouped`). Runs on a blocking thread.
-pub async fn record(store: &Store, r: &CallRecord<'_>) -> ApiResult<()> {
+/// Add one row to the ledger, committed together with other writes made at the same time
+/// (see `Store::call_grouped`). Runs on a blocking thread. Returns the row's id.
+pub async fn record(store: &Store, r: &CallRecord<'_>) -> ApiResult<i64> {
     let row = CallRow::of(r);
     store.call_grouped(move |c| row.insert(c)).await
 }
@@ -144,7 +207,7 @@ fn totals_where(store: &Store, condition: &str, run_id: Option<&str>) -> ApiResu
         let mut stmt = c.prepare(&format!(
             "SELECT stage, model_name, count(*), sum(cache_hit), sum(1 - ok), sum(remote * (1 - cache_hit)), sum(batch_id IS NOT NULL), sum(input_tokens), sum(output_tokens),
                     sum(cached_input_tokens), sum(reasoning_tokens), sum(cost_usd)
-             FROM llm_calls WHERE {condition} GROUP BY stage, model_name ORDER BY stage, model_name"
+             FROM llm_calls WHERE counted = 1 AND {condition} GROUP BY stage, model_name ORDER BY stage, model_name"
         ))?;
         let rows = stmt.query_map([run_id], |r| {
             Ok(UsageTotals {

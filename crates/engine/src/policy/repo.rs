@@ -123,15 +123,12 @@ pub fn usage(conn: &Connection, id: &str) -> ApiResult<(i64, i64)> {
 pub fn delete_pack(conn: &Connection, id: &str) -> ApiResult<()> {
     // Extractions were made from this pack's text: they must not come back as the context of a
     // new pack that reuses the id.
-    conn.execute(
-        "DELETE FROM author_calls WHERE extraction_id IN (SELECT id FROM author_extractions WHERE policy_id = ?1)",
-        [id],
+    let mut st = conn.prepare(
+        "SELECT id FROM author_extractions WHERE policy_id = ?1 UNION ALL SELECT id FROM author_drafts WHERE policy_id = ?1",
     )?;
+    let items = st.query_map([id], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
+    crate::llm::ledger::forget_items(conn, &items)?;
     conn.execute("DELETE FROM author_extractions WHERE policy_id = ?1", [id])?;
-    conn.execute(
-        "DELETE FROM author_draft_calls WHERE draft_id IN (SELECT id FROM author_drafts WHERE policy_id = ?1)",
-        [id],
-    )?;
     conn.execute("DELETE FROM author_drafts WHERE policy_id = ?1", [id])?;
     conn.execute("DELETE FROM policy_official_sections WHERE policy_id = ?1", [id])?;
     conn.execute("DELETE FROM policies WHERE id = ?1 AND builtin = 0", [id])?;

@@ -38,6 +38,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!("20261125223000_review_rationale_task"),
     migration!("20261126020000_anchor_jobs"),
     migration!("20261126030000_llm_batches"),
+    migration!("20261128100000_call_ledger"),
 ];
 
 const BOOKKEEPING: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -25,10 +25,6 @@ fn case(id: &str, case_type: &str, verdict: &str, fact: &str) -> Value {
     })
 }
 
-pub fn fixture_cases() -> Vec<Value> {
-    cases()
-}
-
 fn cases() -> Vec<Value> {
     vec![
         case("r1", "complete", "Reportable", "FACT-REP found on the floor with a hip fracture"),
@@ -81,7 +77,7 @@ pub fn audit_rules() -> Vec<Rule> {
     ]
 }
 
-fn setup(dir: &std::path::Path, mock: &MockServer) -> Engine {
+pub fn setup(dir: &std::path::Path, mock: &MockServer) -> Engine {
     let e = super::eval::engine(dir);
     for name in ["strict", "loose"] {
         e.models_add(&ModelAddRequest {

@@ -11,6 +11,7 @@ mod authoring_draft;
 mod batch;
 mod batch_scale;
 mod builtin;
+mod call_ledger;
 mod cards;
 mod cases;
 mod common;

@@ -149,9 +149,10 @@ impl Engine {
                             return;
                         }
                     };
+                    let item_ctx = ctx.clone().item(anchor_id.as_str());
                     let h = match inputs {
-                        Inputs::Presort(p) => self.presort_one(handle, p, &anchor, ctx, calls).await,
-                        Inputs::Translate(p) => self.translate_one(handle, p, &anchor, ctx, calls).await,
+                        Inputs::Presort(p) => self.presort_one(handle, p, &anchor, &item_ctx, calls).await,
+                        Inputs::Translate(p) => self.translate_one(handle, p, &anchor, &item_ctx, calls).await,
                     };
                     if calls.is_cancelled() {
                         return;

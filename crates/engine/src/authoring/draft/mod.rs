@@ -592,13 +592,14 @@ impl Engine {
                 response_format: crate::llm::ResponseFormat::Json,
                 ..ChatRequest::new(vec![Message::system(system), Message::user(user)])
             };
-            let resp = self.llm().chat(&handle, &chat, &ctx, cancel).await?;
             let mut versions = IndexMap::new();
             versions.insert(t.draft.prompt.name.clone(), t.draft.prompt.version.clone());
             if attempt > 1 {
                 versions.insert(t.feedback.name.clone(), t.feedback.version.clone());
             }
-            let mut rec = call_record("drafter", attempt, &t.draft.prompt, versions, &handle, &chat, &resp);
+            let call_ctx = ctx.clone().role("drafter").attempt(attempt).prompt(&t.draft.prompt.name, versions.clone());
+            let resp = self.llm().chat(&handle, &chat, &call_ctx, cancel).await?;
+            let mut rec = call_record("drafter", attempt, &t.draft.prompt, versions, &handle, &resp);
             let (parsed, items, self_check, mut problems) = read_reply(kind, &resp.text, &inputs);
             let (more, cov) = if parsed.is_some() { check_items(kind, &items, &inputs) } else { (vec![], None) };
             problems.extend(more);

@@ -1,4 +1,5 @@
-//! Storage of drafts (`author_drafts`) and of the model calls behind them (`author_draft_calls`).
+//! Storage of drafts (`author_drafts`); the model calls behind them are in the call ledger, linked
+//! by draft id.
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
 

@@ -26,7 +26,7 @@ use crate::case::Case;
 use crate::context::Engine;
 use crate::error::{ApiError, ApiResult};
 use crate::jobs::{self, Progress, RunKind, RunStatus};
-use crate::llm::{CallContext, CancellationToken, ChatRequest, LlmError, Message, ModelHandle};
+use crate::llm::{ledger, CallContext, CancellationToken, ChatRequest, LlmError, Message, ModelHandle};
 use crate::util::csv_text::csv_string;
 use repo::ResultRow;
 
@@ -577,21 +577,26 @@ impl Engine {
                 open_question: Value::Null,
                 agrees: false,
                 conflicts: vec![],
-                response_text: None,
-                parse_notes: vec![],
-                prompt_version: prompt.prompt.version.clone(),
                 input_tokens: 0,
                 output_tokens: 0,
                 cost_usd: 0.0,
             };
+            // Each try's reading, added to its row of the call ledger when the result is stored.
+            let mut readings: Vec<(i64, ledger::Completion)> = Vec::new();
+            let mut versions = indexmap::IndexMap::new();
+            versions.insert(prompt.prompt.name.clone(), prompt.prompt.version.clone());
             for t in 0..FORMAT_TRIES {
                 let req = ChatRequest {
                     repeat: t,
                     ..ChatRequest::new(vec![Message::system(system.clone()), Message::user(user.clone())])
                 }
                 .json_schema("clause_screen", reply::schema());
-                let resp = match self.llm().chat(handle, &req, &CallContext::new(Some(run_id), "clause_screen"), stop).await
-                {
+                let ctx = CallContext::new(Some(run_id), "clause_screen")
+                    .item(case_id)
+                    .attempt(t + 1)
+                    .role("screener")
+                    .prompt(&prompt.prompt.name, versions.clone());
+                let resp = match self.llm().chat(handle, &req, &ctx, stop).await {
                     Ok(r) => r,
                     Err(LlmError::Cancelled) => return Ok(()),
                     Err(e) => {
@@ -603,9 +608,15 @@ impl Engine {
                 row.input_tokens += resp.usage.input_tokens;
                 row.output_tokens += resp.usage.output_tokens;
                 row.cost_usd += resp.cost_usd;
-                row.response_text = Some(resp.text.clone());
-                match reply::parse(&resp.text, &p.known) {
-                    Ok((r, _, notes)) => {
+                let mut reading = ledger::Completion::default();
+                let parsed = reply::parse(&resp.text, &p.known);
+                match parsed {
+                    Ok((r, value, notes)) => {
+                        reading.parsed = Some(value);
+                        reading.parse_notes = notes;
+                        if let Some(id) = resp.call_id {
+                            readings.push((id, reading));
+                        }
                         let a = agree::agreement(&exp, &r);
                         row.readable = true;
                         row.verdict = Some(r.verdict.as_str().to_string());
@@ -613,16 +624,23 @@ impl Engine {
                         row.open_question = serde_json::to_value(&r.open_question).unwrap_or(Value::Null);
                         row.agrees = a.agrees;
                         row.conflicts = a.conflicts;
-                        row.parse_notes.extend(notes);
                         break;
                     }
-                    Err(why) => row.parse_notes.push(format!("unreadable: {why}")),
+                    Err(why) => {
+                        reading.parse_notes = vec![format!("unreadable: {why}")];
+                        if let Some(id) = resp.call_id {
+                            readings.push((id, reading));
+                        }
+                    }
                 }
             }
             let run = run_id.to_string();
             let row = self
                 .store()
                 .call(move |c| {
+                    for (id, reading) in &readings {
+                        ledger::complete(c, *id, reading)?;
+                    }
                     repo::insert(c, &run, &row)?;
                     Ok(row)
                 })
@@ -757,9 +775,6 @@ mod tests {
             open_question: json!({"present": false}),
             agrees: readable && agrees,
             conflicts: vec![],
-            response_text: None,
-            parse_notes: vec![],
-            prompt_version: "v".into(),
             input_tokens: 0,
             output_tokens: 0,
             cost_usd: 0.0,

@@ -1,4 +1,6 @@
-//! Storage of label-audit results: one row per (audit, case, model) in `label_audit_results`.
+//! Storage of label-audit results: one row per (audit, case, model) in `label_audit_results`
+//! (its tokens and cost are the totals of its tries); the calls themselves, with their replies and
+//! parse notes, are in the call ledger (item: the case id).
 
 use rusqlite::{params, Connection};
 use serde_json::Value;
@@ -22,9 +24,6 @@ pub struct ResultRow {
     pub open_question: Value,
     pub agrees: bool,
     pub conflicts: Vec<String>,
-    pub response_text: Option<String>,
-    pub parse_notes: Vec<String>,
-    pub prompt_version: String,
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub cost_usd: f64,
@@ -49,9 +48,9 @@ fn json_text(v: &impl serde::Serialize) -> String {
 pub fn insert(conn: &Connection, run_id: &str, r: &ResultRow) -> ApiResult<()> {
     conn.execute(
         "INSERT OR REPLACE INTO label_audit_results (run_id, case_id, model, label, clause_id, readable, verdict,
-            clauses_met_json, open_question_json, agrees, conflicts_json, response_text, parse_notes_json,
-            prompt_version, input_tokens, output_tokens, cost_usd, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+            clauses_met_json, open_question_json, agrees, conflicts_json, input_tokens, output_tokens, cost_usd,
+            created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
         params![
             run_id,
             r.case_id,
@@ -64,9 +63,6 @@ pub fn insert(conn: &Connection, run_id: &str, r: &ResultRow) -> ApiResult<()> {
             json_text(&r.open_question),
             r.agrees,
             json_text(&r.conflicts),
-            r.response_text,
-            json_text(&r.parse_notes),
-            r.prompt_version,
             r.input_tokens as i64,
             r.output_tokens as i64,
             r.cost_usd,
@@ -82,14 +78,13 @@ const fn col(column: &'static str, what: &'static str) -> StoredColumn {
 static CLAUSES_MET: StoredColumn = col("clauses_met_json", "clauses met");
 static OPEN_QUESTION: StoredColumn = col("open_question_json", "open question");
 static CONFLICTS: StoredColumn = col("conflicts_json", "conflicting clauses");
-static PARSE_NOTES: StoredColumn = col("parse_notes_json", "reading notes");
 
 /// Every stored result of an audit, in the order they were written. A stored JSON value that
 /// cannot be read is an error naming its column and row; an empty one (NULL) reads as none.
 pub fn results(conn: &Connection, run_id: &str) -> ApiResult<Vec<ResultRow>> {
     let mut st = conn.prepare(
         "SELECT case_id, model, label, clause_id, readable, verdict, clauses_met_json, open_question_json, agrees,
-                conflicts_json, response_text, parse_notes_json, prompt_version, input_tokens, output_tokens, cost_usd
+                conflicts_json, input_tokens, output_tokens, cost_usd
          FROM label_audit_results WHERE run_id = ?1 ORDER BY rowid",
     )?;
     let rows = st
@@ -114,12 +109,9 @@ pub fn results(conn: &Connection, run_id: &str) -> ApiResult<Vec<ResultRow>> {
                 open_question: value(7, &OPEN_QUESTION)?,
                 agrees: r.get(8)?,
                 conflicts: list(9, &CONFLICTS)?,
-                response_text: r.get(10)?,
-                parse_notes: list(11, &PARSE_NOTES)?,
-                prompt_version: r.get(12)?,
-                input_tokens: r.get::<_, i64>(13)? as u64,
-                output_tokens: r.get::<_, i64>(14)? as u64,
-                cost_usd: r.get(15)?,
+                input_tokens: r.get::<_, i64>(10)? as u64,
+                output_tokens: r.get::<_, i64>(11)? as u64,
+                cost_usd: r.get(12)?,
             })
         })?
         .collect::<Result<Vec<_>, _>>()?;
