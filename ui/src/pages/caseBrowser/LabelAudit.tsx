@@ -10,6 +10,7 @@ import { saveDownload } from "../../api/files";
 import type { Clause, ScreenRow, ScreenRunView } from "../../api/generated";
 import { StatusBadge, VerdictBadge } from "../../components/Badges";
 import { Column, DataTable } from "../../components/DataTable";
+import { CallsDisclosure, RunCalls } from "../../components/CallLedger";
 import { EmptyState, ErrorBanner, Loading, Notice, toast } from "../../components/Feedback";
 import { Checkbox } from "../../components/Forms";
 import { KeyValues, PageHeader, Section } from "../../components/Layout";
@@ -173,6 +174,7 @@ function AuditResults({ runId, clauses }: { runId: string; clauses: Clause[] }) 
   const disputedOnly = route.query.get("disputed") === "1";
   const clause = route.query.get("aclause") ?? "";
   const live = useProgress(runId);
+  const [openCase, setOpenCase] = useState<string | null>(null);
   const results = useApi("cases.screen_results", { run_id: runId, disputed_only: disputedOnly, clause: clause || undefined });
   const { reload } = results;
   // Refresh the table as the audit advances.
@@ -288,8 +290,27 @@ function AuditResults({ runId, clauses }: { runId: string; clauses: Clause[] }) 
           {disputedOnly || clause ? "No case matches these filters." : "No case has been screened yet."}
         </Notice>
       ) : (
-        <DataTable<ScreenRow> rows={r.rows} columns={columns} rowKey={(row) => row.case_id} caption="Each screened case: its label and each model's screen." />
+        <DataTable<ScreenRow>
+          rows={r.rows}
+          columns={columns}
+          rowKey={(row) => row.case_id}
+          onOpen={(row) => setOpenCase(row.case_id)}
+          selectedKey={openCase}
+          caption="Each screened case: its label and each model's screen. Open a case to see every model's calls."
+        />
       )}
+      {openCase && (
+        <section className="card" aria-label={`Model calls for case ${openCase}`}>
+          <div className="row gap wrap">
+            <strong>Every model's calls for case</strong> <code className="id">{openCase}</code>
+            <button className="btn btn-small btn-ghost" onClick={() => setOpenCase(null)}>
+              Close
+            </button>
+          </div>
+          <RunCalls runId={runId} item={openCase} />
+        </section>
+      )}
+      <CallsDisclosure runId={runId} summary="Every model call of this audit" />
     </Section>
   );
 }

@@ -1,6 +1,7 @@
 // One run's live progress and outcome, and the list of every run with its actions.
 
 import { useState } from "react";
+import { CallsDisclosure } from "../../components/CallLedger";
 import { api, useAction, useAllProgress, useApi, useProgress } from "../../api/client";
 import { saveDownload, toUpload } from "../../api/files";
 import type { EvalRunView, Progress, ResumeParams, RunStatus } from "../../api/generated";
@@ -172,6 +173,7 @@ export function RunPanel({ runId }: { runId: string }) {
           </>
         )}
         {cfg.batch === true && <BatchPanel runId={r.run_id} running={running} />}
+        <CallsDisclosure runId={r.run_id} summary="Model calls of this run" />
         <details className="run-details">
           <summary>Run settings</summary>
           <KeyValues

@@ -2,6 +2,7 @@
 // case browser with each candidate's provenance.
 
 import { useMemo, useState } from "react";
+import { CallsDisclosure } from "../../components/CallLedger";
 import { useAction, useApi, useProgress } from "../../api/client";
 import type { GenCandidateView, GenRunView, Progress } from "../../api/generated";
 import { CaseTypeBadge, Id, StatusBadge } from "../../components/Badges";
@@ -16,7 +17,7 @@ import { href, setQuery, useRoute } from "../../router";
 import type { ClauseIndex } from "../anchors/clauses";
 import { clauseShort } from "../anchors/clauses";
 import { CandidateDetail, CandidateStatus } from "./CandidateDetail";
-import { CANDIDATE_STATUS, cardsInWords, runConfig, STAGE_LABEL } from "./logic";
+import { CANDIDATE_STATUS, cardsInWords, ROLE_LABEL, runConfig, STAGE_LABEL } from "./logic";
 import { isResumable } from "../../runStatus";
 import { RunStats } from "./RunStats";
 import { useThrottled } from "../anchors/hooks";
@@ -263,6 +264,7 @@ export function RunView({ runId, clauses }: { runId: string; clauses: ClauseInde
         <Stat label="tokens" value={tokens(c.input_tokens + c.output_tokens)} hint={`${num(c.calls)} calls${c.cache_hits ? `, ${c.cache_hits} from cache` : ""}`} />
         <Stat label="cost" value={usd(c.cost_usd)} />
       </div>
+      <CallsDisclosure runId={runId} roleLabels={ROLE_LABEL} summary="Model calls of this run" />
       <details className="card run-config">
         <summary>
           <strong>What this run was asked to do</strong>

@@ -217,15 +217,7 @@ export function groupAttempts(attempts: ProvenanceAttempt[], candidateId: string
 }
 
 /** `{messages: [{role, content}]}` → the messages, whatever else the request holds. */
-export function requestMessages(request: unknown): { role: string; content: string }[] {
-  if (!request || typeof request !== "object") return [];
-  const m = (request as { messages?: unknown }).messages;
-  if (!Array.isArray(m)) return [];
-  return m.map((x) => {
-    const o = (x ?? {}) as { role?: unknown; content?: unknown };
-    return { role: jsonText(o.role ?? ""), content: typeof o.content === "string" ? o.content : JSON.stringify(o.content, null, 2) };
-  });
-}
+export { requestMessages } from "../../components/CallLedger";
 
 export type LeakRow = { condition: string; verdict: string; evidence: string | null; explanation: string };
 

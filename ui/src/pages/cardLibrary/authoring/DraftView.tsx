@@ -3,6 +3,7 @@
 // its nearest library card. Accept, edit or reject while it is open.
 
 import { useCallback, useMemo, useState } from "react";
+import { CallList, callTotals } from "../../../components/CallLedger";
 import { useApi } from "../../../api/client";
 import type { Draft } from "../../../api/generated";
 import { EmptyState, ErrorBanner, Loading, Notice } from "../../../components/Feedback";
@@ -265,13 +266,8 @@ export function DraftView({ id, policyId }: { id: string; policyId: string }) {
       </div>
       <details className="small">
         <summary>Model calls ({d.calls.length})</summary>
-        <ul className="plain-list">
-          {d.calls.map((c, i) => (
-            <li key={i}>
-              {c.role}, attempt {c.attempt}: {c.model}, {c.input_tokens} tokens in, {c.output_tokens} out, {c.latency_ms} ms
-            </li>
-          ))}
-        </ul>
+        <div className="small muted">{callTotals(d.calls)}</div>
+        <CallList calls={d.calls} roleLabels={undefined} label="Model calls of this draft" />
       </details>
       {dialog === "accept" && <AcceptDialog draft={d} onClose={closeDialog} onAccepted={setAcceptedNow} />}
       {dialog === "reject" && <RejectDialog draft={d} onClose={closeDialog} />}

@@ -3,6 +3,7 @@
 // named person's name. Sections cited by the selected draft are marked.
 
 import { useEffect, useMemo, useState } from "react";
+import { CallList, callTotals } from "../../../components/CallLedger";
 import { useAction, useApi } from "../../../api/client";
 import type { Extraction, ExtractionSummary, ModelView, PolicySection } from "../../../api/generated";
 import { EmptyState, ErrorBanner, Loading, Notice, toast } from "../../../components/Feedback";
@@ -192,13 +193,8 @@ function ExtractionView({ id, sections, cited }: { id: string; sections: PolicyS
       </details>
       <details className="small">
         <summary>Model calls ({x.calls.length})</summary>
-        <ul className="plain-list">
-          {x.calls.map((c, i) => (
-            <li key={i}>
-              {c.role}, attempt {c.attempt}: {c.model}, {c.input_tokens} tokens in, {c.output_tokens} out, {c.latency_ms} ms
-            </li>
-          ))}
-        </ul>
+        <div className="small muted">{callTotals(x.calls)}</div>
+        <CallList calls={x.calls} roleLabels={{ extractor: "Choose the policy sections" }} label="Model calls of this extraction" />
       </details>
     </div>
   );
