@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::config::ModelConfig;
 use super::types::Usage;
 use crate::error::ApiResult;
+use crate::secrets::Secret;
 use crate::store::Store;
 use crate::util::now_rfc3339;
 
@@ -30,6 +31,9 @@ pub struct CallRecord<'a> {
     pub response_text: Option<&'a str>,
     pub provider_model: Option<&'a str>,
     pub failed_attempts: &'a [String],
+    /// The model's key: blanked out of the request and reply before they are written (a
+    /// message or an echoing server may carry it).
+    pub key: Option<&'a Secret>,
 }
 
 /// One ledger row, owned, ready to be written. The request is encoded when the row is written
@@ -57,6 +61,7 @@ pub struct CallRow {
     request: Option<(ChatRequest, RequestDetail)>,
     response_text: Option<String>,
     failed_attempts: Option<String>,
+    key: Option<Secret>,
 }
 
 /// The request as the ledger keeps it: messages (system text left out when asked), format,
@@ -120,12 +125,19 @@ impl CallRow {
             failed_attempts: (!r.failed_attempts.is_empty())
                 .then(|| serde_json::to_string(r.failed_attempts).ok())
                 .flatten(),
+            key: r.key.cloned(),
         }
     }
 
     /// Write the row on `c`; returns its id.
     pub fn insert(self, c: &rusqlite::Connection) -> ApiResult<i64> {
-        let request = self.request.as_ref().map(|(q, d)| request_json(q, *d));
+        let scrub = |t: String| match &self.key {
+            Some(k) => k.scrub(&t),
+            None => t,
+        };
+        let request = self.request.as_ref().map(|(q, d)| scrub(request_json(q, *d)));
+        let response_text = self.response_text.clone().map(scrub);
+        let failed_attempts = self.failed_attempts.clone().map(scrub);
         let mut st = c.prepare_cached(
             "INSERT INTO llm_calls (run_id, stage, model_name, endpoint, remote, cache_hit, attempts, input_tokens, output_tokens,
                                     cached_input_tokens, reasoning_tokens, cost_usd, latency_ms, ok, error, at, batch_id,
@@ -160,8 +172,8 @@ impl CallRow {
             self.prompt_versions,
             self.provider_model,
             request,
-            self.response_text,
-            self.failed_attempts
+            response_text,
+            failed_attempts
         ])?;
         Ok(c.last_insert_rowid())
     }

@@ -260,6 +260,7 @@ impl LlmClient {
                         response_text: Some(&hit.text),
                         provider_model: hit.provider_model.as_deref(),
                         failed_attempts: &[],
+                        key: m.key.as_ref(),
                     };
                     hit.call_id = Box::pin(self.record(&rec)).await;
                     return Ok(hit);
@@ -374,6 +375,7 @@ impl LlmClient {
                     response_text: Some(&resp.text),
                     provider_model: resp.provider_model.as_deref(),
                     failed_attempts: &resp.failed_attempts,
+                    key: m.key.as_ref(),
                 };
                 let id = Box::pin(self.record_reply(&rec, cached)).await;
                 resp.call_id = id;
@@ -416,6 +418,7 @@ impl LlmClient {
             response_text: None,
             provider_model: None,
             failed_attempts,
+            key: m.key.as_ref(),
         };
         Box::pin(self.record(&rec)).await;
     }
@@ -494,6 +497,7 @@ impl LlmClient {
             response_text: Some(&resp.text),
             provider_model: resp.provider_model.as_deref(),
             failed_attempts: &resp.failed_attempts,
+            key: m.key.as_ref(),
         };
         let id = Box::pin(self.record(&rec)).await;
         resp.call_id = id;
