@@ -14,7 +14,7 @@ use std::time::Instant;
 const FAULT_SHARE: f64 = 0.20;
 
 /// The mock's random seed; `CHAOS_SEED` picks another one.
-fn seed() -> u64 {
+pub fn seed() -> u64 {
     std::env::var("CHAOS_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(1)
 }
 
@@ -38,7 +38,7 @@ fn faults(seed: u64) -> (u64, Vec<FaultRate>) {
     (seed, kinds.into_iter().map(|fault| FaultRate { fault, rate }).collect())
 }
 
-fn with_faults(mut script: Script, seed: u64) -> Script {
+pub fn with_faults(mut script: Script, seed: u64) -> Script {
     let (seed, f) = faults(seed);
     script.seed = seed;
     script.faults = f;
@@ -63,7 +63,7 @@ fn calls_by_body(mock: &Mock) -> BTreeMap<String, (usize, usize)> {
 /// the retry policy allows. With one call at a time (`strict`) each call is also answered exactly
 /// as often; with several in flight, two identical calls may race past the response cache, so only
 /// the set of calls is compared. Returns (answered calls, failed attempts, kinds seen).
-fn compare_calls(clean: &Mock, faulty: &Mock, strict: bool) -> (usize, usize, BTreeMap<String, usize>) {
+pub fn compare_calls(clean: &Mock, faulty: &Mock, strict: bool) -> (usize, usize, BTreeMap<String, usize>) {
     let (a, b) = (calls_by_body(clean), calls_by_body(faulty));
     assert!(a.values().all(|(_, failed)| *failed == 0), "the fault-free mock failed a call");
     let answered_a: BTreeMap<_, _> = a.iter().map(|(k, v)| (k.clone(), v.0)).collect();
@@ -318,12 +318,16 @@ fn generate_once(env: &Env, mock: &Mock, anchors: usize, concurrency: u32) -> Ge
     let store = psebench::store::Store::open(&env.db()).unwrap();
     let requests: Vec<String> = store
         .with_conn(|c| {
-            let mut st = c.prepare("SELECT request_json FROM gen_calls")?;
-            let rows = st.query_map([], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
+            // The call ledger keeps each call's failed tries as a JSON list of their own.
+            let mut st = c.prepare("SELECT failed_attempts FROM llm_calls WHERE run_id = ?1 AND failed_attempts IS NOT NULL")?;
+            let rows = st.query_map([&run_id], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
             Ok::<_, psebench::ApiError>(rows)
         })
         .unwrap();
-    let noted = requests.iter().map(|r| self::noted(&serde_json::from_str(r).unwrap())).sum();
+    let noted = requests
+        .iter()
+        .map(|r| serde_json::from_str::<Value>(r).unwrap().as_array().map(Vec::len).unwrap_or(0))
+        .sum();
     GenOutcome { run_id, summary, cases, noted }
 }
 

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::support::{kill9, normalised, repeated_bodies, s, Env, MockProcess, Rng};
 
-const LATENCY_MS: u64 = 20;
+pub const LATENCY_MS: u64 = 20;
 
 fn kill_points() -> usize {
     if crate::support::long() {
@@ -23,7 +23,7 @@ fn seed() -> u64 {
     std::env::var("CHAOS_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(13)
 }
 
-fn eval_script() -> Value {
+pub fn eval_script() -> Value {
     let answer = r#"{"action": "ANSWER", "ask_question": null, "final_verdict": "Non-reportable", "targeted_clause": null, "clause_and_guidance_evidence": ["Care Management Events clause 1"], "rationale": "The harm stayed below the reporting threshold."}"#;
     json!({
         "latency_ms": LATENCY_MS,
@@ -80,17 +80,38 @@ fn gen_script() -> Value {
     })
 }
 
-/// One kind of run, as the chaos loop drives it.
-trait Scenario {
+/// One kind of run, as the chaos loop (and the provider-fault runs of `faults_kinds`) drive it.
+pub trait Scenario {
     fn name(&self) -> &'static str;
     fn script(&self) -> Value;
-    fn setup(&self, env: &Env, mock: &MockProcess);
-    /// Arguments that create and execute a new run.
-    fn start_args(&self) -> Vec<String>;
+    /// Models registered at the mock's `base` URL and whatever the run works on.
+    fn setup(&self, env: &Env, base: &str);
+    /// Arguments that create and execute a new run (or, for a kind that works on an existing
+    /// run such as re-judging, execute it).
+    fn start_args(&self, env: &Env) -> Vec<String>;
     /// The group of subcommands (`eval` or `generate`) with `list`, `show` and `resume`.
     fn group(&self) -> &'static str;
-    /// Everything the run produced, one JSON object per line.
+    /// The run the start command made, once it exists (default: the newest of `GROUP list`).
+    fn run_id(&self, env: &Env) -> Option<String> {
+        let list = env.json(&[self.group(), "list"]);
+        list.as_array()?.first()?.get("run_id")?.as_str().map(str::to_string)
+    }
+    /// Arguments that go on with a killed run (default: `GROUP resume RUN`). A kind without a
+    /// resume subcommand resumes by its own means.
+    fn resume_args(&self, run: &str) -> Vec<String> {
+        vec![self.group().to_string(), "resume".into(), run.to_string(), "--json".into()]
+    }
+    /// Whether a command's JSON output (it exited 0) says the run is complete.
+    fn completed(&self, _env: &Env, out: &Value) -> bool {
+        out["status"] == "completed"
+    }
+    /// Every unit the run committed, one JSON object per line.
     fn export(&self, env: &Env, run: &str) -> String;
+}
+
+/// The arguments as `&str`, for `Env::ok` and `Env::command`.
+pub fn strs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
 }
 
 struct Eval;
@@ -102,13 +123,13 @@ impl Scenario for Eval {
     fn script(&self) -> Value {
         eval_script()
     }
-    fn setup(&self, env: &Env, mock: &MockProcess) {
+    fn setup(&self, env: &Env, base: &str) {
         for name in ["m", "info", "judge"] {
-            env.ok(&["models", "add", name, "--kind", "openai-compatible", "--model", name, "--base-url", &mock.base]);
+            env.ok(&["models", "add", name, "--kind", "openai-compatible", "--model", name, "--base-url", base]);
         }
         env.ok(&["demo", "load"]);
     }
-    fn start_args(&self) -> Vec<String> {
+    fn start_args(&self, _env: &Env) -> Vec<String> {
         let limit = if crate::support::long() { 40 } else { 14 };
         [
             "eval",
@@ -148,8 +169,8 @@ impl Scenario for Generation {
     fn script(&self) -> Value {
         gen_script()
     }
-    fn setup(&self, env: &Env, mock: &MockProcess) {
-        env.ok(&["models", "add", "w", "--kind", "openai-compatible", "--model", "w", "--base-url", &mock.base]);
+    fn setup(&self, env: &Env, base: &str) {
+        env.ok(&["models", "add", "w", "--kind", "openai-compatible", "--model", "w", "--base-url", base]);
         let card = env.file("cards/c.json", &serde_json::to_string_pretty(&gen_card()).unwrap());
         env.ok(&["cards", "import", s(&card)]);
         env.ok(&["cards", "audit", "CardRep_93_CareManagement_7", "--status", "approved", "--auditor", "chaos"]);
@@ -165,7 +186,7 @@ impl Scenario for Generation {
         let f = env.file("anchors.jsonl", &lines);
         env.ok(&["anchors", "import", s(&f), "--clause", "CareManagement_7_Fall"]);
     }
-    fn start_args(&self) -> Vec<String> {
+    fn start_args(&self, _env: &Env) -> Vec<String> {
         let per_card = if crate::support::long() { "12" } else { "8" };
         [
             "generate",
@@ -193,12 +214,6 @@ impl Scenario for Generation {
     }
 }
 
-/// The newest run of the scenario's kind, if any was created.
-fn newest_run(env: &Env, sc: &dyn Scenario) -> Option<String> {
-    let list = env.json(&[sc.group(), "list"]);
-    list.as_array()?.first()?.get("run_id")?.as_str().map(str::to_string)
-}
-
 /// What the chaos loop saw, for the report.
 #[derive(Debug, serde::Serialize)]
 pub struct KillFigures {
@@ -218,25 +233,26 @@ pub struct KillFigures {
     pub reference_ms: u128,
 }
 
-fn chaos(sc: &dyn Scenario) -> KillFigures {
+pub fn chaos(sc: &dyn Scenario) -> KillFigures {
     // The uninterrupted reference run.
     let ref_mock = MockProcess::start(&sc.script());
     let reference = Env::new();
-    sc.setup(&reference, &ref_mock);
-    let args = sc.start_args();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    sc.setup(&reference, &ref_mock.base);
+    let ref_args = sc.start_args(&reference);
     let t = Instant::now();
-    let done: Value = serde_json::from_str(&reference.ok(&args)).unwrap();
+    let done: Value = serde_json::from_str(&reference.ok(&strs(&ref_args))).unwrap();
     let reference_ms = t.elapsed().as_millis();
-    assert_eq!(done["status"], "completed", "{done}");
-    let ref_run = done["run_id"].as_str().unwrap().to_string();
+    assert!(sc.completed(&reference, &done), "{done}");
+    let ref_run = sc.run_id(&reference).unwrap();
     let ref_export = sc.export(&reference, &ref_run);
     let requests_reference = ref_mock.requests().len();
 
     // The same run, killed with SIGKILL at seeded random moments and resumed each time.
     let mock = MockProcess::start(&sc.script());
     let env = Env::new();
-    sc.setup(&env, &mock);
+    sc.setup(&env, &mock.base);
+    let args = sc.start_args(&env);
+    let args = strs(&args);
     let mut rng = Rng::new(seed() ^ sc.name().len() as u64);
     let (mut run, mut killed_mid_run) = (None::<String>, 0);
     let mut committed: Vec<Value> = Vec::new();
@@ -246,8 +262,8 @@ fn chaos(sc: &dyn Scenario) -> KillFigures {
         let resume: Vec<String>;
         let step: Vec<&str> = match &run {
             Some(r) => {
-                resume = vec![sc.group().to_string(), "resume".into(), r.clone(), "--json".into()];
-                resume.iter().map(String::as_str).collect()
+                resume = sc.resume_args(r);
+                strs(&resume)
             }
             None => args.clone(),
         };
@@ -278,7 +294,7 @@ fn chaos(sc: &dyn Scenario) -> KillFigures {
         }
         last_seq_at_kill.push(mock.requests().iter().filter_map(|r| r["seq"].as_u64()).max().unwrap_or(0));
         if run.is_none() {
-            run = newest_run(&env, sc);
+            run = sc.run_id(&env);
         }
         if let Some(r) = &run {
             // What the killed process had committed: it must all be in the final export, unchanged.
@@ -287,16 +303,18 @@ fn chaos(sc: &dyn Scenario) -> KillFigures {
     }
     let run = match run {
         Some(r) => {
-            let out: Value = env.json(&[sc.group(), "resume", &r]);
-            assert_eq!(out["status"], "completed", "{out}");
+            let out: Value = serde_json::from_str(&env.ok(&strs(&sc.resume_args(&r)))).unwrap();
+            assert!(sc.completed(&env, &out), "{out}");
             r
         }
         None => {
             let out: Value = serde_json::from_str(&env.ok(&args)).unwrap();
-            out["run_id"].as_str().unwrap().to_string()
+            assert!(sc.completed(&env, &out), "{out}");
+            sc.run_id(&env).unwrap()
         }
     };
-    let final_lines = normalised(&sc.export(&env, &run), &[&run]);
+    let final_export = sc.export(&env, &run);
+    let final_lines = normalised(&final_export, &[&run]);
     let lost_units = {
         let mut seen = committed.clone();
         seen.sort_by_key(|v| v.to_string());
@@ -317,7 +335,7 @@ fn chaos(sc: &dyn Scenario) -> KillFigures {
         requests_chaos: requests.len(),
         repeated_in_flight,
         repeated_other: repeats.len() - repeated_in_flight,
-        turns_from_cache: sc.export(&env, &run).matches("\"cache_hit\":true").count(),
+        turns_from_cache: final_export.matches("\"cache_hit\":true").count(),
         cache_hits: cache["hits"].as_u64().or_else(|| cache["reused"].as_u64()).unwrap_or(0),
         identical_export: {
             let reference = normalised(&ref_export, &[&ref_run]);

@@ -1,5 +1,5 @@
 //! The fault suite: the real `psebench` binary killed, raced and starved on purpose (`kill`,
-//! `writers`), provider faults (`faults`), a full or read-only disk (`disk`) and fuzzed imports
+//! `writers`; the kinds of job beyond evaluation and generation in `kinds`), provider faults (`faults`, `faults_kinds`), a full or read-only disk (`disk`) and fuzzed imports
 //! (`fuzz`). A short run is part of `cargo test -p psebench-cli`; `CHAOS_LONG=1` gives the full
 //! figures (scripts/bench/chaos and scripts/bench/chaos-faults).
 
@@ -11,7 +11,9 @@ mod common_faults;
 #[cfg(unix)]
 mod disk;
 mod faults;
+mod faults_kinds;
 mod fuzz;
 mod kill;
+mod kinds;
 mod support;
 mod writers;

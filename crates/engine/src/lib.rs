@@ -1,16 +1,19 @@
 //! PSEBench engine: everything behind the desktop app, the CLI and the local HTTP server.
 //!
 //! The modules form a stack. A module may use the modules below it and none above or beside it
-//! (the test `tests/it/layers.rs` reads every `crate::` path and holds the same list):
+//! (the test `tests/it/layers.rs` reads every `crate::` path and holds the same list). Each table
+//! of the store is read and written by one module only (`tests/it/table_owners.rs`):
 //!
 //! ```text
 //! api                                   thin typed surface the shells call
 //! export · results                      report files: tables and charts written to a folder;
 //!                                       the Results screen's views (grid, transcript, charts)
-//! generation · evaluation · review      pipelines and workflows; authoring: loyal extraction of
-//! · authoring                           the policy passages for each clause, approved by a person
+//! review                                human review sessions (reads evaluation runs' rationales)
+//! generation · evaluation               pipelines: case generation, evaluation runs and re-judging
 //! anchor · screen                       anchor materials and their model-assisted sorting; the
 //!                                       policy-wide clause screen and the label audit of cases
+//! authoring                             loyal extraction of the policy passages for each clause,
+//!                                       approved by a person (the context of the modules above)
 //! tables                                the paper's tables (CSV, Markdown, LaTeX)
 //! charts                                the paper's charts (SVG, PNG)
 //! metrics                               M1–M8, intervals, paired tests, per-clause rows

@@ -130,12 +130,12 @@ export function CallRow({ call, roleLabels }: { call: CallLike; roleLabels?: Rec
         {messages.map((m, i) => (
           <div key={i} className="tl-msg">
             <div className="small muted">{messageLabel(m.role)}</div>
-            <pre className="json">{m.content}</pre>
+            <pre className="call-text">{m.content}</pre>
           </div>
         ))}
         <div className="tl-msg">
           <div className="small muted">Raw response</div>
-          <pre className="json">{call.response_text ?? "(no response)"}</pre>
+          <pre className="call-text">{call.response_text ?? "(no response)"}</pre>
         </div>
         {Object.keys(call.prompt_versions).length > 1 && (
           <div className="small muted">

@@ -1,8 +1,12 @@
+use crate::api::Api;
 use clap::Subcommand;
 use psebench::anchor::job::{AnchorJobKind, AnchorJobPlan, AnchorJobRequest};
 use psebench::anchor::llm::AnchorBatchResult;
 use psebench::anchor::{AnchorFilter, AnchorImportOptions};
-use psebench::api::Engine;
+use psebench::api::rpc::{
+    AnchorBucketParams, AnchorIdParams, AnchorIdsParams, AnchorsImportFileParams, Count, Flag, NoParams, PolicyParams,
+    RunParams, RunStarted,
+};
 use psebench::jobs::{Progress, RunStatus};
 use psebench::ApiError;
 use std::path::PathBuf;
@@ -152,16 +156,17 @@ fn progress_message(p: &Progress) -> String {
 
 /// Work on an anchor job here with a progress line, then print its outcomes. A job that did not
 /// finish says why and how to resume it, and exits with 1.
-fn follow_job(cli: &Cli, e: &Engine, run_id: &str, what: &str) -> Result<ExitCode, ApiError> {
+fn follow_job(cli: &Cli, e: &Api, run_id: &str, what: &str) -> Result<ExitCode, ApiError> {
     let how = Follow {
         unit: "anchors",
         message: progress_message,
         stopping: "Stopping after the anchors in flight; finished outcomes are kept.",
-        cancel: |e, id| e.anchors_job_cancel(id),
+        cancel: "anchors.job_cancel",
         abort: None,
     };
-    follow_run(cli, e, run_id, how, || e.anchors_job_execute(run_id))?;
-    let view = e.anchors_job_show(run_id)?;
+    follow_run::<Flag>(cli, e, run_id, how, "anchors.job_execute")?;
+    let view: psebench::anchor::job::AnchorJobView =
+        e.call("anchors.job_show", &RunParams { run_id: run_id.to_string() })?;
     print_batch(cli, &view.result, what);
     if view.pending == 0 {
         return Ok(ExitCode::SUCCESS);
@@ -176,12 +181,12 @@ fn follow_job(cli: &Cli, e: &Engine, run_id: &str, what: &str) -> Result<ExitCod
     Ok(if view.status == RunStatus::Cancelled { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
-fn start_job(cli: &Cli, e: &Engine, req: &AnchorJobRequest, plan: bool, what: &str) -> Result<ExitCode, ApiError> {
+fn start_job(cli: &Cli, e: &Api, req: &AnchorJobRequest, plan: bool, what: &str) -> Result<ExitCode, ApiError> {
     if plan {
-        print_plan(cli, &e.anchors_job_plan(req)?);
+        print_plan(cli, &e.call("anchors.job_plan", req)?);
         return Ok(ExitCode::SUCCESS);
     }
-    let run_id = e.anchors_job_create(req)?;
+    let run_id = e.call::<_, RunStarted>("anchors.job_create", req)?.run_id;
     if !cli.json {
         eprintln!("Anchor job {run_id} started; Ctrl-C stops it after the anchors in flight.");
     }
@@ -198,7 +203,8 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
                 language: language.clone(),
                 policy: Some(policy.clone()),
             };
-            let r = e.anchors_import(path, &opts)?;
+            let r: psebench::anchor::AnchorImportResult =
+                e.call("anchors.import_file", &AnchorsImportFileParams { path: path.clone(), options: opts })?;
             if cli.json {
                 print_json(&r);
             } else {
@@ -221,13 +227,16 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
             }
         }
         AnchorsCmd::List { clause, origin, unbucketed } => {
-            let list = e.anchors_list(&AnchorFilter {
-                clause_id: clause.clone(),
-                origin: origin.clone(),
-                unbucketed_only: *unbucketed,
-                language: None,
-                search: None,
-            })?;
+            let list: Vec<psebench::anchor::AnchorSummary> = e.call(
+                "anchors.list",
+                &AnchorFilter {
+                    clause_id: clause.clone(),
+                    origin: origin.clone(),
+                    unbucketed_only: *unbucketed,
+                    language: None,
+                    search: None,
+                },
+            )?;
             if cli.json {
                 print_json(&list);
             } else {
@@ -253,7 +262,7 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
             }
         }
         AnchorsCmd::Show { id } => {
-            let a = e.anchors_show(id)?;
+            let a: psebench::anchor::Anchor = e.call("anchors.show", &AnchorIdParams { anchor_id: id.clone() })?;
             if cli.json {
                 print_json(&a);
             } else {
@@ -280,7 +289,8 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
             }
         }
         AnchorsCmd::Buckets { policy } => {
-            let b = e.anchors_buckets(policy)?;
+            let b: Vec<psebench::anchor::AnchorBucket> =
+                e.call("anchors.buckets", &PolicyParams { policy: Some(policy.clone()) })?;
             if cli.json {
                 print_json(&b);
             } else {
@@ -300,7 +310,10 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
         }
         AnchorsCmd::Bucket { id, clause } => {
             let c = if clause == "none" { None } else { Some(clause.as_str()) };
-            let a = e.anchors_set_bucket(id, c)?;
+            let a: psebench::anchor::Anchor = e.call(
+                "anchors.set_bucket",
+                &AnchorBucketParams { anchor_id: id.clone(), clause_id: c.map(str::to_string) },
+            )?;
             if cli.json {
                 print_json(&a);
             } else {
@@ -334,7 +347,7 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
             return start_job(cli, &e, &req, *plan, "Translation");
         }
         AnchorsCmd::Jobs => {
-            let jobs = e.anchors_jobs()?;
+            let jobs: Vec<psebench::anchor::job::AnchorJobView> = e.call("anchors.jobs", &NoParams {})?;
             if cli.json {
                 print_json(&jobs);
             } else {
@@ -361,15 +374,16 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
             }
         }
         AnchorsCmd::Resume { run_id } => {
-            e.anchors_job_check_resumable(run_id)?;
-            let what = match e.anchors_job_show(run_id)?.kind {
+            let run = RunParams { run_id: run_id.clone() };
+            e.call::<_, Flag>("anchors.job_check_resumable", &run)?;
+            let what = match e.call::<_, psebench::anchor::job::AnchorJobView>("anchors.job_show", &run)?.kind {
                 AnchorJobKind::Presort => "Pre-sort",
                 AnchorJobKind::Translate => "Translation",
             };
             return follow_job(cli, &e, run_id, what);
         }
         AnchorsCmd::Remove { ids } => {
-            let n = e.anchors_remove(ids)?;
+            let n = e.call::<_, Count>("anchors.remove", &AnchorIdsParams { anchor_ids: ids.clone() })?.count;
             if cli.json {
                 print_json(&serde_json::json!({"removed": n}));
             } else {

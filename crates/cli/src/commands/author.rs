@@ -3,17 +3,22 @@
 //! extraction, their acceptance into the library or rejection; drafting every clause as a job.
 
 use clap::Subcommand;
-use psebench::authoring::draft::all::DraftAllRequest;
-use psebench::authoring::draft::{AcceptRequest, Draft, DraftFilter, DraftKind, DraftRequest, RejectRequest};
-use psebench::authoring::{ApproveRequest, ExtractRequest, Extraction, ExtractionFilter};
+use psebench::authoring::draft::all::{DraftAllPlan, DraftAllRequest, DraftAllRun};
+use psebench::authoring::draft::{
+    AcceptRequest, AcceptResult, Draft, DraftFilter, DraftKind, DraftRequest, DraftResult, DraftSummary, RejectRequest,
+};
+use psebench::authoring::{
+    ApproveRequest, ExtractRequest, ExtractResult, Extraction, ExtractionFilter, ExtractionSummary,
+};
 use psebench::card::lint::Severity;
 use psebench::ApiError;
 use std::process::ExitCode;
 
+use super::engine;
 use super::follow::{follow_run, Follow};
-use super::{engine, runtime};
 use crate::output::{print_json, table};
 use crate::Cli;
+use psebench::api::rpc::{Flag, IdParams, NoParams, RunStarted};
 
 #[derive(Subcommand)]
 pub enum AuthorCmd {
@@ -222,7 +227,7 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
     let e = engine(cli)?;
     match cmd {
         AuthorCmd::Extract { approve: Some(id), by, add, remove, notes, .. } => {
-            let current = e.author_show(id)?;
+            let current: Extraction = e.call("author.show", &IdParams { id: id.clone() })?;
             let mut sections: Vec<String> =
                 current.sections.iter().map(|s| s.section_id.clone()).filter(|s| !remove.contains(s)).collect();
             for a in add {
@@ -230,12 +235,15 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
                     sections.push(a.clone());
                 }
             }
-            let x = e.author_approve(&ApproveRequest {
-                extraction_id: id.clone(),
-                approved_by: by.clone().unwrap_or_default(),
-                sections,
-                notes: notes.clone(),
-            })?;
+            let x: Extraction = e.call(
+                "author.approve",
+                &ApproveRequest {
+                    extraction_id: id.clone(),
+                    approved_by: by.clone().unwrap_or_default(),
+                    sections,
+                    notes: notes.clone(),
+                },
+            )?;
             if cli.json {
                 print_json(&x);
             } else {
@@ -254,7 +262,7 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
                 clause: clause.clone().unwrap_or_default(),
                 model: model.clone().unwrap_or_default(),
             };
-            let r = runtime()?.block_on(e.author_extract(&req))?;
+            let r: ExtractResult = e.call("author.extract", &req)?;
             if cli.json {
                 print_json(&r);
             } else {
@@ -291,7 +299,7 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
                 parent: parent.clone(),
                 model: model.clone(),
             };
-            let r = runtime()?.block_on(e.author_draft(&req))?;
+            let r: DraftResult = e.call("author.draft", &req)?;
             if cli.json {
                 print_json(&r);
             } else {
@@ -325,7 +333,7 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
                 label: None,
             };
             if *plan {
-                let p = e.author_draft_all_plan(&req)?;
+                let p: DraftAllPlan = e.call("author.draft_all_plan", &req)?;
                 if cli.json {
                     print_json(&p);
                 } else {
@@ -360,17 +368,17 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
             }
             let run_id = match resume {
                 Some(r) => r.clone(),
-                None => e.author_draft_all_create(&req)?,
+                None => e.call::<_, RunStarted>("author.draft_all_create", &req)?.run_id,
             };
             let how = Follow {
                 unit: "drafts",
                 message: |p| p.message.clone().unwrap_or_default(),
                 stopping: "Stopping after the draft in progress; finished drafts are kept.",
-                cancel: |e, id| e.author_draft_all_cancel(id),
+                cancel: "author.draft_all_cancel",
                 abort: None,
             };
-            follow_run(cli, &e, &run_id, how, || e.author_draft_all_execute(&run_id))?;
-            let runs = e.author_draft_all_runs()?;
+            follow_run::<Flag>(cli, &e, &run_id, how, "author.draft_all_execute")?;
+            let runs: Vec<DraftAllRun> = e.call("author.draft_all_runs", &NoParams {})?;
             let run = runs.iter().find(|r| r.run_id == run_id);
             if cli.json {
                 print_json(&run);
@@ -383,12 +391,15 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
             }
         }
         AuthorCmd::Accept { draft_id, by, notes, items } => {
-            let r = e.author_accept(&AcceptRequest {
-                draft_id: draft_id.clone(),
-                by: by.clone(),
-                notes: notes.clone(),
-                item_ids: if items.is_empty() { None } else { Some(items.clone()) },
-            })?;
+            let r: AcceptResult = e.call(
+                "author.accept",
+                &AcceptRequest {
+                    draft_id: draft_id.clone(),
+                    by: by.clone(),
+                    notes: notes.clone(),
+                    item_ids: if items.is_empty() { None } else { Some(items.clone()) },
+                },
+            )?;
             if cli.json {
                 print_json(&r);
             } else {
@@ -400,8 +411,10 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
             }
         }
         AuthorCmd::Reject { draft_id, by, reason } => {
-            let d =
-                e.author_reject(&RejectRequest { draft_id: draft_id.clone(), by: by.clone(), reason: reason.clone() })?;
+            let d: Draft = e.call(
+                "author.reject",
+                &RejectRequest { draft_id: draft_id.clone(), by: by.clone(), reason: reason.clone() },
+            )?;
             if cli.json {
                 print_json(&d);
             } else {
@@ -409,8 +422,8 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
             }
         }
         AuthorCmd::List { policy, clause, drafts: true } => {
-            let list =
-                e.author_drafts(&DraftFilter { policy: policy.clone(), clause: clause.clone(), status: None })?;
+            let list: Vec<DraftSummary> =
+                e.call("author.drafts", &DraftFilter { policy: policy.clone(), clause: clause.clone(), status: None })?;
             if cli.json {
                 print_json(&list);
             } else {
@@ -433,7 +446,7 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
             }
         }
         AuthorCmd::Show { id } if id.starts_with("draft-") => {
-            let d = e.author_draft_show(id)?;
+            let d: Draft = e.call("author.draft_show", &IdParams { id: id.clone() })?;
             if cli.json {
                 print_json(&d);
             } else {
@@ -441,7 +454,8 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
             }
         }
         AuthorCmd::List { policy, clause, .. } => {
-            let list = e.author_list(&ExtractionFilter { policy: policy.clone(), clause: clause.clone() })?;
+            let list: Vec<ExtractionSummary> =
+                e.call("author.list", &ExtractionFilter { policy: policy.clone(), clause: clause.clone() })?;
             if cli.json {
                 print_json(&list);
             } else {
@@ -464,7 +478,7 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
             }
         }
         AuthorCmd::Show { id } => {
-            let x = e.author_show(id)?;
+            let x: Extraction = e.call("author.show", &IdParams { id: id.clone() })?;
             if cli.json {
                 print_json(&x);
             } else {
@@ -472,7 +486,8 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
             }
         }
         AuthorCmd::Sections { policy } => {
-            let s = e.author_sections(policy)?;
+            let s: psebench::policy::sections::PolicySections =
+                e.call("author.sections", &IdParams { id: policy.clone() })?;
             if cli.json {
                 print_json(&s);
             } else {

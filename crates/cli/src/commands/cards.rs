@@ -1,5 +1,8 @@
 use clap::{Subcommand, ValueEnum};
-use psebench::api::cards::{CardAuditRequest, CardFilter, CardSaveRequest};
+use psebench::api::cards::{CardAuditRequest, CardDetail, CardDiff, CardFilter, CardSaveRequest, CardSummary};
+use psebench::api::rpc::{
+    CardDiffParams, CardExportToParams, CardImportPathsParams, CardPathsParams, CardShowParams, Count, PolicyParams,
+};
 use psebench::card::lint::{LintReport, Severity};
 use psebench::card::AuditStatus;
 use psebench::ApiError;
@@ -133,9 +136,14 @@ pub fn run(cli: &Cli, cmd: &CardsCmd) -> Result<ExitCode, ApiError> {
                     "Give card files or folders to lint, or --library to lint the stored cards.",
                 ));
             }
-            let mut report = if *library { e.cards_lint_library(policy)? } else { LintReport::default() };
+            let mut report = if *library {
+                e.call("cards.lint_library", &PolicyParams { policy: Some(policy.clone()) })?
+            } else {
+                LintReport::default()
+            };
             if !paths.is_empty() {
-                let r = e.cards_lint_paths(paths, policy)?;
+                let r: LintReport =
+                    e.call("cards.lint_paths", &CardPathsParams { paths: paths.clone(), policy: policy.clone() })?;
                 report.problems.extend(r.problems);
                 report = LintReport::from_problems(report.problems);
             }
@@ -147,7 +155,10 @@ pub fn run(cli: &Cli, cmd: &CardsCmd) -> Result<ExitCode, ApiError> {
             return Ok(if report.has_errors() { ExitCode::from(1) } else { ExitCode::SUCCESS });
         }
         CardsCmd::Import { policy, author, paths } => {
-            let r = e.cards_import(paths, policy, author)?;
+            let r: psebench::api::cards::CardsImportResult = e.call(
+                "cards.import_files",
+                &CardImportPathsParams { paths: paths.clone(), policy: policy.clone(), author: author.clone() },
+            )?;
             if cli.json {
                 print_json(&r);
             } else {
@@ -164,13 +175,16 @@ pub fn run(cli: &Cli, cmd: &CardsCmd) -> Result<ExitCode, ApiError> {
             }
         }
         CardsCmd::List { policy, clause, event_type, status } => {
-            let list = e.cards_list(&CardFilter {
-                policy: Some(policy.clone()),
-                clause: clause.clone(),
-                event_type: event_type.clone(),
-                status: status.clone(),
-                ..Default::default()
-            })?;
+            let list: Vec<CardSummary> = e.call(
+                "cards.list",
+                &CardFilter {
+                    policy: Some(policy.clone()),
+                    clause: clause.clone(),
+                    event_type: event_type.clone(),
+                    status: status.clone(),
+                    ..Default::default()
+                },
+            )?;
             if cli.json {
                 print_json(&list);
             } else {
@@ -194,7 +208,7 @@ pub fn run(cli: &Cli, cmd: &CardsCmd) -> Result<ExitCode, ApiError> {
             }
         }
         CardsCmd::Show { id, version } => {
-            let d = e.cards_show(id, *version)?;
+            let d: CardDetail = e.call("cards.show", &CardShowParams { card_id: id.clone(), version: *version })?;
             if cli.json {
                 print_json(&d);
             } else {
@@ -216,12 +230,10 @@ pub fn run(cli: &Cli, cmd: &CardsCmd) -> Result<ExitCode, ApiError> {
         }
         CardsCmd::Save { id, file, author, note } => {
             let json = psebench::util::files::read_text(file, psebench::util::files::MAX_JSON_FILE_BYTES)?;
-            let d = e.card_save(&CardSaveRequest {
-                card_id: id.clone(),
-                json,
-                author: author.clone(),
-                note: note.clone(),
-            })?;
+            let d: CardDetail = e.call(
+                "cards.save",
+                &CardSaveRequest { card_id: id.clone(), json, author: author.clone(), note: note.clone() },
+            )?;
             if cli.json {
                 print_json(&d);
             } else {
@@ -232,12 +244,15 @@ pub fn run(cli: &Cli, cmd: &CardsCmd) -> Result<ExitCode, ApiError> {
             }
         }
         CardsCmd::Audit { id, status, auditor, notes } => {
-            let d = e.card_audit(&CardAuditRequest {
-                card_id: id.clone(),
-                status: (*status).into(),
-                auditor: auditor.clone(),
-                notes: notes.clone(),
-            })?;
+            let d: CardDetail = e.call(
+                "cards.audit",
+                &CardAuditRequest {
+                    card_id: id.clone(),
+                    status: (*status).into(),
+                    auditor: auditor.clone(),
+                    notes: notes.clone(),
+                },
+            )?;
             if cli.json {
                 print_json(&d);
             } else {
@@ -245,7 +260,7 @@ pub fn run(cli: &Cli, cmd: &CardsCmd) -> Result<ExitCode, ApiError> {
             }
         }
         CardsCmd::History { id } => {
-            let d = e.cards_show(id, None)?;
+            let d: CardDetail = e.call("cards.show", &CardShowParams { card_id: id.clone(), version: None })?;
             if cli.json {
                 print_json(&serde_json::json!({"versions": d.versions, "audit_log": d.audit_log}));
             } else {
@@ -280,7 +295,7 @@ pub fn run(cli: &Cli, cmd: &CardsCmd) -> Result<ExitCode, ApiError> {
             }
         }
         CardsCmd::Diff { id, from, to } => {
-            let d = e.card_diff(id, *from, *to)?;
+            let d: CardDiff = e.call("cards.diff", &CardDiffParams { card_id: id.clone(), from: *from, to: *to })?;
             if cli.json {
                 print_json(&d);
             } else {
@@ -295,10 +310,19 @@ pub fn run(cli: &Cli, cmd: &CardsCmd) -> Result<ExitCode, ApiError> {
             }
         }
         CardsCmd::Export { out, policy, clause } => {
-            let n = e.cards_export(
-                out,
-                &CardFilter { policy: Some(policy.clone()), clause: clause.clone(), ..Default::default() },
-            )?;
+            let n = e
+                .call::<_, Count>(
+                    "cards.export_to",
+                    &CardExportToParams {
+                        out: out.clone(),
+                        filter: CardFilter {
+                            policy: Some(policy.clone()),
+                            clause: clause.clone(),
+                            ..Default::default()
+                        },
+                    },
+                )?
+                .count;
             if cli.json {
                 print_json(&serde_json::json!({"exported": n, "out": out}));
             } else {

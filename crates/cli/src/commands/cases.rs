@@ -1,5 +1,6 @@
 use clap::Subcommand;
-use psebench::case::repo::CaseFilter;
+use psebench::api::rpc::{CaseShowParams, CasesExportToParams, CasesImportFileParams, Count, NoParams, RunStarted};
+use psebench::case::repo::{CaseFilter, CaseSummary};
 use psebench::case::CaseType;
 use psebench::ApiError;
 use std::path::PathBuf;
@@ -93,7 +94,7 @@ fn parse_type(t: &Option<String>) -> Result<Option<CaseType>, ApiError> {
 #[allow(clippy::too_many_arguments)]
 fn screen(
     cli: &Cli,
-    e: &psebench::api::Engine,
+    e: &crate::api::Api,
     cases: &Option<String>,
     models: &[String],
     resume: &Option<String>,
@@ -110,7 +111,7 @@ fn screen(
                 models: models.to_vec(),
                 label: label.clone(),
             };
-            let plan = e.cases_screen_plan(&req)?;
+            let plan: psebench::screen::audit::ScreenPlan = e.call("cases.screen_plan", &req)?;
             if plan_only && cli.json {
                 print_json(&plan);
                 return Ok(ExitCode::SUCCESS);
@@ -144,7 +145,7 @@ fn screen(
                 .map(|d| format!("{} ({})", d.model, d.destination))
                 .collect();
             crate::output::confirm_remote(&remote, "case facts and the policy text", yes)?;
-            let id = e.cases_screen_create(&req)?;
+            let id = e.call::<_, RunStarted>("cases.screen_create", &req)?.run_id;
             if !cli.json {
                 eprintln!("Label audit {id} created.");
             }
@@ -157,12 +158,13 @@ fn screen(
             format!("{} agree · {} disputed · ${:.2}", p.counter("agree"), p.counter("disputed"), p.counter("cost_usd"))
         },
         stopping: "Stopping after the calls in flight… (finished screens are kept)",
-        cancel: |e, id| e.cases_screen_cancel(id),
+        cancel: "cases.screen_cancel",
         abort: None,
     };
-    let report = super::follow::follow_run(cli, e, &run_id, how, || e.cases_screen_execute(&run_id))?;
-    let results =
-        e.cases_screen_results(&ScreenResultsRequest { run_id: Some(run_id.clone()), ..Default::default() })?;
+    let report: psebench::screen::audit::ScreenReport =
+        super::follow::follow_run(cli, e, &run_id, how, "cases.screen_execute")?;
+    let results: psebench::screen::audit::ScreenResults =
+        e.call("cases.screen_results", &ScreenResultsRequest { run_id: Some(run_id.clone()), ..Default::default() })?;
     if cli.json {
         print_json(&report);
     } else {
@@ -219,7 +221,8 @@ pub fn run(cli: &Cli, cmd: &CasesCmd) -> Result<ExitCode, ApiError> {
             return screen(cli, &e, cases, models, resume, label, *plan, *yes);
         }
         CasesCmd::Import { file, replace } => {
-            let r = e.cases_import(file, *replace, "imported")?;
+            let r: psebench::api::cases::CasesImportResult =
+                e.call("cases.import_file", &CasesImportFileParams { file: file.clone(), replace: *replace })?;
             if cli.json {
                 print_json(&r);
             } else {
@@ -234,7 +237,8 @@ pub fn run(cli: &Cli, cmd: &CasesCmd) -> Result<ExitCode, ApiError> {
                 ..Default::default()
             };
             if let Some(dir) = dataset {
-                let d = e.cases_export_dataset(dir, &filter)?;
+                let d: psebench::export::dataset::DatasetExport =
+                    e.call("cases.export_dataset", &CasesExportToParams { out: dir.clone(), filter: filter.clone() })?;
                 if cli.json {
                     print_json(&d);
                 } else {
@@ -248,7 +252,7 @@ pub fn run(cli: &Cli, cmd: &CasesCmd) -> Result<ExitCode, ApiError> {
                 return Ok(ExitCode::SUCCESS);
             }
             let out = out.clone().ok_or_else(|| ApiError::invalid("Give --out FILE or --dataset DIR."))?;
-            let n = e.cases_export(&out, &filter)?;
+            let n = e.call::<_, Count>("cases.export_to", &CasesExportToParams { out: out.clone(), filter })?.count;
             if cli.json {
                 print_json(&serde_json::json!({"exported": n, "out": out}));
             } else {
@@ -256,11 +260,10 @@ pub fn run(cli: &Cli, cmd: &CasesCmd) -> Result<ExitCode, ApiError> {
             }
         }
         CasesCmd::List { case_type, clause } => {
-            let list = e.cases_list(&CaseFilter {
-                case_type: parse_type(case_type)?,
-                clause_id: clause.clone(),
-                ..Default::default()
-            })?;
+            let list: Vec<CaseSummary> = e.call(
+                "cases.list",
+                &CaseFilter { case_type: parse_type(case_type)?, clause_id: clause.clone(), ..Default::default() },
+            )?;
             if cli.json {
                 print_json(&list);
             } else {
@@ -282,11 +285,11 @@ pub fn run(cli: &Cli, cmd: &CasesCmd) -> Result<ExitCode, ApiError> {
             }
         }
         CasesCmd::Show { id, provenance: true } => {
-            e.cases_show(id)?;
+            e.call::<_, serde_json::Value>("cases.show", &CaseShowParams { case_id: id.clone() })?;
             super::generate::print_provenance(cli, &e, id)?;
         }
         CasesCmd::Show { id, provenance: false } => {
-            let c = e.cases_show(id)?;
+            let c: psebench::case::Case = e.call("cases.show", &CaseShowParams { case_id: id.clone() })?;
             if cli.json {
                 print_json(&c);
             } else {
@@ -312,7 +315,7 @@ pub fn run_demo(cli: &Cli, cmd: &DemoCmd) -> Result<ExitCode, ApiError> {
     let e = engine(cli)?;
     match cmd {
         DemoCmd::Load => {
-            let r = e.demo_load()?;
+            let r: psebench::api::cases::CasesImportResult = e.call("demo.load", &NoParams {})?;
             if cli.json {
                 print_json(&r);
             } else {
@@ -320,7 +323,7 @@ pub fn run_demo(cli: &Cli, cmd: &DemoCmd) -> Result<ExitCode, ApiError> {
             }
         }
         DemoCmd::Results => {
-            let r = e.demo_example_results()?;
+            let r: psebench::evaluation::examples::ExampleResults = e.call("demo.example_results", &NoParams {})?;
             if cli.json {
                 print_json(&r);
             } else {

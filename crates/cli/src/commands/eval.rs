@@ -1,15 +1,17 @@
 use clap::Subcommand;
-use psebench::api::Engine;
-use psebench::evaluation::rejudge::RejudgeRequest;
-use psebench::evaluation::{EvalPlan, EvalRunRequest, EvalSummary};
-use psebench::jobs::budget::CapChange;
+use psebench::api::rpc::{
+    Count, Flag, NoParams, PathParams, ResumeParams, RunFileParams, RunIds, RunParams, RunStarted,
+};
+use psebench::evaluation::rejudge::{RejudgeRequest, RejudgeSummary};
+use psebench::evaluation::{EvalPlan, EvalRunRequest, EvalRunView, EvalSummary};
 use psebench::jobs::RunStatus;
 use psebench::ApiError;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::engine;
-use super::follow::{follow_run, Follow};
+use super::follow::{follow_call, follow_run, Follow};
+use crate::api::Api;
 use crate::output::{print_json, table};
 use crate::Cli;
 
@@ -121,7 +123,7 @@ fn confirm_remote(p: &EvalPlan, yes: bool) -> Result<(), ApiError> {
 }
 
 /// Run with a progress bar; Ctrl-C stops after the cases in flight (they stay resumable).
-fn execute(cli: &Cli, e: &Engine, run_id: &str) -> Result<EvalSummary, ApiError> {
+fn execute(cli: &Cli, e: &Api, run_id: &str) -> Result<EvalSummary, ApiError> {
     let how = Follow {
         unit: "cases",
         message: |p| {
@@ -136,10 +138,10 @@ fn execute(cli: &Cli, e: &Engine, run_id: &str) -> Result<EvalSummary, ApiError>
             )
         },
         stopping: "Stopping after the cases in flight… (finished cases are kept)",
-        cancel: |e, id| e.eval_cancel(id),
+        cancel: "eval.cancel",
         abort: None,
     };
-    follow_run(cli, e, run_id, how, || e.eval_execute(run_id))
+    follow_run(cli, e, run_id, how, "eval.execute")
 }
 
 fn print_summary(cli: &Cli, s: &EvalSummary) {
@@ -203,7 +205,7 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                 batch: *batch,
                 max_cost_usd: *max_cost,
             };
-            let plan = e.eval_plan(&req)?;
+            let plan: EvalPlan = e.call("eval.plan", &req)?;
             if *only_plan {
                 if cli.json {
                     print_json(&plan);
@@ -216,7 +218,7 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                 print_plan(&plan);
             }
             confirm_remote(&plan, *yes)?;
-            let run_id = e.eval_create(&req)?;
+            let run_id = e.call::<_, RunStarted>("eval.create", &req)?.run_id;
             if !cli.json {
                 eprintln!("Run {run_id} created.");
             }
@@ -225,7 +227,10 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
             return Ok(if s.status == RunStatus::Completed { ExitCode::SUCCESS } else { ExitCode::from(1) });
         }
         EvalCmd::Resume { run, max_cost, no_max_cost } => {
-            e.eval_prepare_resume(run, CapChange::from_params(*max_cost, *no_max_cost)?)?;
+            e.call::<_, Flag>(
+                "eval.prepare_resume",
+                &ResumeParams { run_id: run.clone(), max_cost_usd: *max_cost, clear_max_cost: Some(*no_max_cost) },
+            )?;
             let s = execute(cli, &e, run)?;
             print_summary(cli, &s);
             return Ok(if s.status == RunStatus::Completed { ExitCode::SUCCESS } else { ExitCode::from(1) });
@@ -241,10 +246,10 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                 unit: "judgements",
                 message: |p| format!("{} failed · ${:.2}", p.counter("judge_failed"), p.counter("cost_usd")),
                 stopping: "Stopping after the judge calls in flight… (judgements made so far are kept)",
-                cancel: |e, id| e.eval_cancel(id),
+                cancel: "eval.cancel",
                 abort: None,
             };
-            let s = follow_run(cli, &e, run, how, || e.eval_rejudge(&req))?;
+            let s: RejudgeSummary = follow_call(cli, &e, run, how, "eval.rejudge_execute", &req)?;
             if cli.json {
                 print_json(&s);
             } else {
@@ -263,7 +268,7 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
             super::follow::print_batches(cli, &e, run)?;
         }
         EvalCmd::List => {
-            let list = e.eval_list()?;
+            let list: Vec<EvalRunView> = e.call("eval.list", &NoParams {})?;
             if cli.json {
                 print_json(&list);
             } else {
@@ -289,7 +294,7 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
             }
         }
         EvalCmd::Show { run } => {
-            let v = e.eval_show(run)?;
+            let v: EvalRunView = e.call("eval.show", &RunParams { run_id: run.clone() })?;
             if cli.json {
                 print_json(&v);
             } else {
@@ -304,7 +309,8 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
             }
         }
         EvalCmd::Export { run, out } => {
-            let n = e.eval_export(run, out)?;
+            let n =
+                e.call::<_, Count>("eval.export_to", &RunFileParams { run_id: run.clone(), out: out.clone() })?.count;
             if cli.json {
                 print_json(&serde_json::json!({"run_id": run, "exported": n, "out": out}));
             } else {
@@ -312,7 +318,7 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
             }
         }
         EvalCmd::Import { file } => {
-            let ids = e.eval_import(file)?;
+            let ids = e.call::<_, RunIds>("eval.import_file", &PathParams { path: file.clone() })?.run_ids;
             if cli.json {
                 print_json(&serde_json::json!({"runs": ids}));
             } else {

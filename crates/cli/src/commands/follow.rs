@@ -3,17 +3,14 @@
 //! once). Everything finished stays stored either way.
 
 use indicatif::{ProgressBar, ProgressStyle};
-use psebench::api::Engine;
+use psebench::api::rpc::{BatchListParams, Flag, RunParams};
 use psebench::jobs::Progress;
 use psebench::ApiError;
-use std::future::Future;
+use serde::de::DeserializeOwned;
 use std::io::IsTerminal;
 
-use super::runtime;
+use crate::api::Api;
 use crate::Cli;
-
-/// An engine action that asks a run to stop (true when the run was running).
-pub type StopAction = fn(&Engine, &str) -> Result<bool, ApiError>;
 
 /// How a kind of run is shown and stopped.
 pub struct Follow {
@@ -23,27 +20,38 @@ pub struct Follow {
     pub message: fn(&Progress) -> String,
     /// Said when the user presses Ctrl-C.
     pub stopping: &'static str,
-    /// Stop after the work in flight (the engine's cancel action for the run).
-    pub cancel: StopAction,
-    /// Stop at once on a second Ctrl-C (None: a second Ctrl-C does nothing more).
-    pub abort: Option<StopAction>,
+    /// The API method that stops the run after the work in flight (`{run_id}` → `Flag`).
+    pub cancel: &'static str,
+    /// The API method that stops at once on a second Ctrl-C (None: a second Ctrl-C does nothing more).
+    pub abort: Option<&'static str>,
 }
 
-/// Run `work` (the engine executing `run_id`) with a progress bar and Ctrl-C handling.
-pub fn follow_run<T, F>(
+/// Run `run_id` in the foreground through the API method `execute` (`{run_id}` → the run's
+/// summary), with a progress bar and Ctrl-C handling.
+pub fn follow_run<T: DeserializeOwned>(
     cli: &Cli,
-    e: &Engine,
+    api: &Api,
     run_id: &str,
     how: Follow,
-    work: impl FnOnce() -> F,
-) -> Result<T, ApiError>
-where
-    F: Future<Output = Result<T, ApiError>>,
-{
-    let rt = runtime()?;
+    execute: &str,
+) -> Result<T, ApiError> {
+    let params = RunParams { run_id: run_id.to_string() };
+    follow_call(cli, api, run_id, how, execute, &params)
+}
+
+/// [`follow_run`] for a method whose parameters are more than the run's id.
+pub fn follow_call<P: serde::Serialize, T: DeserializeOwned>(
+    cli: &Cli,
+    api: &Api,
+    run_id: &str,
+    how: Follow,
+    method: &str,
+    params: &P,
+) -> Result<T, ApiError> {
     let show_bar = !cli.json && std::io::stderr().is_terminal();
-    rt.block_on(async {
-        let mut rx = e.jobs().subscribe();
+    let client = api.client();
+    api.block_on(async {
+        let mut rx = client.progress();
         let bar = if show_bar { ProgressBar::new(0) } else { ProgressBar::hidden() };
         let template = format!("{{bar:30.cyan/blue}} {{pos}}/{{len}} {} · {{msg}} · ETA {{eta}}", how.unit);
         bar.set_style(ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar()));
@@ -57,24 +65,24 @@ where
                 }
             }
         });
-        let (engine2, id2) = (e.clone(), run_id.to_string());
+        let (client2, stop) = (client.clone(), RunParams { run_id: run_id.to_string() });
         let (stopping, cancel, abort) = (how.stopping, how.cancel, how.abort);
         let ctrlc = tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
                 eprintln!("\n{stopping}");
-                if let Err(err) = cancel(&engine2, &id2) {
+                if let Err(err) = client2.call::<_, Flag>(cancel, &stop).await {
                     eprintln!("Could not stop the run: {}", err.message);
                 }
                 if let Some(abort) = abort {
                     if tokio::signal::ctrl_c().await.is_ok() {
-                        if let Err(err) = abort(&engine2, &id2) {
+                        if let Err(err) = client2.call::<_, Flag>(abort, &stop).await {
                             eprintln!("Could not stop the run at once: {}", err.message);
                         }
                     }
                 }
             }
         });
-        let out = work().await;
+        let out = client.call(method, params).await;
         ctrlc.abort();
         listener.abort();
         bar.finish_and_clear();
@@ -83,8 +91,9 @@ where
 }
 
 /// Print a run's provider batches (batch mode): state, counts and the provider's own status.
-pub fn print_batches(cli: &crate::Cli, e: &psebench::api::Engine, run: &str) -> Result<(), psebench::ApiError> {
-    let list = e.batches_list(Some(run))?;
+pub fn print_batches(cli: &crate::Cli, e: &Api, run: &str) -> Result<(), psebench::ApiError> {
+    let list: Vec<psebench::llm::batch::repo::BatchView> =
+        e.call("batches.list", &BatchListParams { run_id: Some(run.to_string()) })?;
     if cli.json {
         crate::output::print_json(&list);
         return Ok(());

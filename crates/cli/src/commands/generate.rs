@@ -1,13 +1,15 @@
 use clap::{Args, Subcommand};
-use psebench::api::Engine;
-use psebench::generation::{GenCandidateFilter, GenPlan, GenRequest, GenSummary};
-use psebench::jobs::budget::CapChange;
+use psebench::api::rpc::{Flag, GenCandidatesParams, IdParams, NoParams, ResumeParams, RunParams, RunStarted};
+use psebench::generation::{
+    GenCandidateFilter, GenCandidateView, GenPlan, GenRequest, GenRunView, GenSummary, Provenance,
+};
 use psebench::jobs::RunStatus;
 use psebench::ApiError;
 use std::process::ExitCode;
 
 use super::engine;
 use super::follow::{follow_run, Follow};
+use crate::api::Api;
 use crate::output::{print_json, table, truncate};
 use crate::Cli;
 
@@ -146,7 +148,7 @@ fn confirm_remote(p: &GenPlan, yes: bool) -> Result<(), ApiError> {
 
 /// Run with a progress bar. The first Ctrl-C stops after the model calls in flight (everything
 /// finished is kept); a second one stops at once.
-fn execute(cli: &Cli, e: &Engine, run_id: &str) -> Result<GenSummary, ApiError> {
+fn execute(cli: &Cli, e: &Api, run_id: &str) -> Result<GenSummary, ApiError> {
     let how = Follow {
         unit: "candidates",
         message: |p| {
@@ -164,10 +166,10 @@ fn execute(cli: &Cli, e: &Engine, run_id: &str) -> Result<GenSummary, ApiError> 
         },
         stopping:
             "Stopping after the model calls in flight… (finished work is kept; press Ctrl-C again to stop at once)",
-        cancel: |e, id| e.gen_cancel(id),
-        abort: Some(|e, id| e.gen_abort(id)),
+        cancel: "gen.cancel",
+        abort: Some("gen.abort"),
     };
-    follow_run(cli, e, run_id, how, || e.gen_execute(run_id))
+    follow_run(cli, e, run_id, how, "gen.execute")
 }
 
 fn print_summary(cli: &Cli, s: &GenSummary) {
@@ -216,7 +218,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
             batch: a.batch,
             max_cost_usd: a.max_cost,
         };
-        let plan = e.gen_plan(&req)?;
+        let plan: GenPlan = e.call("gen.plan", &req)?;
         if a.plan {
             if cli.json {
                 print_json(&plan);
@@ -229,7 +231,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
             print_plan(&plan);
         }
         confirm_remote(&plan, a.yes)?;
-        let run_id = e.gen_create(&req)?;
+        let run_id = e.call::<_, RunStarted>("gen.create", &req)?.run_id;
         if !cli.json {
             eprintln!("Run {run_id} created.");
         }
@@ -239,7 +241,10 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
     };
     match cmd {
         GenerateCmd::Resume { run, max_cost, no_max_cost } => {
-            e.gen_prepare_resume(run, CapChange::from_params(*max_cost, *no_max_cost)?)?;
+            e.call::<_, Flag>(
+                "gen.prepare_resume",
+                &ResumeParams { run_id: run.clone(), max_cost_usd: *max_cost, clear_max_cost: Some(*no_max_cost) },
+            )?;
             let s = execute(cli, &e, run)?;
             print_summary(cli, &s);
             return Ok(if s.status == RunStatus::Completed { ExitCode::SUCCESS } else { ExitCode::from(1) });
@@ -248,7 +253,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
             super::follow::print_batches(cli, &e, run)?;
         }
         GenerateCmd::List => {
-            let list = e.gen_list()?;
+            let list: Vec<GenRunView> = e.call("gen.list", &NoParams {})?;
             if cli.json {
                 print_json(&list);
             } else {
@@ -271,7 +276,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
             }
         }
         GenerateCmd::Show { run } => {
-            let v = e.gen_show(run)?;
+            let v: GenRunView = e.call("gen.show", &RunParams { run_id: run.clone() })?;
             if cli.json {
                 print_json(&v);
             } else {
@@ -312,9 +317,16 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
             }
         }
         GenerateCmd::Candidates { run, status, case_type } => {
-            let list = e.gen_candidates(
-                run,
-                &GenCandidateFilter { status: status.clone(), case_type: case_type.clone(), ..Default::default() },
+            let list: Vec<GenCandidateView> = e.call(
+                "gen.candidates",
+                &GenCandidatesParams {
+                    run_id: run.clone(),
+                    filter: Some(GenCandidateFilter {
+                        status: status.clone(),
+                        case_type: case_type.clone(),
+                        ..Default::default()
+                    }),
+                },
             )?;
             if cli.json {
                 print_json(&list);
@@ -341,8 +353,8 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
 }
 
 /// Print the generation history of a case or candidate (also used by `cases show --provenance`).
-pub fn print_provenance(cli: &Cli, e: &Engine, id: &str) -> Result<(), ApiError> {
-    let p = e.gen_provenance(id)?;
+pub fn print_provenance(cli: &Cli, e: &Api, id: &str) -> Result<(), ApiError> {
+    let p: Provenance = e.call("gen.provenance", &IdParams { id: id.to_string() })?;
     if cli.json {
         print_json(&p);
         return Ok(());

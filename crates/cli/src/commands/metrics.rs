@@ -1,5 +1,6 @@
 use clap::Args;
-use psebench::metrics::{compute_from_jsonl, FileMetrics, MetricsOptions, MetricsReport, ModelMetrics, Prf};
+use psebench::api::rpc::{MetricsFilesParams, MetricsRunsParams};
+use psebench::metrics::{FileMetrics, MetricsOptions, MetricsReport, ModelMetrics, Prf};
 use psebench::ApiError;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -252,7 +253,8 @@ pub fn run(cli: &Cli, args: &MetricsArgs) -> Result<ExitCode, ApiError> {
     let opts = MetricsOptions { bootstrap_resamples: args.bootstrap, seed: args.seed };
     if !args.run.is_empty() {
         let e = super::engine(cli)?;
-        let report = e.metrics_for_runs(&args.run, &opts)?;
+        let report: MetricsReport =
+            e.call("metrics.compute_runs", &MetricsRunsParams { run_ids: args.run.clone(), options: opts })?;
         if cli.json {
             print_json(&report);
         } else {
@@ -265,10 +267,12 @@ pub fn run(cli: &Cli, args: &MetricsArgs) -> Result<ExitCode, ApiError> {
     };
     // Tens of megabytes of JSON become many small values: let the heap grow in large steps.
     psebench::util::memory::grow_heap_in_large_steps();
-    // Any stored pack, so cases written under a user's own policy are read too.
+    // The cases are read with every stored pack, so cases written under a user's own policy are read too.
     let e = super::engine(cli)?;
-    let cases = psebench::case::io::read_cases(cases, &e.vocab_lookup())?;
-    let FileMetrics { report, ignored } = compute_from_jsonl(&cases, trajs, &opts)?;
+    let FileMetrics { report, ignored } = e.call(
+        "metrics.files",
+        &MetricsFilesParams { cases: cases.clone(), trajectories: trajs.clone(), options: opts },
+    )?;
     for skipped in ignored {
         if skipped.unknown_case > 0 {
             eprintln!(
@@ -288,8 +292,5 @@ pub fn run(cli: &Cli, args: &MetricsArgs) -> Result<ExitCode, ApiError> {
     } else {
         print_report(&report);
     }
-    // The process ends next: handing back thousands of cases one allocation at a time would
-    // only delay the exit (3–8 ms on the paper-scale set), so the memory goes with the process.
-    std::mem::forget(cases);
     Ok(ExitCode::SUCCESS)
 }

@@ -16,18 +16,16 @@ pub mod review;
 pub mod serve;
 pub mod stats;
 
-use psebench::api::Engine;
+use psebench::api::rpc::{CacheClearParams, Count, NoParams};
 use psebench::ApiError;
 use std::process::ExitCode;
 
+use crate::api::Api;
 use crate::{output, Cli, Command};
 
-/// Open the engine on the chosen database.
-pub fn engine(cli: &Cli) -> Result<Engine, ApiError> {
-    let path = cli.db.clone().unwrap_or_else(psebench::store::default_db_path);
-    let mut opts = psebench::api::EngineOptions::default();
-    opts.client.use_cache = !cli.no_cache;
-    Engine::open_with(&path, opts)
+/// Open the chosen database; every command reaches the engine through the API table.
+pub fn engine(cli: &Cli) -> Result<Api, ApiError> {
+    Api::open(cli)
 }
 
 /// A runtime for commands that talk to models or serve HTTP.
@@ -53,7 +51,7 @@ fn cache(cli: &Cli, cmd: &CacheCmd) -> Result<ExitCode, ApiError> {
     let e = engine(cli)?;
     match cmd {
         CacheCmd::Stats => {
-            let s = e.cache_stats()?;
+            let s: psebench::llm::cache::CacheStats = e.call("cache.stats", &NoParams {})?;
             if cli.json {
                 output::print_json(&s);
             } else {
@@ -66,7 +64,7 @@ fn cache(cli: &Cli, cmd: &CacheCmd) -> Result<ExitCode, ApiError> {
             }
         }
         CacheCmd::Clear { model } => {
-            let n = e.cache_clear(model.as_deref())?;
+            let n = e.call::<_, Count>("cache.clear", &CacheClearParams { model: model.clone() })?.count;
             if cli.json {
                 output::print_json(&serde_json::json!({"removed": n}));
             } else {
@@ -102,7 +100,7 @@ pub fn run(cli: &Cli) -> Result<ExitCode, ApiError> {
 
 fn status(cli: &Cli) -> Result<ExitCode, ApiError> {
     let e = engine(cli)?;
-    let info = e.store_info()?;
+    let info: psebench::api::store_info::StoreInfo = e.call("store.info", &NoParams {})?;
     if cli.json {
         output::print_json(&info);
         return Ok(ExitCode::SUCCESS);

@@ -1,10 +1,11 @@
 use clap::Subcommand;
-use psebench::api::models::ModelAddRequest;
+use psebench::api::models::{ModelAddRequest, ModelTestResult, ModelView};
+use psebench::api::rpc::{Flag, ModelKeyParams, ModelNameParams, NoParams};
 use psebench::ApiError;
 use std::io::{BufRead, IsTerminal};
 use std::process::ExitCode;
 
-use super::{engine, runtime};
+use super::engine;
 use crate::output::{print_json, table};
 use crate::Cli;
 
@@ -127,26 +128,29 @@ pub fn run(cli: &Cli, cmd: &ModelsCmd) -> Result<ExitCode, ApiError> {
             confirm_key_for_new_host,
         } => {
             let api_key = if *api_key_stdin { Some(read_key()?) } else { None };
-            let v = e.models_add(&ModelAddRequest {
-                name: name.clone(),
-                kind: kind.clone(),
-                model: model.clone(),
-                base_url: base_url.clone(),
-                api_key_env: api_key_env.clone(),
-                api_key,
-                temperature: *temperature,
-                top_p: *top_p,
-                max_tokens: *max_tokens,
-                seed: *seed,
-                price_in: *price_in,
-                price_out: *price_out,
-                price_cached_in: *price_cached_in,
-                local: *local,
-                concurrency: *concurrency,
-                timeout_secs: *timeout,
-                api_version: api_version.clone(),
-                confirm_key_for_new_host: Some(*confirm_key_for_new_host),
-            })?;
+            let v: ModelView = e.call(
+                "models.add",
+                &ModelAddRequest {
+                    name: name.clone(),
+                    kind: kind.clone(),
+                    model: model.clone(),
+                    base_url: base_url.clone(),
+                    api_key_env: api_key_env.clone(),
+                    api_key,
+                    temperature: *temperature,
+                    top_p: *top_p,
+                    max_tokens: *max_tokens,
+                    seed: *seed,
+                    price_in: *price_in,
+                    price_out: *price_out,
+                    price_cached_in: *price_cached_in,
+                    local: *local,
+                    concurrency: *concurrency,
+                    timeout_secs: *timeout,
+                    api_version: api_version.clone(),
+                    confirm_key_for_new_host: Some(*confirm_key_for_new_host),
+                },
+            )?;
             if cli.json {
                 print_json(&v);
             } else {
@@ -167,19 +171,22 @@ pub fn run(cli: &Cli, cmd: &ModelsCmd) -> Result<ExitCode, ApiError> {
                 ports: None,
                 extra_ports: (!ports.is_empty()).then(|| ports.clone()),
             };
-            let found = runtime()?.block_on(e.models_discover(&req))?;
+            let found: psebench::context::discover::DiscoverResult = e.call("models.discover", &req)?;
             let mut added = Vec::new();
             if *register {
                 for s in &found.servers {
                     for m in s.models.iter().filter(|m| m.registered_as.is_none()) {
-                        e.models_add(&ModelAddRequest {
-                            name: m.suggested_name.clone(),
-                            kind: "openai-compatible".into(),
-                            model: m.id.clone(),
-                            base_url: Some(s.base_url.clone()),
-                            local: true,
-                            ..Default::default()
-                        })?;
+                        e.call::<_, ModelView>(
+                            "models.add",
+                            &ModelAddRequest {
+                                name: m.suggested_name.clone(),
+                                kind: "openai-compatible".into(),
+                                model: m.id.clone(),
+                                base_url: Some(s.base_url.clone()),
+                                local: true,
+                                ..Default::default()
+                            },
+                        )?;
                         added.push(m.suggested_name.clone());
                     }
                 }
@@ -219,7 +226,7 @@ pub fn run(cli: &Cli, cmd: &ModelsCmd) -> Result<ExitCode, ApiError> {
             }
         }
         ModelsCmd::List => {
-            let list = e.models_list()?;
+            let list: Vec<ModelView> = e.call("models.list", &NoParams {})?;
             if cli.json {
                 print_json(&list);
             } else {
@@ -244,7 +251,7 @@ pub fn run(cli: &Cli, cmd: &ModelsCmd) -> Result<ExitCode, ApiError> {
             }
         }
         ModelsCmd::Test { name } => {
-            let r = runtime()?.block_on(e.models_test(name))?;
+            let r: ModelTestResult = e.call("models.test", &ModelNameParams { name: name.clone() })?;
             if cli.json {
                 print_json(&r);
             } else {
@@ -255,7 +262,7 @@ pub fn run(cli: &Cli, cmd: &ModelsCmd) -> Result<ExitCode, ApiError> {
             }
         }
         ModelsCmd::Remove { name } => {
-            e.models_remove(name)?;
+            e.call::<_, Flag>("models.remove", &ModelNameParams { name: name.clone() })?;
             if cli.json {
                 print_json(&serde_json::json!({"removed": name}));
             } else {
@@ -264,7 +271,7 @@ pub fn run(cli: &Cli, cmd: &ModelsCmd) -> Result<ExitCode, ApiError> {
         }
         ModelsCmd::SetKey { name } => {
             let key = read_key()?;
-            let v = e.models_set_key(name, &key)?;
+            let v: ModelView = e.call("models.set_key", &ModelKeyParams { name: name.clone(), key })?;
             if cli.json {
                 print_json(&v);
             } else {

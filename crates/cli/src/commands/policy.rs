@@ -1,5 +1,6 @@
 use clap::Subcommand;
 use psebench::api::policy::PolicyImportRequest;
+use psebench::api::rpc::{IdParams, NoParams};
 use psebench::ApiError;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -36,7 +37,7 @@ pub fn run(cli: &Cli, cmd: &PolicyCmd) -> Result<ExitCode, ApiError> {
     let e = engine(cli)?;
     match cmd {
         PolicyCmd::List => {
-            let list = e.policy_list()?;
+            let list: Vec<psebench::api::policy::PolicySummary> = e.call("policy.list", &NoParams {})?;
             if cli.json {
                 print_json(&list);
             } else {
@@ -57,7 +58,7 @@ pub fn run(cli: &Cli, cmd: &PolicyCmd) -> Result<ExitCode, ApiError> {
             }
         }
         PolicyCmd::Show { id } => {
-            let v = e.policy_show(id)?;
+            let v: psebench::api::policy::PolicyView = e.call("policy.show", &IdParams { id: id.clone() })?;
             if cli.json {
                 print_json(&v);
             } else {
@@ -87,11 +88,10 @@ pub fn run(cli: &Cli, cmd: &PolicyCmd) -> Result<ExitCode, ApiError> {
             }
         }
         PolicyCmd::Import { policy, clauses, guidance } => {
-            let r = e.policy_import(&PolicyImportRequest {
-                policy: policy.clone(),
-                clauses: clauses.clone(),
-                guidance: guidance.clone(),
-            })?;
+            let r: psebench::api::policy::PolicyImportResult = e.call(
+                "policy.import_files",
+                &PolicyImportRequest { policy: policy.clone(), clauses: clauses.clone(), guidance: guidance.clone() },
+            )?;
             if cli.json {
                 print_json(&r);
             } else {
@@ -113,7 +113,7 @@ pub fn run(cli: &Cli, cmd: &PolicyCmd) -> Result<ExitCode, ApiError> {
         }
         PolicyCmd::Create { file } => {
             let new = psebench::api::policy::read_new_policy(file)?;
-            let r = e.policy_create(&new)?;
+            let r: psebench::api::policy::PolicyCreateResult = e.call("policy.create", &new)?;
             if cli.json {
                 print_json(&r);
             } else {
@@ -127,7 +127,7 @@ pub fn run(cli: &Cli, cmd: &PolicyCmd) -> Result<ExitCode, ApiError> {
             }
         }
         PolicyCmd::Delete { id } => {
-            let r = e.policy_delete(id)?;
+            let r: psebench::api::policy::PolicyDeleteResult = e.call("policy.delete", &IdParams { id: id.clone() })?;
             if cli.json {
                 print_json(&r);
             } else {

@@ -1,5 +1,5 @@
 use clap::Args;
-use psebench::metrics::{compute, MetricsOptions};
+use psebench::export::{ReportRequest, ReportWritten};
 use psebench::ApiError;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -35,89 +35,48 @@ pub struct ReportArgs {
     pub out: PathBuf,
 }
 
-/// The policy pack the cases were written under (the first case's; MN29 when there are none).
-fn policy_of(cases: &[psebench::case::Case]) -> Result<String, ApiError> {
-    let Some(first) = cases.first() else {
-        return Ok(psebench::policy::DEFAULT_POLICY.to_string());
-    };
-    if let Some(other) = cases.iter().find(|c| c.policy != first.policy) {
-        return Err(ApiError::invalid(format!(
-            "The cases mix policies ({} and {}, e.g. case {}). Report on one policy at a time.",
-            first.policy, other.policy, other.case_id
-        )));
-    }
-    Ok(first.policy.clone())
-}
-
 pub fn run(cli: &Cli, args: &ReportArgs) -> Result<ExitCode, ApiError> {
-    let wants_eval = !args.run.is_empty() || args.cases.is_some();
-    let mut gen_files = Vec::new();
-    if args.generation.is_some() || args.library {
-        let e = super::engine(cli)?;
-        let policy = args.policy.clone().or_else(|| {
-            if args.generation.is_none() {
-                Some(psebench::policy::DEFAULT_POLICY.to_string())
-            } else {
-                None
-            }
-        });
-        gen_files = e.gen_report_files(args.generation.as_deref(), policy.as_deref(), !args.all_cards, &args.out)?;
-        if !wants_eval {
-            if cli.json {
-                let files: Vec<String> = gen_files.iter().map(|p| p.display().to_string()).collect();
-                print_json(&serde_json::json!({ "out": args.out.display().to_string(), "files": files }));
-            } else {
-                println!("Wrote {} files to {}:", gen_files.len(), args.out.display());
-                for f in &gen_files {
-                    println!("  {}", f.strip_prefix(&args.out).unwrap_or(f).display());
-                }
-                println!("Open {} for an overview.", args.out.join("generation.md").display());
-            }
-            return Ok(ExitCode::SUCCESS);
-        }
-    }
-    let (report, mut files) = if !args.run.is_empty() {
-        let e = super::engine(cli)?;
-        e.report_for_runs(&args.run, &args.out)?
-    } else {
-        let (Some(cases), Some(trajs)) = (&args.cases, &args.trajectories) else {
-            return Err(ApiError::invalid(
-                "Give --run RUN... or --cases FILE --trajectories FILE (evaluation results), and/or --generation RUN or --library, and --out FOLDER.",
-            ));
-        };
-        // Any stored pack, so cases written under a user's own policy are read too.
-        let e = super::engine(cli)?;
-        let cases = psebench::case::io::read_cases(cases, &e.vocab_lookup())?;
-        let trajectories = psebench::trajectory::io::read_trajectories(trajs)?;
-        let policy = policy_of(&cases)?;
-        let pack = e.policy_pack(&policy).map_err(|_| {
-            ApiError::not_found(format!(
-                "The cases use the policy \"{policy}\", which is neither built into this version of psebench nor created in this store (psebench policy create)."
-            ))
-        })?;
-        let report = compute(&cases, &trajectories, &MetricsOptions::default());
-        let files = psebench::export::write_report_files(&report, &pack, &args.out)?;
-        (report, files)
-    };
-
-    files.extend(gen_files);
+    let e = super::engine(cli)?;
+    let written: ReportWritten = e.call(
+        "report.write",
+        &ReportRequest {
+            run_ids: args.run.clone(),
+            cases: args.cases.clone(),
+            trajectories: args.trajectories.clone(),
+            generation: args.generation.clone(),
+            library: args.library,
+            policy: args.policy.clone(),
+            all_cards: args.all_cards,
+            out: args.out.clone(),
+        },
+    )?;
+    let files = &written.files;
     if cli.json {
         let files: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
         print_json(&serde_json::json!({ "out": args.out.display().to_string(), "files": files }));
         return Ok(ExitCode::SUCCESS);
     }
+    let Some(models) = written.models else {
+        // Only the generation and library statistics were asked for.
+        println!("Wrote {} files to {}:", files.len(), args.out.display());
+        for f in files {
+            println!("  {}", f.strip_prefix(&args.out).unwrap_or(f).display());
+        }
+        println!("Open {} for an overview.", args.out.join("generation.md").display());
+        return Ok(ExitCode::SUCCESS);
+    };
     println!(
         "Wrote {} files for {} model{} to {}:",
         files.len(),
-        report.models.len(),
-        if report.models.len() == 1 { "" } else { "s" },
+        models,
+        if models == 1 { "" } else { "s" },
         args.out.display()
     );
-    for f in &files {
+    for f in files {
         let shown = f.strip_prefix(&args.out).unwrap_or(f);
         println!("  {}", shown.display());
     }
-    if report.models.is_empty() {
+    if models == 0 {
         println!("No model results were found in the trajectories, so the tables are empty and the charts say so.");
     }
     println!("Open {} for an overview.", args.out.join("index.md").display());

@@ -4,7 +4,11 @@
 //! `--token TOKEN` from a personal link).
 
 use clap::{Args, Subcommand};
-use psebench::api::Engine;
+use psebench::api::rpc::{
+    AdjudicationsParams, Flag, GuidelinesParams, NoParams, PathParams, ReviewAnswerParams, ReviewAnswersFileParams,
+    ReviewFileParams, ReviewItemParams, ReviewPackFileParams, ReviewTokenParams, ReviewerParams, SessionParams,
+    TokenResult,
+};
 use psebench::review::*;
 use psebench::ApiError;
 use std::io::{BufRead, Write};
@@ -13,6 +17,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use super::engine;
+use crate::api::Api;
 use crate::output::{print_json, table, truncate};
 use crate::Cli;
 
@@ -221,12 +226,17 @@ pub struct Who {
 }
 
 impl Who {
-    fn token(&self, e: &Engine) -> Result<String, ApiError> {
+    fn token(&self, e: &Api) -> Result<String, ApiError> {
         if let Some(t) = &self.token {
             return Ok(t.clone());
         }
         match (&self.session, &self.reviewer) {
-            (Some(s), Some(r)) => e.review_local_token(s, r),
+            (Some(s), Some(r)) => e
+                .call::<_, TokenResult>(
+                    "review.local_token",
+                    &ReviewerParams { session: s.clone(), reviewer: r.clone() },
+                )
+                .map(|t| t.token),
             _ => Err(ApiError::invalid(
                 "Say who is reviewing: SESSION --reviewer NAME, or --token TOKEN from a personal link.",
             )),
@@ -423,15 +433,18 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
                 ReviewSelection::Cases { case_ids: cases.clone() }
             };
             let guidelines = guidelines.as_deref().map(read_file).transpose()?;
-            let d = e.review_create(&ReviewCreateRequest {
-                name: name.clone(),
-                selection,
-                reviewers: reviewers.clone(),
-                overlap: *overlap,
-                seed: *seed,
-                guidelines,
-                rationale_from: if rationale_from.is_empty() { None } else { Some(rationale_from.clone()) },
-            })?;
+            let d: ReviewSessionDetail = e.call(
+                "review.create",
+                &ReviewCreateRequest {
+                    name: name.clone(),
+                    selection,
+                    reviewers: reviewers.clone(),
+                    overlap: *overlap,
+                    seed: *seed,
+                    guidelines,
+                    rationale_from: if rationale_from.is_empty() { None } else { Some(rationale_from.clone()) },
+                },
+            )?;
             if cli.json {
                 print_json(&d);
             } else {
@@ -443,7 +456,7 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
             }
         }
         ReviewCmd::List => {
-            let list = e.review_list()?;
+            let list: Vec<ReviewSessionSummary> = e.call("review.list", &NoParams {})?;
             if cli.json {
                 print_json(&list);
             } else if list.is_empty() {
@@ -469,7 +482,7 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
             }
         }
         ReviewCmd::Show { session } => {
-            let d = e.review_show(session)?;
+            let d: ReviewSessionDetail = e.call("review.show", &SessionParams { session: session.clone() })?;
             if cli.json {
                 print_json(&d);
             } else {
@@ -477,7 +490,7 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
             }
         }
         ReviewCmd::Available => {
-            let a = e.review_available()?;
+            let a: ReviewAvailable = e.call("review.available", &NoParams {})?;
             if cli.json {
                 print_json(&a);
             } else {
@@ -502,8 +515,18 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
         }
         ReviewCmd::Guidelines { session, set } => {
             let text = match set {
-                Some(p) => e.review_guidelines_set(session, &read_file(p)?)?.guidelines,
-                None => e.review_show(session)?.guidelines,
+                Some(p) => {
+                    let markdown = read_file(p)?;
+                    e.call::<_, ReviewSessionDetail>(
+                        "review.set_guidelines",
+                        &GuidelinesParams { session: session.clone(), markdown },
+                    )?
+                    .guidelines
+                }
+                None => {
+                    e.call::<_, ReviewSessionDetail>("review.show", &SessionParams { session: session.clone() })?
+                        .guidelines
+                }
             };
             if cli.json {
                 print_json(&serde_json::json!({ "guidelines": text }));
@@ -517,7 +540,7 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
                     "Deleting a session removes all its answers and decisions and cannot be undone; add --yes to confirm.",
                 ));
             }
-            e.review_delete(session)?;
+            e.call::<_, Flag>("review.delete", &SessionParams { session: session.clone() })?;
             if cli.json {
                 print_json(&serde_json::json!({ "deleted": session }));
             } else {
@@ -526,7 +549,10 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
         }
         ReviewCmd::Close { session } | ReviewCmd::Reopen { session } => {
             let closing = matches!(cmd, ReviewCmd::Close { .. });
-            let d = if closing { e.review_close(session)? } else { e.review_reopen(session)? };
+            let d: ReviewSessionDetail = e.call(
+                if closing { "review.close" } else { "review.reopen" },
+                &SessionParams { session: session.clone() },
+            )?;
             if cli.json {
                 print_json(&d.summary);
             } else if closing {
@@ -540,11 +566,10 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
             }
         }
         ReviewCmd::Links { session, reviewers, rotate, base } => {
-            let l = e.review_links(&ReviewLinksRequest {
-                session_id: session.clone(),
-                reviewers: reviewers.clone(),
-                rotate: *rotate,
-            })?;
+            let l: ReviewLinks = e.call(
+                "review.links",
+                &ReviewLinksRequest { session_id: session.clone(), reviewers: reviewers.clone(), rotate: *rotate },
+            )?;
             if cli.json {
                 print_json(&l);
             } else {
@@ -567,7 +592,7 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
             }
         }
         ReviewCmd::Me(who) => {
-            let me = e.review_me(&who.token(&e)?)?;
+            let me = review_me(&e, &who.token(&e)?)?;
             if cli.json {
                 print_json(&me);
             } else {
@@ -582,7 +607,7 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
             }
         }
         ReviewCmd::Item { who, item } => {
-            let v = e.review_item(&who.token(&e)?, *item)?;
+            let v = review_item(&e, &who.token(&e)?, *item)?;
             if cli.json {
                 print_json(&v);
             } else {
@@ -623,7 +648,8 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
                     other => Err(ApiError::invalid(format!("--agree takes yes or no, not \"{other}\"."))),
                 })
                 .transpose()?;
-            let saved = e.review_answer(
+            let saved = review_answer(
+                &e,
                 &who.token(&e)?,
                 *item,
                 &ReviewAnswerPatch {
@@ -647,7 +673,7 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
             }
         }
         ReviewCmd::Reveal { who, item } => {
-            let r = e.review_reveal(&who.token(&e)?, *item)?;
+            let r = review_reveal(&e, &who.token(&e)?, *item)?;
             if cli.json {
                 print_json(&r);
             } else {
@@ -656,7 +682,7 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
         }
         ReviewCmd::Rate(who) => return rate(&e, &who.token(&e)?),
         ReviewCmd::Stats { session } => {
-            let s = e.review_stats(session)?;
+            let s: ReviewStats = e.call("review.stats", &SessionParams { session: session.clone() })?;
             if cli.json {
                 print_json(&s);
             } else {
@@ -769,13 +795,16 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
             }
         }
         ReviewCmd::Queue { session, threshold, low, decided, all } => {
-            let q = e.review_queue(&ReviewQueueRequest {
-                session_id: session.clone(),
-                threshold: *threshold,
-                low_rating: *low,
-                include_decided: *decided,
-                include_unflagged: *all,
-            })?;
+            let q: ReviewQueue = e.call(
+                "review.queue",
+                &ReviewQueueRequest {
+                    session_id: session.clone(),
+                    threshold: *threshold,
+                    low_rating: *low,
+                    include_decided: *decided,
+                    include_unflagged: *all,
+                },
+            )?;
             if cli.json {
                 print_json(&q);
             } else {
@@ -809,14 +838,17 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
             let decision = AdjudicationDecision::parse(decision).ok_or_else(|| {
                 ApiError::invalid(format!("\"{decision}\" is not a decision; use accept, reject, or relabel:VERDICT (e.g. relabel:uncertain)."))
             })?;
-            let d = e.review_adjudicate(&ReviewAdjudicateRequest {
-                session_id: session.clone(),
-                case_id: case.clone(),
-                decision,
-                adjudicator: by.clone(),
-                note: note.clone(),
-                exclude: *exclude,
-            })?;
+            let d: ReviewAdjudication = e.call(
+                "review.adjudicate",
+                &ReviewAdjudicateRequest {
+                    session_id: session.clone(),
+                    case_id: case.clone(),
+                    decision,
+                    adjudicator: by.clone(),
+                    note: note.clone(),
+                    exclude: *exclude,
+                },
+            )?;
             if cli.json {
                 print_json(&d);
             } else {
@@ -830,7 +862,10 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
             }
         }
         ReviewCmd::History { session, case } => {
-            let h = e.review_adjudications(session, case.as_deref())?;
+            let h: Vec<ReviewAdjudication> = e.call(
+                "review.adjudications",
+                &AdjudicationsParams { session: session.clone(), case_id: case.clone() },
+            )?;
             if cli.json {
                 print_json(&h);
             } else {
@@ -851,7 +886,8 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
             }
         }
         ReviewCmd::Export { session, out } => {
-            let r = e.review_export(session, out)?;
+            let r: ReviewExportResult =
+                e.call("review.export_to", &ReviewFileParams { session: session.clone(), out: out.clone() })?;
             if cli.json {
                 print_json(&r);
             } else {
@@ -859,7 +895,8 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
             }
         }
         ReviewCmd::Summary { session, out } => {
-            let r = e.review_summary_write(session, out)?;
+            let r: ReviewSummaryFiles =
+                e.call("review.summary_write", &ReviewFileParams { session: session.clone(), out: out.clone() })?;
             if cli.json {
                 print_json(&r);
             } else {
@@ -871,10 +908,13 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn pack(cli: &Cli, e: &Engine, cmd: &PackCmd) -> Result<ExitCode, ApiError> {
+fn pack(cli: &Cli, e: &Api, cmd: &PackCmd) -> Result<ExitCode, ApiError> {
     match cmd {
         PackCmd::Export { session, reviewer, out } => {
-            let r = e.review_pack_export(session, reviewer, out)?;
+            let r: ReviewPackExported = e.call(
+                "review.pack_export_to",
+                &ReviewPackFileParams { session: session.clone(), reviewer: reviewer.clone(), out: out.clone() },
+            )?;
             if cli.json {
                 print_json(&r);
             } else {
@@ -889,7 +929,7 @@ fn pack(cli: &Cli, e: &Engine, cmd: &PackCmd) -> Result<ExitCode, ApiError> {
             }
         }
         PackCmd::Open { file } => {
-            let r = e.review_pack_open(file)?;
+            let r: ReviewPackOpened = e.call("review.pack_open_file", &PathParams { path: file.clone() })?;
             if cli.json {
                 print_json(&r);
             } else {
@@ -906,7 +946,10 @@ fn pack(cli: &Cli, e: &Engine, cmd: &PackCmd) -> Result<ExitCode, ApiError> {
             }
         }
         PackCmd::Answers { session, reviewer, out } => {
-            let r = e.review_pack_answers_export(session, reviewer.as_deref(), out)?;
+            let r: ReviewPackExported = e.call(
+                "review.pack_answers_to",
+                &ReviewAnswersFileParams { session: session.clone(), reviewer: reviewer.clone(), out: out.clone() },
+            )?;
             if cli.json {
                 print_json(&r);
             } else {
@@ -920,7 +963,7 @@ fn pack(cli: &Cli, e: &Engine, cmd: &PackCmd) -> Result<ExitCode, ApiError> {
             }
         }
         PackCmd::Merge { file } => {
-            let r = e.review_pack_merge(file)?;
+            let r: ReviewPackMergeReport = e.call("review.pack_merge_file", &PathParams { path: file.clone() })?;
             if cli.json {
                 print_json(&r);
             } else {
@@ -939,8 +982,8 @@ fn pack(cli: &Cli, e: &Engine, cmd: &PackCmd) -> Result<ExitCode, ApiError> {
 
 /// The terminal questionnaire. Reads one answer per line; "q" (or the end of input) stops, and
 /// everything given so far is already saved.
-fn rate(e: &Engine, token: &str) -> Result<ExitCode, ApiError> {
-    let me = e.review_me(token)?;
+fn rate(e: &Api, token: &str) -> Result<ExitCode, ApiError> {
+    let me = review_me(e, token)?;
     println!(
         "{} — reviewer {}. {}/{} items complete.",
         me.session_name, me.reviewer, me.progress.completed, me.progress.total
@@ -968,12 +1011,12 @@ fn rate(e: &Engine, token: &str) -> Result<ExitCode, ApiError> {
         Ok(ExitCode::SUCCESS)
     };
     loop {
-        let v = e.review_item(token, item)?;
+        let v = review_item(e, token, item)?;
         let mut clock = Instant::now();
         let save = |patch: ReviewAnswerPatch, clock: &mut Instant| -> Result<ReviewAnswerSaved, ApiError> {
             let p = ReviewAnswerPatch { add_time_secs: Some(clock.elapsed().as_secs_f64()), ..patch };
             *clock = Instant::now();
-            e.review_answer(token, item, &p)
+            review_answer(e, token, item, &p)
         };
         println!("\n── Item {} of {} ({} complete) ──\n", v.item_no, v.total_items, v.progress.completed);
         print!("{}", wrap(&v.narrative, 78));
@@ -1030,7 +1073,7 @@ fn rate(e: &Engine, token: &str) -> Result<ExitCode, ApiError> {
                 }
             }
         }
-        let r = e.review_reveal(token, item)?;
+        let r = review_reveal(e, token, item)?;
         print_reveal(&r);
         loop {
             let keep =
@@ -1064,7 +1107,7 @@ fn rate(e: &Engine, token: &str) -> Result<ExitCode, ApiError> {
         };
         let mut saved = save(ReviewAnswerPatch { comment, ..Default::default() }, &mut clock)?;
         if v.has_rationale_task {
-            let v = e.review_item(token, item)?;
+            let v = review_item(e, token, item)?;
             if let Some(t) = &v.rationale_task {
                 print_rationale_task(t, v.answer.rationale_established.as_ref());
                 loop {
@@ -1111,4 +1154,20 @@ fn rate(e: &Engine, token: &str) -> Result<ExitCode, ApiError> {
             }
         }
     }
+}
+
+fn review_me(e: &Api, token: &str) -> Result<ReviewMe, ApiError> {
+    e.call("review.me", &ReviewTokenParams { token: token.to_string() })
+}
+
+fn review_item(e: &Api, token: &str, item_no: u32) -> Result<ReviewItemView, ApiError> {
+    e.call("review.item", &ReviewItemParams { token: token.to_string(), item_no })
+}
+
+fn review_answer(e: &Api, token: &str, item_no: u32, patch: &ReviewAnswerPatch) -> Result<ReviewAnswerSaved, ApiError> {
+    e.call("review.answer", &ReviewAnswerParams { token: token.to_string(), item_no, patch: patch.clone() })
+}
+
+fn review_reveal(e: &Api, token: &str, item_no: u32) -> Result<ReviewReveal, ApiError> {
+    e.call("review.reveal", &ReviewItemParams { token: token.to_string(), item_no })
 }

@@ -160,13 +160,15 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
     }
     let links = match &a.review {
         Some(session) => {
-            let detail = e.review_show(session)?;
+            let detail: psebench::review::ReviewSessionDetail =
+                e.call("review.show", &psebench::api::rpc::SessionParams { session: session.clone() })?;
             let req = psebench::review::ReviewLinksRequest {
                 session_id: detail.summary.session_id.clone(),
                 reviewers: vec![],
                 rotate: a.new_links,
             };
-            Some((detail.summary.name.clone(), e.review_links(&req)?))
+            let links: psebench::review::ReviewLinks = e.call("review.links", &req)?;
+            Some((detail.summary.name.clone(), links))
         }
         None => None,
     };
@@ -177,6 +179,8 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
     // The forwarding page made for --open, removed when the server stops.
     let open_page: Arc<std::sync::Mutex<Option<PathBuf>>> = Arc::default();
     let made_page = open_page.clone();
+    // From here on the server owns the engine: every request it takes goes through `rpc::call`.
+    let engine = e.into_server_engine();
     let rt = runtime()?;
     let served = rt.block_on(async move {
         let ready = move |addr: SocketAddr| {
@@ -260,7 +264,7 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
         // the same way, so the forwarding page is deleted either way. The handlers are in place
         // before the link is printed: a stop asked for right after it is not missed.
         let shutdown = stop_signal();
-        serve(e, opts, ready, shutdown).await
+        serve(engine, opts, ready, shutdown).await
     });
     if let Some(page) = made_page.lock().unwrap_or_else(|p| p.into_inner()).take() {
         if let Err(err) = std::fs::remove_file(&page) {

@@ -1,5 +1,7 @@
 use clap::Subcommand;
+use psebench::api::rpc::{LibraryStatsParams, RunParams};
 use psebench::export::{generation_tables, library_tables};
+use psebench::generation::{GenerationStats, LibraryStats};
 use psebench::ApiError;
 use std::process::ExitCode;
 
@@ -25,7 +27,7 @@ pub fn run(cli: &Cli, cmd: &StatsCmd) -> Result<ExitCode, ApiError> {
     let e = engine(cli)?;
     match cmd {
         StatsCmd::Generation { run } => {
-            let s = e.gen_stats(run)?;
+            let s: GenerationStats = e.call("gen.stats", &RunParams { run_id: run.clone() })?;
             if cli.json {
                 print_json(&s);
             } else {
@@ -40,7 +42,10 @@ pub fn run(cli: &Cli, cmd: &StatsCmd) -> Result<ExitCode, ApiError> {
             }
         }
         StatsCmd::Library { policy, all_cards } => {
-            let s = e.library_stats(policy, !*all_cards)?;
+            let s: LibraryStats = e.call(
+                "library.stats",
+                &LibraryStatsParams { policy: Some(policy.clone()), approved_only: !*all_cards },
+            )?;
             if cli.json {
                 print_json(&s);
             } else {

@@ -135,10 +135,7 @@ pub fn seed_builtin_anchors(store: &Store) -> ApiResult<()> {
     }
     let fp = hex::encode(h.finalize());
     let key = "builtin_fingerprint:anchors";
-    let known: Option<String> = store.with_conn(|c| {
-        use rusqlite::OptionalExtension;
-        c.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| r.get(0)).optional()
-    })?;
+    let known = store.with_conn(|c| crate::store::settings::get(c, key))?;
     if known.as_deref() == Some(fp.as_str()) {
         return Ok(());
     }
@@ -168,10 +165,7 @@ pub fn seed_builtin_anchors(store: &Store) -> ApiResult<()> {
                 }
             }
         }
-        tx.execute(
-            "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            rusqlite::params![key, fp],
-        )?;
+        crate::store::settings::set(tx, key, &fp)?;
         Ok(())
     })
 }
@@ -380,7 +374,13 @@ impl Engine {
 
     /// Delete anchors (for example an imported text that should never have left the hospital).
     /// Cases already generated from them keep their `anchor_id` but no longer find the text.
-    pub fn anchors_remove(&self, anchor_ids: &[String]) -> ApiResult<u32> {
+    /// `forget` runs in the same transaction for each id, so the copies of an anchor's text that
+    /// modules above this one keep go with it (`api::removals::anchors_remove` passes generation's).
+    pub fn anchors_remove_with(
+        &self,
+        anchor_ids: &[String],
+        forget: impl Fn(&rusqlite::Connection, &str) -> ApiResult<()>,
+    ) -> ApiResult<u32> {
         for id in anchor_ids {
             // An anchor stored by an older version under an id that breaks today's rule can still
             // be removed; any other id must follow the rule.
@@ -394,7 +394,7 @@ impl Engine {
         self.store().with_tx(|tx| -> ApiResult<()> {
             for id in anchor_ids {
                 n += repo::remove(tx, id)? as u32;
-                tx.execute("DELETE FROM gen_run_anchors WHERE anchor_id = ?1", [id])?;
+                forget(tx, id)?;
             }
             Ok(())
         })?;

@@ -4,6 +4,7 @@
 
 pub mod cases;
 pub mod files;
+pub mod removals;
 pub mod results;
 pub mod rpc;
 pub mod store_info;

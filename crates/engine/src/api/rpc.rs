@@ -7,6 +7,7 @@
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::path::PathBuf;
 
 use super::cards::{
     CardAuditRequest, CardDetail, CardDiff, CardFilter, CardSaveRequest, CardSummary, CardsImportResult,
@@ -40,24 +41,28 @@ use crate::case::Case;
 use crate::context::discover::{DiscoverRequest, DiscoverResult};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::evaluation::examples::ExampleResults;
-use crate::evaluation::rejudge::RejudgeRequest;
-use crate::evaluation::{EvalPlan, EvalRunRequest, EvalRunView};
+use crate::evaluation::rejudge::{RejudgeRequest, RejudgeSummary};
+use crate::evaluation::{EvalPlan, EvalRunRequest, EvalRunView, EvalSummary};
+use crate::export::dataset::DatasetExport;
+use crate::export::{ReportRequest, ReportWritten};
 use crate::generation::Provenance;
-use crate::generation::{GenCandidateFilter, GenCandidateView, GenPlan, GenRequest, GenRunView};
+use crate::generation::{GenCandidateFilter, GenCandidateView, GenPlan, GenRequest, GenRunView, GenSummary};
 use crate::generation::{GenerationStats, LibraryStats};
 use crate::jobs::{Progress, RunKind, RunStatus};
 use crate::llm::accounting::UsageTotals;
 use crate::llm::cache::CacheStats;
 use crate::llm::ledger::{CallFilter, LedgerCall};
-use crate::metrics::MetricsReport;
+use crate::metrics::{FileMetrics, MetricsOptions, MetricsReport};
 use crate::policy::sections::PolicySections;
 use crate::review::{
     ReviewAdjudicateRequest, ReviewAdjudication, ReviewAnswerPatch, ReviewAnswerSaved, ReviewAvailable,
-    ReviewCreateRequest, ReviewExportFormat, ReviewItemView, ReviewLinks, ReviewLinksRequest, ReviewMe,
-    ReviewPackMergeReport, ReviewPackOpened, ReviewQueue, ReviewQueueRequest, ReviewReveal, ReviewSessionDetail,
-    ReviewSessionSummary, ReviewStats, ReviewSummary,
+    ReviewCreateRequest, ReviewExportFormat, ReviewExportResult, ReviewItemView, ReviewLinks, ReviewLinksRequest,
+    ReviewMe, ReviewPackExported, ReviewPackMergeReport, ReviewPackOpened, ReviewQueue, ReviewQueueRequest,
+    ReviewReveal, ReviewSessionDetail, ReviewSessionSummary, ReviewStats, ReviewSummary, ReviewSummaryFiles,
 };
-use crate::screen::audit::{ScreenPlan, ScreenRequest, ScreenResults, ScreenResultsRequest, ScreenRunView};
+use crate::screen::audit::{
+    ScreenPlan, ScreenReport, ScreenRequest, ScreenResults, ScreenResultsRequest, ScreenRunView,
+};
 
 /// Who is calling.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,6 +72,10 @@ pub enum Caller {
     /// A reviewer who opened a personal link; may only use the reviewer methods, with this token,
     /// and (when `session` is given) only for that review session.
     Reviewer { token: String, session: Option<String> },
+    /// The `psebench` command line on this computer: every owner method, and also the
+    /// [`CLI_METHODS`] (files read and written by path, long jobs run in the caller's foreground),
+    /// which the app and `psebench serve` refuse.
+    Cli,
 }
 
 /// Parameters of methods that take none (`{}` or null).
@@ -369,6 +378,94 @@ pub struct ReviewAnswerParams {
     pub patch: ReviewAnswerPatch,
 }
 
+// Parameters of the command line's own methods (`CLI_METHODS`): paths on this computer.
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PathParams {
+    pub path: PathBuf,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CardPathsParams {
+    pub paths: Vec<PathBuf>,
+    pub policy: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CardImportPathsParams {
+    pub paths: Vec<PathBuf>,
+    pub policy: String,
+    pub author: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CardExportToParams {
+    pub out: PathBuf,
+    #[serde(default)]
+    pub filter: CardFilter,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CasesImportFileParams {
+    pub file: PathBuf,
+    #[serde(default)]
+    pub replace: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CasesExportToParams {
+    pub out: PathBuf,
+    #[serde(default)]
+    pub filter: CaseFilter,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunFileParams {
+    pub run_id: String,
+    pub out: PathBuf,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetricsRunsParams {
+    pub run_ids: Vec<String>,
+    pub options: MetricsOptions,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetricsFilesParams {
+    pub cases: PathBuf,
+    pub trajectories: PathBuf,
+    pub options: MetricsOptions,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnchorsImportFileParams {
+    pub path: PathBuf,
+    #[serde(default)]
+    pub options: AnchorImportOptions,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReviewFileParams {
+    pub session: String,
+    pub out: PathBuf,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReviewPackFileParams {
+    pub session: String,
+    pub reviewer: String,
+    pub out: PathBuf,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReviewAnswersFileParams {
+    pub session: String,
+    #[serde(default)]
+    pub reviewer: Option<String>,
+    pub out: PathBuf,
+}
+
 /// Decode a method's parameters; a missing body counts as `{}`.
 fn params<P: DeserializeOwned>(method: &str, v: Value) -> ApiResult<P> {
     let v = if v.is_null() { Value::Object(Default::default()) } else { v };
@@ -476,9 +573,16 @@ fn upload_text(u: &Upload) -> ApiResult<String> {
 }
 
 macro_rules! api_methods {
-    ($( $name:literal [$doc:literal] ($e:ident, $p:ident : $P:ty) -> $R:ty $body:block )*) => {
-        /// Every method: name and what it does.
+    ($( $name:literal [$doc:literal] ($e:ident, $p:ident : $P:ty) -> $R:ty $body:block )*
+     cli_only:
+     $( $cname:literal [$cdoc:literal] ($ce:ident, $cp:ident : $CP:ty) -> $CR:ty $cbody:block )*) => {
+        /// Every method of the app and the server: name and what it does.
         pub const METHODS: &[(&str, &str)] = &[ $( ($name, $doc), )* ];
+
+        /// Methods only the command line may call ([`Caller::Cli`]): they read or write files by
+        /// path on this computer, or run a long job in the caller's foreground (the app and the
+        /// server start the same jobs in the background and follow their progress events).
+        pub const CLI_METHODS: &[(&str, &str)] = &[ $( ($cname, $cdoc), )* ];
 
         async fn dispatch(engine: &Engine, method: &str, raw: Value) -> ApiResult<Value> {
             match method {
@@ -490,11 +594,19 @@ macro_rules! api_methods {
                     let out: $R = $body;
                     encode(out)
                 } )*
+                $( $cname => {
+                    #[allow(unused_variables)]
+                    let $cp: $CP = params($cname, raw)?;
+                    #[allow(unused_variables)]
+                    let $ce = engine.clone();
+                    let out: $CR = $cbody;
+                    encode(out)
+                } )*
                 other => Err(ApiError::not_found(format!("There is no API method \"{other}\"."))),
             }
         }
 
-        /// Visit the parameter and result types of every method (TypeScript generation).
+        /// Visit the parameter and result types of every method of the app (TypeScript generation).
         pub(crate) fn visit_method_types(v: &mut bindings::Collector) {
             $( v.method::<$P, $R>($name, $doc); )*
         }
@@ -1035,6 +1147,113 @@ api_methods! {
     "review.reveal" ["Reveal the expected verdict (only after the blind verdict is saved)."] (e, p: ReviewItemParams) -> ReviewReveal {
         blocking(move || e.review_reveal(&p.token, p.item_no)).await?
     }
+
+cli_only:
+
+    "policy.import_files" ["Store official clause and/or guidance text from Markdown files on this computer."] (e, p: PolicyImportRequest) -> PolicyImportResult {
+        blocking(move || e.policy_import(&p)).await?
+    }
+    "cards.lint_paths" ["Lint card files or folders on this computer without importing them."] (e, p: CardPathsParams) -> LintReport {
+        blocking(move || e.cards_lint_paths(&p.paths, &p.policy)).await?
+    }
+    "cards.import_files" ["Import card files or folders on this computer (all or nothing) as drafts."] (e, p: CardImportPathsParams) -> CardsImportResult {
+        blocking(move || e.cards_import(&p.paths, &p.policy, &p.author)).await?
+    }
+    "cards.export_to" ["Write the current cards (filtered) to a folder or a .jsonl file on this computer."] (e, p: CardExportToParams) -> Count {
+        blocking(move || e.cards_export(&p.out, &p.filter).map(|n| Count { count: n as u64 })).await?
+    }
+    "cases.import_file" ["Import a cases.jsonl file on this computer (all or nothing)."] (e, p: CasesImportFileParams) -> CasesImportResult {
+        blocking(move || e.cases_import(&p.file, p.replace, "imported")).await?
+    }
+    "cases.export_to" ["Write cases (filtered) to a cases.jsonl file on this computer."] (e, p: CasesExportToParams) -> Count {
+        blocking(move || e.cases_export(&p.out, &p.filter).map(|n| Count { count: n as u64 })).await?
+    }
+    "cases.export_dataset" ["Write cases (filtered) as a dataset folder (cases, card, README) on this computer."] (e, p: CasesExportToParams) -> DatasetExport {
+        blocking(move || e.cases_export_dataset(&p.out, &p.filter)).await?
+    }
+    "cases.screen_create" ["Create a label audit without starting it."] (e, p: ScreenRequest) -> RunStarted {
+        blocking(move || e.cases_screen_create(&p).map(|run_id| RunStarted { run_id })).await?
+    }
+    "cases.screen_execute" ["Run (or finish) a label audit and wait for its report."] (e, p: RunParams) -> ScreenReport {
+        e.cases_screen_execute(&p.run_id).await?
+    }
+    "eval.create" ["Create an evaluation run without starting it."] (e, p: EvalRunRequest) -> RunStarted {
+        blocking(move || e.eval_create(&p).map(|run_id| RunStarted { run_id })).await?
+    }
+    "eval.prepare_resume" ["Make a stopped run ready to be finished (optionally under a new spending cap)."] (e, p: ResumeParams) -> Flag {
+        let change = p.cap_change()?;
+        blocking(move || e.eval_prepare_resume(&p.run_id, change).map(|_| Flag { value: true })).await?
+    }
+    "eval.execute" ["Run (or finish) an evaluation run and wait for its summary."] (e, p: RunParams) -> EvalSummary {
+        e.eval_execute(&p.run_id).await?
+    }
+    "eval.rejudge_execute" ["Run only the M4 judge again over a stored or imported run and wait for its summary."] (e, p: RejudgeRequest) -> RejudgeSummary {
+        e.eval_rejudge(&p).await?
+    }
+    "eval.export_to" ["Write a run's trajectories to a JSONL file on this computer."] (e, p: RunFileParams) -> Count {
+        blocking(move || e.eval_export(&p.run_id, &p.out).map(|n| Count { count: n as u64 })).await?
+    }
+    "eval.import_file" ["Import a trajectories file on this computer as completed runs."] (e, p: PathParams) -> RunIds {
+        blocking(move || e.eval_import(&p.path).map(|run_ids| RunIds { run_ids })).await?
+    }
+    "metrics.compute_runs" ["M1–M8 of stored runs with the given bootstrap settings."] (e, p: MetricsRunsParams) -> MetricsReport {
+        blocking(move || e.metrics_for_runs(&p.run_ids, &p.options)).await?
+    }
+    "metrics.files" ["M1–M8 of a trajectories file scored against a cases file, both on this computer."] (e, p: MetricsFilesParams) -> FileMetrics {
+        blocking(move || e.metrics_files(&p.cases, &p.trajectories, &p.options)).await?
+    }
+    "report.write" ["Read and score evaluation results (stored runs or files) and/or generation statistics, and write the tables and charts into a folder on this computer."] (e, p: ReportRequest) -> ReportWritten {
+        blocking(move || e.report_write(&p)).await?
+    }
+    "anchors.import_file" ["Import anchors from a JSONL, CSV or .txt file, or a folder of .txt files, on this computer."] (e, p: AnchorsImportFileParams) -> AnchorImportResult {
+        blocking(move || e.anchors_import(&p.path, &p.options)).await?
+    }
+    "anchors.job_create" ["Create an anchor pre-sort or translation job without starting it."] (e, p: AnchorJobRequest) -> RunStarted {
+        blocking(move || e.anchors_job_create(&p).map(|run_id| RunStarted { run_id })).await?
+    }
+    "anchors.job_check_resumable" ["Refuse an anchor job that does not exist or that another process works on."] (e, p: RunParams) -> Flag {
+        blocking(move || e.anchors_job_check_resumable(&p.run_id).map(|_| Flag { value: true })).await?
+    }
+    "anchors.job_execute" ["Run (or finish) an anchor job and wait until it ends."] (e, p: RunParams) -> Flag {
+        e.anchors_job_execute(&p.run_id).await.map(|_| Flag { value: true })?
+    }
+    "author.draft_all_create" ["Create a job drafting every clause without starting it."] (e, p: DraftAllRequest) -> RunStarted {
+        blocking(move || e.author_draft_all_create(&p).map(|run_id| RunStarted { run_id })).await?
+    }
+    "author.draft_all_execute" ["Run (or finish) a job drafting every clause and wait until it ends."] (e, p: RunParams) -> Flag {
+        e.author_draft_all_execute(&p.run_id).await.map(|_| Flag { value: true })?
+    }
+    "gen.create" ["Create a generation run without starting it."] (e, p: GenRequest) -> RunStarted {
+        blocking(move || e.gen_create(&p).map(|run_id| RunStarted { run_id })).await?
+    }
+    "gen.prepare_resume" ["Make a stopped generation run ready to be finished (optionally under a new spending cap)."] (e, p: ResumeParams) -> Flag {
+        let change = p.cap_change()?;
+        blocking(move || e.gen_prepare_resume(&p.run_id, change).map(|_| Flag { value: true })).await?
+    }
+    "gen.execute" ["Run (or finish) a generation run and wait for its summary."] (e, p: RunParams) -> GenSummary {
+        e.gen_execute(&p.run_id).await?
+    }
+    "gen.abort" ["Stop a generation run at once, without waiting for the calls in flight."] (e, p: RunParams) -> Flag {
+        Flag { value: e.gen_abort(&p.run_id)? }
+    }
+    "review.export_to" ["Write every answer of a session (CSV or JSONL, by the file's extension) to a file on this computer."] (e, p: ReviewFileParams) -> ReviewExportResult {
+        blocking(move || e.review_export(&p.session, &p.out)).await?
+    }
+    "review.summary_write" ["Write a session's summary tables (Markdown, LaTeX, JSON) into a folder on this computer."] (e, p: ReviewFileParams) -> ReviewSummaryFiles {
+        blocking(move || e.review_summary_write(&p.session, &p.out)).await?
+    }
+    "review.pack_export_to" ["Write a review pack for one reviewer to a file on this computer."] (e, p: ReviewPackFileParams) -> ReviewPackExported {
+        blocking(move || e.review_pack_export(&p.session, &p.reviewer, &p.out)).await?
+    }
+    "review.pack_answers_to" ["Write the answers given to an opened pack to a file on this computer."] (e, p: ReviewAnswersFileParams) -> ReviewPackExported {
+        blocking(move || e.review_pack_answers_export(&p.session, p.reviewer.as_deref(), &p.out)).await?
+    }
+    "review.pack_open_file" ["Open a review pack file on this computer."] (e, p: PathParams) -> ReviewPackOpened {
+        blocking(move || e.review_pack_open(&p.path)).await?
+    }
+    "review.pack_merge_file" ["Merge a reviewer's answers file on this computer into its session."] (e, p: PathParams) -> ReviewPackMergeReport {
+        blocking(move || e.review_pack_merge(&p.path)).await?
+    }
 }
 
 /// Methods a reviewer's personal link may use (the server passes the link's token to them).
@@ -1060,10 +1279,26 @@ pub async fn check_reviewer(engine: &Engine, token: &str, served: Option<&str>) 
     Ok(())
 }
 
-/// Call one API method. Errors are `{code, message, detail}`.
+/// Whether `method` is one of the command line's own methods ([`CLI_METHODS`]).
+pub fn is_cli_method(method: &str) -> bool {
+    CLI_METHODS.iter().any(|(n, _)| *n == method)
+}
+
+/// Call one API method. Errors are `{code, message, detail}`. Every call is logged at debug
+/// level (`-vv` on the command line) as `api call <method>`.
 pub async fn call(engine: &Engine, caller: &Caller, method: &str, params: Value) -> ApiResult<Value> {
+    tracing::debug!("api call {method}");
     match caller {
-        Caller::Owner => dispatch(engine, method, params).await,
+        Caller::Cli => dispatch(engine, method, params).await,
+        Caller::Owner => {
+            if is_cli_method(method) {
+                return Err(ApiError::new(
+                    ErrorCode::Forbidden,
+                    format!("\"{method}\" reads or writes files on this computer, or runs a job in the foreground: only the psebench command line can call it."),
+                ));
+            }
+            dispatch(engine, method, params).await
+        }
         Caller::Reviewer { token, session } => {
             if !REVIEWER_METHODS.contains(&method) {
                 return Err(ApiError::new(
@@ -1084,6 +1319,25 @@ pub async fn call(engine: &Engine, caller: &Caller, method: &str, params: Value)
             dispatch(engine, method, params).await
         }
     }
+}
+
+/// [`call`] with typed parameters and result: what the command line uses.
+pub async fn call_typed<P, R>(engine: &Engine, caller: &Caller, method: &str, params: &P) -> ApiResult<R>
+where
+    P: Serialize + ?Sized,
+    R: DeserializeOwned,
+{
+    let raw = serde_json::to_value(params)
+        .map_err(|e| ApiError::internal(format!("the request for {method} could not be encoded: {e}")))?;
+    let out = call(engine, caller, method, raw).await?;
+    serde_json::from_value(out)
+        .map_err(|e| ApiError::internal(format!("the answer of {method} could not be decoded: {e}")))
+}
+
+/// The progress events of every run of this engine (what the app's event channel and the
+/// server's `/api/events` stream carry).
+pub fn progress_events(engine: &Engine) -> tokio::sync::broadcast::Receiver<Progress> {
+    engine.jobs().subscribe()
 }
 
 pub mod bindings {

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::Engine;
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CountByKey {
@@ -27,10 +27,8 @@ pub struct StoreInfo {
     pub log_folder: String,
 }
 
-fn counts(conn: &rusqlite::Connection, sql: &str) -> rusqlite::Result<Vec<CountByKey>> {
-    let mut stmt = conn.prepare(sql)?;
-    let rows = stmt.query_map([], |r| Ok(CountByKey { key: r.get(0)?, count: r.get(1)? }))?;
-    rows.collect()
+fn counts(rows: Vec<(String, i64)>) -> Vec<CountByKey> {
+    rows.into_iter().map(|(key, count)| CountByKey { key, count }).collect()
 }
 
 impl Engine {
@@ -38,18 +36,11 @@ impl Engine {
         let report = self.store().open_report().clone();
         let schema = self.store().applied_migrations()?;
         let (policies, by_status, by_type, cases) = self.store().with_read(|c| {
-            Ok::<_, rusqlite::Error>((
-                {
-                    let mut s = c.prepare("SELECT id FROM policies ORDER BY id")?;
-                    let v = s.query_map([], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
-                    v
-                },
-                counts(c, "SELECT status, count(*) FROM cards GROUP BY status ORDER BY status")?,
-                counts(c, "SELECT event_type, count(*) FROM cards GROUP BY event_type ORDER BY event_type")?,
-                counts(
-                    c,
-                    "SELECT case_type, count(*) FROM cases WHERE excluded = 0 GROUP BY case_type ORDER BY case_type",
-                )?,
+            Ok::<_, ApiError>((
+                crate::policy::repo::list_pack_ids(c)?,
+                counts(crate::card::repo::count_by_status(c)?),
+                counts(crate::card::repo::count_by_event_type(c)?),
+                counts(crate::case::repo::count_by_type(c)?),
             ))
         })?;
         Ok(StoreInfo {

@@ -6,6 +6,7 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 use super::{AuthorCall, Extraction, ExtractionSummary};
 use crate::error::{ApiError, ApiResult};
 use crate::llm::ledger;
+use crate::policy::extraction::ApprovedExtraction;
 
 pub(super) fn json<T: serde::Serialize>(v: &T) -> ApiResult<String> {
     serde_json::to_string(v).map_err(|e| ApiError::internal(format!("could not encode authoring data: {e}")))
@@ -55,6 +56,44 @@ pub fn insert(conn: &Connection, x: &Extraction) -> ApiResult<()> {
         ],
     )?;
     insert_calls(conn, CallOwner::Extraction, &x.extraction_id, &x.calls)?;
+    Ok(())
+}
+
+/// The approved extraction with the highest version for (policy, clause), if any.
+pub fn approved_extraction(
+    conn: &Connection,
+    policy_id: &str,
+    clause_id: &str,
+) -> ApiResult<Option<ApprovedExtraction>> {
+    Ok(conn
+        .query_row(
+            "SELECT id, clause_id, version, document, COALESCE(approved_by, '') FROM author_extractions
+             WHERE policy_id = ?1 AND clause_id = ?2 AND status = 'approved'
+             ORDER BY version DESC LIMIT 1",
+            params![policy_id, clause_id],
+            |r| {
+                Ok(ApprovedExtraction {
+                    extraction_id: r.get(0)?,
+                    clause_id: r.get(1)?,
+                    version: r.get(2)?,
+                    document: r.get(3)?,
+                    approved_by: r.get(4)?,
+                })
+            },
+        )
+        .optional()?)
+}
+
+/// Delete every extraction and draft made from a policy pack, with their model calls: they were
+/// made from the pack's text and must not come back as the context of a new pack that reuses the id.
+pub fn delete_for_policy(conn: &Connection, policy_id: &str) -> ApiResult<()> {
+    let mut st = conn.prepare(
+        "SELECT id FROM author_extractions WHERE policy_id = ?1 UNION ALL SELECT id FROM author_drafts WHERE policy_id = ?1",
+    )?;
+    let items = st.query_map([policy_id], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
+    ledger::forget_items(conn, &items)?;
+    conn.execute("DELETE FROM author_extractions WHERE policy_id = ?1", [policy_id])?;
+    conn.execute("DELETE FROM author_drafts WHERE policy_id = ?1", [policy_id])?;
     Ok(())
 }
 

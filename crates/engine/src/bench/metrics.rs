@@ -151,12 +151,26 @@ pub struct LoadedResults {
 /// the Results screen can be measured at the paper's scale. `dir` holds the intermediate files.
 pub fn load_results(engine: &Engine, dir: &Path, cases: usize, models: usize) -> ApiResult<LoadedResults> {
     let t0 = Instant::now();
+    let files = write_synthetic_files(dir, cases, models)?;
+    engine.cases_import(&files.cases_path, false, "imported")?;
+    let run_ids = engine.eval_import(&files.trajectories_path)?;
+    Ok(LoadedResults { cases: files.cases, trajectories: files.trajectories, run_ids, load_ms: ms(t0) })
+}
+
+/// The synthetic result set of [`load_results`], written as a cases file and a trajectories file
+/// in `dir` (for a caller that imports them itself, e.g. through the API).
+pub struct SyntheticFiles {
+    pub cases_path: std::path::PathBuf,
+    pub trajectories_path: std::path::PathBuf,
+    pub cases: usize,
+    pub trajectories: usize,
+}
+
+pub fn write_synthetic_files(dir: &Path, cases: usize, models: usize) -> ApiResult<SyntheticFiles> {
     let (cs, ts) = synthetic_benchmark(cases, models, 1);
     let cases_path = dir.join("cases.jsonl");
-    let traj_path = dir.join("trajectories.jsonl");
+    let trajectories_path = dir.join("trajectories.jsonl");
     crate::case::io::write_cases(&cases_path, &cs)?;
-    crate::trajectory::io::write_trajectories(&traj_path, &ts)?;
-    engine.cases_import(&cases_path, false, "imported")?;
-    let run_ids = engine.eval_import(&traj_path)?;
-    Ok(LoadedResults { cases: cs.len(), trajectories: ts.len(), run_ids, load_ms: ms(t0) })
+    crate::trajectory::io::write_trajectories(&trajectories_path, &ts)?;
+    Ok(SyntheticFiles { cases_path, trajectories_path, cases: cs.len(), trajectories: ts.len() })
 }

@@ -21,20 +21,14 @@ pub fn seed(store: &Store) -> ApiResult<()> {
     for pack in crate::policy::builtin_packs() {
         let key = format!("builtin_fingerprint:{}", pack.id);
         let fp = crate::policy::builtin::fingerprint(&pack.id);
-        let known: Option<String> = store.with_conn(|c| {
-            use rusqlite::OptionalExtension;
-            c.query_row("SELECT value FROM settings WHERE key = ?1", [&key], |r| r.get(0)).optional()
-        })?;
+        let known = store.with_conn(|c| crate::store::settings::get(c, &key))?;
         if known.as_deref() == Some(fp.as_str()) {
             continue;
         }
         store.with_tx(|tx| -> ApiResult<()> {
             policy_repo::upsert_pack(tx, &pack, true)?;
             sync_builtin_library(tx, &pack)?;
-            tx.execute(
-                "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                rusqlite::params![key, fp],
-            )?;
+            crate::store::settings::set(tx, &key, &fp)?;
             Ok(())
         })?;
     }

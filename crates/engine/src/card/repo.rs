@@ -71,6 +71,25 @@ fn row(r: &Row<'_>) -> rusqlite::Result<CardRow> {
     })
 }
 
+/// How many cards belong to a policy pack.
+pub fn count_for_policy(conn: &Connection, policy_id: &str) -> ApiResult<i64> {
+    Ok(conn.query_row("SELECT COUNT(*) FROM cards WHERE policy_id = ?1", [policy_id], |r| r.get(0))?)
+}
+
+/// How many cards there are per audit status, by status.
+pub fn count_by_status(conn: &Connection) -> ApiResult<Vec<(String, i64)>> {
+    let mut stmt = conn.prepare("SELECT status, count(*) FROM cards GROUP BY status ORDER BY status")?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// How many cards there are per event type, by type.
+pub fn count_by_event_type(conn: &Connection) -> ApiResult<Vec<(String, i64)>> {
+    let mut stmt = conn.prepare("SELECT event_type, count(*) FROM cards GROUP BY event_type ORDER BY event_type")?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
 pub fn get_row(conn: &Connection, card_id: &str) -> ApiResult<Option<CardRow>> {
     Ok(conn.query_row(&format!("SELECT {ROW_COLS} FROM cards WHERE card_id = ?1"), [card_id], row).optional()?)
 }

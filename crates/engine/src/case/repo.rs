@@ -171,6 +171,20 @@ pub fn case_meta(conn: &Connection, case_id: &str) -> ApiResult<CaseMeta> {
     .ok_or_else(|| ApiError::not_found(format!("There is no case \"{case_id}\" in this store.")))
 }
 
+/// Whether a case is flagged excluded in the dataset, and why (None when the case is not stored).
+pub fn exclusion(conn: &Connection, case_id: &str) -> ApiResult<Option<(bool, Option<String>)>> {
+    Ok(conn
+        .query_row("SELECT excluded, excluded_reason FROM cases WHERE case_id = ?1", [case_id], |r| {
+            Ok((r.get::<_, i64>(0)? != 0, r.get::<_, Option<String>>(1)?))
+        })
+        .optional()?)
+}
+
+/// How many stored cases belong to a policy pack.
+pub fn count_for_policy(conn: &Connection, policy_id: &str) -> ApiResult<i64> {
+    Ok(conn.query_row("SELECT COUNT(*) FROM cases WHERE policy = ?1", [policy_id], |r| r.get(0))?)
+}
+
 pub fn set_excluded(conn: &Connection, case_id: &str, excluded: bool, reason: Option<&str>) -> ApiResult<()> {
     let n = conn.execute(
         "UPDATE cases SET excluded = ?2, excluded_reason = ?3 WHERE case_id = ?1",

@@ -74,6 +74,11 @@ impl Engine {
         &self.llm
     }
 
+    /// What the run kernel (`jobs::runner`) needs to drive a long job.
+    pub fn runner_services(&self) -> crate::jobs::runner::Services<'_> {
+        crate::jobs::runner::Services { store: &self.store, hub: &self.jobs, llm: &self.llm }
+    }
+
     /// Where API keys are kept.
     pub fn secrets(&self) -> &Arc<dyn SecretStore> {
         &self.opts.secrets

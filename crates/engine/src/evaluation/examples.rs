@@ -276,7 +276,7 @@ impl Engine {
             for (i, p) in PROFILES.iter().enumerate() {
                 let run_id = format!("example-{}", p.name.trim_start_matches("example-"));
                 tx.execute("DELETE FROM eval_items WHERE run_id = ?1", [&run_id])?;
-                tx.execute("DELETE FROM runs WHERE run_id = ?1", [&run_id])?;
+                jobs::delete_run(tx, &run_id)?;
                 let config = EvalRunConfig {
                     cases: Some("origin=demo".into()),
                     model: p.name.to_string(),

@@ -6,29 +6,28 @@ pub mod config;
 pub mod context;
 pub mod environment;
 pub mod examples;
+mod job;
 pub mod judge_input;
 pub mod parse;
 pub mod rejudge;
 pub mod repo;
 pub mod selection;
 
-use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::sync::Arc;
 
+use crate::authoring::repo::approved_extraction;
 use crate::case::Case;
 use crate::context::Engine;
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::jobs::budget::{BudgetStart, CapChange, CostBudget, ItemEnd};
-use crate::jobs::concurrency::{EndpointConcurrency, RunLifts};
-use crate::jobs::{self, Progress, RunKind, RunModel, RunRow, RunStatus};
-use crate::llm::{LlmError, ModelConfig};
+use crate::jobs::budget::CapChange;
+use crate::jobs::concurrency::EndpointConcurrency;
+use crate::jobs::{self, RunKind, RunModel, RunRow, RunStatus};
+use crate::llm::ModelConfig;
 use crate::metrics::{MetricsOptions, MetricsReport};
-use crate::policy::extraction::{approved_extraction, context_note, ClauseContextNote};
+use crate::policy::extraction::{context_note, ClauseContextNote};
 use crate::policy::repo as policy_repo;
 use crate::trajectory::Trajectory;
 pub use config::{EvalRunConfig, EvalRunModels};
@@ -36,7 +35,7 @@ use context::EvalPrompts;
 
 /// The judge's clause text per (policy, clause).
 type ClauseTexts = HashMap<(String, String), Arc<String>>;
-use environment::{run_case, Roles};
+use environment::Roles;
 use repo::ItemCounts;
 
 /// What `eval run` asks for.
@@ -329,10 +328,6 @@ impl Engine {
     pub async fn eval_execute(&self, run_id: &str) -> ApiResult<EvalSummary> {
         // One row by its key: quick, so it stays on this thread.
         let run = self.eval_run(run_id)?;
-        if run.status == RunStatus::Completed {
-            let run = run_id.to_string();
-            return self.blocking(move |e| e.eval_summary(&run, None)).await;
-        }
         let cfg = &run.config;
         let (model, policy) = (cfg.model.as_str(), cfg.policy.as_deref().unwrap_or(""));
         let (info_model, judge_model) =
@@ -340,230 +335,19 @@ impl Engine {
         if model.is_empty() {
             return Err(ApiError::invalid(format!("Run {run_id} was imported from a file and cannot be executed.")));
         }
-        let (turns, concurrency) = (cfg.turns(), cfg.concurrency());
         let batch = cfg.is_batch();
-        let roles = Arc::new(Roles {
+        let roles = Roles {
             eval: self.model_handle(model)?.batched(batch),
             info: self.model_handle(info_model)?.batched(batch),
             judge: self.model_handle(judge_model)?.batched(batch),
-        });
-        // In batch mode every case works at once, so each round's requests go out together.
-        let workers = if batch { self.llm().batcher().settings().in_flight.max(1) } else { concurrency };
+        };
         let cap = cfg.max_cost_usd;
         jobs::budget::check_priced(cap, &[&roles.eval.cfg, &roles.info.cfg, &roles.judge.cfg])?;
-        let prompts = Arc::new(EvalPrompts::load()?);
+        let prompts = EvalPrompts::load()?;
         let (pol, p) = (policy.to_string(), prompts.clone());
         let system: Arc<str> = self.blocking(move |e| e.eval_system_prompt(&pol, &p)).await?.into();
-        let cancel = self.jobs().register(run_id)?;
-        // Only one process executes a run: claim it in the store, or say where it runs.
-        let (run, owner) = (run_id.to_string(), self.jobs().owner().clone());
-        if let Err(e) = self.store().call(move |c| jobs::claim(c, &run, &owner)).await {
-            self.jobs().finish(run_id);
-            return Err(e);
-        }
-        // The run's endpoints take up to `concurrency` requests at once while it works.
-        let lifts = RunLifts::new(
-            self.llm(),
-            &[&roles.eval.cfg, &roles.info.cfg, &roles.judge.cfg],
-            concurrency.min(u32::MAX as usize) as u32,
-        );
-        let result = self.eval_work(run_id, roles, prompts, system, turns, workers, cap, cancel.clone(), &lifts).await;
-        drop(lifts);
-        self.jobs().finish(run_id);
-        result
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    async fn eval_work(
-        &self,
-        run_id: &str,
-        roles: Arc<Roles>,
-        prompts: Arc<EvalPrompts>,
-        system: Arc<str>,
-        turns: u32,
-        concurrency: usize,
-        cap: Option<f64>,
-        cancel: crate::llm::CancellationToken,
-        lifts: &RunLifts,
-    ) -> ApiResult<EvalSummary> {
-        tracing::info!(run = %run_id, concurrency, "evaluation started");
-        let run = run_id.to_string();
-        let pending = self.store().call_read(move |c| repo::pending(c, &run)).await?;
-        // One read connection for all of the run's cases (thousands at the paper's scale).
-        let (pending, case_map): (_, HashMap<String, Arc<Case>>) = self
-            .store()
-            .call_read(move |c| {
-                let mut m: HashMap<String, Arc<Case>> = HashMap::new();
-                for (id, _) in &pending {
-                    if !m.contains_key(id) {
-                        m.insert(id.clone(), Arc::new(crate::case::repo::get_case(c, id)?));
-                    }
-                }
-                Ok((pending, m))
-            })
-            .await?;
-        let cases: Vec<Arc<Case>> = case_map.values().cloned().collect();
-        let (clause_texts, _) =
-            self.blocking(move |e| e.eval_clause_texts(&cases.iter().map(|c| c.as_ref()).collect::<Vec<_>>())).await?;
-        let started = Instant::now();
-        let run = run_id.to_string();
-        let base = self.store().call_read(move |c| repo::counts(c, &run)).await?;
-        let budget = Arc::new(self.eval_budget(&roles, &system, &case_map, &pending, &base, cap));
-        let live = Arc::new(Mutex::new(base.clone()));
-        let stopper = Arc::new(jobs::RunStopper::new(cancel.clone(), "cases", "cases"));
-        let heartbeat = jobs::Heartbeat::start(self.store(), run_id, self.jobs().owner(), vec![cancel.clone()]);
-        let watched = (lifts, &roles.eval.cfg);
-        self.publish_eval(run_id, RunStatus::Running, &base, base.done, started, cap, None, Some(watched));
-        let done_here = Arc::new(AtomicU32::new(0));
-        let work = futures::stream::iter(pending)
-            .for_each_concurrent(concurrency, |(case_id, repeat)| {
-                let (roles, prompts, system, cancel) = (roles.clone(), prompts.clone(), system.clone(), cancel.clone());
-                let case = case_map.get(&case_id).cloned();
-                let clause_text = case
-                    .as_ref()
-                    .and_then(|c| clause_texts.get(&(c.policy.clone(), c.clause_id.clone())).cloned())
-                    .unwrap_or_default();
-                let (live, stopper, done_here, budget) = (live.clone(), stopper.clone(), done_here.clone(), budget.clone());
-                async move {
-                    let Some(case) = case else { return };
-                    if cancel.is_cancelled() {
-                        return;
-                    }
-                    // Nothing new starts once the spending cap would be passed.
-                    let Some(reservation) = budget.admit() else { return };
-                    let outcome = run_case(self.llm(), &roles, &prompts, &system, &case, &clause_text, repeat, turns, run_id, &cancel).await;
-                    let spent = outcome.as_ref().map(|o| o.cost_usd).unwrap_or(0.0);
-                    let end = if outcome.is_ok() { ItemEnd::Finished } else { ItemEnd::Unfinished };
-                    budget.settle(reservation, spent, end);
-                    match outcome {
-                        Ok(o) => {
-                            stopper.succeeded();
-                            let correct = o.trajectory.predicted_verdict() == Some(case.gold_verdict);
-                            let usage = o.trajectory.usage.clone();
-                            let (id, traj, asks, parse_failure, cost_usd) = (run_id.to_string(), o.trajectory, o.asks, o.parse_failure, o.cost_usd);
-                            let saved = self
-                                .store()
-                                .call_grouped(move |c| {
-                                    repo::save_done(c, &id, repeat, &repo::ItemResult { trajectory: &traj, correct, asks, parse_failure, cost_usd })
-                                })
-                                .await;
-                            if let Err(e) = saved {
-                                stopper.stop(e.message);
-                                return;
-                            }
-                            let snapshot = {
-                                let mut l = live.lock().unwrap_or_else(|p| p.into_inner());
-                                l.done += 1;
-                                l.correct += correct as u64;
-                                l.asks += o.asks as u64;
-                                l.parse_failures += o.parse_failure as u64;
-                                l.prompt_tokens += usage.prompt_tokens;
-                                l.completion_tokens += usage.completion_tokens;
-                                l.cost_usd += o.cost_usd;
-                                l.clone()
-                            };
-                            done_here.fetch_add(1, Ordering::SeqCst);
-                            self.publish_eval(run_id, RunStatus::Running, &snapshot, base.done, started, cap, None, Some(watched));
-                        }
-                        Err(LlmError::Cancelled) => {}
-                        Err(e) => {
-                            let msg = e.to_string();
-                            let (id, case_id) = (run_id.to_string(), case.case_id.clone());
-                            if let Err(err) = self.store().call(move |c| repo::save_error(c, &id, &case_id, repeat, &msg)).await {
-                                // The item stays pending and is retried on resume; only the note of why is lost.
-                                tracing::warn!(run = %run_id, case = %case.case_id, error = %err, "could not record a case's error");
-                            }
-                            {
-                                let mut l = live.lock().unwrap_or_else(|p| p.into_inner());
-                                l.with_errors += 1;
-                            }
-                            stopper.model_failed(&e);
-                        }
-                    }
-                }
-            });
-        // The requests in flight change while no case finishes (a slow provider, a rate-limit
-        // wait): publish them once a second too.
-        let ticker = async {
-            loop {
-                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
-                let snapshot = live.lock().unwrap_or_else(|p| p.into_inner()).clone();
-                self.publish_eval(run_id, RunStatus::Running, &snapshot, base.done, started, cap, None, Some(watched));
-            }
-        };
-        tokio::select! {
-            _ = work => {}
-            _ = ticker => {}
-        }
-        if let Some(lost) = heartbeat.lost() {
-            // Another process owns the run now: it records how the run ends, not this one.
-            return Err(ApiError::conflict(lost));
-        }
-        heartbeat.end();
-        let run = run_id.to_string();
-        let counts = self.store().call_read(move |c| repo::counts(c, &run)).await?;
-        let (status, message) = if let Some(f) = stopper.reason() {
-            (RunStatus::Failed, Some(f))
-        } else if cancel.is_cancelled() {
-            (
-                RunStatus::Cancelled,
-                Some(format!(
-                    "Stopped at your request: {} of {} cases are done and kept. Resume to finish the rest.",
-                    counts.done, counts.total
-                )),
-            )
-        } else if let (true, Some(cap)) = (budget.stopped_by_cap() && counts.done < counts.total, cap) {
-            (
-                RunStatus::CostCapped,
-                Some(jobs::budget::capped_message(counts.cost_usd, cap, counts.done, counts.total, "cases")),
-            )
-        } else if counts.done < counts.total {
-            (
-                RunStatus::Failed,
-                Some(format!(
-                    "{} case(s) could not be evaluated (provider errors). Resume the run to retry them.",
-                    counts.total - counts.done
-                )),
-            )
-        } else {
-            (RunStatus::Completed, None)
-        };
-        let (run, owner, msg) = (run_id.to_string(), self.jobs().owner().clone(), message.clone());
-        self.store().call(move |c| jobs::release(c, &run, &owner, status, msg.as_deref())).await?;
-        tracing::info!(run = %run_id, status = %status, done = counts.done, total = counts.total, reason = ?message, "evaluation stopped");
-        self.publish_eval(run_id, status, &counts, base.done, started, cap, message.clone(), Some(watched));
-        let run = run_id.to_string();
-        self.blocking(move |e| e.eval_summary(&run, message)).await
-    }
-
-    /// The spending budget of one execution: what the run spent before, and the plan's estimate
-    /// of one item over the items still to do.
-    fn eval_budget(
-        &self,
-        roles: &Roles,
-        system: &str,
-        case_map: &HashMap<String, Arc<Case>>,
-        pending: &[(String, u32)],
-        base: &ItemCounts,
-        cap: Option<f64>,
-    ) -> CostBudget {
-        let todo: Vec<Case> =
-            pending.iter().filter_map(|(id, _)| case_map.get(id).map(|c| c.as_ref().clone())).collect();
-        let plan_item = if todo.is_empty() {
-            0.0
-        } else {
-            let e = estimate(system.len(), &todo, 1, &roles.eval.cfg, &roles.info.cfg, &roles.judge.cfg);
-            // Batch mode pays batch prices.
-            let batch = roles.eval.is_batched() || roles.info.is_batched() || roles.judge.is_batched();
-            if batch { e.usd_batch } else { e.usd }.map(|u| u / todo.len() as f64).unwrap_or(0.0)
-        };
-        CostBudget::new(BudgetStart {
-            cap_usd: cap,
-            spent_usd: base.cost_usd,
-            finished_items: base.done,
-            finished_cost_usd: base.cost_usd,
-            plan_item_usd: plan_item,
-        })
+        let job = job::EvalJob::new(self, run_id, roles, prompts, system, cfg.turns(), cfg.concurrency(), batch, cap);
+        jobs::runner::execute(self.runner_services(), &job).await
     }
 
     /// Before a resume: apply a new spending cap (or drop it). A run stopped at its cap resumes
@@ -579,49 +363,6 @@ impl Engine {
             self.store().with_conn(|c| jobs::set_config(c, run_id, &config))?;
         }
         Ok(())
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn publish_eval(
-        &self,
-        run_id: &str,
-        status: RunStatus,
-        c: &ItemCounts,
-        done_before: u64,
-        started: Instant,
-        cap: Option<f64>,
-        message: Option<String>,
-        watched: Option<(&RunLifts, &ModelConfig)>,
-    ) {
-        let elapsed = started.elapsed().as_secs_f64();
-        let mut counters = indexmap::IndexMap::new();
-        counters.insert("correct".into(), c.correct as f64);
-        counters.insert("asks".into(), c.asks as f64);
-        counters.insert("parse_failures".into(), c.parse_failures as f64);
-        counters.insert("errors".into(), c.with_errors as f64);
-        counters.insert("prompt_tokens".into(), c.prompt_tokens as f64);
-        counters.insert("completion_tokens".into(), c.completion_tokens as f64);
-        counters.insert("cost_usd".into(), c.cost_usd);
-        counters.insert("spent_usd".into(), c.cost_usd);
-        if let Some(cap) = cap {
-            counters.insert("max_cost_usd".into(), cap);
-        }
-        if let Some((lifts, cfg)) = watched {
-            lifts.add_counters(cfg, &mut counters);
-        }
-        let done_now = c.done.saturating_sub(done_before);
-        let remaining = c.total.saturating_sub(c.done);
-        self.jobs().publish(Progress {
-            run_id: run_id.to_string(),
-            kind: RunKind::Eval,
-            status,
-            total: c.total,
-            done: c.done,
-            counters,
-            elapsed_secs: elapsed,
-            eta_secs: jobs::eta(elapsed, done_now, done_now + remaining),
-            message,
-        });
     }
 
     fn eval_summary(&self, run_id: &str, message: Option<String>) -> ApiResult<EvalSummary> {

@@ -3,22 +3,21 @@
 //! without a usable judgement). The run is claimed while this happens, like any execution, and its
 //! configuration records the new judge model; earlier judge results are replaced.
 
-use futures::StreamExt;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::Instant;
 
 use super::context::EvalPrompts;
 use super::environment::rejudge_rationale;
-use super::repo;
+use super::{repo, ClauseTexts};
 use crate::case::Case;
 use crate::context::Engine;
-use crate::error::{ApiError, ApiResult};
-use crate::jobs::{self, Progress, RunKind, RunStatus};
-use crate::llm::{CallContext, LlmError};
+use crate::error::ApiResult;
+use crate::jobs::runner::{ItemOutcome, ItemTokens, Job, JobSetup, Nouns, RunEnd, Tally};
+use crate::jobs::{self, RunKind, RunStatus};
+use crate::llm::{CallContext, LlmError, ModelHandle};
 use crate::trajectory::Trajectory;
 
 /// Judge calls in flight at once when the request does not say.
@@ -59,13 +58,149 @@ fn eligible(case: &Case, t: &Trajectory, only_missing: bool) -> bool {
     correct && rationale && has_conditions && (!only_missing || unjudged)
 }
 
+/// A re-judging as a job of the runner (`jobs::runner`) on its evaluation run: its items are the
+/// eligible trajectories with their cases; one item is one judge call, its result stored.
+struct RejudgeJob<'e> {
+    engine: &'e Engine,
+    run_id: String,
+    judge: ModelHandle,
+    prompts: EvalPrompts,
+    texts: ClauseTexts,
+    ctx: CallContext,
+    concurrency: usize,
+    /// The run's status and message before: re-judging leaves the run's own outcome as it was.
+    before: (RunStatus, Option<String>),
+    /// The eligible trajectories, read before the run is claimed and handed over as its items.
+    work: Mutex<Vec<(Trajectory, Case)>>,
+    eligible: u64,
+    judged: AtomicU64,
+    failed: AtomicU64,
+    cost: Mutex<f64>,
+}
+
+impl RejudgeJob<'_> {
+    fn cost(&self) -> f64 {
+        *self.cost.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Job for RejudgeJob<'_> {
+    type Item = (Trajectory, Case);
+    type Summary = RejudgeSummary;
+
+    fn setup(&self) -> JobSetup<'_> {
+        JobSetup {
+            run_id: &self.run_id,
+            kind: RunKind::Eval,
+            nouns: Nouns {
+                items: "judgements",
+                streak: "judgements",
+                kept: "judgements",
+                resume_note: " by re-judging with --only-missing",
+            },
+            models: vec![&self.judge.cfg],
+            concurrency: self.concurrency,
+            batch: false,
+            cap_usd: None,
+            rerun_finished: true,
+            start_message: Some(format!("Re-judging with {}", self.judge.cfg.name)),
+            watched: Some(&self.judge.cfg),
+        }
+    }
+
+    async fn items(&self) -> ApiResult<Vec<(Trajectory, Case)>> {
+        Ok(std::mem::take(&mut *self.work.lock().unwrap_or_else(|p| p.into_inner())))
+    }
+
+    async fn run_item(&self, (mut t, case): (Trajectory, Case), tokens: &ItemTokens) -> ItemOutcome {
+        let text = self.texts.get(&(case.policy.clone(), case.clause_id.clone())).cloned().unwrap_or_default();
+        let rationale = t.rationale().unwrap_or("").trim().to_string();
+        let e = self.engine;
+        let ctx = self.ctx.clone().item(&case.case_id).role("judge").without_system_text();
+        let out = rejudge_rationale(e.llm(), &self.judge, &self.prompts, &case, &text, &rationale, &ctx, &tokens.stop).await;
+        match out {
+            Ok((result, _usage, usd)) => {
+                let failed = result.extra.contains_key("judge_error");
+                t.judge = Some(result);
+                let repeat = t.repeat_index() as u32;
+                let id = self.run_id.clone();
+                if let Err(err) = e.store().call(move |c| repo::update_trajectory(c, &id, repeat, &t)).await {
+                    return ItemOutcome::Halt(format!(
+                        "The store failed ({}); judgements made so far are kept.",
+                        err.message
+                    ));
+                }
+                *self.cost.lock().unwrap_or_else(|p| p.into_inner()) += usd;
+                self.judged.fetch_add(1, Ordering::SeqCst);
+                if failed {
+                    // Kept with the reason; M4 counts it as 0 and reports it as unjudged.
+                    self.failed.fetch_add(1, Ordering::SeqCst);
+                    ItemOutcome::Kept { spent_usd: usd, note: None }
+                } else {
+                    ItemOutcome::Done { spent_usd: usd, note: None }
+                }
+            }
+            Err(LlmError::Cancelled) => ItemOutcome::Stopped { spent_usd: 0.0 },
+            // A judge that fails would fail every call alike: stop at once.
+            Err(e) => ItemOutcome::Halt(format!(
+                "The judge model failed ({e}); judgements made so far are kept. Re-judge again with --only-missing to finish."
+            )),
+        }
+    }
+
+    async fn tally(&self) -> ApiResult<Tally> {
+        let (judged, failed, cost) =
+            (self.judged.load(Ordering::SeqCst), self.failed.load(Ordering::SeqCst), self.cost());
+        let mut counters = IndexMap::new();
+        counters.insert("judged".to_string(), judged as f64);
+        counters.insert("judge_failed".to_string(), failed as f64);
+        counters.insert("cost_usd".to_string(), cost);
+        Ok(Tally {
+            total: self.eligible,
+            done: judged,
+            unfinished: self.eligible.saturating_sub(judged),
+            spent_usd: cost,
+            budget_units: judged,
+            counters,
+        })
+    }
+
+    /// The run's own outcome does not change: only its judgements do.
+    fn stored_status(&self, _ended: RunStatus) -> RunStatus {
+        match self.before.0 {
+            RunStatus::Running | RunStatus::Interrupted => RunStatus::Failed,
+            before => before,
+        }
+    }
+
+    fn stored_message(&self, _message: Option<&str>) -> Option<String> {
+        self.before.1.clone()
+    }
+
+    async fn summary(&self, end: RunEnd) -> ApiResult<RejudgeSummary> {
+        let (run, judge) = (self.run_id.clone(), self.judge.cfg.name.clone());
+        self.engine.store().call(move |c| jobs::set_config_field(c, &run, "judge_model", &judge)).await?;
+        let summary = RejudgeSummary {
+            run_id: self.run_id.clone(),
+            judge_model: self.judge.cfg.name.clone(),
+            eligible: self.eligible,
+            judged: self.judged.load(Ordering::SeqCst),
+            failed: self.failed.load(Ordering::SeqCst),
+            cost_usd: self.cost(),
+            message: end.message,
+        };
+        tracing::info!(run = %self.run_id, judged = summary.judged, failed = summary.failed, "re-judging finished");
+        Ok(summary)
+    }
+}
+
 impl Engine {
     /// Run the M4 judge again over a stored or imported run.
     pub async fn eval_rejudge(&self, req: &RejudgeRequest) -> ApiResult<RejudgeSummary> {
         let run_id = req.run_id.as_str();
         // One row by its key each: quick, so they stay on this thread.
         let run = self.eval_run(run_id)?;
-        let before = run.status;
+        let before = (run.status, run.error);
         let judge = self.model_handle(&req.judge_model)?;
         let prompts = EvalPrompts::load()?;
         let run = run_id.to_string();
@@ -78,125 +213,28 @@ impl Engine {
             .filter(|c| case_ids.contains(&c.case_id))
             .map(|c| (c.case_id.clone(), c))
             .collect();
-        let work: Vec<(Trajectory, &Case)> = trajectories
+        let work: Vec<(Trajectory, Case)> = trajectories
             .into_iter()
-            .filter_map(|t| cases.get(&t.case_id).map(|c| (t, c)))
+            .filter_map(|t| cases.get(&t.case_id).map(|c| (t, c.clone())))
             .filter(|(t, c)| eligible(c, t, req.only_missing))
             .collect();
-        let owned: Vec<Case> = work.iter().map(|(_, c)| (*c).clone()).collect();
+        let owned: Vec<Case> = work.iter().map(|(_, c)| c.clone()).collect();
         let (texts, _) = self.blocking(move |e| e.eval_clause_texts(&owned.iter().collect::<Vec<_>>())).await?;
-        let cancel = self.jobs().register(run_id)?;
-        let (run, owner) = (run_id.to_string(), self.jobs().owner().clone());
-        if let Err(e) = self.store().call(move |c| jobs::claim(c, &run, &owner)).await {
-            self.jobs().finish(run_id);
-            return Err(e);
-        }
-        let heartbeat = jobs::Heartbeat::start(self.store(), run_id, self.jobs().owner(), vec![cancel.clone()]);
-        let total = work.len() as u64;
-        let started = Instant::now();
-        let (judged, failed) = (AtomicU64::new(0), AtomicU64::new(0));
-        let cost = Mutex::new(0.0f64);
-        let stopped: Mutex<Option<String>> = Mutex::new(None);
-        let publish = |status: RunStatus, message: Option<String>| {
-            let done = judged.load(Ordering::SeqCst);
-            let mut counters = IndexMap::new();
-            counters.insert("judged".to_string(), done as f64);
-            counters.insert("judge_failed".to_string(), failed.load(Ordering::SeqCst) as f64);
-            counters.insert("cost_usd".to_string(), *cost.lock().unwrap_or_else(|p| p.into_inner()));
-            let elapsed = started.elapsed().as_secs_f64();
-            self.jobs().publish(Progress {
-                run_id: run_id.to_string(),
-                kind: RunKind::Eval,
-                status,
-                total,
-                done,
-                counters,
-                elapsed_secs: elapsed,
-                eta_secs: jobs::eta(elapsed, done, total),
-                message,
-            });
-        };
-        publish(RunStatus::Running, Some(format!("Re-judging with {}", judge.cfg.name)));
-        let ctx = CallContext::new(Some(run_id), "judge_rejudge");
-        let concurrency = req.concurrency.map(|c| c.max(1) as usize).unwrap_or(DEFAULT_CONCURRENCY);
-        futures::stream::iter(work)
-            .for_each_concurrent(concurrency, |(mut t, case)| {
-                let (judge, prompts, ctx, cancel, texts) = (&judge, &prompts, &ctx, &cancel, &texts);
-                let (judged, failed, cost, stopped, publish) = (&judged, &failed, &cost, &stopped, &publish);
-                async move {
-                    if cancel.is_cancelled() {
-                        return;
-                    }
-                    let text = texts.get(&(case.policy.clone(), case.clause_id.clone())).cloned().unwrap_or_default();
-                    let rationale = t.rationale().unwrap_or("").trim().to_string();
-                    let out = rejudge_rationale(self.llm(), judge, prompts, case, &text, &rationale, &ctx.clone().item(&case.case_id).role("judge").without_system_text(), cancel).await;
-                    match out {
-                        Ok((result, _usage, usd)) => {
-                            if result.extra.contains_key("judge_error") {
-                                failed.fetch_add(1, Ordering::SeqCst);
-                            }
-                            t.judge = Some(result);
-                            let repeat = t.repeat_index() as u32;
-                            let (id, t) = (run_id.to_string(), t);
-                            if let Err(e) = self.store().call(move |c| repo::update_trajectory(c, &id, repeat, &t)).await {
-                                *stopped.lock().unwrap_or_else(|p| p.into_inner()) =
-                                    Some(format!("The store failed ({}); judgements made so far are kept.", e.message));
-                                cancel.cancel();
-                                return;
-                            }
-                            *cost.lock().unwrap_or_else(|p| p.into_inner()) += usd;
-                            judged.fetch_add(1, Ordering::SeqCst);
-                            publish(RunStatus::Running, None);
-                        }
-                        Err(LlmError::Cancelled) => {}
-                        Err(e) => {
-                            *stopped.lock().unwrap_or_else(|p| p.into_inner()) = Some(format!(
-                                "The judge model failed ({e}); judgements made so far are kept. Re-judge again with --only-missing to finish."
-                            ));
-                            cancel.cancel();
-                        }
-                    }
-                }
-            })
-            .await;
-        if let Some(lost) = heartbeat.lost() {
-            self.jobs().finish(run_id);
-            return Err(ApiError::conflict(lost));
-        }
-        heartbeat.end();
-        let message = stopped.lock().unwrap_or_else(|p| p.into_inner()).clone().or_else(|| {
-            cancel.is_cancelled().then(|| "Stopped at your request; judgements made so far are kept.".to_string())
-        });
-        let (run, judge_name, owner) = (run_id.to_string(), judge.cfg.name.clone(), self.jobs().owner().clone());
-        let recorded = self
-            .store()
-            .call(move |c| {
-                c.execute(
-                    "UPDATE runs SET config_json = json_set(config_json, '$.judge_model', ?2) WHERE run_id = ?1",
-                    rusqlite::params![run, judge_name],
-                )?;
-                // The run's own outcome does not change: only its judgements do.
-                let status = if before == RunStatus::Running || before == RunStatus::Interrupted {
-                    RunStatus::Failed
-                } else {
-                    before
-                };
-                jobs::release(c, &run, &owner, status, None)
-            })
-            .await;
-        self.jobs().finish(run_id);
-        recorded?;
-        let summary = RejudgeSummary {
+        let job = RejudgeJob {
+            engine: self,
             run_id: run_id.to_string(),
-            judge_model: judge.cfg.name.clone(),
-            eligible: total,
-            judged: judged.load(Ordering::SeqCst),
-            failed: failed.load(Ordering::SeqCst),
-            cost_usd: *cost.lock().unwrap_or_else(|p| p.into_inner()),
-            message: message.clone(),
+            judge,
+            prompts,
+            texts,
+            ctx: CallContext::new(Some(run_id), "judge_rejudge"),
+            concurrency: req.concurrency.map(|c| c.max(1) as usize).unwrap_or(DEFAULT_CONCURRENCY),
+            before,
+            eligible: work.len() as u64,
+            work: Mutex::new(work),
+            judged: AtomicU64::new(0),
+            failed: AtomicU64::new(0),
+            cost: Mutex::new(0.0),
         };
-        publish(if message.is_some() { RunStatus::Failed } else { RunStatus::Completed }, message);
-        tracing::info!(run = %run_id, judged = summary.judged, failed = summary.failed, "re-judging finished");
-        Ok(summary)
+        jobs::runner::execute(self.runner_services(), &job).await
     }
 }

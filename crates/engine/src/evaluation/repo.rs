@@ -40,10 +40,12 @@ pub struct ItemResult<'a> {
 
 pub fn save_done(conn: &Connection, run_id: &str, repeat: u32, r: &ItemResult<'_>) -> ApiResult<()> {
     let json = serde_json::to_string(r.trajectory).map_err(|e| ApiError::internal(e.to_string()))?;
-    conn.execute(
+    conn.prepare_cached(
         "UPDATE eval_items SET status = 'done', trajectory_json = ?4, verdict = ?5, correct = ?6, asks = ?7, parse_failure = ?8,
                 prompt_tokens = ?9, completion_tokens = ?10, cost_usd = ?11, last_error = NULL, finished_at = ?12
          WHERE run_id = ?1 AND case_id = ?2 AND repeat = ?3",
+        )?
+        .execute(
         params![
             run_id,
             r.trajectory.case_id,
@@ -125,6 +127,21 @@ pub fn trajectory_texts(conn: &Connection, run_id: &str) -> ApiResult<Vec<String
 }
 
 /// One finished trajectory of a run, if there is one.
+/// The stored JSON of a run's finished trajectories whose case is one of `case_ids`, by case
+/// then repeat.
+pub fn done_trajectory_texts(conn: &Connection, run_id: &str, case_ids: &[String]) -> ApiResult<Vec<String>> {
+    let mut stmt = conn.prepare(
+        "SELECT trajectory_json FROM eval_items WHERE run_id = ?1 AND case_id = ?2 AND status = 'done'
+         AND trajectory_json IS NOT NULL ORDER BY repeat",
+    )?;
+    let mut out = Vec::new();
+    for id in case_ids {
+        let rows = stmt.query_map(params![run_id, id], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
+        out.extend(rows);
+    }
+    Ok(out)
+}
+
 pub fn trajectory(conn: &Connection, run_id: &str, case_id: &str, repeat: u32) -> ApiResult<Option<Trajectory>> {
     let json: Option<String> = conn
         .query_row(

@@ -11,6 +11,7 @@
 pub mod config;
 pub mod context;
 pub mod guards;
+mod job;
 pub mod pipeline;
 pub mod plan;
 pub mod prompts;
@@ -18,21 +19,19 @@ pub mod repo;
 pub mod stats;
 pub mod views;
 
-use futures::StreamExt;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use std::time::Instant;
 
 use crate::card::ClauseCard;
 use crate::context::Engine;
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::jobs::budget::{BudgetStart, CapChange, CostBudget, ItemEnd};
-use crate::jobs::{self, Progress, RunKind, RunModel, RunRow, RunStatus};
+use crate::jobs::budget::CapChange;
+use crate::jobs::{self, RunKind, RunModel, RunRow, RunStatus};
 use crate::llm::ModelConfig;
-use pipeline::{CardBundle, RunRoles, RunShared, StepError};
+use pipeline::{CardBundle, RunRoles};
 use prompts::GenPrompts;
 
 pub use config::{GenRunConfig, GenRunModels};
@@ -342,10 +341,6 @@ fn same_model_warning(producer: &ModelConfig, screen: &ModelConfig) -> Option<St
     })
 }
 
-fn abort_key(run_id: &str) -> String {
-    format!("{run_id}#abort")
-}
-
 impl Engine {
     fn gen_models(&self, req: &GenRequest) -> ApiResult<(ModelConfig, ModelConfig, ModelConfig)> {
         if req.model.trim().is_empty() {
@@ -493,12 +488,7 @@ impl Engine {
     pub async fn gen_execute(&self, run_id: &str) -> ApiResult<GenSummary> {
         // One row by its key: quick, so it stays on this thread.
         let run = self.gen_run(run_id)?;
-        if run.status == RunStatus::Completed {
-            let run = run_id.to_string();
-            return self.blocking(move |e| e.gen_summary(&run, None)).await;
-        }
         let cfg = &run.config;
-        let (policy, concurrency) = (cfg.policy.as_str(), cfg.concurrency());
         let cap = cfg.request.max_cost_usd;
         // Runs created before the screen existed screen with their verifier model.
         let screen_model = cfg.screen_model.clone().unwrap_or_else(|| cfg.verifier_model.clone());
@@ -508,11 +498,9 @@ impl Engine {
             verifier: self.model_handle(&cfg.verifier_model)?.batched(batch),
             screen: self.model_handle(&screen_model)?.batched(batch),
         };
-        // In batch mode every unit works at once, so each stage's requests go out together.
-        let workers = if batch { self.llm().batcher().settings().in_flight.max(1) } else { concurrency };
         jobs::budget::check_priced(cap, &[&roles.producer.cfg, &roles.verifier.cfg, &roles.screen.cfg])?;
         let prompts = GenPrompts::load()?;
-        let pol = policy.to_string();
+        let pol = cfg.policy.clone();
         let (pack, screen_clauses, known_clauses) = self
             .blocking(move |e| {
                 let (pack, _) = e.pack_and_vocab(&pol)?;
@@ -534,320 +522,22 @@ impl Engine {
         let run = run_id.to_string();
         let anchors: HashMap<String, String> =
             self.store().call_read(move |c| repo::run_anchors(c, &run)).await?.into_iter().collect();
-        let stop = self.jobs().register(run_id)?;
-        let abort = match self.jobs().register(&abort_key(run_id)) {
-            Ok(t) => t,
-            Err(e) => {
-                self.jobs().finish(run_id);
-                return Err(e);
-            }
-        };
-        // Only one process executes a run: claim it in the store, or say where it runs.
-        let (run, owner) = (run_id.to_string(), self.jobs().owner().clone());
-        if let Err(e) = self.store().call(move |c| jobs::claim(c, &run, &owner)).await {
-            self.jobs().finish(run_id);
-            self.jobs().finish(&abort_key(run_id));
-            return Err(e);
-        }
-        let run = run_id.to_string();
-        let all = self.store().call_read(move |c| repo::candidates(c, &run)).await;
-        let all = match all {
-            Ok(all) => all,
-            Err(e) => {
-                self.jobs().finish(run_id);
-                self.jobs().finish(&abort_key(run_id));
-                return Err(e);
-            }
-        };
-        let mut units: BTreeMap<i64, (Option<repo::CandidateRow>, Vec<repo::CandidateRow>)> = BTreeMap::new();
-        for c in all {
-            let e = units.entry(c.unit).or_default();
-            if c.missing_variant_id.is_none() {
-                e.0 = Some(c);
-            } else {
-                e.1.push(c);
-            }
-        }
-        let mut work: Vec<(Arc<CardBundle>, String, repo::CandidateRow, Vec<repo::CandidateRow>)> = Vec::new();
-        let mut orphans: Vec<(String, &'static str, String)> = Vec::new();
-        for (p, vs) in units.into_values() {
-            let Some(p) = p else { continue };
-            if p.status != "pending" && vs.iter().all(|v| v.status != "pending") {
-                continue;
-            }
-            match (bundles.get(&p.clause_card_id), anchors.get(&p.anchor_id)) {
-                (Some(b), Some(a)) => work.push((b.clone(), a.clone(), p, vs)),
-                (b, _) => {
-                    let why = if b.is_none() {
-                        "the run's copy of its card is missing"
-                    } else {
-                        "its anchor was removed from the store"
-                    };
-                    for c in std::iter::once(&p).chain(vs.iter()).filter(|c| c.status == "pending") {
-                        orphans.push((
-                            c.candidate_id.clone(),
-                            if b.is_none() { "card" } else { "anchor" },
-                            format!("not generated: {why}"),
-                        ));
-                    }
-                }
-            }
-        }
-        if !orphans.is_empty() {
-            let marked = self
-                .store()
-                .call_tx(move |tx| {
-                    for (id, stage, why) in &orphans {
-                        repo::mark_finished(tx, id, "dropped", stage, why)?;
-                    }
-                    Ok(())
-                })
-                .await;
-            if let Err(e) = marked {
-                self.jobs().finish(run_id);
-                self.jobs().finish(&abort_key(run_id));
-                return Err(e);
-            }
-        }
-        let screen = pipeline::ScreenShared { policy_clauses: screen_clauses, known: known_clauses };
-        let spend = (cap, cfg.unit_estimate_usd.unwrap_or(0.0));
-        // The run's endpoints take up to `concurrency` requests at once while it works.
-        let lifts = jobs::concurrency::RunLifts::new(
-            self.llm(),
-            &[&roles.producer.cfg, &roles.verifier.cfg, &roles.screen.cfg],
-            concurrency.min(u32::MAX as usize) as u32,
-        );
-        let result = self
-            .gen_work(
-                run_id,
-                policy,
-                &prompts,
-                background,
-                &screen,
-                &roles,
-                work,
-                workers,
-                spend,
-                stop.clone(),
-                abort,
-                &lifts,
-            )
-            .await;
-        drop(lifts);
-        self.jobs().finish(run_id);
-        self.jobs().finish(&abort_key(run_id));
-        result
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    async fn gen_work(
-        &self,
-        run_id: &str,
-        policy: &str,
-        prompts: &GenPrompts,
-        background: String,
-        screen: &pipeline::ScreenShared,
-        roles: &RunRoles,
-        work: Vec<(Arc<CardBundle>, String, repo::CandidateRow, Vec<repo::CandidateRow>)>,
-        concurrency: usize,
-        (cap, unit_estimate): (Option<f64>, f64),
-        stop: crate::llm::CancellationToken,
-        abort: crate::llm::CancellationToken,
-        lifts: &jobs::concurrency::RunLifts,
-    ) -> ApiResult<GenSummary> {
-        tracing::info!(run = %run_id, "generation started");
-        let started = Instant::now();
-        let run = run_id.to_string();
-        let base = self.store().call_read(move |c| repo::counts(c, &run)).await?;
-        let budget = CostBudget::new(BudgetStart {
-            cap_usd: cap,
-            spent_usd: base.cost_usd,
-            finished_items: base.units_done,
-            finished_cost_usd: base.cost_usd,
-            plan_item_usd: unit_estimate,
-        });
-        let done_before = base.done;
-        // Progress reads the run's counts, so it is published from async code here (off the
-        // runtime's threads), not from inside the pipeline's callback.
-        let publish = |status: RunStatus, message: Option<String>| {
-            let run = run_id.to_string();
-            async move {
-                if let Ok(c) = self.store().call_read(move |conn| repo::counts(conn, &run)).await {
-                    self.publish_gen(
-                        run_id,
-                        status,
-                        &c,
-                        done_before,
-                        started,
-                        cap,
-                        message,
-                        Some((lifts, &roles.producer.cfg)),
-                    );
-                }
-            }
-        };
-        // The pipeline says when a candidate changed; `progress` below publishes it. Changes made
-        // while a publish is reading the counts are published once more after it.
-        let changed = tokio::sync::Notify::new();
-        let on_progress = || changed.notify_one();
-        let heartbeat =
-            jobs::Heartbeat::start(self.store(), run_id, self.jobs().owner(), vec![stop.clone(), abort.clone()]);
-        publish(RunStatus::Running, None).await;
-        let shared = RunShared {
+        let job = job::GenJob {
             engine: self,
-            run_id,
-            policy,
+            run_id: run_id.to_string(),
+            policy: cfg.policy.clone(),
             prompts,
             background,
-            screen,
+            screen: pipeline::ScreenShared { policy_clauses: screen_clauses, known: known_clauses },
             roles,
-            stop: stop.clone(),
-            abort,
-            on_progress: &on_progress,
+            bundles,
+            anchors,
+            concurrency: cfg.concurrency(),
+            batch,
+            cap,
+            unit_estimate_usd: cfg.unit_estimate_usd.unwrap_or(0.0),
         };
-        let stopper = jobs::RunStopper::new(stop.clone(), "card-and-anchor pairs", "candidates");
-        let work =
-            futures::stream::iter(work).for_each_concurrent(concurrency, |(bundle, anchor, parent, variants)| {
-                let (shared, stopper, stop, budget) = (&shared, &stopper, &stop, &budget);
-                async move {
-                    if stop.is_cancelled() {
-                        return;
-                    }
-                    // Nothing new starts once the spending cap would be passed.
-                    let Some(reservation) = budget.admit() else { return };
-                    let unit = parent.unit;
-                    let unit_cost = || {
-                        let run = run_id.to_string();
-                        async move {
-                            self.store().call_read(move |c| repo::unit_cost(c, &run, unit)).await.unwrap_or(0.0)
-                        }
-                    };
-                    let cost_before = unit_cost().await;
-                    let outcome = pipeline::run_unit(shared, &bundle, &anchor, &parent, &variants).await;
-                    let end = if outcome.is_ok() { ItemEnd::Finished } else { ItemEnd::Unfinished };
-                    budget.settle(reservation, unit_cost().await - cost_before, end);
-                    match outcome {
-                        Ok(()) => stopper.succeeded(),
-                        Err(StepError::Stopped) => {}
-                        Err(StepError::Store(e)) => stopper.stop(format!(
-                            "The store failed ({}); finished work is kept. Resume the run once the problem is fixed.",
-                            e.message
-                        )),
-                        Err(StepError::Llm(e)) => stopper.model_failed(&e),
-                    }
-                }
-            });
-        // Requests in flight change while no candidate finishes: publish them every two seconds too.
-        let ticker = async {
-            loop {
-                tokio::time::sleep(std::time::Duration::from_secs(2)).await;
-                publish(RunStatus::Running, None).await;
-            }
-        };
-        let progress = async {
-            loop {
-                changed.notified().await;
-                publish(RunStatus::Running, None).await;
-            }
-        };
-        tokio::select! {
-            _ = work => {}
-            _ = ticker => {}
-            _ = progress => {}
-        }
-        if let Some(lost) = heartbeat.lost() {
-            // Another process owns the run now: it records how the run ends, not this one.
-            return Err(ApiError::conflict(lost));
-        }
-        heartbeat.end();
-        let run = run_id.to_string();
-        let counts = self.store().call_read(move |c| repo::counts(c, &run)).await?;
-        let (status, message) = if let Some(f) = stopper.reason() {
-            (RunStatus::Failed, Some(f))
-        } else if stop.is_cancelled() {
-            (
-                RunStatus::Cancelled,
-                Some(format!(
-                    "Stopped at your request: {} of {} candidates are finished and kept. Resume to finish the rest (answered calls are reused from the cache).",
-                    counts.done, counts.total
-                )),
-            )
-        } else if let (true, Some(cap)) = (budget.stopped_by_cap() && counts.pending > 0, cap) {
-            (
-                RunStatus::CostCapped,
-                Some(jobs::budget::capped_message(counts.cost_usd, cap, counts.done, counts.total, "candidates")),
-            )
-        } else if counts.pending > 0 {
-            (
-                RunStatus::Failed,
-                Some(format!(
-                    "{} candidate(s) could not be finished because of provider errors. Resume the run to retry them.",
-                    counts.pending
-                )),
-            )
-        } else {
-            (RunStatus::Completed, None)
-        };
-        let (run, owner, msg) = (run_id.to_string(), self.jobs().owner().clone(), message.clone());
-        self.store().call(move |c| jobs::release(c, &run, &owner, status, msg.as_deref())).await?;
-        tracing::info!(run = %run_id, status = %status, reason = ?message, "generation stopped");
-        publish(status, message.clone()).await;
-        let run = run_id.to_string();
-        self.blocking(move |e| e.gen_summary(&run, message)).await
-    }
-
-    /// Publish a run's progress; `watched` adds the live requests in flight and limit of the
-    /// producer's endpoint.
-    #[allow(clippy::too_many_arguments)]
-    fn publish_gen(
-        &self,
-        run_id: &str,
-        status: RunStatus,
-        c: &GenCounts,
-        done_before: u64,
-        started: Instant,
-        cap: Option<f64>,
-        message: Option<String>,
-        watched: Option<(&jobs::concurrency::RunLifts, &ModelConfig)>,
-    ) {
-        let elapsed = started.elapsed().as_secs_f64();
-        let mut counters = IndexMap::new();
-        for (k, v) in [
-            ("accepted", c.accepted as f64),
-            ("dropped", c.dropped as f64),
-            ("skipped", c.skipped as f64),
-            ("retries", c.retries as f64),
-            ("attempts", c.attempts as f64),
-            ("units_done", c.units_done as f64),
-            ("units_total", c.units_total as f64),
-            ("calls", c.calls as f64),
-            ("cache_hits", c.cache_hits as f64),
-            ("input_tokens", c.input_tokens as f64),
-            ("output_tokens", c.output_tokens as f64),
-            ("cost_usd", c.cost_usd),
-            ("spent_usd", c.cost_usd),
-        ] {
-            counters.insert(k.to_string(), v);
-        }
-        if let Some(cap) = cap {
-            counters.insert("max_cost_usd".into(), cap);
-        }
-        if let Some((lifts, cfg)) = watched {
-            lifts.add_counters(cfg, &mut counters);
-        }
-        let done_now = c.done.saturating_sub(done_before);
-        let remaining = c.total.saturating_sub(c.done);
-        self.jobs().publish(Progress {
-            run_id: run_id.to_string(),
-            kind: RunKind::Generation,
-            status,
-            total: c.total,
-            done: c.done,
-            counters,
-            elapsed_secs: elapsed,
-            eta_secs: jobs::eta(elapsed, done_now, done_now + remaining),
-            message,
-        });
+        jobs::runner::execute(self.runner_services(), &job).await
     }
 
     /// Every clause of the policy as the screen reads it, and the ids and labels a reply may name.
@@ -890,7 +580,7 @@ impl Engine {
     /// Stop a run at once, abandoning the calls in flight (their answers, if any, are lost).
     pub fn gen_abort(&self, run_id: &str) -> ApiResult<bool> {
         let a = self.jobs().cancel(run_id);
-        let b = self.jobs().cancel(&abort_key(run_id));
+        let b = self.jobs().cancel(&jobs::runner::abort_key(run_id));
         Ok(a || b)
     }
 

@@ -96,7 +96,7 @@ pub struct RunShared<'a> {
     pub run_id: &'a str,
     pub policy: &'a str,
     pub prompts: &'a GenPrompts,
-    pub background: String,
+    pub background: &'a str,
     pub screen: &'a ScreenShared,
     pub roles: &'a RunRoles,
     /// Stops the run between calls (the call in flight finishes and is kept).
@@ -419,7 +419,7 @@ impl RunShared<'_> {
                 &self.prompts.instantiator,
                 true,
                 &[
-                    ("background", &self.background),
+                    ("background", self.background),
                     ("card_json", &b.card_json),
                     ("context", &b.context),
                     ("anchor_text", anchor),
@@ -475,7 +475,7 @@ impl RunShared<'_> {
                 "instantiation_verifier",
                 &self.prompts.instantiation_verifier,
                 &[
-                    ("background", &self.background),
+                    ("background", self.background),
                     ("card_json", &b.card_json),
                     ("context", &b.context),
                     ("candidate_json", &candidate_json),
@@ -547,7 +547,7 @@ impl RunShared<'_> {
                     &self.prompts.narrator,
                     true,
                     &[
-                        ("background", &self.background),
+                        ("background", self.background),
                         ("element_meanings", &b.meanings_json),
                         ("slot_values_json", &full_json),
                         ("context", &b.context),
@@ -572,7 +572,7 @@ impl RunShared<'_> {
                     &self.prompts.missing_narrator,
                     true,
                     &[
-                        ("background", &self.background),
+                        ("background", self.background),
                         ("visible_meanings", &visible_meanings),
                         ("visible_slot_values_json", &visible_values),
                         ("variant_summary", &v.summary),
@@ -636,7 +636,7 @@ impl RunShared<'_> {
             .checked(
                 "extractor",
                 &self.prompts.extractor,
-                &[("background", &self.background), ("element_meanings", &b.meanings_json), ("narrative", &narrative)],
+                &[("background", self.background), ("element_meanings", &b.meanings_json), ("narrative", &narrative)],
                 "extraction",
                 views::extractor_schema(card),
                 k,
@@ -660,7 +660,7 @@ impl RunShared<'_> {
                         "narrative_verifier",
                         &self.prompts.narrative_verifier,
                         &[
-                            ("background", &self.background),
+                            ("background", self.background),
                             ("element_meanings", &b.meanings_json),
                             ("canonical_json", &full_json),
                             ("narrative", &narrative),
@@ -691,7 +691,7 @@ impl RunShared<'_> {
                         "missing_verifier",
                         &self.prompts.missing_verifier,
                         &[
-                            ("background", &self.background),
+                            ("background", self.background),
                             ("element_meanings", &b.meanings_json),
                             ("full_slot_values_json", &full_json),
                             ("masked_slot_names_json", &masked_names),
@@ -741,7 +741,7 @@ impl RunShared<'_> {
                 STAGE_SCREEN,
                 &self.prompts.clause_screen,
                 &[
-                    ("background", &self.background),
+                    ("background", self.background),
                     ("policy_clauses", &self.screen.policy_clauses),
                     ("context", &b.context),
                     ("facts", &facts),

@@ -13,12 +13,13 @@ use super::context::card_context;
 use super::prompts::GenPrompts;
 use super::{GenCostEstimate, GenRequest, GenStageEstimate};
 use crate::anchor::{Anchor, AnchorFilter};
+use crate::authoring::repo::approved_extraction;
 use crate::card::{ClauseCard, EventType};
 use crate::case::CaseType;
 use crate::context::Engine;
 use crate::error::{ApiError, ApiResult};
 use crate::llm::ModelConfig;
-use crate::policy::extraction::{approved_extraction, context_note, ApprovedExtraction, ClauseContextNote};
+use crate::policy::extraction::{context_note, ApprovedExtraction, ClauseContextNote};
 
 pub struct PlannedCard {
     pub card: ClauseCard,

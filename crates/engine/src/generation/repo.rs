@@ -76,6 +76,12 @@ pub fn run_anchor(conn: &Connection, run_id: &str, anchor_id: &str) -> ApiResult
         .optional()?)
 }
 
+/// Forget the copy of an anchor's text that generation runs keep (the anchor is being deleted).
+pub fn forget_anchor(conn: &Connection, anchor_id: &str) -> ApiResult<()> {
+    conn.execute("DELETE FROM gen_run_anchors WHERE anchor_id = ?1", [anchor_id])?;
+    Ok(())
+}
+
 pub fn run_anchors(conn: &Connection, run_id: &str) -> ApiResult<Vec<(String, String)>> {
     let mut stmt = conn.prepare("SELECT anchor_id, text FROM gen_run_anchors WHERE run_id = ?1")?;
     let rows = stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<Vec<_>, _>>()?;
@@ -446,17 +452,11 @@ pub fn counts(conn: &Connection, run_id: &str) -> ApiResult<GenCounts> {
     )?;
     c.attempts = attempts as u64;
     c.retries = retries as u64;
-    let (calls, hits, input, output, cost): (i64, i64, i64, i64, f64) = conn.query_row(
-        "SELECT count(*), coalesce(sum(cache_hit), 0), coalesce(sum(CASE WHEN cache_hit = 0 THEN input_tokens END), 0),
-                coalesce(sum(CASE WHEN cache_hit = 0 THEN output_tokens END), 0), coalesce(sum(cost_usd), 0)
-         FROM llm_calls WHERE run_id = ?1 AND counted = 1",
-        [run_id],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-    )?;
-    c.calls = calls as u64;
-    c.cache_hits = hits as u64;
-    c.input_tokens = input as u64;
-    c.output_tokens = output as u64;
-    c.cost_usd = cost;
+    let t = crate::llm::accounting::run_call_totals(conn, run_id)?;
+    c.calls = t.calls;
+    c.cache_hits = t.cache_hits;
+    c.input_tokens = t.input_tokens;
+    c.output_tokens = t.output_tokens;
+    c.cost_usd = t.cost_usd;
     Ok(c)
 }

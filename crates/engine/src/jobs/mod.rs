@@ -7,6 +7,7 @@ pub mod budget;
 mod claim;
 pub mod concurrency;
 mod config;
+pub mod runner;
 mod state;
 mod stopper;
 
@@ -293,6 +294,39 @@ pub fn set_config<C: Serialize>(conn: &Connection, run_id: &str, config: &C) -> 
     Ok(())
 }
 
+/// Set one top-level field of a run's stored configuration, the rest left as it is (a re-judging
+/// records its judge model).
+pub fn set_config_field<V: Serialize>(conn: &Connection, run_id: &str, field: &str, value: &V) -> ApiResult<()> {
+    let value = serde_json::to_string(value)
+        .map_err(|e| ApiError::internal(format!("run {run_id}: the configuration could not be encoded: {e}")))?;
+    conn.execute(
+        "UPDATE runs SET config_json = json_set(config_json, ?2, json(?3)) WHERE run_id = ?1",
+        params![run_id, format!("$.\"{field}\""), value],
+    )?;
+    Ok(())
+}
+
+/// Whether a run of this kind exists in the store.
+pub fn run_exists(conn: &Connection, run_id: &str, kind: RunKind) -> ApiResult<bool> {
+    Ok(conn
+        .query_row("SELECT 1 FROM runs WHERE run_id = ?1 AND kind = ?2", params![run_id, kind.as_str()], |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
+/// The ids of the runs of one kind, newest first (for messages).
+pub fn run_ids(conn: &Connection, kind: RunKind) -> ApiResult<Vec<String>> {
+    let mut stmt = conn.prepare("SELECT run_id FROM runs WHERE kind = ?1 ORDER BY created_at DESC")?;
+    let rows = stmt.query_map([kind.as_str()], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// Delete a run; the rows of its items go with it (foreign keys cascade).
+pub fn delete_run(conn: &Connection, run_id: &str) -> ApiResult<()> {
+    conn.execute("DELETE FROM runs WHERE run_id = ?1", [run_id])?;
+    Ok(())
+}
+
 /// How often a working run renews its claim (its heartbeat).
 pub const HEARTBEAT_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
 
@@ -333,6 +367,47 @@ mod tests {
                 )?;
                 let err = list_runs(c, Some(RunKind::Eval)).unwrap_err();
                 assert!(err.message.contains("run eval-1 (table runs, column config_json)"), "{}", err.message);
+                Ok::<_, ApiError>(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn run_kinds_are_checked_in_rust_not_by_the_table() {
+        let store = crate::store::Store::open_in_memory().unwrap();
+        store
+            .with_conn(|c| {
+                let sql: String =
+                    c.query_row("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'runs'", [], |r| r.get(0))?;
+                assert!(!sql.contains("CHECK"), "the runs table still lists kinds: {sql}");
+                // Every kind this build knows is stored and read back as itself.
+                for kind in RunKind::ALL {
+                    let id = format!("{}-x", kind.as_str());
+                    insert_run(c, &id, kind, None, &serde_json::json!({}))?;
+                    assert_eq!(get_run(c, &id)?.kind, kind);
+                }
+                // A kind this build does not know (written by a newer one) is refused when read, naming the run.
+                c.execute(
+                    "INSERT INTO runs (run_id, kind, status, config_json, created_at, app_version) VALUES ('later-1', 'sorting', 'pending', '{}', '2026-11-28T00:00:00Z', 'x')",
+                    [],
+                )?;
+                let err = get_run(c, "later-1").unwrap_err();
+                assert!(err.message.contains("later-1") && err.message.contains("\"sorting\" is not a run kind"), "{}", err.message);
+                Ok::<_, ApiError>(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn one_field_of_a_stored_configuration_is_set_in_place() {
+        let store = crate::store::Store::open_in_memory().unwrap();
+        store
+            .with_conn(|c| {
+                insert_run(c, "eval-1", RunKind::Eval, None, &serde_json::json!({"model": "m", "judge_model": "j"}))?;
+                set_config_field(c, "eval-1", "judge_model", &"judge 2")?;
+                set_config_field(c, "eval-1", "note", &serde_json::json!({"a": 1}))?;
+                let config = get_run(c, "eval-1")?.config;
+                assert_eq!(config, serde_json::json!({"model": "m", "judge_model": "judge 2", "note": {"a": 1}}));
                 Ok::<_, ApiError>(())
             })
             .unwrap();

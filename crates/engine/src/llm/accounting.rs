@@ -241,6 +241,35 @@ fn totals_where(store: &Store, condition: &str, run_id: Option<&str>) -> ApiResu
     })?)
 }
 
+/// A run's recorded calls summed over every stage: tokens count only calls that reached the
+/// provider (not cache hits); the cost counts every call.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RunCallTotals {
+    pub calls: u64,
+    pub cache_hits: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cost_usd: f64,
+}
+
+/// The totals of one run's calls.
+pub fn run_call_totals(conn: &rusqlite::Connection, run_id: &str) -> ApiResult<RunCallTotals> {
+    let (calls, hits, input, output, cost): (i64, i64, i64, i64, f64) = conn.query_row(
+        "SELECT count(*), coalesce(sum(cache_hit), 0), coalesce(sum(CASE WHEN cache_hit = 0 THEN input_tokens END), 0),
+                coalesce(sum(CASE WHEN cache_hit = 0 THEN output_tokens END), 0), coalesce(sum(cost_usd), 0)
+         FROM llm_calls WHERE run_id = ?1 AND counted = 1",
+        [run_id],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+    )?;
+    Ok(RunCallTotals {
+        calls: calls as u64,
+        cache_hits: hits as u64,
+        input_tokens: input as u64,
+        output_tokens: output as u64,
+        cost_usd: cost,
+    })
+}
+
 /// Sum of a list of totals.
 pub fn sum(items: &[UsageTotals]) -> UsageTotals {
     let mut t = UsageTotals::default();

@@ -77,15 +77,17 @@ pub async fn get(store: &Store, key: &str) -> ApiResult<Option<ChatResponse>> {
     let k = key.to_string();
     // Looked up on a read connection, so a miss never waits for the writer.
     let hit: Option<String> = store
-        .call_read(move |c| {
-            Ok(c.query_row("SELECT response_json FROM llm_cache WHERE key = ?1", [&k], |r| r.get(0)).optional()?)
+        .call_read_by_key(move |c| {
+            Ok(c.prepare_cached("SELECT response_json FROM llm_cache WHERE key = ?1")?
+                .query_row([&k], |r| r.get(0))
+                .optional()?)
         })
         .await?;
     if hit.is_some() {
         let k = key.to_string();
         let counted = store
             .call_grouped(move |c| {
-                c.execute("UPDATE llm_cache SET hits = hits + 1 WHERE key = ?1", [&k])?;
+                c.prepare_cached("UPDATE llm_cache SET hits = hits + 1 WHERE key = ?1")?.execute([&k])?;
                 Ok(())
             })
             .await;
@@ -117,8 +119,8 @@ impl CacheRow {
 
     /// Write the entry on `c` (replacing an older one under the same key).
     pub fn insert(self, c: &rusqlite::Connection) -> ApiResult<()> {
-        c.execute(
-            "INSERT OR REPLACE INTO llm_cache (key, endpoint, model, response_json, created_at, hits) VALUES (?1, ?2, ?3, ?4, ?5, 0)",
+        c.prepare_cached(
+            "INSERT OR REPLACE INTO llm_cache (key, endpoint, model, response_json, created_at, hits) VALUES (?1, ?2, ?3, ?4, ?5, 0)")?.execute(
             params![self.key, self.base_url, self.model, self.json, now_rfc3339()],
         )?;
         Ok(())

@@ -273,7 +273,7 @@ impl LlmClient {
             }
         }
         // The request actually sent: weaker structured output when this model's server refused more.
-        let mut sent = req.clone();
+        let mut sent = req;
         let ceiling = self.refused_formats.lock().unwrap_or_else(|p| p.into_inner()).get(&m.cfg.name).copied();
         while ceiling.is_some_and(|c| format_level(&sent.response_format) > c) {
             sent.response_format = weaker_format(&sent.response_format);
@@ -282,7 +282,6 @@ impl LlmClient {
             // The wait for a batch is long and many calls wait at once: the request waits as a
             // conversation whose text it shares with the caller; its body is written only when
             // the batch is sent.
-            drop(req);
             // Boxed: thousands of these wait at once, and the direct path's state (the HTTP
             // exchange) need not be part of each waiting call.
             return Box::pin(self.chat_batched(m, &sent, &key, ctx, cancel, started)).await;

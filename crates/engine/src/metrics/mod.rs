@@ -37,7 +37,7 @@ use prepare::{ModelRuns, Outcome, OutcomeSink, Repeats};
 use tally::{BehaviorTally, ClauseTally, Tally, TokenTally};
 
 /// Settings for the statistics that need them.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MetricsOptions {
     /// Bootstrap resamples for the confidence intervals (0 turns them off).
     pub bootstrap_resamples: u32,
@@ -68,7 +68,7 @@ pub fn compute_from_jsonl(cases: &[Case], trajectories: &Path, opts: &MetricsOpt
 }
 
 /// What [`compute_from_jsonl`] gives.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FileMetrics {
     pub report: MetricsReport,
     /// As [`ignored_trajectories`] would list them.
@@ -104,7 +104,7 @@ pub(crate) fn report_from_runs(golds: &Golds, runs: &[ModelRuns], opts: &Metrics
 }
 
 /// Trajectories of one model that `compute` leaves out.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct IgnoredTrajectories {
     pub model: String,
     /// Their case_id is not among the cases.

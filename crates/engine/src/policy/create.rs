@@ -286,27 +286,6 @@ impl Engine {
             guidance_sections: pack.guidance.iter().map(|g| g.id.clone()).collect(),
         })
     }
-
-    /// Remove a user pack that no card and no case uses.
-    pub fn policy_delete(&self, id: &str) -> ApiResult<PolicyDeleteResult> {
-        self.store().with_tx(|tx| -> ApiResult<()> {
-            let builtin = repo::is_builtin(tx, id)?
-                .ok_or_else(|| ApiError::not_found(format!("There is no policy pack \"{id}\" in this store.")))?;
-            if builtin {
-                return Err(ApiError::conflict(format!(
-                    "\"{id}\" is a built-in policy pack; it comes with the app and cannot be deleted."
-                )));
-            }
-            let (cards, cases) = repo::usage(tx, id)?;
-            if cards > 0 || cases > 0 {
-                return Err(ApiError::conflict(format!(
-                    "The policy \"{id}\" is still used by {cards} card(s) and {cases} case(s). Delete or move those first; nothing was deleted."
-                )));
-            }
-            repo::delete_pack(tx, id)
-        })?;
-        Ok(PolicyDeleteResult { id: id.to_string(), deleted: true })
-    }
 }
 
 #[cfg(test)]

@@ -1,10 +1,8 @@
-//! The approved loyal extraction of a clause, read where a clause's context is built (generation
-//! roles, the judge). Extractions are written by the `authoring` module; this only reads them.
+//! The approved loyal extraction of a clause, as used where a clause's context is built (generation
+//! roles, the judge). Extractions are stored by the `authoring` module, which owns their table:
+//! `authoring::repo::approved_extraction` reads one.
 
-use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
-
-use crate::error::ApiResult;
 
 /// The newest approved extraction of one clause.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -14,31 +12,6 @@ pub struct ApprovedExtraction {
     pub version: i64,
     pub document: String,
     pub approved_by: String,
-}
-
-/// The approved extraction with the highest version for (policy, clause), if any.
-pub fn approved_extraction(
-    conn: &Connection,
-    policy_id: &str,
-    clause_id: &str,
-) -> ApiResult<Option<ApprovedExtraction>> {
-    Ok(conn
-        .query_row(
-            "SELECT id, clause_id, version, document, COALESCE(approved_by, '') FROM author_extractions
-             WHERE policy_id = ?1 AND clause_id = ?2 AND status = 'approved'
-             ORDER BY version DESC LIMIT 1",
-            params![policy_id, clause_id],
-            |r| {
-                Ok(ApprovedExtraction {
-                    extraction_id: r.get(0)?,
-                    clause_id: r.get(1)?,
-                    version: r.get(2)?,
-                    document: r.get(3)?,
-                    approved_by: r.get(4)?,
-                })
-            },
-        )
-        .optional()?)
 }
 
 /// What a plan says about a clause's context.

@@ -113,23 +113,9 @@ pub fn is_builtin(conn: &Connection, id: &str) -> ApiResult<Option<bool>> {
     Ok(b.map(|b| b != 0))
 }
 
-/// How many cards and cases belong to a policy.
-pub fn usage(conn: &Connection, id: &str) -> ApiResult<(i64, i64)> {
-    let cards: i64 = conn.query_row("SELECT COUNT(*) FROM cards WHERE policy_id = ?1", [id], |r| r.get(0))?;
-    let cases: i64 = conn.query_row("SELECT COUNT(*) FROM cases WHERE policy = ?1", [id], |r| r.get(0))?;
-    Ok((cards, cases))
-}
-
+/// Delete a user pack and its official text. What other modules made from the pack (cards,
+/// cases, extractions) is theirs to check or delete first: `api::removals::policy_delete` does.
 pub fn delete_pack(conn: &Connection, id: &str) -> ApiResult<()> {
-    // Extractions were made from this pack's text: they must not come back as the context of a
-    // new pack that reuses the id.
-    let mut st = conn.prepare(
-        "SELECT id FROM author_extractions WHERE policy_id = ?1 UNION ALL SELECT id FROM author_drafts WHERE policy_id = ?1",
-    )?;
-    let items = st.query_map([id], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
-    crate::llm::ledger::forget_items(conn, &items)?;
-    conn.execute("DELETE FROM author_extractions WHERE policy_id = ?1", [id])?;
-    conn.execute("DELETE FROM author_drafts WHERE policy_id = ?1", [id])?;
     conn.execute("DELETE FROM policy_official_sections WHERE policy_id = ?1", [id])?;
     conn.execute("DELETE FROM policies WHERE id = ?1 AND builtin = 0", [id])?;
     Ok(())

@@ -588,44 +588,6 @@ pub fn adjudications(conn: &Connection, session_id: &str, case_id: Option<&str>)
         .collect()
 }
 
-/// Whether a case is flagged excluded in the dataset, and why (None when the case is not stored).
-pub fn case_exclusion(conn: &Connection, case_id: &str) -> ApiResult<Option<(bool, Option<String>)>> {
-    Ok(conn
-        .query_row("SELECT excluded, excluded_reason FROM cases WHERE case_id = ?1", [case_id], |r| {
-            Ok((r.get::<_, i64>(0)? != 0, r.get::<_, Option<String>>(1)?))
-        })
-        .optional()?)
-}
-
-/// Whether an evaluation run exists in this store.
-pub fn eval_run_exists(conn: &Connection, run_id: &str) -> ApiResult<bool> {
-    Ok(conn
-        .query_row("SELECT 1 FROM runs WHERE run_id = ?1 AND kind = 'eval'", [run_id], |_| Ok(()))
-        .optional()?
-        .is_some())
-}
-
-/// The ids of the evaluation runs in this store, newest first (for messages).
-pub fn eval_run_ids(conn: &Connection) -> ApiResult<Vec<String>> {
-    let mut stmt = conn.prepare("SELECT run_id FROM runs WHERE kind = 'eval' ORDER BY created_at DESC")?;
-    let rows = stmt.query_map([], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
-    Ok(rows)
-}
-
-/// The stored JSON of a run's finished trajectories whose case is one of `case_ids`.
-pub fn run_trajectory_texts(conn: &Connection, run_id: &str, case_ids: &[String]) -> ApiResult<Vec<String>> {
-    let mut stmt = conn.prepare(
-        "SELECT trajectory_json FROM eval_items WHERE run_id = ?1 AND case_id = ?2 AND status = 'done'
-         AND trajectory_json IS NOT NULL ORDER BY repeat",
-    )?;
-    let mut out = Vec::new();
-    for id in case_ids {
-        let rows = stmt.query_map(params![run_id, id], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
-        out.extend(rows);
-    }
-    Ok(out)
-}
-
 /// A minimal item for the pure functions' unit tests.
 #[cfg(test)]
 pub(crate) fn test_item(case_id: &str, case_type: CaseType, expected: ReviewVerdict) -> ItemRow {

@@ -21,12 +21,13 @@
 use hmac::{Hmac, Mac};
 use rand::rngs::OsRng;
 use rand::TryRngCore;
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::Connection;
 use serde::Serialize;
 use sha2::Sha256;
 
 use super::pack::{PackAnswer, PackAssignment, ReviewPackFile};
 use crate::error::{ApiError, ApiResult};
+use crate::store::settings;
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -60,9 +61,7 @@ fn parse_key(hex_text: &str) -> Option<[u8; KEY_BYTES]> {
 /// The store's signing key, made on first use. Call inside a transaction so two exports at once
 /// agree on one key.
 pub fn owner_key(conn: &Connection) -> ApiResult<OwnerKey> {
-    let read = |c: &Connection| -> ApiResult<Option<String>> {
-        Ok(c.query_row("SELECT value FROM settings WHERE key = ?1", [OWNER_KEY_SETTING], |r| r.get(0)).optional()?)
-    };
+    let read = |c: &Connection| -> ApiResult<Option<String>> { Ok(settings::get(c, OWNER_KEY_SETTING)?) };
     if let Some(text) = read(conn)? {
         return parse_key(&text).map(OwnerKey).ok_or_else(|| {
             ApiError::internal(
@@ -72,10 +71,7 @@ pub fn owner_key(conn: &Connection) -> ApiResult<OwnerKey> {
         });
     }
     let key = random_key()?;
-    conn.execute(
-        "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO NOTHING",
-        rusqlite::params![OWNER_KEY_SETTING, hex::encode(key)],
-    )?;
+    settings::set_if_absent(conn, OWNER_KEY_SETTING, &hex::encode(key))?;
     let text = read(conn)?.ok_or_else(|| ApiError::internal("the review pack signing key was not saved"))?;
     parse_key(&text).map(OwnerKey).ok_or_else(|| ApiError::internal("the review pack signing key was not saved"))
 }

@@ -17,6 +17,8 @@ use crate::case::repo::{self as case_repo, CaseFilter};
 use crate::case::CaseType;
 use crate::context::Engine;
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::evaluation::repo as eval_repo;
+use crate::jobs::{self, RunKind};
 use crate::review::answers::{self, AnswerRecord};
 use crate::review::pack::{self, PackAnswer, PackAssignment, PackItem, PackKind, PackSeal, ReviewPackFile};
 use crate::review::rationale;
@@ -272,8 +274,8 @@ fn rationales_for(
 ) -> ApiResult<HashMap<String, (String, Trajectory)>> {
     let mut all: Vec<(String, Trajectory)> = Vec::new();
     for run in runs {
-        if !repo::eval_run_exists(c, run)? {
-            let known = repo::eval_run_ids(c)?;
+        if !jobs::run_exists(c, run, RunKind::Eval)? {
+            let known = jobs::run_ids(c, RunKind::Eval)?;
             return Err(ApiError::not_found(if known.is_empty() {
                 format!("There is no evaluation run \"{run}\" in this store (there are none yet), so it cannot supply rationales.")
             } else {
@@ -283,7 +285,7 @@ fn rationales_for(
                 )
             }));
         }
-        for text in repo::run_trajectory_texts(c, run, case_ids)? {
+        for text in eval_repo::done_trajectory_texts(c, run, case_ids)? {
             let t: Trajectory = serde_json::from_str(&text).map_err(|e| {
                 ApiError::internal(format!("a stored trajectory of run {run} is unreadable")).with_detail(e.to_string())
             })?;
@@ -705,7 +707,7 @@ impl Engine {
                 continue;
             }
             let excluded =
-                self.store().with_conn(|c| repo::case_exclusion(c, &it.case_id))?.map(|(e, _)| e).unwrap_or(false);
+                self.store().with_conn(|c| case_repo::exclusion(c, &it.case_id))?.map(|(e, _)| e).unwrap_or(false);
             out.items.push(QueueItem {
                 case_id: it.case_id.clone(),
                 case_type: it.case_type.as_str().into(),
@@ -749,7 +751,7 @@ impl Engine {
                 return Err(ApiError::not_found(format!("Case \"{case_id}\" is not part of review session \"{}\".", s.name)));
             }
             let now = now_rfc3339();
-            let current = repo::case_exclusion(tx, case_id)?;
+            let current = case_repo::exclusion(tx, case_id)?;
             let mut excluded_case = false;
             let mut restored_case = false;
             match (&req.decision, current) {

@@ -164,7 +164,7 @@ async fn api_call(State(st): State<AppState>, Path(method): Path<String>, req: R
         Err(r) => return r,
     };
     let max = match &who {
-        Caller::Owner => st.opts.limits.owner_body_bytes,
+        Caller::Owner | Caller::Cli => st.opts.limits.owner_body_bytes,
         Caller::Reviewer { token, session } => {
             if let Err(e) = rpc::check_reviewer(&st.engine, token, session.as_deref()).await {
                 return error_response(e);

@@ -1,13 +1,15 @@
 //! Group commit: many small writes from concurrent tasks (a call's accounting row and cache
 //! entry, a finished case) share one transaction and so one flush to the disk.
 //!
-//! A write is queued, then whichever task gets the writer connection first runs every queued
+//! A write is queued; the first write queued while no drain is scheduled schedules one (one
+//! blocking-thread hop for a whole group, not one per write). The drain runs every queued
 //! write in one transaction, each inside its own savepoint (a failing write is rolled back alone
 //! and its caller gets the error), commits, and hands each caller its result. Writes are run in
 //! the order they were queued, so a write that finished queueing before another one is never
 //! committed after it. Callers wait for the commit: nothing is reported written before it is.
 
 use rusqlite::Connection;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use crate::error::{ApiError, ApiResult};
@@ -20,6 +22,8 @@ type Job = Box<dyn FnOnce(&Connection) -> (bool, Finish) + Send>;
 #[derive(Default)]
 pub(super) struct GroupQueue {
     jobs: Mutex<Vec<Job>>,
+    /// A drain is scheduled that has not yet taken the queue: writes queued now will be in it.
+    scheduled: AtomicBool,
 }
 
 impl GroupQueue {
@@ -49,14 +53,22 @@ impl GroupQueue {
         rx
     }
 
+    /// Whether the caller, having queued a write, must schedule a drain: true for the first write
+    /// queued after the last drain took the queue.
+    pub(super) fn needs_drain(&self) -> bool {
+        !self.scheduled.swap(true, Ordering::SeqCst)
+    }
+
     /// Run every queued write in one transaction on `conn` (the writer connection, held by the
     /// caller). Does nothing when another task already took them.
     pub(super) fn drain(&self, conn: &Connection) {
+        // From here on a newly queued write schedules the next drain (which waits for this one).
+        self.scheduled.store(false, Ordering::SeqCst);
         let jobs: Vec<Job> = std::mem::take(&mut *self.jobs.lock().unwrap_or_else(|p| p.into_inner()));
         if jobs.is_empty() {
             return;
         }
-        if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+        if let Err(e) = cached(conn, "BEGIN IMMEDIATE") {
             let e: ApiError = e.into();
             for job in jobs {
                 // Without a transaction each write runs (and commits) on its own.
@@ -68,17 +80,21 @@ impl GroupQueue {
         }
         let mut finishes: Vec<Finish> = Vec::with_capacity(jobs.len());
         for job in jobs {
-            let saved = conn.execute_batch("SAVEPOINT grouped_write");
+            let saved = cached(conn, "SAVEPOINT grouped_write");
             let (ok, finish) = job(conn);
             if saved.is_ok() {
-                let end = if ok { "RELEASE grouped_write" } else { "ROLLBACK TO grouped_write; RELEASE grouped_write" };
-                if let Err(e) = conn.execute_batch(end) {
+                let end = if ok {
+                    cached(conn, "RELEASE grouped_write")
+                } else {
+                    conn.execute_batch("ROLLBACK TO grouped_write; RELEASE grouped_write")
+                };
+                if let Err(e) = end {
                     tracing::warn!(error = %e, "could not close a savepoint of a grouped write");
                 }
             }
             finishes.push(finish);
         }
-        let committed: ApiResult<()> = conn.execute_batch("COMMIT").map_err(ApiError::from);
+        let committed: ApiResult<()> = cached(conn, "COMMIT").map_err(ApiError::from);
         if committed.is_err() {
             // Nothing of this group was kept; every caller hears so.
             if let Err(e) = conn.execute_batch("ROLLBACK") {
@@ -89,6 +105,11 @@ impl GroupQueue {
             finish(committed.clone());
         }
     }
+}
+
+/// Run one statement through the connection's statement cache (a group runs these for every write).
+fn cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(sql)?.execute([]).map(|_| ())
 }
 
 #[cfg(test)]

@@ -38,6 +38,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!("20261125223000_review_rationale_task"),
     migration!("20261126020000_anchor_jobs"),
     migration!("20261126030000_llm_batches"),
+    migration!("20261128090000_run_kinds_checked_in_rust"),
     migration!("20261128100000_call_ledger"),
 ];
 

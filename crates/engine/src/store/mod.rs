@@ -12,6 +12,7 @@ mod disk_errors;
 mod group;
 mod migrations;
 mod read_pool;
+pub mod settings;
 mod stored_json;
 
 pub use migrations::{Migration, MIGRATIONS};
@@ -314,16 +315,15 @@ impl Store {
         F: FnOnce(&Connection) -> ApiResult<T> + Send + 'static,
     {
         let done = self.group.push(f);
-        let store = self.clone();
-        // While this waits for a lane, whoever drains the queue may take this write too.
-        let _lane = lane(&self.lanes.writes).await?;
-        blocking(move || {
-            let conn = store.lock();
-            store.group.drain(&conn);
-            Ok(())
-        })
-        .await?;
-        // Whoever drained the queue held the connection until every write it took was finished.
+        if self.group.needs_drain() {
+            // One blocking-thread hop drains the whole group; writes queued meanwhile join it.
+            let store = self.clone();
+            drop(tokio::task::spawn_blocking(move || {
+                let conn = store.lock();
+                store.group.drain(&conn);
+            }));
+        }
+        // The drain holds the connection until every write it took is committed (or failed).
         done.await.map_err(|_| ApiError::internal("a grouped store write was dropped before it finished"))?
     }
 
@@ -337,6 +337,27 @@ impl Store {
         let store = self.clone();
         let _lane = lane(&self.lanes.writes).await?;
         blocking(move || store.with_tx(f)).await
+    }
+
+    /// A point read by key (tens of microseconds) from async code: run here when a read
+    /// connection is idle, which saves a hop to a blocking thread on every model call; otherwise
+    /// as [`Store::call_read`]. Never for scans or anything that may take longer.
+    pub async fn call_read_by_key<T, F>(&self, f: F) -> ApiResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> ApiResult<T> + Send + 'static,
+    {
+        let Some(pool) = &self.readers else { return self.call_read(f).await };
+        let mut f = Some(f);
+        let here = pool.try_with(|c| match f.take() {
+            Some(f) => f(c),
+            None => Err(ApiError::internal("a store read ran twice")),
+        });
+        match (here, f) {
+            (Some(r), _) => r,
+            (None, Some(f)) => self.call_read(f).await,
+            (None, None) => Err(ApiError::internal("a store read was lost")),
+        }
     }
 
     /// [`Store::with_read`] for async code: the work runs on a blocking thread.

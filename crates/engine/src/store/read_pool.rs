@@ -81,6 +81,17 @@ impl ReadPool {
         }
     }
 
+    /// Run `f` on an idle connection, if one is idle right now (never opens one, never waits).
+    pub(super) fn try_with<T, E: From<rusqlite::Error>>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, E>,
+    ) -> Option<Result<T, E>> {
+        let conn = self.lock().idle.pop()?;
+        let lent = Lent { pool: self, conn: Some(conn) };
+        let c = lent.conn.as_ref()?;
+        Some(f(c))
+    }
+
     pub(super) fn with<T, E: From<rusqlite::Error>>(
         &self,
         f: impl FnOnce(&Connection) -> Result<T, E>,

@@ -20,8 +20,10 @@ const LAYERS: &[&[&str]] = &[
     &["metrics"],
     &["charts"],
     &["tables"],
+    &["authoring"],
     &["anchor", "screen"],
-    &["generation", "evaluation", "review", "authoring"],
+    &["generation", "evaluation"],
+    &["review"],
     &["export", "results"],
     &["api"],
 ];

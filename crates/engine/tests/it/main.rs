@@ -32,3 +32,4 @@ mod review_rationale;
 mod screen;
 mod server;
 mod store;
+mod table_owners;

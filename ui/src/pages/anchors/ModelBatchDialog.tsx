@@ -8,6 +8,7 @@ import { useEffect, useMemo, useState } from "react";
 import { api, useAction, useApi, useProgress } from "../../api/client";
 import type { AnchorJobKind, AnchorSummary } from "../../api/generated";
 import { LocalityBadge, StatusBadge } from "../../components/Badges";
+import { CallsDisclosure } from "../../components/CallLedger";
 import { DataTable } from "../../components/DataTable";
 import { Modal } from "../../components/Dialog";
 import { EmptyState, ErrorBanner, Loading, Notice, toast } from "../../components/Feedback";
@@ -132,6 +133,7 @@ export function AnchorJobPanel({
           { key: "note", header: kind === "presort" ? "The model's reason (or the problem)" : "Note", render: (i) => <span className="small">{i.note ?? ""}</span> },
         ]}
       />
+      <CallsDisclosure runId={runId} />
     </div>
   );
 }

@@ -1,20 +1,20 @@
-//! Working through an anchor job: each anchor still to do is handled (a few at once), its outcome
-//! stored the moment it is known, and progress published after each. A stop request lets the
-//! anchors in flight finish; a provider error that every call would repeat, or several failures in
-//! a row, stops the job with the reason, leaving the rest pending for a resume.
+//! Working through an anchor job, as a job of the runner (`jobs::runner`): each anchor still to do
+//! is handled (a few at once), its outcome stored the moment it is known. A stop request lets the
+//! anchors in flight finish (only an Abort, or a takeover by another process, ends their calls); a
+//! provider error that every call would repeat, or several failures in a row, stops the job with
+//! the reason, leaving the rest pending for a resume.
 
-use futures::StreamExt;
 use indexmap::IndexMap;
 use std::sync::Mutex;
-use std::time::Instant;
 
 use super::repo::{self, ItemRow};
 use super::{AnchorJobConfig, AnchorJobKind};
-use crate::anchor::llm::{presort_schema, Handled, PresortInputs};
+use crate::anchor::llm::{presort_schema, AnchorBatchItem, Handled, PresortInputs};
 use crate::context::Engine;
-use crate::error::{ApiError, ApiResult};
-use crate::jobs::{self, Progress, RunKind, RunStatus, RunStopper};
-use crate::llm::{CallContext, CancellationToken, ModelHandle};
+use crate::error::{ApiResult, ErrorCode};
+use crate::jobs::runner::{self, ItemOutcome, ItemTokens, Job, JobSetup, Nouns, RunEnd, Tally};
+use crate::jobs::RunKind;
+use crate::llm::{CallContext, ModelHandle};
 use crate::prompt::split::{load_split, SplitPrompt};
 
 /// What every call of one job shares.
@@ -61,165 +61,43 @@ impl Engine {
             }
             AnchorJobKind::Translate => Inputs::Translate(load_split("anchor_translate")?),
         };
-        let stop = self.jobs().register(run_id)?;
-        let (run, owner) = (run_id.to_string(), self.jobs().owner().clone());
-        if let Err(e) = self.store().call(move |c| jobs::claim(c, &run, &owner)).await {
-            self.jobs().finish(run_id);
-            return Err(e);
-        }
-        let result = self.anchor_job_work(run_id, &cfg, &handle, &inputs, &stop).await;
-        self.jobs().finish(run_id);
-        result
-    }
-
-    async fn anchor_job_work(
-        &self,
-        run_id: &str,
-        cfg: &AnchorJobConfig,
-        handle: &ModelHandle,
-        inputs: &Inputs,
-        stop: &CancellationToken,
-    ) -> ApiResult<()> {
-        tracing::info!(run = %run_id, kind = cfg.kind.as_str(), "anchor job started");
-        let started = Instant::now();
-        let run = run_id.to_string();
-        let rows = self.store().call_read(move |c| repo::items(c, &run)).await?;
-        let todo: Vec<String> = rows.iter().filter(|r| !r.is_done()).map(|r| r.anchor_id.clone()).collect();
-        let total = rows.len() as u64;
-        let before = rows.iter().filter(|r| r.is_done()).count() as u64;
-        let state = Mutex::new(rows);
-        let publish = |status: RunStatus, message: Option<String>| {
-            let (done, counters) = {
-                let rows = state.lock().unwrap_or_else(|p| p.into_inner());
-                (rows.iter().filter(|r| r.is_done()).count() as u64, counters(&rows))
-            };
-            let elapsed = started.elapsed().as_secs_f64();
-            self.jobs().publish(Progress {
-                run_id: run_id.to_string(),
-                kind: RunKind::AnchorJob,
-                status,
-                total,
-                done,
-                counters,
-                elapsed_secs: elapsed,
-                eta_secs: jobs::eta(elapsed, done.saturating_sub(before), total - before),
-                message,
-            });
-        };
-        // In-flight calls end only when the claim is lost; a stop request lets them finish.
-        let calls = CancellationToken::new();
-        let heartbeat =
-            jobs::Heartbeat::start(self.store(), run_id, self.jobs().owner(), vec![stop.clone(), calls.clone()]);
-        let stopper = RunStopper::new(stop.clone(), "anchors", "outcomes");
         let ctx = CallContext::new(
             Some(run_id),
             if cfg.kind == AnchorJobKind::Presort { "anchor_presort" } else { "anchor_translate" },
         );
-        publish(RunStatus::Running, None);
-        // In batch mode every anchor waits at once, so their requests go out as one batch.
-        let workers = if handle.is_batched() {
-            self.llm().batcher().settings().in_flight.max(1)
-        } else {
-            cfg.concurrency.clamp(1, 64) as usize
-        };
-        futures::stream::iter(todo)
-            .for_each_concurrent(workers, |anchor_id| {
-                let (state, publish, stopper, ctx, calls) = (&state, &publish, &stopper, &ctx, &calls);
-                async move {
-                    if stop.is_cancelled() {
-                        return;
-                    }
-                    let id = anchor_id.clone();
-                    let anchor = match self.blocking(move |e| e.anchors_show(&id)).await {
-                        Ok(a) => a,
-                        Err(e) if e.code == crate::error::ErrorCode::NotFound => {
-                            let item = crate::anchor::llm::AnchorBatchItem {
-                                anchor_id: anchor_id.clone(),
-                                outcome: "unchanged".into(),
-                                clause_id: None,
-                                note: Some("the anchor was removed after the job was created".into()),
-                            };
-                            let h = Handled { item, spent: Default::default(), model_error: None };
-                            self.anchor_job_save(run_id, h, state, stopper).await;
-                            publish(RunStatus::Running, None);
-                            return;
-                        }
-                        Err(e) => {
-                            stopper.stop(format!("The store failed ({}); finished anchors are kept. Resume the job once the problem is fixed.", e.message));
-                            return;
-                        }
-                    };
-                    let item_ctx = ctx.clone().item(anchor_id.as_str());
-                    let h = match inputs {
-                        Inputs::Presort(p) => self.presort_one(handle, p, &anchor, &item_ctx, calls).await,
-                        Inputs::Translate(p) => self.translate_one(handle, p, &anchor, &item_ctx, calls).await,
-                    };
-                    if calls.is_cancelled() {
-                        return;
-                    }
-                    self.anchor_job_save(run_id, h, state, stopper).await;
-                    publish(RunStatus::Running, Some(anchor_id));
-                }
-            })
-            .await;
-        if let Some(lost) = heartbeat.lost() {
-            return Err(ApiError::conflict(lost));
-        }
-        heartbeat.end();
-        let (done, failed, first_failure) = {
-            let rows = state.lock().unwrap_or_else(|p| p.into_inner());
-            let failed: Vec<&ItemRow> = rows.iter().filter(|r| r.outcome.as_deref() == Some("failed")).collect();
-            (
-                rows.iter().filter(|r| r.is_done()).count(),
-                failed.len(),
-                failed.first().map(|r| format!("{}: {}", r.anchor_id, r.note.clone().unwrap_or_default())),
-            )
-        };
-        let (status, message) = if let Some(reason) = stopper.reason() {
-            (RunStatus::Failed, Some(reason))
-        } else if stop.is_cancelled() {
-            (
-                RunStatus::Cancelled,
-                Some(format!(
-                    "Stopped at your request: {done} of {total} anchors are done and kept. Resume to do the rest."
-                )),
-            )
-        } else if failed > 0 {
-            (
-                RunStatus::Failed,
-                Some(format!(
-                    "{failed} anchor(s) failed (first: {}). The other outcomes are kept; resume to try the failed ones again.",
-                    first_failure.unwrap_or_default()
-                )),
-            )
-        } else {
-            (RunStatus::Completed, None)
-        };
-        let (run, owner, msg) = (run_id.to_string(), self.jobs().owner().clone(), message.clone());
-        self.store().call(move |c| jobs::release(c, &run, &owner, status, msg.as_deref())).await?;
-        tracing::info!(run = %run_id, status = %status, reason = ?message, "anchor job stopped");
-        publish(status, message);
-        Ok(())
+        let job =
+            AnchorJob { engine: self, run_id: run_id.to_string(), cfg, handle, inputs, ctx, rows: Mutex::default() };
+        runner::execute(self.runner_services(), &job).await
     }
+}
 
-    /// Store one anchor's outcome and count it for the stop rules.
-    async fn anchor_job_save(&self, run_id: &str, h: Handled, state: &Mutex<Vec<ItemRow>>, stopper: &RunStopper) {
-        match &h.model_error {
-            Some(e) => stopper.model_failed(e),
-            None if h.item.outcome != "failed" => stopper.succeeded(),
-            None => {}
-        }
+/// The message when the store fails midway.
+fn store_failed(why: &str) -> String {
+    format!("The store failed ({why}); finished anchors are kept. Resume the job once the problem is fixed.")
+}
+
+struct AnchorJob<'e> {
+    engine: &'e Engine,
+    run_id: String,
+    cfg: AnchorJobConfig,
+    handle: ModelHandle,
+    inputs: Inputs,
+    ctx: CallContext,
+    /// The job's stored items, read with the items to do and kept up to date here.
+    rows: Mutex<Vec<ItemRow>>,
+}
+
+impl AnchorJob<'_> {
+    /// Store one anchor's outcome. Err: why the job must stop.
+    async fn save(&self, h: &Handled) -> Result<(), String> {
         let (run, item, (input, output, cost)) =
-            (run_id.to_string(), h.item.clone(), (h.spent.input, h.spent.output, h.spent.cost));
-        let saved = self.store().call(move |c| repo::record(c, &run, &item, input, output, cost)).await;
-        if let Err(e) = saved {
-            stopper.stop(format!(
-                "The store failed ({}); finished anchors are kept. Resume the job once the problem is fixed.",
-                e.message
-            ));
-            return;
-        }
-        let mut rows = state.lock().unwrap_or_else(|p| p.into_inner());
+            (self.run_id.clone(), h.item.clone(), (h.spent.input, h.spent.output, h.spent.cost));
+        self.engine
+            .store()
+            .call(move |c| repo::record(c, &run, &item, input, output, cost))
+            .await
+            .map_err(|e| store_failed(&e.message))?;
+        let mut rows = self.rows.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(r) = rows.iter_mut().find(|r| r.anchor_id == h.item.anchor_id) {
             r.outcome = Some(h.item.outcome.clone());
             r.clause_id = h.item.clause_id.clone();
@@ -228,5 +106,108 @@ impl Engine {
             r.output_tokens += h.spent.output;
             r.cost_usd += h.spent.cost;
         }
+        Ok(())
+    }
+}
+
+impl Job for AnchorJob<'_> {
+    type Item = String;
+    type Summary = ();
+
+    fn setup(&self) -> JobSetup<'_> {
+        JobSetup {
+            run_id: &self.run_id,
+            kind: RunKind::AnchorJob,
+            nouns: Nouns { items: "anchors", kept: "outcomes", streak: "anchors", resume_note: "" },
+            // The endpoint keeps its registered concurrency, as before the runner.
+            models: vec![],
+            concurrency: self.cfg.concurrency.clamp(1, 64) as usize,
+            // In batch mode every anchor waits at once, so their requests go out as one batch.
+            batch: self.handle.is_batched(),
+            cap_usd: None,
+            rerun_finished: false,
+            start_message: None,
+            watched: None,
+        }
+    }
+
+    async fn items(&self) -> ApiResult<Vec<String>> {
+        let run = self.run_id.clone();
+        let rows = self.engine.store().call_read(move |c| repo::items(c, &run)).await?;
+        let todo = rows.iter().filter(|r| !r.is_done()).map(|r| r.anchor_id.clone()).collect();
+        *self.rows.lock().unwrap_or_else(|p| p.into_inner()) = rows;
+        Ok(todo)
+    }
+
+    async fn run_item(&self, anchor_id: String, tokens: &ItemTokens) -> ItemOutcome {
+        let e = self.engine;
+        let id = anchor_id.clone();
+        let anchor = match e.blocking(move |e| e.anchors_show(&id)).await {
+            Ok(a) => a,
+            Err(err) if err.code == ErrorCode::NotFound => {
+                let item = AnchorBatchItem {
+                    anchor_id,
+                    outcome: "unchanged".into(),
+                    clause_id: None,
+                    note: Some("the anchor was removed after the job was created".into()),
+                };
+                let h = Handled { item, spent: Default::default(), model_error: None };
+                return match self.save(&h).await {
+                    Ok(()) => ItemOutcome::Done { spent_usd: 0.0, note: None },
+                    Err(why) => ItemOutcome::Halt(why),
+                };
+            }
+            Err(err) => return ItemOutcome::Halt(store_failed(&err.message)),
+        };
+        // Only an Abort (or a takeover) ends the calls in flight; a stop request lets them finish.
+        let item_ctx = self.ctx.clone().item(anchor.anchor_id.as_str());
+        let h = match &self.inputs {
+            Inputs::Presort(p) => e.presort_one(&self.handle, p, &anchor, &item_ctx, &tokens.abort).await,
+            Inputs::Translate(p) => e.translate_one(&self.handle, p, &anchor, &item_ctx, &tokens.abort).await,
+        };
+        let spent_usd = h.spent.cost;
+        if tokens.abort.is_cancelled() {
+            return ItemOutcome::Stopped { spent_usd };
+        }
+        if let Err(why) = self.save(&h).await {
+            return ItemOutcome::Halt(why);
+        }
+        match h.model_error {
+            // Stored as a failed outcome, taken again on resume.
+            Some(error) => ItemOutcome::ModelFailed { spent_usd, error },
+            None if h.item.outcome == "failed" => ItemOutcome::Kept { spent_usd, note: Some(anchor_id) },
+            None => ItemOutcome::Done { spent_usd, note: Some(anchor_id) },
+        }
+    }
+
+    async fn tally(&self) -> ApiResult<Tally> {
+        let rows = self.rows.lock().unwrap_or_else(|p| p.into_inner());
+        let done = rows.iter().filter(|r| r.is_done()).count() as u64;
+        Ok(Tally {
+            total: rows.len() as u64,
+            done,
+            unfinished: rows.iter().filter(|r| r.outcome.as_deref() == Some("failed")).count() as u64,
+            spent_usd: rows.iter().map(|r| r.cost_usd).sum(),
+            budget_units: done,
+            counters: counters(&rows),
+        })
+    }
+
+    fn unfinished_message(&self, t: &Tally) -> String {
+        let first = {
+            let rows = self.rows.lock().unwrap_or_else(|p| p.into_inner());
+            rows.iter()
+                .find(|r| r.outcome.as_deref() == Some("failed"))
+                .map(|r| format!("{}: {}", r.anchor_id, r.note.clone().unwrap_or_default()))
+        };
+        format!(
+            "{} anchor(s) failed (first: {}). The other outcomes are kept; resume to try the failed ones again.",
+            t.unfinished,
+            first.unwrap_or_default()
+        )
+    }
+
+    async fn summary(&self, _end: RunEnd) -> ApiResult<()> {
+        Ok(())
     }
 }

@@ -3,15 +3,15 @@
 //! with a rough cost and where the policy text goes. The job drafts the items one by one; each
 //! finished draft is stored with the job's id, so resuming drafts only what is still missing.
 
-use indexmap::IndexMap;
-use serde::{Deserialize, Serialize};
-use std::time::Instant;
+mod job;
 
-use super::{DraftKind, DraftRequest};
+use serde::{Deserialize, Serialize};
+
+use super::DraftKind;
 use crate::card::EventType;
 use crate::context::Engine;
 use crate::error::{ApiError, ApiResult};
-use crate::jobs::{self, Progress, RunKind, RunStatus};
+use crate::jobs::{self, RunKind, RunStatus};
 
 /// Rough sizes behind the estimate (characters).
 const DRAFT_OUTPUT_CHARS: f64 = 9_000.0;
@@ -82,7 +82,7 @@ impl Engine {
         for clause in &pack.clauses {
             let approved = self
                 .store()
-                .with_conn(|c| crate::policy::extraction::approved_extraction(c, policy, &clause.clause_id))?
+                .with_conn(|c| crate::authoring::repo::approved_extraction(c, policy, &clause.clause_id))?
                 .is_some();
             for &kind in kinds {
                 let parents: Vec<Option<String>> = if kind == DraftKind::Missing {
@@ -139,7 +139,7 @@ impl Engine {
             to_draft += 1;
             let doc = self
                 .store()
-                .with_conn(|c| crate::policy::extraction::approved_extraction(c, &policy, &it.clause_id))?
+                .with_conn(|c| crate::authoring::repo::approved_extraction(c, &policy, &it.clause_id))?
                 .map(|x| x.document.len() as f64)
                 .unwrap_or(0.0);
             let out = if it.kind == DraftKind::Missing { VARIANTS_OUTPUT_CHARS } else { DRAFT_OUTPUT_CHARS };
@@ -217,120 +217,8 @@ impl Engine {
         // One row by its key: quick, so it stays on this thread.
         let cfg = self.draft_all_config(run_id)?;
         let policy = super::policy_or_default(&cfg.policy);
-        let stop = self.jobs().register(run_id)?;
-        let (run, owner) = (run_id.to_string(), self.jobs().owner().clone());
-        if let Err(e) = self.store().call(move |c| jobs::claim(c, &run, &owner)).await {
-            self.jobs().finish(run_id);
-            return Err(e);
-        }
-        let result = self.draft_all_work(run_id, &policy, &cfg, &stop).await;
-        self.jobs().finish(run_id);
-        result
-    }
-
-    async fn draft_all_work(
-        &self,
-        run_id: &str,
-        policy: &str,
-        cfg: &DraftAllRequest,
-        stop: &crate::llm::CancellationToken,
-    ) -> ApiResult<()> {
-        tracing::info!(run = %run_id, "drafting job started");
-        let started = Instant::now();
-        let (pol, kinds) = (policy.to_string(), kinds_or_default(&cfg.kinds));
-        let work: Vec<_> = self
-            .blocking(move |e| e.draft_all_items(&pol, &kinds))
-            .await?
-            .into_iter()
-            .filter(|i| i.state == "to draft")
-            .collect();
-        let (pol, run) = (policy.to_string(), run_id.to_string());
-        let mine = self.store().call_read(move |c| super::repo::list(c, Some(&pol), None, None, Some(&run))).await?;
-        let before = mine.len() as u64;
-        let total = before + work.len() as u64;
-        let mut counts: IndexMap<String, f64> = IndexMap::new();
-        counts.insert("drafted".into(), mine.iter().filter(|d| d.status != "failed").count() as f64);
-        counts.insert("failed".into(), mine.iter().filter(|d| d.status == "failed").count() as f64);
-        counts.insert("cost_usd".into(), mine.iter().flat_map(|d| d.calls.iter()).map(|c| c.cost_usd).sum());
-        let publish = |status: RunStatus, done: u64, counts: &IndexMap<String, f64>, message: Option<String>| {
-            let elapsed = started.elapsed().as_secs_f64();
-            self.jobs().publish(Progress {
-                run_id: run_id.to_string(),
-                kind: RunKind::Authoring,
-                status,
-                total,
-                done,
-                counters: counts.clone(),
-                elapsed_secs: elapsed,
-                eta_secs: jobs::eta(elapsed, done - before, total - before),
-                message,
-            });
-        };
-        let heartbeat = jobs::Heartbeat::start(self.store(), run_id, self.jobs().owner(), vec![stop.clone()]);
-        let mut done = before;
-        publish(RunStatus::Running, done, &counts, None);
-        let mut failure: Option<String> = None;
-        for item in work {
-            if stop.is_cancelled() {
-                break;
-            }
-            let req = DraftRequest {
-                policy: Some(policy.to_string()),
-                clause: item.clause_id.clone(),
-                kind: item.kind,
-                parent: item.parent_card_id.clone(),
-                model: cfg.model.clone(),
-            };
-            match self.author_draft_in(&req, Some(run_id), stop).await {
-                Ok(d) => {
-                    let key = if d.status == "failed" { "failed" } else { "drafted" };
-                    *counts.entry(key.into()).or_default() += 1.0;
-                    *counts.entry("cost_usd".into()).or_default() += d.calls.iter().map(|c| c.cost_usd).sum::<f64>();
-                    done += 1;
-                    publish(
-                        RunStatus::Running,
-                        done,
-                        &counts,
-                        Some(format!("{} ({})", item.label, item.kind.as_str())),
-                    );
-                }
-                Err(e) if stop.is_cancelled() => {
-                    tracing::info!(run = %run_id, error = %e.message, "drafting stopped mid-item");
-                    break;
-                }
-                Err(e) => {
-                    failure = Some(format!(
-                        "Drafting {} ({}) failed: {}. Finished drafts are kept; resume the job once the problem is fixed.",
-                        item.clause_id,
-                        item.kind.as_str(),
-                        e.message
-                    ));
-                    break;
-                }
-            }
-        }
-        if let Some(lost) = heartbeat.lost() {
-            return Err(ApiError::conflict(lost));
-        }
-        heartbeat.end();
-        let (status, message) = if let Some(f) = failure {
-            (RunStatus::Failed, Some(f))
-        } else if stop.is_cancelled() {
-            (
-                RunStatus::Cancelled,
-                Some(format!(
-                    "Stopped at your request: {} of {total} drafts are finished and kept. Resume to draft the rest.",
-                    done
-                )),
-            )
-        } else {
-            (RunStatus::Completed, None)
-        };
-        let (run, owner, msg) = (run_id.to_string(), self.jobs().owner().clone(), message.clone());
-        self.store().call(move |c| jobs::release(c, &run, &owner, status, msg.as_deref())).await?;
-        tracing::info!(run = %run_id, status = %status, reason = ?message, "drafting job stopped");
-        publish(status, done, &counts, message);
-        Ok(())
+        let job = job::DraftAllJob::new(self, run_id, policy, cfg);
+        jobs::runner::execute(self.runner_services(), &job).await
     }
 
     /// Ask a running drafting job of this process to stop after the current item.

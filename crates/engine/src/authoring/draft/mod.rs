@@ -458,7 +458,7 @@ impl Engine {
         })?;
         let approved = self
             .store()
-            .with_conn(|c| crate::policy::extraction::approved_extraction(c, policy, &clause.clause_id))?
+            .with_conn(|c| crate::authoring::repo::approved_extraction(c, policy, &clause.clause_id))?
             .ok_or_else(|| {
                 ApiError::new(
                     ErrorCode::Conflict,

@@ -8,25 +8,21 @@
 //! frozen when it was created; `label_audit_results` holds one row per (case, model). Resuming
 //! screens only the (case, model) pairs that have no row yet.
 
+mod job;
 pub mod repo;
 mod select;
 
-use futures::StreamExt;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::Instant;
 
-use super::agree::{self, Expectation};
-use super::input::{self, Fact};
-use super::reply::{self, KnownClause};
-use crate::case::Case;
+use super::agree;
+use super::input;
+use super::reply::KnownClause;
 use crate::context::Engine;
 use crate::error::{ApiError, ApiResult};
-use crate::jobs::{self, Progress, RunKind, RunStatus};
-use crate::llm::{ledger, CallContext, CancellationToken, ChatRequest, LlmError, Message, ModelHandle};
+use crate::jobs::{self, RunKind, RunStatus};
 use crate::util::csv_text::csv_string;
 use repo::ResultRow;
 
@@ -372,285 +368,9 @@ impl Engine {
     /// Screen (or resume screening) every (case, model) pair of an audit that has no result yet.
     pub async fn cases_screen_execute(&self, run_id: &str) -> ApiResult<ScreenReport> {
         // One row by its key: quick, so it stays on this thread.
-        let (run, cfg) = self.screen_config(run_id)?;
-        if run.status == RunStatus::Completed {
-            let run = run_id.to_string();
-            return self.blocking(move |e| e.cases_screen_report(&run)).await;
-        }
-        let handles: Vec<(String, ModelHandle)> =
-            cfg.models.iter().map(|m| Ok((m.clone(), self.model_handle(m)?))).collect::<ApiResult<_>>()?;
-        let stop = self.jobs().register(run_id)?;
-        let (run, owner) = (run_id.to_string(), self.jobs().owner().clone());
-        if let Err(e) = self.store().call(move |c| jobs::claim(c, &run, &owner)).await {
-            self.jobs().finish(run_id);
-            return Err(e);
-        }
-        let result = self.screen_work(run_id, &cfg, &handles, &stop).await;
-        self.jobs().finish(run_id);
-        result?;
-        let run = run_id.to_string();
-        self.blocking(move |e| e.cases_screen_report(&run)).await
-    }
-
-    async fn screen_work(
-        &self,
-        run_id: &str,
-        cfg: &AuditConfig,
-        handles: &[(String, ModelHandle)],
-        stop: &CancellationToken,
-    ) -> ApiResult<()> {
-        tracing::info!(run = %run_id, "label audit started");
-        let started = Instant::now();
-        let prompt = super::prompt()?;
-        let run = run_id.to_string();
-        let stored = self.store().call_read(move |c| repo::results(c, &run)).await?;
-        let done_pairs: std::collections::HashSet<(String, String)> =
-            stored.iter().map(|r| (r.case_id.clone(), r.model.clone())).collect();
-        let state = Mutex::new((stored, None::<String>));
-        let total = cfg.case_ids.len() as u64;
-        let publish = |status: RunStatus, message: Option<String>| {
-            let (rows, cost) = match state.lock() {
-                Ok(s) => (tally(cfg, &s.0), s.0.iter().map(|r| r.cost_usd).sum::<f64>()),
-                Err(_) => return,
-            };
-            let (screened, agree, disputed) = report_of(&rows);
-            let mut counters = IndexMap::new();
-            counters.insert("screened".to_string(), screened as f64);
-            counters.insert("agree".to_string(), agree as f64);
-            counters.insert("disputed".to_string(), disputed.len() as f64);
-            counters.insert("cost_usd".to_string(), cost);
-            let elapsed = started.elapsed().as_secs_f64();
-            self.jobs().publish(Progress {
-                run_id: run_id.to_string(),
-                kind: RunKind::LabelAudit,
-                status,
-                total,
-                done: screened as u64,
-                counters,
-                elapsed_secs: elapsed,
-                eta_secs: jobs::eta(elapsed, screened as u64, total),
-                message,
-            });
-        };
-        let heartbeat = jobs::Heartbeat::start(self.store(), run_id, self.jobs().owner(), vec![stop.clone()]);
-        publish(RunStatus::Running, None);
-        let policies: Mutex<HashMap<String, std::sync::Arc<PolicyInputs>>> = Mutex::new(HashMap::new());
-        let work: Vec<&String> = cfg
-            .case_ids
-            .iter()
-            .filter(|id| cfg.models.iter().any(|m| !done_pairs.contains(&((*id).clone(), m.clone()))))
-            .collect();
-        futures::stream::iter(work)
-            .for_each_concurrent(CONCURRENCY, |case_id| {
-                let (state, policies, prompt, publish, done_pairs) =
-                    (&state, &policies, &prompt, &publish, &done_pairs);
-                async move {
-                    if stop.is_cancelled() {
-                        return;
-                    }
-                    let outcome =
-                        self.screen_case(run_id, case_id, handles, done_pairs, policies, prompt, stop, state).await;
-                    match outcome {
-                        Ok(()) => publish(RunStatus::Running, None),
-                        Err(why) => {
-                            if let Ok(mut s) = state.lock() {
-                                s.1.get_or_insert(why);
-                            }
-                            stop.cancel();
-                        }
-                    }
-                }
-            })
-            .await;
-        if let Some(lost) = heartbeat.lost() {
-            return Err(ApiError::conflict(lost));
-        }
-        heartbeat.end();
-        let failure = state.lock().ok().and_then(|s| s.1.clone());
-        let screened = state.lock().map(|s| tally(cfg, &s.0).len()).unwrap_or(0);
-        let (status, message) = if let Some(f) = failure {
-            (RunStatus::Failed, Some(f))
-        } else if stop.is_cancelled() {
-            (
-                RunStatus::Cancelled,
-                Some(format!(
-                    "Stopped at your request: {screened} of {total} cases are screened and kept. Resume to screen the rest."
-                )),
-            )
-        } else {
-            (RunStatus::Completed, None)
-        };
-        let (run, owner, msg) = (run_id.to_string(), self.jobs().owner().clone(), message.clone());
-        self.store().call(move |c| jobs::release(c, &run, &owner, status, msg.as_deref())).await?;
-        tracing::info!(run = %run_id, status = %status, reason = ?message, "label audit stopped");
-        publish(status, message);
-        Ok(())
-    }
-
-    /// Screen one case with every model that has not screened it yet. Err: why the audit must stop.
-    #[allow(clippy::too_many_arguments)]
-    async fn screen_case(
-        &self,
-        run_id: &str,
-        case_id: &str,
-        handles: &[(String, ModelHandle)],
-        done_pairs: &std::collections::HashSet<(String, String)>,
-        policies: &Mutex<HashMap<String, std::sync::Arc<PolicyInputs>>>,
-        prompt: &crate::prompt::split::SplitPrompt,
-        stop: &CancellationToken,
-        state: &Mutex<(Vec<ResultRow>, Option<String>)>,
-    ) -> Result<(), String> {
-        let store_failed = |e: ApiError| {
-            format!(
-                "The store failed ({}); finished screens are kept. Resume the audit once the problem is fixed.",
-                e.message
-            )
-        };
-        let id = case_id.to_string();
-        let case: Case = match self.store().call_read(move |c| crate::case::repo::get_case(c, &id)).await {
-            Ok(c) => c,
-            Err(e) if e.code == crate::error::ErrorCode::NotFound => {
-                tracing::warn!(run = %run_id, case = %case_id, "case removed since the audit was created; skipped");
-                return Ok(());
-            }
-            Err(e) => return Err(store_failed(e)),
-        };
-        let known = policies.lock().ok().and_then(|p| p.get(&case.policy).cloned());
-        let p = match known {
-            Some(p) => p,
-            None => {
-                let policy = case.policy.clone();
-                let inputs = self.blocking(move |e| e.screen_policy_inputs(&policy)).await.map_err(store_failed)?;
-                let p = std::sync::Arc::new(inputs);
-                if let Ok(mut m) = policies.lock() {
-                    m.insert(case.policy.clone(), p.clone());
-                }
-                p
-            }
-        };
-        let (policy, clause) = (case.policy.clone(), case.clause_id.clone());
-        let extraction = self
-            .store()
-            .call_read(move |c| crate::policy::extraction::approved_extraction(c, &policy, &clause))
-            .await
-            .map_err(store_failed)?;
-        let context = match extraction {
-            Some(x) => x.document,
-            None => {
-                crate::policy::context::clause_context(&case.clause_id, &case.gold_legal_basis, &p.pack, &p.official)
-            }
-        };
-        let list: Vec<Fact<'_>> = case
-            .elements
-            .iter()
-            .map(|e| Fact { name: &e.name, meaning: &e.meaning, value: e.value.as_deref() })
-            .collect();
-        let facts = input::facts(&list);
-        let (system, user) = prompt
-            .render(&[
-                ("background", &p.background),
-                ("policy_clauses", &p.clauses),
-                ("context", &context),
-                ("facts", &facts),
-            ])
-            .map_err(|e| e.message)?;
-        let exp = Expectation {
-            label: case.gold_verdict,
-            clause_id: case.clause_id.clone(),
-            allowed_other: p.allowed.get(&case.clause_card_id).cloned().unwrap_or_default(),
-        };
-        for (model, handle) in handles {
-            if done_pairs.contains(&(case_id.to_string(), model.clone())) {
-                continue;
-            }
-            if stop.is_cancelled() {
-                return Ok(());
-            }
-            let mut row = ResultRow {
-                case_id: case_id.to_string(),
-                model: model.clone(),
-                label: case.gold_verdict.as_str().to_string(),
-                clause_id: case.clause_id.clone(),
-                readable: false,
-                verdict: None,
-                clauses_met: json!([]),
-                open_question: Value::Null,
-                agrees: false,
-                conflicts: vec![],
-                input_tokens: 0,
-                output_tokens: 0,
-                cost_usd: 0.0,
-            };
-            // Each try's reading, added to its row of the call ledger when the result is stored.
-            let mut readings: Vec<(i64, ledger::Completion)> = Vec::new();
-            let mut versions = indexmap::IndexMap::new();
-            versions.insert(prompt.prompt.name.clone(), prompt.prompt.version.clone());
-            for t in 0..FORMAT_TRIES {
-                let req = ChatRequest {
-                    repeat: t,
-                    ..ChatRequest::new(vec![Message::system(system.clone()), Message::user(user.clone())])
-                }
-                .json_schema("clause_screen", reply::schema());
-                let ctx = CallContext::new(Some(run_id), "clause_screen")
-                    .item(case_id)
-                    .attempt(t + 1)
-                    .role("screener")
-                    .prompt(&prompt.prompt.name, versions.clone());
-                let resp = match self.llm().chat(handle, &req, &ctx, stop).await {
-                    Ok(r) => r,
-                    Err(LlmError::Cancelled) => return Ok(()),
-                    Err(e) => {
-                        return Err(format!(
-                            "Model {model} failed on case {case_id} ({e}); finished screens are kept. Resume the audit once the provider answers again."
-                        ))
-                    }
-                };
-                row.input_tokens += resp.usage.input_tokens;
-                row.output_tokens += resp.usage.output_tokens;
-                row.cost_usd += resp.cost_usd;
-                let mut reading = ledger::Completion::default();
-                let parsed = reply::parse(&resp.text, &p.known);
-                match parsed {
-                    Ok((r, value, notes)) => {
-                        reading.parsed = Some(value);
-                        reading.parse_notes = notes;
-                        if let Some(id) = resp.call_id {
-                            readings.push((id, reading));
-                        }
-                        let a = agree::agreement(&exp, &r);
-                        row.readable = true;
-                        row.verdict = Some(r.verdict.as_str().to_string());
-                        row.clauses_met = serde_json::to_value(&r.clauses_met).unwrap_or(json!([]));
-                        row.open_question = serde_json::to_value(&r.open_question).unwrap_or(Value::Null);
-                        row.agrees = a.agrees;
-                        row.conflicts = a.conflicts;
-                        break;
-                    }
-                    Err(why) => {
-                        reading.parse_notes = vec![format!("unreadable: {why}")];
-                        if let Some(id) = resp.call_id {
-                            readings.push((id, reading));
-                        }
-                    }
-                }
-            }
-            let run = run_id.to_string();
-            let row = self
-                .store()
-                .call(move |c| {
-                    for (id, reading) in &readings {
-                        ledger::complete(c, *id, reading)?;
-                    }
-                    repo::insert(c, &run, &row)?;
-                    Ok(row)
-                })
-                .await
-                .map_err(store_failed)?;
-            if let Ok(mut s) = state.lock() {
-                s.0.push(row);
-            }
-        }
-        Ok(())
+        let (_, cfg) = self.screen_config(run_id)?;
+        let job = job::AuditJob::new(self, run_id, cfg);
+        jobs::runner::execute(self.runner_services(), &job).await
     }
 
     /// Ask an audit running in this process to stop after the calls in flight.
@@ -762,6 +482,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn row(case: &str, model: &str, agrees: bool, readable: bool) -> ResultRow {
         ResultRow {

@@ -6,6 +6,7 @@ import { useEffect, useState } from "react";
 import { useAction, useApi, useProgress } from "../../../api/client";
 import type { DraftAllRun, DraftKind, ModelView, Progress } from "../../../api/generated";
 import { LocalityBadge, StatusBadge } from "../../../components/Badges";
+import { CallsDisclosure } from "../../../components/CallLedger";
 import { Modal } from "../../../components/Dialog";
 import { ErrorBanner, Loading, toast } from "../../../components/Feedback";
 import { Checkbox } from "../../../components/Forms";
@@ -67,6 +68,7 @@ function RunLine({ run }: { run: DraftAllRun }) {
         <span className="muted">{when(run.created_at)}</span>
       </div>
       {(live?.status ?? run.status) !== "completed" && <DraftAllProgress run={run} live={live} />}
+      <CallsDisclosure runId={run.run_id} />
     </li>
   );
 }
