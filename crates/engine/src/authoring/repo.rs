@@ -1,9 +1,9 @@
-//! Storage of extractions (`author_extractions`); the model calls behind them are in the call
+//! Storage of extractions (`authoring_extractions`); the model calls behind them are in the call
 //! ledger (`llm::ledger`), linked by extraction id.
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
-use super::{AuthorCall, Extraction, ExtractionSummary};
+use super::{AuthoringCall, Extraction, ExtractionSummary};
 use crate::error::{ApiError, ApiResult};
 use crate::llm::ledger;
 use crate::policy::extraction::ApprovedExtraction;
@@ -19,7 +19,7 @@ pub(super) fn parse<T: serde::de::DeserializeOwned>(text: &str, id: &str, what: 
 /// The next version number for a clause.
 pub fn next_version(conn: &Connection, policy: &str, clause: &str) -> ApiResult<i64> {
     let v: Option<i64> = conn.query_row(
-        "SELECT MAX(version) FROM author_extractions WHERE policy_id = ?1 AND clause_id = ?2",
+        "SELECT MAX(version) FROM authoring_extractions WHERE policy_id = ?1 AND clause_id = ?2",
         params![policy, clause],
         |r| r.get(0),
     )?;
@@ -28,7 +28,7 @@ pub fn next_version(conn: &Connection, policy: &str, clause: &str) -> ApiResult<
 
 pub fn insert(conn: &Connection, x: &Extraction) -> ApiResult<()> {
     conn.execute(
-        "INSERT INTO author_extractions (id, policy_id, clause_id, version, edition, source_hash, sections_json,
+        "INSERT INTO authoring_extractions (id, policy_id, clause_id, version, edition, source_hash, sections_json,
             proposed_json, rejected_ids_json, problems_json, self_check_json, document, attempts, model,
             prompt_versions, status, approved_by, approved_at, notes, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
@@ -67,7 +67,7 @@ pub fn approved_extraction(
 ) -> ApiResult<Option<ApprovedExtraction>> {
     Ok(conn
         .query_row(
-            "SELECT id, clause_id, version, document, COALESCE(approved_by, '') FROM author_extractions
+            "SELECT id, clause_id, version, document, COALESCE(approved_by, '') FROM authoring_extractions
              WHERE policy_id = ?1 AND clause_id = ?2 AND status = 'approved'
              ORDER BY version DESC LIMIT 1",
             params![policy_id, clause_id],
@@ -88,12 +88,12 @@ pub fn approved_extraction(
 /// made from the pack's text and must not come back as the context of a new pack that reuses the id.
 pub fn delete_for_policy(conn: &Connection, policy_id: &str) -> ApiResult<()> {
     let mut st = conn.prepare(
-        "SELECT id FROM author_extractions WHERE policy_id = ?1 UNION ALL SELECT id FROM author_drafts WHERE policy_id = ?1",
+        "SELECT id FROM authoring_extractions WHERE policy_id = ?1 UNION ALL SELECT id FROM authoring_drafts WHERE policy_id = ?1",
     )?;
     let items = st.query_map([policy_id], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
     ledger::forget_items(conn, &items)?;
-    conn.execute("DELETE FROM author_extractions WHERE policy_id = ?1", [policy_id])?;
-    conn.execute("DELETE FROM author_drafts WHERE policy_id = ?1", [policy_id])?;
+    conn.execute("DELETE FROM authoring_extractions WHERE policy_id = ?1", [policy_id])?;
+    conn.execute("DELETE FROM authoring_drafts WHERE policy_id = ?1", [policy_id])?;
     Ok(())
 }
 
@@ -106,7 +106,7 @@ pub enum CallOwner {
 
 /// Link the model calls behind an extraction or a draft (written to the call ledger by the LLM
 /// client as they were made) to it, with the reading of each reply.
-pub fn insert_calls(conn: &Connection, _owner: CallOwner, id: &str, calls: &[AuthorCall]) -> ApiResult<()> {
+pub fn insert_calls(conn: &Connection, _owner: CallOwner, id: &str, calls: &[AuthoringCall]) -> ApiResult<()> {
     for c in calls {
         if let Some(call_id) = c.call_id {
             let done = ledger::Completion {
@@ -165,7 +165,8 @@ fn from_raw((t, o, version, attempts): RawRow) -> ApiResult<Extraction> {
 }
 
 pub fn get(conn: &Connection, id: &str) -> ApiResult<Option<Extraction>> {
-    let row = conn.query_row(&format!("SELECT {COLS} FROM author_extractions WHERE id = ?1"), [id], raw).optional()?;
+    let row =
+        conn.query_row(&format!("SELECT {COLS} FROM authoring_extractions WHERE id = ?1"), [id], raw).optional()?;
     let Some(row) = row else { return Ok(None) };
     let mut x = from_raw(row)?;
     x.calls = calls_of(conn, CallOwner::Extraction, id)?;
@@ -174,7 +175,7 @@ pub fn get(conn: &Connection, id: &str) -> ApiResult<Option<Extraction>> {
 
 pub fn list(conn: &Connection, policy: Option<&str>, clause: Option<&str>) -> ApiResult<Vec<ExtractionSummary>> {
     let mut st = conn.prepare(&format!(
-        "SELECT {COLS} FROM author_extractions
+        "SELECT {COLS} FROM authoring_extractions
          WHERE (?1 IS NULL OR policy_id = ?1) AND (?2 IS NULL OR clause_id = ?2)
          ORDER BY policy_id, clause_id, version"
     ))?;
@@ -198,10 +199,10 @@ pub fn list(conn: &Connection, policy: Option<&str>, clause: Option<&str>) -> Ap
 }
 
 /// The model calls behind an extraction or a draft, in order (from the call ledger).
-pub fn calls_of(conn: &Connection, _owner: CallOwner, id: &str) -> ApiResult<Vec<AuthorCall>> {
+pub fn calls_of(conn: &Connection, _owner: CallOwner, id: &str) -> ApiResult<Vec<AuthoringCall>> {
     Ok(ledger::of_item(conn, None, id)?
         .into_iter()
-        .map(|c| AuthorCall {
+        .map(|c| AuthoringCall {
             request: c.request_with_failures(),
             role: c.role.unwrap_or(c.stage),
             attempt: c.attempt.unwrap_or(1),
@@ -225,7 +226,7 @@ pub fn calls_of(conn: &Connection, _owner: CallOwner, id: &str) -> ApiResult<Vec
 /// Record an approval with the final selection and its document.
 pub fn approve(conn: &Connection, x: &Extraction) -> ApiResult<()> {
     conn.execute(
-        "UPDATE author_extractions SET sections_json = ?2, document = ?3, status = 'approved', approved_by = ?4,
+        "UPDATE authoring_extractions SET sections_json = ?2, document = ?3, status = 'approved', approved_by = ?4,
             approved_at = ?5, notes = ?6 WHERE id = ?1 AND status = 'proposed'",
         params![x.extraction_id, json(&x.sections)?, x.document, x.approved_by, x.approved_at, x.notes],
     )?;

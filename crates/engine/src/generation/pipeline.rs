@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 
 use super::guards::{self, TextGuard};
-use super::prompts::{GenPrompts, SplitPrompt};
+use super::prompts::{GenerationPrompts, SplitPrompt};
 use super::repo::{self, AttemptRecord, CallRecord, CandidateRow};
 use super::views::{self, SlotValues};
 use crate::card::{ClauseCard, EventType, MissingVariant};
@@ -95,7 +95,7 @@ pub struct RunShared<'a> {
     pub engine: &'a Engine,
     pub run_id: &'a str,
     pub policy: &'a str,
-    pub prompts: &'a GenPrompts,
+    pub prompts: &'a GenerationPrompts,
     pub background: &'a str,
     pub screen: &'a ScreenShared,
     pub roles: &'a RunRoles,

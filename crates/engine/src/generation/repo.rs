@@ -6,7 +6,10 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde_json::Value;
 
 use super::plan::{PlannedCandidate, PlannedCard};
-use super::{GenCandidateFilter, GenCandidateView, GenCounts, GenTypeCounts, ProvenanceAttempt, ProvenanceCall};
+use super::{
+    GenerationCandidateFilter, GenerationCandidateView, GenerationCounts, GenerationTypeCounts, ProvenanceAttempt,
+    ProvenanceCall,
+};
 use crate::error::{ApiError, ApiResult};
 use crate::llm::ledger;
 use crate::store::StoredColumn;
@@ -19,12 +22,12 @@ pub fn insert_inputs(
     anchors: &std::collections::BTreeMap<String, String>,
 ) -> ApiResult<()> {
     let mut c = conn.prepare(
-        "INSERT INTO gen_run_cards (run_id, card_id, card_version, card_json, context_md) VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO generation_run_cards (run_id, card_id, card_version, card_json, context_md) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
     for pc in cards {
         c.execute(params![run_id, pc.card.clause_card_id, pc.version, pc.json, pc.context])?;
     }
-    let mut a = conn.prepare("INSERT INTO gen_run_anchors (run_id, anchor_id, text) VALUES (?1, ?2, ?3)")?;
+    let mut a = conn.prepare("INSERT INTO generation_run_anchors (run_id, anchor_id, text) VALUES (?1, ?2, ?3)")?;
     for (id, text) in anchors {
         a.execute(params![run_id, id, text])?;
     }
@@ -33,7 +36,7 @@ pub fn insert_inputs(
 
 pub fn insert_candidates(conn: &Connection, run_id: &str, cands: &[PlannedCandidate]) -> ApiResult<()> {
     let mut stmt = conn.prepare(
-        "INSERT INTO gen_candidates (candidate_id, run_id, ord, unit, clause_card_id, clause_id, event_type, case_type, anchor_id,
+        "INSERT INTO generation_candidates (candidate_id, run_id, ord, unit, clause_card_id, clause_id, event_type, case_type, anchor_id,
                                      missing_variant_id, parent_candidate_id, status)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'pending')",
     )?;
@@ -58,7 +61,7 @@ pub fn insert_candidates(conn: &Connection, run_id: &str, cands: &[PlannedCandid
 /// A run's stored card: (version, card JSON, context).
 pub fn run_cards(conn: &Connection, run_id: &str) -> ApiResult<Vec<(String, i64, String, String)>> {
     let mut stmt = conn.prepare(
-        "SELECT card_id, card_version, card_json, context_md FROM gen_run_cards WHERE run_id = ?1 ORDER BY card_id",
+        "SELECT card_id, card_version, card_json, context_md FROM generation_run_cards WHERE run_id = ?1 ORDER BY card_id",
     )?;
     let rows = stmt
         .query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
@@ -69,7 +72,7 @@ pub fn run_cards(conn: &Connection, run_id: &str) -> ApiResult<Vec<(String, i64,
 pub fn run_anchor(conn: &Connection, run_id: &str, anchor_id: &str) -> ApiResult<Option<String>> {
     Ok(conn
         .query_row(
-            "SELECT text FROM gen_run_anchors WHERE run_id = ?1 AND anchor_id = ?2",
+            "SELECT text FROM generation_run_anchors WHERE run_id = ?1 AND anchor_id = ?2",
             params![run_id, anchor_id],
             |r| r.get(0),
         )
@@ -78,12 +81,12 @@ pub fn run_anchor(conn: &Connection, run_id: &str, anchor_id: &str) -> ApiResult
 
 /// Forget the copy of an anchor's text that generation runs keep (the anchor is being deleted).
 pub fn forget_anchor(conn: &Connection, anchor_id: &str) -> ApiResult<()> {
-    conn.execute("DELETE FROM gen_run_anchors WHERE anchor_id = ?1", [anchor_id])?;
+    conn.execute("DELETE FROM generation_run_anchors WHERE anchor_id = ?1", [anchor_id])?;
     Ok(())
 }
 
 pub fn run_anchors(conn: &Connection, run_id: &str) -> ApiResult<Vec<(String, String)>> {
-    let mut stmt = conn.prepare("SELECT anchor_id, text FROM gen_run_anchors WHERE run_id = ?1")?;
+    let mut stmt = conn.prepare("SELECT anchor_id, text FROM generation_run_anchors WHERE run_id = ?1")?;
     let rows = stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
@@ -138,14 +141,15 @@ fn cand(r: &Row<'_>) -> rusqlite::Result<CandidateRow> {
 }
 
 pub fn candidates(conn: &Connection, run_id: &str) -> ApiResult<Vec<CandidateRow>> {
-    let mut stmt = conn.prepare(&format!("SELECT {CAND_COLS} FROM gen_candidates WHERE run_id = ?1 ORDER BY ord"))?;
+    let mut stmt =
+        conn.prepare(&format!("SELECT {CAND_COLS} FROM generation_candidates WHERE run_id = ?1 ORDER BY ord"))?;
     let rows = stmt.query_map([run_id], cand)?.collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
 
 pub fn candidate(conn: &Connection, id: &str) -> ApiResult<Option<CandidateRow>> {
     Ok(conn
-        .query_row(&format!("SELECT {CAND_COLS} FROM gen_candidates WHERE candidate_id = ?1"), [id], cand)
+        .query_row(&format!("SELECT {CAND_COLS} FROM generation_candidates WHERE candidate_id = ?1"), [id], cand)
         .optional()?)
 }
 
@@ -153,15 +157,15 @@ pub fn candidate(conn: &Connection, id: &str) -> ApiResult<Option<CandidateRow>>
 pub fn candidate_for_case(conn: &Connection, case_id: &str) -> ApiResult<Option<CandidateRow>> {
     Ok(conn
         .query_row(
-            &format!("SELECT {CAND_COLS} FROM gen_candidates WHERE case_id = ?1 OR candidate_id = ?1"),
+            &format!("SELECT {CAND_COLS} FROM generation_candidates WHERE case_id = ?1 OR candidate_id = ?1"),
             [case_id],
             cand,
         )
         .optional()?)
 }
 
-pub fn view(c: &CandidateRow) -> GenCandidateView {
-    GenCandidateView {
+pub fn view(c: &CandidateRow) -> GenerationCandidateView {
+    GenerationCandidateView {
         candidate_id: c.candidate_id.clone(),
         run_id: c.run_id.clone(),
         case_type: c.case_type.clone(),
@@ -179,7 +183,11 @@ pub fn view(c: &CandidateRow) -> GenCandidateView {
     }
 }
 
-pub fn list_views(conn: &Connection, run_id: &str, f: &GenCandidateFilter) -> ApiResult<Vec<GenCandidateView>> {
+pub fn list_views(
+    conn: &Connection,
+    run_id: &str,
+    f: &GenerationCandidateFilter,
+) -> ApiResult<Vec<GenerationCandidateView>> {
     Ok(candidates(conn, run_id)?
         .iter()
         .filter(|c| f.status.as_deref().map(|s| s == c.status).unwrap_or(true))
@@ -198,7 +206,7 @@ pub fn mark_accepted(
     narrative: &str,
 ) -> ApiResult<()> {
     conn.execute(
-        "UPDATE gen_candidates SET status = 'accepted', case_id = ?2, slot_values_json = ?3, narrative = ?4, drop_stage = NULL,
+        "UPDATE generation_candidates SET status = 'accepted', case_id = ?2, slot_values_json = ?3, narrative = ?4, drop_stage = NULL,
                 drop_reason = NULL, finished_at = ?5 WHERE candidate_id = ?1",
         params![id, case_id, slot_values.to_string(), narrative, now_rfc3339()],
     )?;
@@ -208,7 +216,7 @@ pub fn mark_accepted(
 /// Store the verified instantiation on a candidate still in progress (its missing variants use it).
 pub fn set_slot_values(conn: &Connection, id: &str, slot_values: &Value) -> ApiResult<()> {
     conn.execute(
-        "UPDATE gen_candidates SET slot_values_json = ?2 WHERE candidate_id = ?1",
+        "UPDATE generation_candidates SET slot_values_json = ?2 WHERE candidate_id = ?1",
         params![id, slot_values.to_string()],
     )?;
     Ok(())
@@ -216,7 +224,7 @@ pub fn set_slot_values(conn: &Connection, id: &str, slot_values: &Value) -> ApiR
 
 pub fn mark_finished(conn: &Connection, id: &str, status: &str, stage: &str, reason: &str) -> ApiResult<()> {
     conn.execute(
-        "UPDATE gen_candidates SET status = ?2, drop_stage = ?3, drop_reason = ?4, finished_at = ?5 WHERE candidate_id = ?1",
+        "UPDATE generation_candidates SET status = ?2, drop_stage = ?3, drop_reason = ?4, finished_at = ?5 WHERE candidate_id = ?1",
         params![id, status, stage, reason, now_rfc3339()],
     )?;
     Ok(())
@@ -252,7 +260,7 @@ fn js(v: &impl serde::Serialize) -> String {
 /// Commit one attempt and its calls in one transaction-sized unit (the caller wraps it).
 pub fn insert_attempt(conn: &Connection, run_id: &str, candidate_id: &str, a: &AttemptRecord) -> ApiResult<()> {
     conn.execute(
-        "INSERT INTO gen_attempts (candidate_id, run_id, stage, attempt, passed, issues_json, guard_findings_json, output_json,
+        "INSERT INTO generation_attempts (candidate_id, run_id, stage, attempt, passed, issues_json, guard_findings_json, output_json,
                                    extracted_json, verifier_json, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         params![
@@ -286,23 +294,24 @@ pub fn insert_attempt(conn: &Connection, run_id: &str, candidate_id: &str, a: &A
     Ok(())
 }
 
-/// A JSON column of generation attempts (`gen_attempts`) or candidates.
+/// A JSON column of generation attempts (`generation_attempts`) or candidates.
 const fn col(table: &'static str, column: &'static str, what: &'static str, row_kind: &'static str) -> StoredColumn {
     StoredColumn { table, column, what, row_kind }
 }
-const ATTEMPT_ISSUES: StoredColumn = col("gen_attempts", "issues_json", "issues", "attempt");
-const ATTEMPT_FINDINGS: StoredColumn = col("gen_attempts", "guard_findings_json", "guard findings", "attempt");
-const ATTEMPT_OUTPUT: StoredColumn = col("gen_attempts", "output_json", "output", "attempt");
-const ATTEMPT_EXTRACTED: StoredColumn = col("gen_attempts", "extracted_json", "extracted values", "attempt");
-const ATTEMPT_VERIFIER: StoredColumn = col("gen_attempts", "verifier_json", "verifier verdict", "attempt");
-/// Slot values of a candidate (`gen_candidates.slot_values_json`).
-pub const CANDIDATE_SLOT_VALUES: StoredColumn = col("gen_candidates", "slot_values_json", "slot values", "candidate");
+const ATTEMPT_ISSUES: StoredColumn = col("generation_attempts", "issues_json", "issues", "attempt");
+const ATTEMPT_FINDINGS: StoredColumn = col("generation_attempts", "guard_findings_json", "guard findings", "attempt");
+const ATTEMPT_OUTPUT: StoredColumn = col("generation_attempts", "output_json", "output", "attempt");
+const ATTEMPT_EXTRACTED: StoredColumn = col("generation_attempts", "extracted_json", "extracted values", "attempt");
+const ATTEMPT_VERIFIER: StoredColumn = col("generation_attempts", "verifier_json", "verifier verdict", "attempt");
+/// Slot values of a candidate (`generation_candidates.slot_values_json`).
+pub const CANDIDATE_SLOT_VALUES: StoredColumn =
+    col("generation_candidates", "slot_values_json", "slot values", "candidate");
 
 /// Stored attempts of a candidate (without calls), in order: what a resumed candidate replays.
 pub fn attempts(conn: &Connection, candidate_id: &str) -> ApiResult<Vec<(i64, AttemptRecord, String)>> {
     let mut stmt = conn.prepare(
         "SELECT id, stage, attempt, passed, issues_json, guard_findings_json, output_json, extracted_json, verifier_json, created_at
-         FROM gen_attempts WHERE candidate_id = ?1 ORDER BY id",
+         FROM generation_attempts WHERE candidate_id = ?1 ORDER BY id",
     )?;
     let rows = stmt
         .query_map([candidate_id], |r| {
@@ -371,7 +380,8 @@ pub fn provenance_attempts(conn: &Connection, candidate_id: &str) -> ApiResult<V
     attempts(conn, candidate_id)?
         .into_iter()
         .map(|(id, a, at)| {
-            let run: String = conn.query_row("SELECT run_id FROM gen_attempts WHERE id = ?1", [id], |r| r.get(0))?;
+            let run: String =
+                conn.query_row("SELECT run_id FROM generation_attempts WHERE id = ?1", [id], |r| r.get(0))?;
             let calls = calls(conn, &run, candidate_id, &a.stage, a.attempt)?;
             Ok(ProvenanceAttempt {
                 candidate_id: candidate_id.to_string(),
@@ -393,21 +403,22 @@ pub fn provenance_attempts(conn: &Connection, candidate_id: &str) -> ApiResult<V
 /// Counts for progress and summaries.
 /// US$ spent so far on the calls of one (card, anchor) unit of a run.
 pub fn unit_cost(conn: &Connection, run_id: &str, unit: i64) -> ApiResult<f64> {
-    let mut st = conn.prepare_cached("SELECT candidate_id FROM gen_candidates WHERE run_id = ?1 AND unit = ?2")?;
+    let mut st =
+        conn.prepare_cached("SELECT candidate_id FROM generation_candidates WHERE run_id = ?1 AND unit = ?2")?;
     let ids = st.query_map(params![run_id, unit], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
     ledger::items_cost(conn, run_id, &ids)
 }
 
-pub fn counts(conn: &Connection, run_id: &str) -> ApiResult<GenCounts> {
-    let mut c = GenCounts::default();
+pub fn counts(conn: &Connection, run_id: &str) -> ApiResult<GenerationCounts> {
+    let mut c = GenerationCounts::default();
     let mut stmt = conn.prepare(
-        "SELECT case_type, status, count(*) FROM gen_candidates WHERE run_id = ?1 GROUP BY case_type, status",
+        "SELECT case_type, status, count(*) FROM generation_candidates WHERE run_id = ?1 GROUP BY case_type, status",
     )?;
     let rows = stmt
         .query_map([run_id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)? as u64)))?
         .collect::<Result<Vec<_>, _>>()?;
     for t in ["complete", "missing", "uncertain"] {
-        c.by_type.push(GenTypeCounts { case_type: t.into(), ..Default::default() });
+        c.by_type.push(GenerationTypeCounts { case_type: t.into(), ..Default::default() });
     }
     for (t, s, n) in rows {
         c.total += n;
@@ -438,7 +449,7 @@ pub fn counts(conn: &Connection, run_id: &str) -> ApiResult<GenCounts> {
     c.done = c.total - c.pending;
     let (units_total, units_done): (i64, i64) = conn.query_row(
         "SELECT count(DISTINCT unit), count(DISTINCT unit) - count(DISTINCT CASE WHEN status = 'pending' THEN unit END)
-         FROM gen_candidates WHERE run_id = ?1",
+         FROM generation_candidates WHERE run_id = ?1",
         [run_id],
         |r| Ok((r.get(0)?, r.get(1)?)),
     )?;
@@ -446,7 +457,7 @@ pub fn counts(conn: &Connection, run_id: &str) -> ApiResult<GenCounts> {
     c.units_done = units_done as u64;
     let (attempts, retries): (i64, i64) = conn.query_row(
         // A screen's attempt number is its Instantiator attempt's, so screens are no retries.
-        "SELECT count(*), coalesce(sum(attempt > 1 AND stage <> 'clause_screen'), 0) FROM gen_attempts WHERE run_id = ?1",
+        "SELECT count(*), coalesce(sum(attempt > 1 AND stage <> 'clause_screen'), 0) FROM generation_attempts WHERE run_id = ?1",
         [run_id],
         |r| Ok((r.get(0)?, r.get(1)?)),
     )?;

@@ -143,18 +143,18 @@ async fn an_upgraded_store_keeps_every_old_call_in_the_ledger() {
 
     // The views that showed them read them from the ledger, in the same shapes.
     let gen = old.iter().find(|c| c.source == "gen_calls").unwrap();
-    let p = e.gen_provenance(&gen.item).unwrap();
+    let p = e.generation_provenance(&gen.item).unwrap();
     let shown: Vec<&psebench::generation::ProvenanceCall> = p.attempts.iter().flat_map(|a| a.calls.iter()).collect();
     assert_eq!(shown.len(), 6, "{p:#?}");
     assert_eq!(shown[0].role, "instantiator");
     assert_eq!(Some(&shown[0].request), old[0].request.as_ref());
     assert!(shown.iter().all(|c| c.response_text.is_some() && c.input_tokens > 0));
     let ext = old.iter().find(|c| c.source == "author_calls").unwrap();
-    let x = e.author_show(&ext.item).unwrap();
+    let x = e.authoring_extraction_show(&ext.item).unwrap();
     assert_eq!(x.calls.iter().map(|c| c.role.as_str()).collect::<Vec<_>>(), vec!["extractor", "self_check"]);
     assert!(x.calls.iter().all(|c| c.request.get("messages").is_some() && c.cost_usd > 0.0));
     let draft = old.iter().find(|c| c.source == "author_draft_calls").unwrap();
-    let d = e.author_draft_show(&draft.item).unwrap();
+    let d = e.authoring_draft_show(&draft.item).unwrap();
     assert_eq!(d.calls.iter().map(|c| c.attempt).collect::<Vec<_>>(), vec![1, 2]);
     assert!(
         d.calls[0].parse_notes.iter().any(|n| n.contains("harm_coarse")),
@@ -169,7 +169,7 @@ async fn an_upgraded_store_keeps_every_old_call_in_the_ledger() {
         .iter()
         .all(|c| c.role.as_deref() == Some("screener") && c.prompt_versions.contains_key("gen_clause_screen")));
     let results = e
-        .cases_screen_results(&psebench::screen::audit::ScreenResultsRequest {
+        .label_audit_results(&psebench::label_audit::LabelAuditResultsRequest {
             run_id: Some(run),
             ..Default::default()
         })
@@ -217,13 +217,13 @@ async fn a_label_audit_records_each_call_with_its_context() {
     let dir = tempfile::tempdir().unwrap();
     let e = super::label_audit::setup(dir.path(), &mock);
     let run = e
-        .cases_screen_create(&psebench::screen::audit::ScreenRequest {
+        .label_audit_create(&psebench::label_audit::LabelAuditRequest {
             cases: "all".into(),
             models: vec!["strict".into(), "loose".into()],
             label: None,
         })
         .unwrap();
-    e.cases_screen_execute(&run).await.unwrap();
+    e.label_audit_execute(&run).await.unwrap();
     let calls = ledger(&e, json!({"run_id": run})).await;
     assert_eq!(calls.len(), 8, "4 cases × 2 models, one call each");
     assert_eq!(calls.len() as u64, mock.request_count());

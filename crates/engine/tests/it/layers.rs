@@ -22,7 +22,7 @@ const LAYERS: &[&[&str]] = &[
     &["tables"],
     &["authoring"],
     &["anchor", "screen"],
-    &["generation", "evaluation"],
+    &["generation", "evaluation", "label_audit"],
     &["review"],
     &["export", "results"],
     &["api"],

@@ -23,7 +23,7 @@ mod keyring;
 mod label_audit;
 mod layers;
 mod llm;
-mod models_test;
+mod model_test;
 mod policy;
 mod policy_new;
 mod redirects;

@@ -40,15 +40,15 @@ const TABLE_OWNERS: &[(&str, &str)] = &[
     ("card_audit_log", "card"),
     ("anchors", "anchor"),
     ("anchor_job_items", "anchor"),
-    ("label_audit_results", "screen"),
+    ("label_audit_results", "label_audit"),
     // Pipelines and workflows.
-    ("eval_items", "evaluation"),
-    ("gen_run_cards", "generation"),
-    ("gen_run_anchors", "generation"),
-    ("gen_candidates", "generation"),
-    ("gen_attempts", "generation"),
-    ("author_extractions", "authoring"),
-    ("author_drafts", "authoring"),
+    ("evaluation_items", "evaluation"),
+    ("generation_run_cards", "generation"),
+    ("generation_run_anchors", "generation"),
+    ("generation_candidates", "generation"),
+    ("generation_attempts", "generation"),
+    ("authoring_extractions", "authoring"),
+    ("authoring_drafts", "authoring"),
     ("review_sessions", "review"),
     ("review_reviewers", "review"),
     ("review_items", "review"),
@@ -464,7 +464,7 @@ fn sql_names_only_tables_its_module_owns() {
 #[test]
 fn the_sql_scanner_reports_a_foreign_table_and_not_prose() {
     let mut tables = BTreeMap::new();
-    for t in ["runs", "eval_items", "review_items", "gen_run_anchors"] {
+    for t in ["runs", "evaluation_items", "review_items", "generation_run_anchors"] {
         tables.insert(t.to_string(), "m.sql".to_string());
     }
     let code = r##"
@@ -474,9 +474,9 @@ fn f(c: &Connection) {
     c.prepare(
         "SELECT e.case_id, r.reviewer
          FROM review_items r
-         JOIN eval_items e ON e.case_id = r.case_id",
+         JOIN evaluation_items e ON e.case_id = r.case_id",
     );
-    c.execute(r#"DELETE FROM gen_run_anchors WHERE anchor_id = ?1"#, [id]);
+    c.execute(r#"DELETE FROM generation_run_anchors WHERE anchor_id = ?1"#, [id]);
     let quote = '"';
     Err(ApiError::not_found("no run from runs of that id; select another"));
     c.execute("INSERT INTO review_items (session_id) VALUES (?1)", [id]);
@@ -494,14 +494,14 @@ mod tests {
         got,
         vec![
             "src/review/repo.rs:4: module review names table runs owned by jobs",
-            "src/review/repo.rs:8: module review names table eval_items owned by evaluation",
-            "src/review/repo.rs:10: module review names table gen_run_anchors owned by generation",
+            "src/review/repo.rs:8: module review names table evaluation_items owned by evaluation",
+            "src/review/repo.rs:10: module review names table generation_run_anchors owned by generation",
         ]
     );
     // Comma joins and aliases; a CREATE TABLE IF NOT EXISTS.
     let names: Vec<String> =
-        sql_table_names("SELECT 1 FROM runs r, eval_items e WHERE 1").into_iter().map(|(_, t)| t).collect();
-    assert_eq!(names, vec!["runs", "eval_items"]);
+        sql_table_names("SELECT 1 FROM runs r, evaluation_items e WHERE 1").into_iter().map(|(_, t)| t).collect();
+    assert_eq!(names, vec!["runs", "evaluation_items"]);
     let names: Vec<String> =
         sql_table_names("CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT)").into_iter().map(|(_, t)| t).collect();
     assert_eq!(names, vec!["schema_migrations"]);

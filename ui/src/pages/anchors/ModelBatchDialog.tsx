@@ -35,7 +35,7 @@ export function AnchorJobPanel({
   onOpenAnchor: (id: string) => void;
 }) {
   const live = useProgress(runId);
-  const job = useApi("anchors.job_show", { run_id: runId });
+  const job = useApi("anchor_job.show", { run_id: runId });
   const { reload } = job;
   const view = job.data;
   const status = live?.status ?? view?.status ?? "running";
@@ -72,7 +72,7 @@ export function AnchorJobPanel({
               onClick={async () => {
                 setStopping(true);
                 try {
-                  await api("anchors.job_cancel", { run_id: runId });
+                  await api("anchor_job.cancel", { run_id: runId });
                   toast("Stopping after the anchors in flight; finished outcomes are kept.");
                 } catch (e) {
                   toast(`The job could not be stopped: ${(e as Error).message}`, "error");
@@ -162,7 +162,7 @@ export function ModelBatchDialog({
   const [confirmed, setConfirmed] = useState(false);
   const [useBatch, setUseBatch] = useState(false);
   const [runId, setRunId] = useState<string | null>(jobRunId ?? null);
-  const action = useAction("anchors.job_start");
+  const action = useAction("anchor_job.start");
   const live = useProgress(runId);
 
   const list = models.data ?? [];

@@ -249,7 +249,7 @@ function Block({ title, children }: { title: string; children: ReactNode }) {
 }
 
 export function CandidateDetail({ id, clauses, standalone = false }: { id: string; clauses: ClauseIndex | undefined; standalone?: boolean }) {
-  const prov = useApi("gen.provenance", { id });
+  const prov = useApi("generation.provenance", { id });
   const [tab, setTab] = useState("case");
   if (prov.error) return <ErrorBanner error={prov.error} title="The history of this candidate could not be shown." />;
   if (!prov.data) return <Loading label="Loading the case and its history…" />;

@@ -4,7 +4,7 @@
 import { useMemo, useState } from "react";
 import { CallsDisclosure } from "../../components/CallLedger";
 import { useAction, useApi, useProgress } from "../../api/client";
-import type { GenCandidateView, GenRunView, Progress } from "../../api/generated";
+import type { GenerationCandidateView, GenerationRunView, Progress } from "../../api/generated";
 import { CaseTypeBadge, Id, StatusBadge } from "../../components/Badges";
 import { BatchPanel } from "../../components/BatchPanel";
 import { DataTable } from "../../components/DataTable";
@@ -22,7 +22,7 @@ import { isResumable } from "../../runStatus";
 import { RunStats } from "./RunStats";
 import { useThrottled } from "../anchors/hooks";
 
-function progressFromRun(r: GenRunView): Progress {
+function progressFromRun(r: GenerationRunView): Progress {
   const c = r.counts;
   return {
     run_id: r.run_id,
@@ -45,7 +45,7 @@ function CaseBrowser({ runId, clauses, tick }: { runId: string; clauses: ClauseI
   const clause = q.get("clause") ?? "";
   const card = q.get("card") ?? "";
   const open = q.get("case");
-  const cands = useApi("gen.candidates", { run_id: runId });
+  const cands = useApi("generation.candidates", { run_id: runId });
   const { reload } = cands;
   useThrottled(tick, reload);
   const all = useMemo(() => cands.data ?? [], [cands.data]);
@@ -109,7 +109,7 @@ function CaseBrowser({ runId, clauses, tick }: { runId: string; clauses: ClauseI
           {rows.length === all.length ? plural(all.length, "candidate") : `${rows.length} of ${plural(all.length, "candidate")}`}
         </span>
       </div>
-      <DataTable<GenCandidateView>
+      <DataTable<GenerationCandidateView>
         rows={rows}
         rowKey={(c) => c.candidate_id}
         selectedKey={open}
@@ -156,10 +156,10 @@ function CaseBrowser({ runId, clauses, tick }: { runId: string; clauses: ClauseI
 export function RunView({ runId, clauses }: { runId: string; clauses: ClauseIndex | undefined }) {
   const route = useRoute();
   const tab = route.query.get("tab") ?? "cases";
-  const run = useApi("gen.show", { run_id: runId });
+  const run = useApi("generation.show", { run_id: runId });
   const live = useProgress(runId);
-  const cancel = useAction("gen.cancel");
-  const resume = useAction("gen.resume");
+  const cancel = useAction("generation.cancel");
+  const resume = useAction("generation.resume");
   const [raisingCap, setRaisingCap] = useState(false);
   const r = run.data;
   const { reload } = run;
@@ -308,7 +308,7 @@ export function RunView({ runId, clauses }: { runId: string; clauses: ClauseInde
 }
 
 export function RunsList() {
-  const runs = useApi("gen.list", {});
+  const runs = useApi("generation.list", {});
   if (runs.error) return <ErrorBanner error={runs.error} />;
   if (!runs.data) return <Loading />;
   if (runs.data.length === 0)
@@ -318,7 +318,7 @@ export function RunsList() {
       </EmptyState>
     );
   return (
-    <DataTable<GenRunView>
+    <DataTable<GenerationRunView>
       rows={runs.data}
       rowKey={(r) => r.run_id}
       onOpen={(r) => setQuery("run", r.run_id)}
