@@ -65,31 +65,55 @@ pub struct CallRow {
 }
 
 /// The request as the ledger keeps it: messages (system text left out when asked), format,
-/// repeat index and the sampling settings sent.
+/// repeat index and the sampling settings sent. Written straight from the request (no copy of
+/// the messages into JSON values on the way).
 fn request_json(req: &ChatRequest, detail: RequestDetail) -> String {
-    let messages: Vec<serde_json::Value> = req
+    let messages: Vec<LedgerMessage<'_>> = req
         .messages
         .iter()
         .map(|m| match (detail, m.role) {
-            (RequestDetail::WithoutSystemText, Role::System) => serde_json::json!({
-                "role": "system",
-                "content": format!("[the run's system prompt, {} characters, kept with the run]", m.content.chars().count())
-            }),
-            _ => serde_json::to_value(m).unwrap_or(serde_json::Value::Null),
+            (RequestDetail::WithoutSystemText, Role::System) => LedgerMessage {
+                role: m.role,
+                content: std::borrow::Cow::Owned(format!(
+                    "[the run's system prompt, {} characters, kept with the run]",
+                    m.content.chars().count()
+                )),
+            },
+            _ => LedgerMessage { role: m.role, content: std::borrow::Cow::Borrowed(&m.content) },
         })
         .collect();
-    let mut v = serde_json::json!({"messages": messages, "response_format": req.response_format, "repeat": req.repeat});
-    for (k, x) in [
-        ("temperature", req.temperature.map(serde_json::Value::from)),
-        ("top_p", req.top_p.map(serde_json::Value::from)),
-        ("max_tokens", req.max_tokens.map(serde_json::Value::from)),
-        ("seed", req.seed.map(serde_json::Value::from)),
-    ] {
-        if let Some(x) = x {
-            v[k] = x;
-        }
-    }
-    v.to_string()
+    let kept = LedgerRequest {
+        messages,
+        response_format: &req.response_format,
+        repeat: req.repeat,
+        temperature: req.temperature,
+        top_p: req.top_p,
+        max_tokens: req.max_tokens,
+        seed: req.seed,
+    };
+    serde_json::to_string(&kept).unwrap_or_default()
+}
+
+/// The ledger's JSON of a request; field order and names are those readers of `request_json` know.
+#[derive(Serialize)]
+struct LedgerRequest<'a> {
+    messages: Vec<LedgerMessage<'a>>,
+    response_format: &'a crate::llm::types::ResponseFormat,
+    repeat: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_p: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<i64>,
+}
+
+#[derive(Serialize)]
+struct LedgerMessage<'a> {
+    role: Role,
+    content: std::borrow::Cow<'a, str>,
 }
 
 impl CallRow {
