@@ -339,6 +339,9 @@ mod key_tests {
         assert_eq!(key(&a, &req), legacy_key(&a, &req));
         let as_user = ChatRequest::new(vec![Message::user(&policy), Message::user("Case text")]);
         assert_eq!(key(&a, &as_user), legacy_key(&a, &as_user));
-        assert_ne!(key(&a, &as_user), key(&a, &ChatRequest::new(vec![Message::system(&policy), Message::user("Case text")])));
+        assert_ne!(
+            key(&a, &as_user),
+            key(&a, &ChatRequest::new(vec![Message::system(&policy), Message::user("Case text")]))
+        );
     }
 }
