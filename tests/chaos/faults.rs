@@ -137,14 +137,14 @@ fn eval_script() -> Script {
     .unwrap()
 }
 
-struct EvalOutcome {
+struct EvaluationOutcome {
     run_id: String,
     metrics: Value,
     trajectories: Vec<Value>,
     seconds: f64,
 }
 
-fn eval_once(env: &Env, mock: &Mock, cases: usize, concurrency: u32) -> EvalOutcome {
+fn eval_once(env: &Env, mock: &Mock, cases: usize, concurrency: u32) -> EvaluationOutcome {
     register(env, mock, &["asker", "info", "judge"]);
     env.ok(&["demo", "load"]);
     let started = Instant::now();
@@ -172,7 +172,7 @@ fn eval_once(env: &Env, mock: &Mock, cases: usize, concurrency: u32) -> EvalOutc
     env.ok(&["eval", "export", &run_id, "--out", s(&out)]);
     let trajectories =
         std::fs::read_to_string(&out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    EvalOutcome { run_id, metrics, trajectories, seconds }
+    EvaluationOutcome { run_id, metrics, trajectories, seconds }
 }
 
 /// A JSON value with one run id replaced by a fixed word, so two runs can be compared.
@@ -230,7 +230,7 @@ fn an_evaluation_with_a_fifth_of_calls_failing_ends_like_the_fault_free_run() {
     );
 }
 
-fn gen_card() -> Value {
+fn generation_card() -> Value {
     json!({
       "clause_card_id": "CardRep_91_CareManagement_7",
       "clause_card_definition": "A patient falls while under care and is seriously injured.",
@@ -256,7 +256,7 @@ fn gen_card() -> Value {
     })
 }
 
-fn gen_script() -> Script {
+fn generation_script() -> Script {
     let narrative = "Night shift on the surgical ward. At 02:30 the patient was found on the floor next to the bed after getting up alone ({{1}});";
     serde_json::from_value(json!({
         "rules": [
@@ -274,7 +274,7 @@ fn gen_script() -> Script {
     .unwrap()
 }
 
-struct GenOutcome {
+struct GenerationOutcome {
     run_id: String,
     summary: Value,
     cases: String,
@@ -282,9 +282,9 @@ struct GenOutcome {
     noted: usize,
 }
 
-fn generate_once(env: &Env, mock: &Mock, anchors: usize, concurrency: u32) -> GenOutcome {
+fn generate_once(env: &Env, mock: &Mock, anchors: usize, concurrency: u32) -> GenerationOutcome {
     register(env, mock, &["w"]);
-    let card = env.file("cards/c.json", &serde_json::to_string_pretty(&gen_card()).unwrap());
+    let card = env.file("cards/c.json", &serde_json::to_string_pretty(&generation_card()).unwrap());
     env.ok(&["cards", "import", s(&card)]);
     env.ok(&["cards", "audit", "CardRep_91_CareManagement_7", "--status", "approved", "--auditor", "T"]);
     let lines: String = (0..anchors)
@@ -318,24 +318,27 @@ fn generate_once(env: &Env, mock: &Mock, anchors: usize, concurrency: u32) -> Ge
     let store = psebench::store::Store::open(&env.db()).unwrap();
     let requests: Vec<String> = store
         .with_conn(|c| {
-            let mut st = c.prepare("SELECT request_json FROM gen_calls")?;
-            let rows = st.query_map([], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
+            // The call ledger keeps each call's failed tries as a JSON list of their own.
+            let mut st =
+                c.prepare("SELECT failed_attempts FROM llm_calls WHERE run_id = ?1 AND failed_attempts IS NOT NULL")?;
+            let rows = st.query_map([&run_id], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
             Ok::<_, psebench::ApiError>(rows)
         })
         .unwrap();
-    let noted = requests.iter().map(|r| self::noted(&serde_json::from_str(r).unwrap())).sum();
-    GenOutcome { run_id, summary, cases, noted }
+    let noted =
+        requests.iter().map(|r| serde_json::from_str::<Value>(r).unwrap().as_array().map(Vec::len).unwrap_or(0)).sum();
+    GenerationOutcome { run_id, summary, cases, noted }
 }
 
 #[test]
 fn a_generation_run_with_a_fifth_of_calls_failing_ends_like_the_fault_free_run() {
     let (anchors, concurrency) = if long_run() { (20, 4) } else { (4, 1) };
-    let clean_mock = start_mock(gen_script());
+    let clean_mock = start_mock(generation_script());
     let clean = generate_once(&Env::new(), &clean_mock, anchors, concurrency);
-    let faulty_mock = start_mock(with_faults(gen_script(), seed()));
+    let faulty_mock = start_mock(with_faults(generation_script(), seed()));
     let faulty = generate_once(&Env::new(), &faulty_mock, anchors, concurrency);
 
-    let counts = |o: &GenOutcome| {
+    let counts = |o: &GenerationOutcome| {
         let mut c = without_run_id(&o.summary["counts"], &o.run_id);
         if concurrency > 1 {
             // Identical calls in flight together may both miss the response cache, which moves

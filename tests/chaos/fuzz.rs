@@ -299,7 +299,7 @@ fn case_import_never_panics() {
 
 #[test]
 fn trajectory_import_never_panics() {
-    fuzz("trajectories", false, |dir, e, name, bytes| typed(e.eval_import(&write_input(dir, name, bytes))));
+    fuzz("trajectories", false, |dir, e, name, bytes| typed(e.evaluation_import(&write_input(dir, name, bytes))));
 }
 
 #[test]

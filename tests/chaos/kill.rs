@@ -36,7 +36,7 @@ pub fn eval_script() -> Value {
     })
 }
 
-fn gen_card() -> Value {
+fn generation_card() -> Value {
     json!({
       "clause_card_id": "CardRep_93_CareManagement_7",
       "clause_card_definition": "A patient in the facility's care falls and the fall causes a serious injury.",
@@ -62,7 +62,7 @@ fn gen_card() -> Value {
     })
 }
 
-fn gen_script() -> Value {
+fn generation_script() -> Value {
     let story = "Late evening on the orthopaedic ward. The patient was found beside the chair after standing up without help; {{1}}";
     json!({
         "latency_ms": LATENCY_MS,
@@ -167,11 +167,11 @@ impl Scenario for Generation {
         "generation"
     }
     fn script(&self) -> Value {
-        gen_script()
+        generation_script()
     }
     fn setup(&self, env: &Env, base: &str) {
         env.ok(&["models", "add", "w", "--kind", "openai-compatible", "--model", "w", "--base-url", base]);
-        let card = env.file("cards/c.json", &serde_json::to_string_pretty(&gen_card()).unwrap());
+        let card = env.file("cards/c.json", &serde_json::to_string_pretty(&generation_card()).unwrap());
         env.ok(&["cards", "import", s(&card)]);
         env.ok(&["cards", "audit", "CardRep_93_CareManagement_7", "--status", "approved", "--auditor", "chaos"]);
         let places =

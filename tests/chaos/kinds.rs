@@ -317,21 +317,22 @@ impl Scenario for LabelAudit {
     }
     /// The CLI lists no audits: the engine's list, read-only.
     fn run_id(&self, env: &Env) -> Option<String> {
-        engine(env).cases_screen_runs().unwrap().first().map(|r| r.run_id.clone())
+        engine(env).label_audit_list().unwrap().first().map(|r| r.run_id.clone())
     }
     fn resume_args(&self, run: &str) -> Vec<String> {
         args(&["cases", "screen", "--resume", run, "--yes", "--json"])
     }
     fn completed(&self, env: &Env, out: &Value) -> bool {
-        let runs = engine(env).cases_screen_runs().unwrap();
+        let runs = engine(env).label_audit_list().unwrap();
         out["screened"].as_u64() == Some(audit_cases() as u64)
             && runs.first().is_some_and(|r| r.status == psebench::jobs::RunStatus::Completed)
     }
     /// One line per case and model screened (the CLI prints only the disputed cases, so the
     /// engine's results are read directly).
     fn export(&self, env: &Env, run: &str) -> String {
-        let req = psebench::screen::audit::ScreenResultsRequest { run_id: Some(run.to_string()), ..Default::default() };
-        let results = engine(env).cases_screen_results(&req).unwrap();
+        let req =
+            psebench::label_audit::LabelAuditResultsRequest { run_id: Some(run.to_string()), ..Default::default() };
+        let results = engine(env).label_audit_results(&req).unwrap();
         let mut out = Vec::new();
         for row in results.rows {
             for (model, verdict) in &row.verdicts {

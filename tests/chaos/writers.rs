@@ -77,7 +77,7 @@ fn a_server_and_the_cli_writing_one_store_lose_nothing_and_show_no_lock_errors()
                 let mut i = 0;
                 while !stop.load(Ordering::SeqCst) {
                     let body = json!({"name": format!("srv-{w}-{i}"), "kind": "openai-compatible", "model": "x", "base_url": "http://127.0.0.1:9/v1"});
-                    let (status, text) = http("POST", &format!("{api}/models.add"), Some(&body.to_string()), token.as_deref());
+                    let (status, text) = http("POST", &format!("{api}/model.add"), Some(&body.to_string()), token.as_deref());
                     if status == 200 {
                         ok += 1;
                     } else {

@@ -60,7 +60,7 @@ test("a pre-sort job shows progress and outcomes, stops, and resumes from the An
   await expect(dialog).toHaveCount(0);
 
   // The Anchors page lists the stopped job; Resume finishes only what was left.
-  const jobs = (await studio.api("anchors.jobs", {})) as { run_id: string; done: number; pending: number; status: string }[];
+  const jobs = (await studio.api("anchor_job.list", {})) as { run_id: string; done: number; pending: number; status: string }[];
   expect(jobs).toHaveLength(1);
   expect(jobs[0].status).toBe("cancelled");
   expect(jobs[0].pending).toBeGreaterThan(0);

@@ -86,7 +86,7 @@ test("buckets show the clauses and filter the anchor list", async ({ page }) => 
 
 test("imports JSONL and text files, reports duplicates, and imports nothing from a broken file", async ({ page }) => {
   const errors = watchErrors(page);
-  const builtin = await studio.api("anchors.show", { anchor_id: "syn_CareManagement_7_Fall_2" });
+  const builtin = await studio.api("anchor.show", { anchor_id: "syn_CareManagement_7_Fall_2" });
   await page.goto(`${studio.url}#/anchors`);
 
   // JSONL: one new report (in the fall bucket) and a copy of a built-in sample with other spacing.
@@ -200,7 +200,7 @@ test("moves an anchor to another bucket by hand and removes selected anchors", a
   await expect(page.getByText("Moved e2e-1 to 12. Medication error.")).toBeVisible();
   await expect(preview.getByText("Bucket set by a person")).toBeVisible();
   await expect(preview.getByText("12. Medication error")).toBeVisible();
-  expect((await studio.api("anchors.show", { anchor_id: "e2e-1" })).clause_id).toBe("CareManagement_1_MedicationError");
+  expect((await studio.api("anchor.show", { anchor_id: "e2e-1" })).clause_id).toBe("CareManagement_1_MedicationError");
 
   // Select two anchors and remove them (asked once).
   await page.getByLabel("Origin").selectOption("imported");

@@ -295,8 +295,8 @@ test("extract, approve, draft, reject, accept, audit and approve, then draft eve
 
 test("a drafting job stopped in the middle is resumed and finishes", async ({ page }) => {
   const errors = watchErrors(page);
-  const x = await studio.api("author.extract", { policy: POLICY, clause: MEDS, model: "author" });
-  await studio.api("author.approve", { extraction_id: x.extraction_id, approved_by: "Dana Reviewer", sections: x.sections.map((s) => s.section_id), notes: null });
+  const x = await studio.api("authoring.extract", { policy: POLICY, clause: MEDS, model: "author" });
+  await studio.api("authoring.approve", { extraction_id: x.extraction_id, approved_by: "Dana Reviewer", sections: x.sections.map((s) => s.section_id), notes: null });
   await page.addInitScript((id) => window.localStorage.setItem("psebench.policy", id), POLICY);
   await page.goto(`${studio.url}#/cards?view=author`);
   await page.getByRole("button", { name: "Draft every clause…" }).click();

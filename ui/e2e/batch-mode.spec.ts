@@ -18,7 +18,7 @@ test.beforeAll(async () => {
   mock = await startMockLlm({ ...MOCK_SCRIPT, batch: { delay_ms: 4000, fail_every: 0, fail_batches: 0, expire_batches: 0 } });
   await studio.api("demo.load", {});
   for (const name of ["asker", "info", "judge"]) {
-    await studio.api("models.add", { name, kind: "openai", model: name, base_url: mock.base, api_key_env: KEY_VAR, local: false, price_in: 30, price_out: 60 });
+    await studio.api("model.add", { name, kind: "openai", model: name, base_url: mock.base, api_key_env: KEY_VAR, local: false, price_in: 30, price_out: 60 });
   }
   // A server without a batch API (OpenAI-compatible): batch mode has nothing to do for it.
   await addMockModel(studio, mock, "plain");
@@ -99,7 +99,7 @@ test("a run in batch mode shows both costs, then its provider batches until they
   expect(batches.every((b) => b.state === "ended" && b.provider === "openai" && b.failed === 0)).toBe(true);
   await expect(rows.filter({ hasText: "Ended" })).toHaveCount(batches.length);
   await expect(panel.getByText(`${batches.length} batches sent: ${batches.length} ended;`, { exact: false })).toBeVisible();
-  const show = await studio.api("eval.show", { run_id: runId });
+  const show = await studio.api("evaluation.show", { run_id: runId });
   expect(show.config.batch).toBe(true);
 
   // The runs list marks the run, and the panel stays on its page afterwards.

@@ -224,7 +224,7 @@ test("unsaved edits hold navigation until the user decides; Esc closes dialogs",
   await expect(page.getByRole("tab", { name: "Decision table" })).toHaveAttribute("aria-selected", "true");
   await page.getByRole("link", { name: "Cases", exact: true }).click();
   await expect(page).toHaveURL(/#\/cases/);
-  const stored = await studio.api("cards.show", { card_id: "CardNonrep_1_CareManagement_1" });
+  const stored = await studio.api("card.show", { card_id: "CardNonrep_1_CareManagement_1" });
   expect(stored.summary.version).toBe(1);
   expect(errors).toEqual([]);
 });

@@ -101,7 +101,7 @@ test("a case shows its narrative, ground truth and withheld facts; it can be exc
   await page.getByRole("button", { name: "Include in runs again" }).click();
   await expect(page.getByText("is included in runs again.")).toBeVisible();
   await expect(page.locator(".case-head").getByText("Excluded from runs")).toBeHidden();
-  const stored = await studio.api("cases.detail", { case_id: "demo_Surgical_1_WrongBodyPart_missing_1" });
+  const stored = await studio.api("case.detail", { case_id: "demo_Surgical_1_WrongBodyPart_missing_1" });
   expect(stored.meta.excluded).toBe(false);
   expect(errors).toEqual([]);
 });
@@ -109,7 +109,7 @@ test("a case shows its narrative, ground truth and withheld facts; it can be exc
 test("import cases: a changed case is refused unless replacing is chosen", async ({ page, studio }) => {
   const errors = watchErrors(page);
   await studio.api("demo.load");
-  const original = await studio.api("cases.show", { case_id: "demo_Surgical_2_WrongPatient_complete_1" });
+  const original = await studio.api("case.show", { case_id: "demo_Surgical_2_WrongPatient_complete_1" });
   const fresh = { ...original, case_id: "my_case_1" };
   const changed = { ...original, narrative: `${original.narrative} A later note was added.` };
   await page.goto(`${studio.url}#/cases`);
@@ -134,7 +134,7 @@ test("import cases: a changed case is refused unless replacing is chosen", async
   await dialog.getByLabel("Replace cases that changed").check();
   await dialog.getByRole("button", { name: "Import", exact: true }).click();
   await expect(dialog.getByText("0 new cases, 1 replaced case, 0 unchanged cases from edited.jsonl.")).toBeVisible();
-  const after = await studio.api("cases.show", { case_id: "demo_Surgical_2_WrongPatient_complete_1" });
+  const after = await studio.api("case.show", { case_id: "demo_Surgical_2_WrongPatient_complete_1" });
   expect(after.narrative).toContain("A later note was added.");
   expect(errors).toEqual([]);
 });

@@ -57,7 +57,7 @@ test("a capped run stops at its cap and a higher cap finishes it", async ({ page
   const base = await startMock();
   // The judge (called only for correct answers) is free, so every case costs the same.
   for (const [name, price_in, price_out] of [["priced", 1, 2], ["info", 1, 2], ["judge", 0, 0]] as const) {
-    await studio.api("models.add", { name, kind: "openai-compatible", model: name, base_url: base, local: false, price_in, price_out });
+    await studio.api("model.add", { name, kind: "openai-compatible", model: name, base_url: base, local: false, price_in, price_out });
   }
   await studio.api("demo.load", {});
   await page.goto(`${studio.url}#/evaluate`);

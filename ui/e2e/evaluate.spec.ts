@@ -60,7 +60,7 @@ test("start a run against the mock provider and watch it finish", async ({ page,
 
 test("a remote model needs a confirmation before the run can start", async ({ page, studio }) => {
   const errors = watchErrors(page);
-  await studio.api("models.add", { name: "cloud", kind: "openai-compatible", model: "gpt-x", base_url: "https://api.example.com/v1", local: false, price_in: 1, price_out: 4 });
+  await studio.api("model.add", { name: "cloud", kind: "openai-compatible", model: "gpt-x", base_url: "https://api.example.com/v1", local: false, price_in: 1, price_out: 4 });
   await page.goto(`${studio.url}#/evaluate`);
   await page.getByLabel("Model under test").selectOption("cloud");
   await page.getByLabel("Information provider").selectOption("info");
@@ -137,9 +137,9 @@ test("export a run's trajectories and import them back", async ({ page, studio }
 test("re-judge an imported run whose answers were never judged", async ({ page, studio }) => {
   const errors = watchErrors(page);
   // The asker run's trajectories without their judgements, imported as another model.
-  const runs = (await studio.api("eval.list", {})) as { run_id: string; config: { model: string } }[];
+  const runs = (await studio.api("evaluation.list", {})) as { run_id: string; config: { model: string } }[];
   const asker = runs.find((r) => r.config.model === "asker")!;
-  const download = await studio.api("eval.export", { run_id: asker.run_id });
+  const download = await studio.api("evaluation.export", { run_id: asker.run_id });
   const text = Buffer.from((download as { base64: string }).base64, "base64").toString("utf8");
   const stripped = text
     .trim()
@@ -155,7 +155,7 @@ test("re-judge an imported run whose answers were never judged", async ({ page, 
   await imp.locator('input[type="file"]').setInputFiles({ name: "unjudged.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(stripped) });
   await imp.getByRole("button", { name: "Import", exact: true }).click();
   await expect(page.getByText("Imported 1 run from unjudged.jsonl.")).toBeVisible();
-  const all = (await studio.api("eval.list", {})) as { run_id: string; config: { model: string | null; judge_model: string | null } }[];
+  const all = (await studio.api("evaluation.list", {})) as { run_id: string; config: { model: string | null; judge_model: string | null } }[];
   const mine = all.find((r) => JSON.stringify(r).includes("asker-unjudged"))!;
   const before = (await studio.api("results.overview", { run_ids: [mine.run_id] })) as { report: { models: { m4_unjudged: number }[] } };
   const unjudged = before.report.models[0].m4_unjudged;
@@ -172,7 +172,7 @@ test("re-judge an imported run whose answers were never judged", async ({ page, 
   // The notice stays a few seconds; the progress line may already be gone when the job is quick.
   await expect(page.getByRole("status").filter({ hasText: "Re-judging with judge; the run shows its progress." })).toBeVisible();
   await expect
-    .poll(async () => ((await studio.api("eval.show", { run_id: mine.run_id })) as { config: { judge_model: string | null } }).config.judge_model, { timeout: 20_000 })
+    .poll(async () => ((await studio.api("evaluation.show", { run_id: mine.run_id })) as { config: { judge_model: string | null } }).config.judge_model, { timeout: 20_000 })
     .toBe("judge");
   const after = (await studio.api("results.overview", { run_ids: [mine.run_id] })) as { report: { models: { m4_unjudged: number }[] } };
   expect(after.report.models[0].m4_unjudged).toBe(0);

@@ -195,9 +195,9 @@ export const test = base.extend<{ studio: Studio }, { studios: Map<string, Runni
 /** Run one model on a case selection through the API (info and judge models "info" and "judge") and wait until it has finished. */
 export async function runEvalToEnd(studio: Studio, model: string, cases: string, opts: { repeat?: number; concurrency?: number } = {}): Promise<string> {
   const { repeat = 1, concurrency = 4 } = opts;
-  const { run_id } = await studio.api("eval.start", { cases, model, info_model: "info", judge_model: "judge", turns: 4, concurrency, repeat, batch: false });
+  const { run_id } = await studio.api("evaluation.start", { cases, model, info_model: "info", judge_model: "judge", turns: 4, concurrency, repeat, batch: false });
   for (let i = 0; i < 200; i++) {
-    const r = await studio.api("eval.show", { run_id });
+    const r = await studio.api("evaluation.show", { run_id });
     if (r.status === "completed") return run_id;
     if (["failed", "cancelled"].includes(r.status)) throw new Error(`${model}: ${r.status} ${r.error}`);
     await new Promise((ok) => setTimeout(ok, 100));
@@ -207,7 +207,7 @@ export async function runEvalToEnd(studio: Studio, model: string, cases: string,
 
 export async function registerMockModels(studio: Studio, names = ["asker", "answerer", "garbage", "info", "judge"]) {
   for (const name of names) {
-    await studio.api("models.add", { name, kind: "openai-compatible", model: name, base_url: studio.mockBase, local: false });
+    await studio.api("model.add", { name, kind: "openai-compatible", model: name, base_url: studio.mockBase, local: false });
   }
 }
 

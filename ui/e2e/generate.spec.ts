@@ -154,7 +154,7 @@ test("plans a run with cost and asks before data leaves, then generates, retries
 
 test("shows the run's statistics like the paper's tables", async ({ page }) => {
   const errors = watchErrors(page);
-  const [run] = await studio.api("gen.list");
+  const [run] = await studio.api("generation.list");
   await page.goto(`${studio.url}#/generate?run=${run.run_id}&tab=stats`);
   const success = page.getByTestId("success");
   await expect(success.getByRole("row", { name: /^Complete 2 2 0 100\.0%/ })).toBeVisible();
@@ -170,7 +170,7 @@ test("shows the run's statistics like the paper's tables", async ({ page }) => {
 
 test("opens an accepted case with its provenance timeline and a dropped candidate with its reason", async ({ page }) => {
   const errors = watchErrors(page);
-  const [run] = await studio.api("gen.list");
+  const [run] = await studio.api("generation.list");
   await page.goto(`${studio.url}#/generate?run=${run.run_id}`);
   await page.getByLabel("Status").selectOption("accepted");
   await page.getByLabel("Case type").selectOption("missing");

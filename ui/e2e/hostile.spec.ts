@@ -48,7 +48,7 @@ async function assertInert(page: Page, dialogs: string[]) {
 async function setUp(studio: Studio) {
   await studio.api("demo.load");
   const all = await studio.api("cases.list", { include_excluded: false });
-  const template = await studio.api("cases.show", { case_id: all.find((c) => c.case_type === "complete")!.case_id });
+  const template = await studio.api("case.show", { case_id: all.find((c) => c.case_type === "complete")!.case_id });
   ctx.hostileCase = "hostile_narrative_1";
   ctx.bigCase = "hostile_big_narrative_1";
   const lines = [
@@ -79,9 +79,9 @@ async function setUp(studio: Studio) {
     ],
   });
   for (const m of ["hostile", "info", "judge"]) await addMockModel(studio, mock, m);
-  const { run_id } = await studio.api("eval.start", { cases: "origin=imported", model: "hostile", info_model: "info", judge_model: "judge", turns: 2, concurrency: 2, repeat: 1, batch: false });
+  const { run_id } = await studio.api("evaluation.start", { cases: "origin=imported", model: "hostile", info_model: "info", judge_model: "judge", turns: 2, concurrency: 2, repeat: 1, batch: false });
   for (let i = 0; i < 300; i++) {
-    const r = await studio.api("eval.show", { run_id });
+    const r = await studio.api("evaluation.show", { run_id });
     if (r.status === "completed") break;
     if (["failed", "cancelled"].includes(r.status)) throw new Error(`run ${r.status}: ${r.error}`);
     await new Promise((ok) => setTimeout(ok, 100));

@@ -43,12 +43,12 @@ export function startMockLlm(script: unknown): Promise<MockLlm> {
 
 /** Register a model on a mock (loopback: shown as "on this computer"). */
 export async function addMockModel(studio: Studio, mock: MockLlm, name: string) {
-  await studio.api("models.add", { name, kind: "openai-compatible", model: name, base_url: mock.base, local: false });
+  await studio.api("model.add", { name, kind: "openai-compatible", model: name, base_url: mock.base, local: false });
 }
 
 /** Register a remote model that is never called (for plans and confirmations only). */
 export async function addRemoteModel(studio: Studio, name: string, price = true) {
-  await studio.api("models.add", {
+  await studio.api("model.add", {
     name,
     kind: "openai-compatible",
     model: name,

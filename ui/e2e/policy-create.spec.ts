@@ -57,7 +57,7 @@ test("create a three-clause policy and find it listed with its clauses and guida
   await expect(page.getByText("Harm counts as lasting when it still limits the patient after seven days.")).toBeVisible();
 
   // Listed beside the built-in pack, and selectable.
-  const list = await studio.api("policy.list", {});
+  const list = await studio.api("policies.list", {});
   expect(list.map((p) => [p.id, p.clauses, p.builtin])).toContainEqual(["riverland-ae", 3, false]);
   await page.getByLabel("Policy", { exact: true }).selectOption(await studio.api("policy.show", { id: "mn29" }).then((p) => p.id));
   await expect(page.getByRole("heading", { name: /Minnesota/, level: 1 })).toBeVisible();

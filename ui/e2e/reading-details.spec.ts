@@ -34,7 +34,7 @@ test("every repeat of a case can be chosen, with its verdict shown", async ({ pa
   const root = studio.mockBase.replace(/\/v1$/, "");
   const replaced = await fetch(`${root}/_mock/script`, { method: "POST", body: JSON.stringify({ ...MOCK_SCRIPT, rules }) });
   expect(replaced.status).toBe(204);
-  await studio.api("models.add", { name: "wobbly", kind: "openai-compatible", model: "wobbly", base_url: studio.mockBase, local: false });
+  await studio.api("model.add", { name: "wobbly", kind: "openai-compatible", model: "wobbly", base_url: studio.mockBase, local: false });
   const run = await runEvalToEnd(studio, "wobbly", "type=complete,limit=1", { repeat: 3, concurrency: 1 });
   const caseId = (await studio.api("results.grid", { run_ids: [run] })).case_ids[0];
 
@@ -68,7 +68,7 @@ test("a failed model test says in one sentence what is wrong", async ({ page, st
       s.close(() => ok(p));
     });
   });
-  await studio.api("models.add", { name: "stopped", kind: "openai-compatible", model: "x", base_url: `http://127.0.0.1:${port}/v1`, local: true });
+  await studio.api("model.add", { name: "stopped", kind: "openai-compatible", model: "x", base_url: `http://127.0.0.1:${port}/v1`, local: true });
   await page.goto(`${studio.url}#/settings`);
   await page.getByRole("button", { name: "Test stopped" }).click();
   const alert = page.getByRole("alert").filter({ hasText: "The test failed." });

@@ -170,9 +170,9 @@ test("case grid: filters, then open transcripts (ask, provider answer, final ans
 
 test("results work for runs imported from trajectories", async ({ page, studio }) => {
   const errors = watchErrors(page);
-  const d = await studio.api("eval.export", { run_id: runs.asker });
+  const d = await studio.api("evaluation.export", { run_id: runs.asker });
   const text = Buffer.from(d.base64, "base64").toString("utf8").replace(/"model":"asker"/g, '"model":"asker-elsewhere"').replace(/"run_id":"[^"]+"/g, '"run_id":"from-elsewhere"');
-  const imported = await studio.api("eval.import", { file: { name: "t.jsonl", base64: Buffer.from(text).toString("base64") } });
+  const imported = await studio.api("evaluation.import", { file: { name: "t.jsonl", base64: Buffer.from(text).toString("base64") } });
   await page.goto(`${studio.url}#/results?runs=${imported.run_ids.join(",")}`);
   await expect(page.getByRole("rowheader", { name: "asker-elsewhere" })).toBeVisible();
   await page.getByRole("tab", { name: "Cases" }).click();

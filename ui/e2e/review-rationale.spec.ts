@@ -27,7 +27,7 @@ test("a reviewer ticks the conditions a model's rationale establishes, with the 
   const conditions: Record<string, string[]> = {};
   const lines: string[] = [];
   for (const id of CASES) {
-    const c = await studio.api("cases.show", { case_id: id });
+    const c = await studio.api("case.show", { case_id: id });
     conditions[id] = c.boundary_conditions.map((b) => b.name);
     lines.push(
       JSON.stringify({
@@ -41,7 +41,7 @@ test("a reviewer ticks the conditions a model's rationale establishes, with the 
       }),
     );
   }
-  const imported = await studio.api("eval.import", { file: { name: "t.jsonl", base64: Buffer.from(lines.join("\n") + "\n").toString("base64") } });
+  const imported = await studio.api("evaluation.import", { file: { name: "t.jsonl", base64: Buffer.from(lines.join("\n") + "\n").toString("base64") } });
   const run = imported.run_ids[0];
   const session = await studio.api("review.create", {
     name: "Judge check",
@@ -131,7 +131,7 @@ test("a reviewer ticks the conditions a model's rationale establishes, with the 
 test("the rationale task is chosen in the New review form, with the runs to draw from", async ({ page }) => {
   const errors = watchErrors(page);
   // Runs from the first test: the imported, judged run.
-  const runs = await studio.api("eval.list");
+  const runs = await studio.api("evaluation.list");
   const run = runs.find((r) => r.counts.done > 0)!.run_id;
   await page.goto(`${studio.url}#/review`);
   await page.getByRole("link", { name: "New review" }).click();

@@ -97,8 +97,8 @@ test("a remote model is marked as remote, and a key is never shown", async ({ pa
 
 test("data: store location, cache and usage; appearance: theme", async ({ page, studio }) => {
   const errors = watchErrors(page);
-  await studio.api("models.add", { name: "answerer", kind: "openai-compatible", model: "answerer", base_url: studio.mockBase, local: false });
-  await studio.api("models.test", { name: "answerer" });
+  await studio.api("model.add", { name: "answerer", kind: "openai-compatible", model: "answerer", base_url: studio.mockBase, local: false });
+  await studio.api("model.test", { name: "answerer" });
   await page.goto(`${studio.url}#/settings?tab=data`);
   await expect(page.getByRole("heading", { name: "Where your data lives" })).toBeVisible();
   await expect(page.getByText("store.db")).toBeVisible();
@@ -124,7 +124,7 @@ test("data: store location, cache and usage; appearance: theme", async ({ page, 
 
 test("moving a model to another server drops its key link until it is confirmed", async ({ page, studio }) => {
   const errors = watchErrors(page);
-  await studio.api("models.add", { name: "moving", kind: "openai-compatible", model: "m", base_url: "https://one.example.com/v1", api_key_env: "MOVING_KEY", local: false });
+  await studio.api("model.add", { name: "moving", kind: "openai-compatible", model: "m", base_url: "https://one.example.com/v1", api_key_env: "MOVING_KEY", local: false });
   await page.goto(`${studio.url}#/settings`);
   await page.getByRole("button", { name: "Edit moving" }).click();
   const edit = page.getByRole("dialog", { name: "Edit moving" });

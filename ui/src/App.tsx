@@ -3,17 +3,17 @@
 import { ComponentType, useEffect } from "react";
 import { Toasts } from "./components/Feedback";
 import { useRoute } from "./router";
-import { AnchorsPage } from "./pages/Anchors";
-import { CardsPage } from "./pages/Cards";
-import { CasesPage } from "./pages/Cases";
-import { EvaluatePage } from "./pages/Evaluate";
-import { GeneratePage } from "./pages/Generate";
-import { HomePage } from "./pages/Home";
-import { PolicyPage } from "./pages/Policy";
-import { ResultsPage } from "./pages/Results";
-import { ReviewPage } from "./pages/Review";
+import { AnchorsPage } from "./pages/anchors/AnchorsPage";
+import { CardsPage } from "./pages/cards/CardsPage";
+import { CasesPage } from "./pages/cases/CasesPage";
+import { EvaluatePage } from "./pages/evaluate/EvaluatePage";
+import { GeneratePage } from "./pages/generate/GeneratePage";
+import { HomePage } from "./pages/home/HomePage";
+import { PolicyPage } from "./pages/policy/PolicyPage";
+import { ResultsPage } from "./pages/results/ResultsPage";
+import { ReviewPage } from "./pages/review/ReviewPage";
 import { ReviewLinkApp, reviewLinkToken, ReviewServerNotice, useReviewServerWithoutLink } from "./pages/review/LinkEntry";
-import { SettingsPage } from "./pages/Settings";
+import { SettingsPage } from "./pages/settings/SettingsPage";
 import { OwnerKeyNotice, useOwnerKeyMissing } from "./components/OwnerKeyNotice";
 
 type NavItem = { id: string; label: string; step?: number; page: ComponentType; title: string };

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use psebench::api::models::ModelAddRequest;
 use psebench::api::{Engine, EngineOptions};
 use psebench::error::{ApiError, ApiResult, ErrorCode};
-use psebench::evaluation::EvalRunRequest;
+use psebench::evaluation::EvaluationRunRequest;
 use psebench::llm::batch::{BatchSettings, BATCH_WORKERS};
 use psebench::llm::ClientOptions;
 use psebench::metrics::{MetricsOptions, MetricsReport};
@@ -230,7 +230,7 @@ fn register(engine: &Engine, mock: &MockServer, models: usize) -> ApiResult<()> 
     all.push(("scale-judge", "openai"));
     for (name, kind) in all {
         let base = if kind == "openai" { mock.openai_base() } else { mock.root() };
-        engine.models_add(&ModelAddRequest {
+        engine.model_add(&ModelAddRequest {
             name: name.into(),
             kind: kind.into(),
             model: format!("{name}-id"),
@@ -248,7 +248,7 @@ fn register(engine: &Engine, mock: &MockServer, models: usize) -> ApiResult<()> 
 async fn evaluate_all(engine: &Engine, models: usize, batch: bool, concurrency: u32) -> ApiResult<Vec<String>> {
     let mut runs = Vec::new();
     for (name, _) in MODELS.iter().take(models) {
-        runs.push(engine.eval_create(&EvalRunRequest {
+        runs.push(engine.evaluation_create(&EvaluationRunRequest {
             cases: "all".into(),
             model: (*name).into(),
             info_model: "scale-info".into(),
@@ -260,7 +260,7 @@ async fn evaluate_all(engine: &Engine, models: usize, batch: bool, concurrency: 
             ..Default::default()
         })?);
     }
-    let futures = runs.iter().map(|r| engine.eval_execute(r));
+    let futures = runs.iter().map(|r| engine.evaluation_execute(r));
     for (run, summary) in runs.iter().zip(futures::future::join_all(futures).await) {
         let s = summary?;
         if s.status != "completed" {
@@ -276,7 +276,7 @@ fn cost(engine: &Engine, run: &str) -> ApiResult<psebench::llm::accounting::Usag
 }
 
 fn done(engine: &Engine, run: &str) -> ApiResult<u64> {
-    Ok(engine.eval_show(run)?.counts.done)
+    Ok(engine.evaluation_show(run)?.counts.done)
 }
 
 /// Where two JSON values differ (floats within `FLOAT_TOLERANCE`), as JSON paths.

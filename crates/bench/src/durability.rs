@@ -10,7 +10,7 @@ use std::time::Instant;
 use psebench::api::models::ModelAddRequest;
 use psebench::api::{Engine, EngineOptions};
 use psebench::error::{ApiError, ApiResult, ErrorCode};
-use psebench::evaluation::EvalRunRequest;
+use psebench::evaluation::EvaluationRunRequest;
 use psebench::mock::MockServer;
 
 /// One evaluation under one `synchronous` setting.
@@ -52,7 +52,7 @@ async fn one_point(dir: &Path, relaxed: bool, cases: usize, concurrency: u32) ->
     let mock = MockServer::start_with(super::store::mock_script(0), 0, false)
         .await
         .map_err(|e| ApiError::new(ErrorCode::Io, format!("could not start the mock: {e}")))?;
-    engine.models_add(&ModelAddRequest {
+    engine.model_add(&ModelAddRequest {
         name: "bench-durability".into(),
         kind: "openai-compatible".into(),
         model: "bench".into(),
@@ -61,7 +61,7 @@ async fn one_point(dir: &Path, relaxed: bool, cases: usize, concurrency: u32) ->
         timeout_secs: Some(60),
         ..Default::default()
     })?;
-    let run_id = engine.eval_create(&EvalRunRequest {
+    let run_id = engine.evaluation_create(&EvaluationRunRequest {
         cases: "all".into(),
         model: "bench-durability".into(),
         info_model: "bench-durability".into(),
@@ -71,7 +71,7 @@ async fn one_point(dir: &Path, relaxed: bool, cases: usize, concurrency: u32) ->
         ..Default::default()
     })?;
     let t = Instant::now();
-    let summary = engine.eval_execute(&run_id).await?;
+    let summary = engine.evaluation_execute(&run_id).await?;
     let wall_ms = t.elapsed().as_secs_f64() * 1000.0;
     let done = summary.counts.done;
     Ok(DurabilityPoint {

@@ -5,7 +5,7 @@
 //! load its cases, work until every case is done.
 //!
 //! The check: requests per second = model requests the mock answered ÷ wall seconds from the
-//! start of `eval_create` to the return of `eval_execute`. With C cases in flight and one
+//! start of `evaluation_create` to the return of `evaluation_execute`. With C cases in flight and one
 //! request in flight per case at a time, at most C requests are in flight, each taking at least
 //! L, so C ÷ L requests per second is the ceiling. The bench passes when requests per second ÷
 //! (C ÷ L) ≥ 0.90.
@@ -18,7 +18,7 @@ use std::time::Instant;
 use psebench::api::models::ModelAddRequest;
 use psebench::api::{Engine, EngineOptions};
 use psebench::error::{ApiError, ApiResult, ErrorCode};
-use psebench::evaluation::EvalRunRequest;
+use psebench::evaluation::EvaluationRunRequest;
 use psebench::mock::MockServer;
 
 /// The share of C ÷ L a run must reach to pass.
@@ -55,9 +55,9 @@ pub struct EvalThroughput {
     pub registered_limit: u32,
     /// Storing the synthetic cases (not measured).
     pub setup_ms: f64,
-    /// `eval_create`: the run and its items.
+    /// `evaluation_create`: the run and its items.
     pub create_ms: f64,
-    /// `eval_execute`: claim, load, the run.
+    /// `evaluation_execute`: claim, load, the run.
     pub execute_ms: f64,
     pub wall_ms: f64,
     pub cases_done: u64,
@@ -217,7 +217,7 @@ pub async fn run(dir: &Path, opts: &EvalThroughputOptions) -> ApiResult<EvalThro
     .map_err(|e| ApiError::internal(format!("storing the synthetic cases failed: {e}")))??;
     let setup_ms = t.elapsed().as_secs_f64() * 1000.0;
     let mock = MockThread::start(opts.latency_ms)?;
-    engine.models_add(&ModelAddRequest {
+    engine.model_add(&ModelAddRequest {
         name: "bench-throughput".into(),
         kind: "openai-compatible".into(),
         model: "bench".into(),
@@ -225,11 +225,11 @@ pub async fn run(dir: &Path, opts: &EvalThroughputOptions) -> ApiResult<EvalThro
         timeout_secs: Some(60),
         ..Default::default()
     })?;
-    let cfg = engine.models_get("bench-throughput")?.config;
+    let cfg = engine.model_get("bench-throughput")?.config;
     let registered_limit = engine.llm().endpoint_snapshot(&cfg).registered;
     let t = Instant::now();
     let cpu_before = process_cpu_secs();
-    let run_id = engine.eval_create(&EvalRunRequest {
+    let run_id = engine.evaluation_create(&EvaluationRunRequest {
         cases: "all".into(),
         model: "bench-throughput".into(),
         info_model: "bench-throughput".into(),
@@ -240,7 +240,7 @@ pub async fn run(dir: &Path, opts: &EvalThroughputOptions) -> ApiResult<EvalThro
     })?;
     let create_ms = t.elapsed().as_secs_f64() * 1000.0;
     let t2 = Instant::now();
-    let summary = engine.eval_execute(&run_id).await?;
+    let summary = engine.evaluation_execute(&run_id).await?;
     let execute_ms = t2.elapsed().as_secs_f64() * 1000.0;
     let wall_ms = t.elapsed().as_secs_f64() * 1000.0;
     let cpu_after = process_cpu_secs();

@@ -39,7 +39,7 @@ pub async fn run_point(
     requests: u32,
 ) -> ApiResult<LlmBenchPoint> {
     let name = format!("bench-c{concurrency}-l{latency_ms}");
-    engine.models_add(&ModelAddRequest {
+    engine.model_add(&ModelAddRequest {
         name: name.clone(),
         kind: "openai-compatible".into(),
         model: "bench".into(),
@@ -111,7 +111,7 @@ pub async fn run_point(
     latencies.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
     let rps = requests as f64 / seconds;
     let ideal = if latency_ms > 0 { Some(concurrency as f64 * 1000.0 / latency_ms as f64) } else { None };
-    engine.models_remove(&name)?;
+    engine.model_remove(&name)?;
     Ok(LlmBenchPoint {
         latency_ms,
         concurrency,

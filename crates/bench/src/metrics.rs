@@ -116,7 +116,7 @@ pub fn run(dir: &Path, cases: usize, models: usize) -> ApiResult<MetricsBench> {
         },
     )?;
     engine.cases_import(&cases_path, false, "imported")?;
-    let runs = engine.eval_import(&traj_path)?;
+    let runs = engine.evaluation_import(&traj_path)?;
     let t0 = Instant::now();
     let (c3, t4) = engine.runs_for_metrics(&runs)?;
     let from_database = time_compute(&pack, &opts, t0, &c3, &t4);
@@ -152,7 +152,7 @@ pub fn load_results(engine: &Engine, dir: &Path, cases: usize, models: usize) ->
     let t0 = Instant::now();
     let files = write_synthetic_files(dir, cases, models)?;
     engine.cases_import(&files.cases_path, false, "imported")?;
-    let run_ids = engine.eval_import(&files.trajectories_path)?;
+    let run_ids = engine.evaluation_import(&files.trajectories_path)?;
     Ok(LoadedResults { cases: files.cases, trajectories: files.trajectories, run_ids, load_ms: ms(t0) })
 }
 

@@ -14,7 +14,7 @@ use psebench::api::models::ModelAddRequest;
 use psebench::api::results::ResultsRequest;
 use psebench::api::{Engine, EngineOptions};
 use psebench::error::{ApiError, ApiResult, ErrorCode};
-use psebench::evaluation::EvalRunRequest;
+use psebench::evaluation::EvaluationRunRequest;
 use psebench::mock::{MockServer, Reply, Rule, Script, When};
 use psebench_server::{NoAssets, OwnerToken, ServeOptions};
 
@@ -171,7 +171,7 @@ pub async fn run(dir: &Path, opts: &StoreBenchOptions) -> ApiResult<StoreBench> 
     let mock = MockServer::start_with(mock_script(opts.latency_ms), 0, false)
         .await
         .map_err(|e| io_error("could not start the mock", e))?;
-    engine.models_add(&ModelAddRequest {
+    engine.model_add(&ModelAddRequest {
         name: "bench-store".into(),
         kind: "openai-compatible".into(),
         model: "bench".into(),
@@ -180,7 +180,7 @@ pub async fn run(dir: &Path, opts: &StoreBenchOptions) -> ApiResult<StoreBench> 
         timeout_secs: Some(60),
         ..Default::default()
     })?;
-    let run_id = engine.eval_create(&EvalRunRequest {
+    let run_id = engine.evaluation_create(&EvaluationRunRequest {
         cases: "all".into(),
         model: "bench-store".into(),
         info_model: "bench-store".into(),
@@ -191,7 +191,7 @@ pub async fn run(dir: &Path, opts: &StoreBenchOptions) -> ApiResult<StoreBench> 
     })?;
     let eval = {
         let (e, id) = (engine.clone(), run_id.clone());
-        tokio::spawn(async move { e.eval_execute(&id).await })
+        tokio::spawn(async move { e.evaluation_execute(&id).await })
     };
 
     // The Results page's call, over and over, each time as if the runs were new.
@@ -219,8 +219,8 @@ pub async fn run(dir: &Path, opts: &StoreBenchOptions) -> ApiResult<StoreBench> 
         }
         tokio::time::sleep(Duration::from_millis(opts.every_ms)).await;
     }
-    let done_now = engine.eval_show(&run_id)?.counts.done;
-    engine.eval_cancel(&run_id)?;
+    let done_now = engine.evaluation_show(&run_id)?.counts.done;
+    engine.evaluation_cancel(&run_id)?;
     stop.store(true, Ordering::SeqCst);
     // Outcomes of the background work do not change the measurement; errors are still reported.
     let eval_result = eval.await.map_err(|e| ApiError::internal(format!("the evaluation task failed: {e}")))?;

@@ -49,6 +49,9 @@ pub enum Command {
     /// Benchmark cases: import, export, list, show.
     #[command(subcommand)]
     Cases(commands::cases::CasesCmd),
+    /// Label audit: screen cases against every clause of the policy with one or more models and
+    /// report the cases whose label a majority of them disputes (the same as `cases screen`).
+    LabelAudit(commands::label_audit::LabelAuditArgs),
     /// The hand-written demo cases shipped with the app.
     #[command(subcommand)]
     Demo(commands::cases::DemoCmd),
@@ -56,15 +59,16 @@ pub enum Command {
     #[command(subcommand)]
     Anchors(commands::anchors::AnchorsCmd),
     /// Model-assisted authoring: loyal extraction of the policy sections for a clause, approval, list, show.
-    #[command(subcommand)]
+    #[command(subcommand, visible_alias = "authoring")]
     Author(commands::author::AuthorCmd),
     /// Generate verified cases from clause cards and anchors (resumable): generate --cards ... --model ...; resume, list, show.
+    #[command(visible_alias = "generation")]
     Generate(commands::generate::GenerateArgs),
     /// Statistics of generation runs and of the card library.
     #[command(subcommand)]
     Stats(commands::stats::StatsCmd),
     /// Evaluate models in the agentic environment: run, resume, list, export, import.
-    #[command(subcommand)]
+    #[command(subcommand, visible_alias = "evaluation")]
     Eval(commands::eval::EvalCmd),
     /// Registered models: add, list, test, remove, set-key.
     #[command(subcommand)]

@@ -510,7 +510,7 @@ fn a_remote_run_needs_confirmation_when_not_interactive() {
     assert!(env.json(&["eval", "list"]).as_array().unwrap().is_empty(), "nothing was started");
 }
 
-fn gen_card() -> Value {
+fn generation_card() -> Value {
     json!({
       "clause_card_id": "CardRep_91_CareManagement_7",
       "clause_card_definition": "A patient falls while under care and is seriously injured.",
@@ -536,7 +536,7 @@ fn gen_card() -> Value {
     })
 }
 
-fn gen_script() -> psebench::mock::Script {
+fn generation_script() -> psebench::mock::Script {
     let narrative = "Night shift on the surgical ward. At 02:30 the patient was found on the floor next to the bed after getting up alone; {{1}}";
     serde_json::from_value(json!({
         "rules": [
@@ -557,10 +557,10 @@ fn gen_script() -> psebench::mock::Script {
 #[test]
 fn anchors_generation_stats_provenance_and_report_through_the_cli() {
     let env = Env::new();
-    let mock = start_mock(gen_script());
+    let mock = start_mock(generation_script());
     let base = mock.server.openai_base();
     env.ok(&["models", "add", "w", "--kind", "openai-compatible", "--model", "w", "--base-url", &base]);
-    let card = env.file("cards/c.json", &serde_json::to_string_pretty(&gen_card()).unwrap());
+    let card = env.file("cards/c.json", &serde_json::to_string_pretty(&generation_card()).unwrap());
     env.ok(&["cards", "import", s(&card)]);
     env.ok(&["cards", "audit", "CardRep_91_CareManagement_7", "--status", "approved", "--auditor", "T"]);
 

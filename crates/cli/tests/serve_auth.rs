@@ -141,11 +141,11 @@ fn a_caller_without_the_key_cannot_make_the_server_send_a_secret() {
     let add = format!(
         r#"{{"name":"probe","kind":"openai-compatible","model":"x","base_url":"http://127.0.0.1:{listener}/v1","api_key_env":"SECRET_CANARY"}}"#
     );
-    let added = http(port, "POST", "/api/models.add", &[], &add);
+    let added = http(port, "POST", "/api/model.add", &[], &add);
     assert_eq!(added.status, 401, "{}", added.body);
     assert_eq!(added.json()["code"], "unauthorized");
     assert!(added.json()["message"].as_str().unwrap().contains("Open the link that psebench serve printed"));
-    let tested = http(port, "POST", "/api/models.test", &[], r#"{"name":"probe"}"#);
+    let tested = http(port, "POST", "/api/model.test", &[], r#"{"name":"probe"}"#);
     assert_eq!(tested.status, 401, "{}", tested.body);
     std::thread::sleep(Duration::from_millis(300));
     assert!(seen.lock().unwrap().is_empty(), "the listener was reached: {:?}", seen.lock().unwrap());
@@ -154,9 +154,9 @@ fn a_caller_without_the_key_cannot_make_the_server_send_a_secret() {
     let token = info["token"].as_str().unwrap();
     assert_eq!(info["link"], format!("http://127.0.0.1:{port}/#owner={token}"));
     let bearer = format!("Bearer {token}");
-    let added = http(port, "POST", "/api/models.add", &[("Authorization", &bearer)], &add);
+    let added = http(port, "POST", "/api/model.add", &[("Authorization", &bearer)], &add);
     assert_eq!(added.status, 200, "{}", added.body);
-    let _ = http(port, "POST", "/api/models.test", &[("Authorization", &bearer)], r#"{"name":"probe"}"#);
+    let _ = http(port, "POST", "/api/model.test", &[("Authorization", &bearer)], r#"{"name":"probe"}"#);
     let seen = seen.lock().unwrap();
     assert!(!seen.is_empty());
     assert!(seen.iter().any(|r| r.contains(canary)), "the owner's own test carries the key");

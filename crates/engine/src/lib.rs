@@ -12,9 +12,10 @@
 //! export · results                      report files: tables and charts written to a folder;
 //!                                       the Results screen's views (grid, transcript, charts)
 //! review                                human review sessions (reads evaluation runs' rationales)
-//! generation · evaluation               pipelines: case generation, evaluation runs and re-judging
+//! generation · evaluation · label_audit pipelines: case generation, evaluation runs and re-judging,
+//!                                       the label audit of stored cases (screened by models)
 //! anchor · screen                       anchor materials and their model-assisted sorting; the
-//!                                       policy-wide clause screen and the label audit of cases
+//!                                       policy-wide clause screen
 //! authoring                             loyal extraction of the policy passages for each clause,
 //!                                       approved by a person (the context of the modules above)
 //! tables                                the paper's tables (CSV, Markdown, LaTeX)
@@ -62,6 +63,7 @@ pub mod context;
 pub mod evaluation;
 pub mod export;
 pub mod generation;
+pub mod label_audit;
 pub mod metrics;
 pub mod policy;
 pub mod results;

@@ -206,12 +206,20 @@ async fn api_methods(State(st): State<AppState>, headers: HeaderMap) -> Response
         Ok(c) => c,
         Err(r) => return r,
     };
-    // A reviewer sees only what a review link may call.
+    // A reviewer sees only what a review link may call. Old names are not methods of their own:
+    // each method carries the ones that still call it.
     let allowed = |name: &str| matches!(who, Caller::Owner) || rpc::REVIEWER_METHODS.contains(&name);
     let list: Vec<Value> = rpc::METHODS
         .iter()
         .filter(|(n, _)| allowed(n))
-        .map(|(n, d)| serde_json::json!({"method": n, "summary": d}))
+        .map(|(n, d)| {
+            let old: Vec<&str> = rpc::aliases_of(n).collect();
+            if old.is_empty() {
+                serde_json::json!({"method": n, "summary": d})
+            } else {
+                serde_json::json!({"method": n, "summary": d, "aliases": old})
+            }
+        })
         .collect();
     Json(list).into_response()
 }
@@ -615,10 +623,10 @@ mod tests {
 
         // The owner's server still lists every method to the owner.
         let owner = app_with_owner_list().await;
-        assert_eq!(owner, rpc::METHODS.len());
+        assert_eq!(owner.len(), rpc::METHODS.len());
     }
 
-    async fn app_with_owner_list() -> usize {
+    async fn app_with_owner_list() -> Vec<Value> {
         let r = app(None, false)
             .oneshot(
                 Request::builder()
@@ -631,7 +639,30 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(r.status(), StatusCode::OK);
-        body_json(r).await.as_array().unwrap().len()
+        body_json(r).await.as_array().unwrap().clone()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn old_method_names_answer_over_http_and_are_listed_only_under_their_method() {
+        let a = app(None, false);
+        let old = a.clone().oneshot(owner_post("/api/policy.list", "127.0.0.1:8080", None)).await.unwrap();
+        assert_eq!(old.status(), StatusCode::OK);
+        let new = a.clone().oneshot(owner_post("/api/policies.list", "127.0.0.1:8080", None)).await.unwrap();
+        assert_eq!(new.status(), StatusCode::OK);
+        assert_eq!(body_json(old).await, body_json(new).await);
+        let listed = app_with_owner_list().await;
+        let names: Vec<&str> = listed.iter().map(|m| m["method"].as_str().unwrap()).collect();
+        for (old, new) in rpc::ALIASES {
+            assert!(!names.contains(old), "{old} is listed as a method");
+            if rpc::is_cli_method(new) {
+                assert!(!names.contains(new), "the command line's own methods are not served");
+                continue;
+            }
+            let entry = listed.iter().find(|m| m["method"] == *new).unwrap();
+            assert!(entry["aliases"].as_array().unwrap().iter().any(|a| a == old), "{entry}");
+        }
+        let plain = listed.iter().find(|m| m["method"] == "store.info").unwrap();
+        assert!(plain.get("aliases").is_none(), "{plain}");
     }
 
     #[test]

@@ -10,9 +10,9 @@ import { BIN, registerMockModels, Studio, test } from "../fixtures";
 const OUT = process.env.SHOTS ?? "/tmp/psebench-shots";
 
 async function runToEnd(studio: Studio, model: string, cases: string) {
-  const { run_id } = await studio.api("eval.start", { cases, model, info_model: "info", judge_model: "judge", turns: 4, concurrency: 8, repeat: 1, batch: false });
+  const { run_id } = await studio.api("evaluation.start", { cases, model, info_model: "info", judge_model: "judge", turns: 4, concurrency: 8, repeat: 1, batch: false });
   for (;;) {
-    const r = await studio.api("eval.show", { run_id });
+    const r = await studio.api("evaluation.show", { run_id });
     if (r.status !== "running" && r.status !== "pending") return run_id;
     await new Promise((ok) => setTimeout(ok, 150));
   }
@@ -29,8 +29,8 @@ test("screens", async ({ page, studio }) => {
   mkdirSync(OUT, { recursive: true });
   await studio.api("demo.load");
   await registerMockModels(studio);
-  await studio.api("models.add", { name: "cloud-gpt", kind: "openai", model: "gpt-4o-mini", api_key_env: "OPENAI_API_KEY", local: false, price_in: 0.15, price_out: 0.6 });
-  await studio.api("models.test", { name: "answerer" });
+  await studio.api("model.add", { name: "cloud-gpt", kind: "openai", model: "gpt-4o-mini", api_key_env: "OPENAI_API_KEY", local: false, price_in: 0.15, price_out: 0.6 });
+  await studio.api("model.test", { name: "answerer" });
   const runs = [await runToEnd(studio, "asker", "all"), await runToEnd(studio, "answerer", "all"), await runToEnd(studio, "garbage", "type=missing,limit=10")];
   const ids = runs.join(",");
   for (const theme of ["light", "dark"]) {

@@ -229,8 +229,8 @@ pending: number, created_at: string, finished_at: string | null,
  */
 error: string | null, 
 /**
- * Outcomes of the anchors handled so far, in the job's order (`anchors.jobs` leaves the
- * items out; `anchors.job_show` has them).
+ * Outcomes of the anchors handled so far, in the job's order (`anchor_job.list` leaves the
+ * items out; `anchor_job.show` has them).
  */
 result: AnchorBatchResult, };
 
@@ -301,11 +301,15 @@ export type AuditStatus = "draft" | "audited" | "approved";
 /**
  * One model call behind an extraction, with its provenance.
  */
-export type AuthorCall = { 
+export type AuthoringCall = { 
 /**
  * `extractor` or `self_check`.
  */
-role: string, attempt: number, prompt_name: string, prompt_versions: { [key in string]?: string }, model: string, request: unknown, response_text: string | null, parsed: unknown, parse_notes: Array<string>, input_tokens: number, output_tokens: number, cached_input_tokens: number, cost_usd: number, latency_ms: number, cache_hit: boolean, };
+role: string, attempt: number, prompt_name: string, prompt_versions: { [key in string]?: string }, model: string, request: unknown, response_text: string | null, parsed: unknown, parse_notes: Array<string>, input_tokens: number, output_tokens: number, cached_input_tokens: number, cost_usd: number, latency_ms: number, cache_hit: boolean, 
+/**
+ * The call's row in the call ledger (`calls.list`).
+ */
+call_id: number | null, };
 
 /**
  * Which batches to list: a run's, or all.
@@ -374,6 +378,23 @@ export type ByCaseType = { complete: CaseTypeMetrics, missing: CaseTypeMetrics, 
 export type CacheClearParams = { model?: string, };
 
 export type CacheStats = { entries: number, hits: number, bytes: number, };
+
+/**
+ * Which calls to list.
+ */
+export type CallFilter = { 
+/**
+ * The run (required unless `item` is given: authoring extractions have no run).
+ */
+run_id: string | null, item: string | null, step: string | null, attempt: number | null, role: string | null, 
+/**
+ * Rows to skip (in ledger order).
+ */
+offset: number | null, 
+/**
+ * At most this many rows (default 500, at most 5,000).
+ */
+limit: number | null, };
 
 /**
  * What a plan says about a spending cap the estimate passes.
@@ -758,7 +779,7 @@ status: string, decided_by: string | null, decided_at: string | null,
 /**
  * Notes on acceptance, or the reason for rejection.
  */
-decision_notes: string | null, accepted_ids: Array<string>, edited_by: string | null, edited_at: string | null, run_id: string | null, created_at: string, calls: Array<AuthorCall>, };
+decision_notes: string | null, accepted_ids: Array<string>, edited_by: string | null, edited_at: string | null, run_id: string | null, created_at: string, calls: Array<AuthoringCall>, };
 
 /**
  * One thing the job would draft (or skips, with why).
@@ -901,9 +922,17 @@ note: string, };
  */
 export type ErrorCode = "invalid_input" | "validation_failed" | "not_found" | "conflict" | "store_unavailable" | "store_failed" | "io" | "provider" | "secrets" | "cancelled" | "forbidden" | "unauthorized" | "internal";
 
-export type EvalImportParams = { file: Upload, };
+export type EvalRole = "eval";
 
-export type EvalPlan = { cases: number, by_type: { [key in string]?: number }, items: number, destinations: Array<Destination>, sends_data_off_machine: boolean, estimate: CostEstimate, 
+/**
+ * A turn of the model under test. `extra` holds our own additions (tokens, latency, prompt
+ * versions, parse notes); other tools' extra fields are kept too.
+ */
+export type EvalTurn = { role: EvalRole, raw: string, action: Action | null, ask_question: string | null, } & ({ [key in string]?: number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null });
+
+export type EvaluationImportParams = { file: Upload, };
+
+export type EvaluationPlan = { cases: number, by_type: { [key in string]?: number }, items: number, destinations: Array<Destination>, sends_data_off_machine: boolean, estimate: CostEstimate, 
 /**
  * Per clause, the clause text the judge is shown: an approved extraction (with its version)
  * or the built-in clause text when no extraction is approved.
@@ -922,9 +951,7 @@ cap: CapForecast | null,
  */
 concurrency: Array<EndpointConcurrency>, };
 
-export type EvalRole = "eval";
-
-export type EvalRunConfig = { 
+export type EvaluationRunConfig = { 
 /**
  * The case selection (`all`, a cases file or a filter).
  */
@@ -940,7 +967,7 @@ imported_from?: string,
 /**
  * The registered name of the model under test (for imported runs: the model named in the file).
  */
-model: string, info_model?: string, judge_model?: string, models?: EvalRunModels, 
+model: string, info_model?: string, judge_model?: string, models?: EvaluationRunModels, 
 /**
  * Turn budget per case.
  */
@@ -977,7 +1004,7 @@ example?: boolean, };
 /**
  * The models an evaluation run calls, by role.
  */
-export type EvalRunModels = { 
+export type EvaluationRunModels = { 
 /**
  * The model under test.
  */
@@ -990,7 +1017,7 @@ info: RunModel, judge: RunModel, };
 /**
  * What `eval run` asks for.
  */
-export type EvalRunRequest = { 
+export type EvaluationRunRequest = { 
 /**
  * `all`, a cases JSONL file, or a filter (see `selection`).
  */
@@ -1008,17 +1035,11 @@ max_cost_usd?: number, };
 /**
  * A run as listed.
  */
-export type EvalRunView = { counts: ItemCounts, run_id: string, kind: RunKind, 
+export type EvaluationRunView = { counts: ItemCounts, run_id: string, kind: RunKind, 
 /**
  * As stored, except `running` with a stale heartbeat is reported as `interrupted`.
  */
-status: RunStatus, label: string | null, config: EvalRunConfig, created_at: string, started_at: string | null, finished_at: string | null, error: string | null, app_version: string, };
-
-/**
- * A turn of the model under test. `extra` holds our own additions (tokens, latency, prompt
- * versions, parse notes); other tools' extra fields are kept too.
- */
-export type EvalTurn = { role: EvalRole, raw: string, action: Action | null, ask_question: string | null, } & ({ [key in string]?: number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null });
+status: RunStatus, label: string | null, config: EvaluationRunConfig, created_at: string, started_at: string | null, finished_at: string | null, error: string | null, app_version: string, };
 
 /**
  * One entry of the evidence vocabulary.
@@ -1068,7 +1089,7 @@ proposed: Array<ChosenSection>, rejected_ids: Array<string>, problems: Array<str
 /**
  * `proposed` or `approved`.
  */
-status: string, approved_by: string | null, approved_at: string | null, notes: string | null, created_at: string, calls: Array<AuthorCall>, };
+status: string, approved_by: string | null, approved_at: string | null, notes: string | null, created_at: string, calls: Array<AuthoringCall>, };
 
 /**
  * Which extractions to list.
@@ -1094,24 +1115,24 @@ export type Flag = { value: boolean, };
  */
 export type Fraction = { agreed: number, n: number, text: string, };
 
-export type GenCandidateFilter = { 
+export type GenerationCandidateFilter = { 
 /**
  * pending | accepted | dropped | skipped
  */
 status: string | null, case_type: string | null, clause_id: string | null, clause_card_id: string | null, };
 
-export type GenCandidateView = { candidate_id: string, run_id: string, case_type: string, clause_card_id: string, clause_id: string, event_type: string, anchor_id: string, missing_variant_id: string | null, parent_candidate_id: string | null, status: string, 
+export type GenerationCandidateView = { candidate_id: string, run_id: string, case_type: string, clause_card_id: string, clause_id: string, event_type: string, anchor_id: string, missing_variant_id: string | null, parent_candidate_id: string | null, status: string, 
 /**
  * instantiation | narration | clause_screen | missing_narration | parent | case
  */
 drop_stage: string | null, drop_reason: string | null, case_id: string | null, narrative_words: number | null, };
 
-export type GenCandidatesParams = { run_id: string, filter?: GenCandidateFilter, };
+export type GenerationCandidatesParams = { run_id: string, filter?: GenerationCandidateFilter, };
 
 /**
  * A rough pre-run estimate (real usage is recorded per call).
  */
-export type GenCostEstimate = { calls: number, input_tokens: number, output_tokens: number, 
+export type GenerationCostEstimate = { calls: number, input_tokens: number, output_tokens: number, 
 /**
  * Null when a remote model has no price registered.
  */
@@ -1119,12 +1140,12 @@ usd: number | null,
 /**
  * The same in batch mode (batch prices where the provider has a batch API).
  */
-usd_batch: number | null, per_stage: Array<GenStageEstimate>, assumptions: string, };
+usd_batch: number | null, per_stage: Array<GenerationStageEstimate>, assumptions: string, };
 
 /**
  * Counts of a run's candidates, attempts and calls.
  */
-export type GenCounts = { total: number, done: number, pending: number, accepted: number, dropped: number, 
+export type GenerationCounts = { total: number, done: number, pending: number, accepted: number, dropped: number, 
 /**
  * Missing variants never started because their complete case was dropped.
  */
@@ -1136,17 +1157,17 @@ retries: number, calls: number, cache_hits: number,
 /**
  * Tokens of calls actually sent (cache hits excluded).
  */
-input_tokens: number, output_tokens: number, cost_usd: number, by_type: Array<GenTypeCounts>, };
+input_tokens: number, output_tokens: number, cost_usd: number, by_type: Array<GenerationTypeCounts>, };
 
 /**
  * Where data goes during a run.
  */
-export type GenDestination = { role: string, model: string, destination: string, remote: boolean, };
+export type GenerationDestination = { role: string, model: string, destination: string, remote: boolean, };
 
 /**
  * What a run would do, before anything is sent anywhere.
  */
-export type GenPlan = { policy: string, cards: number, 
+export type GenerationPlan = { policy: string, cards: number, 
 /**
  * Cards by event type (`Reportable`, `Non_Reportable`, `Uncertain`).
  */
@@ -1162,7 +1183,7 @@ unapproved_cards: Array<string>,
 /**
  * Cards left out because their clause bucket has no anchors.
  */
-cards_without_anchors: Array<string>, warnings: Array<string>, destinations: Array<GenDestination>, sends_data_off_machine: boolean, estimate: GenCostEstimate, 
+cards_without_anchors: Array<string>, warnings: Array<string>, destinations: Array<GenerationDestination>, sends_data_off_machine: boolean, estimate: GenerationCostEstimate, 
 /**
  * Per clause, the context its roles are given: an approved extraction (with its version) or
  * the built-in context when no extraction is approved.
@@ -1185,7 +1206,7 @@ concurrency: Array<EndpointConcurrency>, };
 /**
  * What `psebench generate` asks for.
  */
-export type GenRequest = { 
+export type GenerationRequest = { 
 /**
  * Policy pack id (default: the default policy pack).
  */
@@ -1240,11 +1261,11 @@ batch?: boolean,
  */
 max_cost_usd?: number, };
 
-export type GenRunConfig = { 
+export type GenerationRunConfig = { 
 /**
  * The request the run was created from.
  */
-request: GenRequest, 
+request: GenerationRequest, 
 /**
  * Policy pack id.
  */
@@ -1261,7 +1282,7 @@ verifier_model: string,
  * Registered name of the model that screens each record against the whole policy (absent in
  * runs made before the screen existed; they screen with `verifier_model`).
  */
-screen_model?: string, models?: GenRunModels, 
+screen_model?: string, models?: GenerationRunModels, 
 /**
  * (card, anchor) units worked on at once.
  */
@@ -1287,7 +1308,7 @@ unit_estimate_usd?: number, };
 /**
  * The models a generation run calls, by role.
  */
-export type GenRunModels = { 
+export type GenerationRunModels = { 
 /**
  * Instantiator and narrators.
  */
@@ -1304,15 +1325,25 @@ screen?: RunModel, };
 /**
  * A generation run as listed and shown.
  */
-export type GenRunView = { run_id: string, status: RunStatus, label: string | null, 
+export type GenerationRunView = { run_id: string, status: RunStatus, label: string | null, 
 /**
  * The request and the prompt versions it was created with.
  */
-config: GenRunConfig, created_at: string, started_at: string | null, finished_at: string | null, error: string | null, counts: GenCounts, };
+config: GenerationRunConfig, created_at: string, started_at: string | null, finished_at: string | null, error: string | null, counts: GenerationCounts, };
 
-export type GenStageEstimate = { stage: string, calls: number, input_tokens: number, output_tokens: number, };
+export type GenerationStageEstimate = { stage: string, calls: number, input_tokens: number, output_tokens: number, };
 
-export type GenSuccessRow = { case_type: string, 
+export type GenerationStats = { run_id: string, policy: string, success: Array<GenerationSuccessRow>, winning_attempts: Array<WinningAttemptsRow>, 
+/**
+ * Words per accepted narrative.
+ */
+narrative_length: Array<LengthRow>, by_category: Array<CaseCountRow>, by_clause: Array<CaseCountRow>, 
+/**
+ * Candidates that did not become cases, by the stage where they stopped.
+ */
+drops_by_stage: Array<DropRow>, counts: GenerationCounts, };
+
+export type GenerationSuccessRow = { case_type: string, 
 /**
  * Candidates started (accepted + dropped; variants never started are not counted).
  */
@@ -1322,17 +1353,7 @@ initiated: number, accepted: number, dropped: number,
  */
 success_pct: number | null, };
 
-export type GenTypeCounts = { case_type: string, total: number, accepted: number, dropped: number, skipped: number, pending: number, };
-
-export type GenerationStats = { run_id: string, policy: string, success: Array<GenSuccessRow>, winning_attempts: Array<WinningAttemptsRow>, 
-/**
- * Words per accepted narrative.
- */
-narrative_length: Array<LengthRow>, by_category: Array<CaseCountRow>, by_clause: Array<CaseCountRow>, 
-/**
- * Candidates that did not become cases, by the stage where they stopped.
- */
-drops_by_stage: Array<DropRow>, counts: GenCounts, };
+export type GenerationTypeCounts = { case_type: string, total: number, accepted: number, dropped: number, skipped: number, pending: number, };
 
 export type GuidanceSection = { id: string, kind: string, applies_to: AppliesTo, topic: string, summary: string, 
 /**
@@ -1404,6 +1425,90 @@ both: number, judge_only: number, reviewer_only: number, neither: number,
 caution: string | null, };
 
 export type JudgeResult = { hits: Array<string>, } & ({ [key in string]?: number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null });
+
+export type LabelAuditDestination = { model: string, destination: string, remote: boolean, };
+
+/**
+ * What an audit would do and cost, before anything is sent.
+ */
+export type LabelAuditPlan = { cases: number, models: Array<string>, 
+/**
+ * One call per case and model (more when a reply cannot be read).
+ */
+calls: number, input_tokens: number, output_tokens: number, tokens: number, 
+/**
+ * Null when a remote model has no price registered.
+ */
+usd: number | null, destinations: Array<LabelAuditDestination>, sends_data_off_machine: boolean, notes: Array<string>, };
+
+/**
+ * What to audit and with which models.
+ */
+export type LabelAuditRequest = { 
+/**
+ * `all`, a clause id, case ids separated by commas, or `type:Reportable|Non-reportable|Uncertain`
+ * (tokens may be combined with commas).
+ */
+cases: string, 
+/**
+ * Registered model names (one to five).
+ */
+models: Array<string>, label?: string, };
+
+/**
+ * An audit's results, filtered.
+ */
+export type LabelAuditResults = { run_id: string, status: RunStatus, models: Array<string>, screened: number, agree: number, disputed: Array<DisputedCase>, rows: Array<LabelAuditRow>, 
+/**
+ * How ties count.
+ */
+tie_rule: string, };
+
+export type LabelAuditResultsRequest = { 
+/**
+ * The audit (default: the latest).
+ */
+run_id?: string, disputed_only?: boolean, clause?: string, };
+
+/**
+ * One screened case in the audit view.
+ */
+export type LabelAuditRow = { case_id: string, label: string, clause_id: string, verdicts: { [key in string]?: ModelVerdict }, disputed: boolean, };
+
+/**
+ * An audit as listed.
+ */
+export type LabelAuditRunView = { run_id: string, status: RunStatus, label: string | null, cases_filter: string, models: Array<string>, cases: number, screened: number, disputed: number, cost_usd: number, created_at: string, finished_at: string | null, error: string | null, };
+
+/**
+ * One row of the ledger.
+ */
+export type LedgerCall = { id: number, run_id: string | null, 
+/**
+ * The accounting stage (eval, judge, instantiator, author_extract, clause_screen, …).
+ */
+stage: string, item: string | null, step: string | null, attempt: number | null, role: string | null, prompt_name: string | null, prompt_versions: { [key in string]?: string }, 
+/**
+ * The registered model name.
+ */
+model: string, 
+/**
+ * The model id the provider says answered.
+ */
+provider_model: string | null, remote: boolean, request: unknown, response_text: string | null, parsed: unknown, parse_notes: Array<string>, 
+/**
+ * What went wrong with the tries before the one that answered, oldest first.
+ */
+failed_attempts: Array<string>, 
+/**
+ * HTTP tries made (0 for a cache hit).
+ */
+tries: number, input_tokens: number, output_tokens: number, cached_input_tokens: number, reasoning_tokens: number, cost_usd: number, latency_ms: number, cache_hit: boolean, batch_id: string | null, ok: boolean, error: string | null, at: string, 
+/**
+ * Counted in the usage totals (false: a row folded in from an older store whose usage is
+ * already counted by another row).
+ */
+counted: boolean, };
 
 export type LengthRow = { case_type: string, n: number, mean: number | null, median: number | null, min: number | null, p25: number | null, p75: number | null, p95: number | null, max: number | null, };
 
@@ -1703,7 +1808,7 @@ counters: { [key in string]?: number }, elapsed_secs: number, eta_secs: number |
 /**
  * The whole story of a case or a dropped candidate.
  */
-export type Provenance = { candidate: GenCandidateView, card_version: number | null, anchor_text: string | null, 
+export type Provenance = { candidate: GenerationCandidateView, card_version: number | null, anchor_text: string | null, 
 /**
  * The accepted case (FORMATS.md fields), when there is one.
  */
@@ -1765,7 +1870,11 @@ prompt_versions: { [key in string]?: string }, model: string,
 /**
  * `{messages, response_format, repeat}`
  */
-request: JsonValue, response_text: string | null, parsed: JsonValue | null, parse_notes: Array<string>, input_tokens: number, output_tokens: number, cached_input_tokens: number, cost_usd: number, latency_ms: number, cache_hit: boolean, };
+request: JsonValue, response_text: string | null, parsed: JsonValue | null, parse_notes: Array<string>, input_tokens: number, output_tokens: number, cached_input_tokens: number, cost_usd: number, latency_ms: number, cache_hit: boolean, 
+/**
+ * The call's row in the call ledger (`calls.list`).
+ */
+call_id: number | null, };
 
 export type ProviderKind = "openai-compatible" | "openai" | "azure" | "anthropic" | "gemini";
 
@@ -1900,7 +2009,7 @@ gold: Array<number>,
  */
 cells: Array<string>, };
 
-export type ResultsOverview = { runs: Array<EvalRunView>, policy: string, report: MetricsReport, tables: Array<Table>, charts: Array<ChartView>, };
+export type ResultsOverview = { runs: Array<EvaluationRunView>, policy: string, report: MetricsReport, tables: Array<Table>, charts: Array<ChartView>, };
 
 /**
  * Which runs to show.
@@ -2342,60 +2451,6 @@ krippendorff_alpha_ordinal: StatValue, };
  */
 export type ScaleAnchor = { value: number, label: string, meaning: string, };
 
-export type ScreenDestination = { model: string, destination: string, remote: boolean, };
-
-/**
- * What an audit would do and cost, before anything is sent.
- */
-export type ScreenPlan = { cases: number, models: Array<string>, 
-/**
- * One call per case and model (more when a reply cannot be read).
- */
-calls: number, input_tokens: number, output_tokens: number, tokens: number, 
-/**
- * Null when a remote model has no price registered.
- */
-usd: number | null, destinations: Array<ScreenDestination>, sends_data_off_machine: boolean, notes: Array<string>, };
-
-/**
- * What to audit and with which models.
- */
-export type ScreenRequest = { 
-/**
- * `all`, a clause id, case ids separated by commas, or `type:Reportable|Non-reportable|Uncertain`
- * (tokens may be combined with commas).
- */
-cases: string, 
-/**
- * Registered model names (one to five).
- */
-models: Array<string>, label?: string, };
-
-/**
- * An audit's results, filtered.
- */
-export type ScreenResults = { run_id: string, status: RunStatus, models: Array<string>, screened: number, agree: number, disputed: Array<DisputedCase>, rows: Array<ScreenRow>, 
-/**
- * How ties count.
- */
-tie_rule: string, };
-
-export type ScreenResultsRequest = { 
-/**
- * The audit (default: the latest).
- */
-run_id?: string, disputed_only?: boolean, clause?: string, };
-
-/**
- * One screened case in the audit view.
- */
-export type ScreenRow = { case_id: string, label: string, clause_id: string, verdicts: { [key in string]?: ModelVerdict }, disputed: boolean, };
-
-/**
- * An audit as listed.
- */
-export type ScreenRunView = { run_id: string, status: RunStatus, label: string | null, cases_filter: string, models: Array<string>, cases: number, screened: number, disputed: number, cost_usd: number, created_at: string, finished_at: string | null, error: string | null, };
-
 /**
  * What the independent self-check would change.
  */
@@ -2616,7 +2671,7 @@ export interface ApiMethods {
   /** Latest progress of the runs working right now. */
   "jobs.active": { params: NoParams; result: Array<Progress> };
   /** The policy packs in the store. */
-  "policy.list": { params: NoParams; result: Array<PolicySummary> };
+  "policies.list": { params: NoParams; result: Array<PolicySummary> };
   /** One policy pack: clauses, guidance, evidence vocabulary, official text. */
   "policy.show": { params: IdParams; result: PolicyView };
   /** Create a user policy pack from its id, name, jurisdiction, reporting deadline, clauses and guidance Markdown. */
@@ -2628,15 +2683,15 @@ export interface ApiMethods {
   /** The card library, filtered. */
   "cards.list": { params: CardFilter; result: Array<CardSummary> };
   /** One card at its current or an earlier version, with history and lint findings. */
-  "cards.show": { params: CardShowParams; result: CardDetail };
+  "card.show": { params: CardShowParams; result: CardDetail };
   /** Lint an edited card document without saving it. */
-  "cards.check": { params: CardCheckParams; result: LintReport };
+  "card.check": { params: CardCheckParams; result: LintReport };
   /** Save an edited card as a new version (back to draft). */
-  "cards.save": { params: CardSaveRequest; result: CardDetail };
+  "card.save": { params: CardSaveRequest; result: CardDetail };
   /** Record an audit decision on a card. */
-  "cards.audit": { params: CardAuditRequest; result: CardDetail };
+  "card.audit": { params: CardAuditRequest; result: CardDetail };
   /** Line differences between two versions of a card. */
-  "cards.diff": { params: CardDiffParams; result: CardDiff };
+  "card.diff": { params: CardDiffParams; result: CardDiff };
   /** Lint every stored card of a policy. */
   "cards.lint_library": { params: PolicyParams; result: LintReport };
   /** Lint uploaded card files without importing them. */
@@ -2648,29 +2703,29 @@ export interface ApiMethods {
   /** Benchmark cases, filtered. */
   "cases.list": { params: CaseFilter; result: Array<CaseSummary> };
   /** One case with its full ground truth. */
-  "cases.show": { params: CaseShowParams; result: Case };
+  "case.show": { params: CaseShowParams; result: Case };
   /** One case with where it came from, whether runs leave it out, and its clause and card names. */
-  "cases.detail": { params: CaseShowParams; result: CaseDetail };
+  "case.detail": { params: CaseShowParams; result: CaseDetail };
   /** Import an uploaded cases.jsonl file (all or nothing). */
   "cases.import": { params: CasesImportParams; result: CasesImportResult };
   /** Cases (filtered) as cases.jsonl. */
   "cases.export": { params: CasesExportParams; result: Download };
   /** Flag a case as excluded from runs, or include it again. */
-  "cases.set_excluded": { params: CaseExcludeParams; result: Flag };
+  "case.set_excluded": { params: CaseExcludeParams; result: Flag };
   /** What a label audit (cases screened against the whole policy by one or more models) would send and cost. */
-  "cases.screen_plan": { params: ScreenRequest; result: ScreenPlan };
+  "label_audit.plan": { params: LabelAuditRequest; result: LabelAuditPlan };
   /** Create a label audit and start it in the background. */
-  "cases.screen_start": { params: ScreenRequest; result: RunStarted };
+  "label_audit.start": { params: LabelAuditRequest; result: RunStarted };
   /** Screen what is still missing in a stopped label audit, in the background. */
-  "cases.screen_resume": { params: RunParams; result: RunStarted };
+  "label_audit.resume": { params: RunParams; result: RunStarted };
   /** Stop a label audit after the calls in flight; finished screens are kept. */
-  "cases.screen_cancel": { params: RunParams; result: Flag };
+  "label_audit.cancel": { params: RunParams; result: Flag };
   /** A label audit's results (the latest when no run is named), optionally only disputed cases or one clause. */
-  "cases.screen_results": { params: ScreenResultsRequest; result: ScreenResults };
+  "label_audit.results": { params: LabelAuditResultsRequest; result: LabelAuditResults };
   /** Every label audit, newest first. */
-  "cases.screen_runs": { params: NoParams; result: Array<ScreenRunView> };
+  "label_audit.list": { params: NoParams; result: Array<LabelAuditRunView> };
   /** A label audit as CSV: one line per case with each model's verdict, clauses and agreement. */
-  "cases.screen_export": { params: RunParams; result: Download };
+  "label_audit.export": { params: RunParams; result: Download };
   /** Load the 90 hand-written demo cases. */
   "demo.load": { params: NoParams; result: CasesImportResult };
   /** Store example results of three fictional models on the demo cases (no model is called). */
@@ -2678,41 +2733,43 @@ export interface ApiMethods {
   /** Registered models. */
   "models.list": { params: NoParams; result: Array<ModelView> };
   /** Register (or update) a model. */
-  "models.add": { params: ModelAddRequest; result: ModelView };
+  "model.add": { params: ModelAddRequest; result: ModelView };
   /** Look for model servers on this computer (Ollama, LM Studio, llama.cpp, vLLM) and list their models. */
   "models.discover": { params: DiscoverRequest; result: DiscoverResult };
   /** Provider batches of a run in batch mode (or all), with their state and counts. */
   "batches.list": { params: BatchListParams; result: Array<BatchView> };
   /** Remove a registered model (and its stored key). */
-  "models.remove": { params: ModelNameParams; result: Flag };
+  "model.remove": { params: ModelNameParams; result: Flag };
   /** Store a model's API key in the OS keyring. */
-  "models.set_key": { params: ModelKeyParams; result: ModelView };
+  "model.set_key": { params: ModelKeyParams; result: ModelView };
   /** One tiny real call to a model. */
-  "models.test": { params: ModelNameParams; result: ModelTestResult };
+  "model.test": { params: ModelNameParams; result: ModelTestResult };
   /** Size and reuse of the LLM response cache. */
   "cache.stats": { params: NoParams; result: CacheStats };
   /** Remove cached replies (all, or one provider model's). */
   "cache.clear": { params: CacheClearParams; result: Count };
   /** Token and cost totals per stage and model. */
   "usage.by_stage": { params: UsageParams; result: Array<UsageTotals> };
+  /** The call ledger: every model call of a run (or of one item: a generation candidate, an extraction, a draft, a case), in order, with its request, reply, parse notes, failed attempts, tokens and cost. Filters: item, step, attempt, role; offset and limit (default 500). */
+  "calls.list": { params: CallFilter; result: Array<LedgerCall> };
   /** What an evaluation run would do and cost, without starting it. */
-  "eval.plan": { params: EvalRunRequest; result: EvalPlan };
+  "evaluation.plan": { params: EvaluationRunRequest; result: EvaluationPlan };
   /** Create an evaluation run and start it in the background. */
-  "eval.start": { params: EvalRunRequest; result: RunStarted };
+  "evaluation.start": { params: EvaluationRunRequest; result: RunStarted };
   /** Finish what is missing in a stopped run, in the background (optionally under a new spending cap). */
-  "eval.resume": { params: ResumeParams; result: RunStarted };
+  "evaluation.resume": { params: ResumeParams; result: RunStarted };
   /** Run only the M4 judge again over a stored or imported run, in the background, with the judge model named. */
-  "eval.rejudge": { params: RejudgeRequest; result: RunStarted };
+  "evaluation.rejudge": { params: RejudgeRequest; result: RunStarted };
   /** Stop a run after the cases in flight; finished cases are kept. */
-  "eval.cancel": { params: RunParams; result: Flag };
+  "evaluation.cancel": { params: RunParams; result: Flag };
   /** Evaluation runs. */
-  "eval.list": { params: NoParams; result: Array<EvalRunView> };
+  "evaluation.list": { params: NoParams; result: Array<EvaluationRunView> };
   /** One evaluation run. */
-  "eval.show": { params: RunParams; result: EvalRunView };
+  "evaluation.show": { params: RunParams; result: EvaluationRunView };
   /** A run's trajectories as trajectories.jsonl. */
-  "eval.export": { params: RunParams; result: Download };
+  "evaluation.export": { params: RunParams; result: Download };
   /** Import uploaded trajectories as completed runs. */
-  "eval.import": { params: EvalImportParams; result: RunIds };
+  "evaluation.import": { params: EvaluationImportParams; result: RunIds };
   /** M1–M8 of stored runs, one entry per model. */
   "metrics.runs": { params: ResultsRequest; result: MetricsReport };
   /** Metrics, the paper's tables and every chart for a set of runs. */
@@ -2728,13 +2785,13 @@ export interface ApiMethods {
   /** Anchor materials, filtered. */
   "anchors.list": { params: AnchorFilter; result: Array<AnchorSummary> };
   /** One anchor with its text (and original before translation). */
-  "anchors.show": { params: AnchorIdParams; result: Anchor };
+  "anchor.show": { params: AnchorIdParams; result: Anchor };
   /** Anchors per clause bucket. */
   "anchors.buckets": { params: PolicyParams; result: Array<AnchorBucket> };
   /** Import uploaded anchors: one JSONL or CSV file, or .txt files (duplicates skipped). */
   "anchors.import": { params: AnchorsImportParams; result: AnchorImportResult };
   /** Put an anchor in a clause's bucket by hand (or in none). */
-  "anchors.set_bucket": { params: AnchorBucketParams; result: Anchor };
+  "anchor.set_bucket": { params: AnchorBucketParams; result: Anchor };
   /** Remove anchors. */
   "anchors.remove": { params: AnchorIdsParams; result: Count };
   /** Sort anchors into clause buckets with a model (a topical sort). */
@@ -2742,69 +2799,69 @@ export interface ApiMethods {
   /** Translate anchors to English with a model (the original is kept). */
   "anchors.translate": { params: AnchorTranslateRequest; result: AnchorBatchResult };
   /** What an anchor pre-sort or translation job would send and cost, without sending anything. */
-  "anchors.job_plan": { params: AnchorJobRequest; result: AnchorJobPlan };
+  "anchor_job.plan": { params: AnchorJobRequest; result: AnchorJobPlan };
   /** Create an anchor pre-sort or translation job and start it in the background. */
-  "anchors.job_start": { params: AnchorJobRequest; result: RunStarted };
+  "anchor_job.start": { params: AnchorJobRequest; result: RunStarted };
   /** Handle the anchors a stopped anchor job has not done yet (and those that failed), in the background. */
-  "anchors.job_resume": { params: RunParams; result: RunStarted };
+  "anchor_job.resume": { params: RunParams; result: RunStarted };
   /** Stop an anchor job after the anchors in flight; finished outcomes are kept. */
-  "anchors.job_cancel": { params: RunParams; result: Flag };
+  "anchor_job.cancel": { params: RunParams; result: Flag };
   /** Every anchor job, newest first, with its counts (without per-anchor outcomes). */
-  "anchors.jobs": { params: NoParams; result: Array<AnchorJobView> };
+  "anchor_job.list": { params: NoParams; result: Array<AnchorJobView> };
   /** One anchor job with the outcome of every anchor handled so far. */
-  "anchors.job_show": { params: RunParams; result: AnchorJobView };
+  "anchor_job.show": { params: RunParams; result: AnchorJobView };
   /** The policy's text split into the sections an extraction chooses from, with the text's hash. */
-  "author.sections": { params: IdParams; result: PolicySections };
+  "authoring.sections": { params: IdParams; result: PolicySections };
   /** Ask a model which policy sections bear on a clause, check its reply and store the extraction as the clause's next version. */
-  "author.extract": { params: ExtractRequest; result: ExtractResult };
+  "authoring.extract": { params: ExtractRequest; result: ExtractResult };
   /** Approve an extraction with its final list of sections, in a named person's name. */
-  "author.approve": { params: ApproveRequest; result: Extraction };
+  "authoring.approve": { params: ApproveRequest; result: Extraction };
   /** Extractions, optionally of one policy or one clause. */
-  "author.list": { params: ExtractionFilter; result: Array<ExtractionSummary> };
+  "authoring.extractions": { params: ExtractionFilter; result: Array<ExtractionSummary> };
   /** One extraction: its sections, document, self-check and every model call. */
-  "author.show": { params: IdParams; result: Extraction };
+  "authoring.extraction_show": { params: IdParams; result: Extraction };
   /** Draft complete-case cards, Uncertain cards or missing variants for one clause from its approved extraction; check them in code (feeding problems back, at most three attempts) and store the draft. */
-  "author.draft": { params: DraftRequest; result: DraftResult };
+  "authoring.draft": { params: DraftRequest; result: DraftResult };
   /** Drafts, optionally of one policy, clause or status. */
-  "author.drafts": { params: DraftFilter; result: Array<DraftSummary> };
+  "authoring.drafts": { params: DraftFilter; result: Array<DraftSummary> };
   /** One draft: its items, problems, the model's self-check, the coverage report, the nearest existing cards and every model call. */
-  "author.draft_show": { params: IdParams; result: Draft };
+  "authoring.draft_show": { params: IdParams; result: Draft };
   /** Replace a draft's items with an edited JSON list and check them again. */
-  "author.draft_edit": { params: DraftEditRequest; result: Draft };
+  "authoring.draft_edit": { params: DraftEditRequest; result: Draft };
   /** A drafted card (or the parent with a drafted variant) against a library card, line by line. */
-  "author.draft_diff": { params: DraftDiffRequest; result: DraftDiff };
+  "authoring.draft_diff": { params: DraftDiffRequest; result: DraftDiff };
   /** Accept a draft (or some of its items) into the library as draft cards, in a named person's name. */
-  "author.accept": { params: AcceptRequest; result: AcceptResult };
+  "authoring.accept": { params: AcceptRequest; result: AcceptResult };
   /** Reject a draft, with the person's name and reason (kept). */
-  "author.reject": { params: RejectRequest; result: Draft };
+  "authoring.reject": { params: RejectRequest; result: Draft };
   /** What drafting every clause would do and cost, without sending anything. */
-  "author.draft_all_plan": { params: DraftAllRequest; result: DraftAllPlan };
+  "authoring.draft_all_plan": { params: DraftAllRequest; result: DraftAllPlan };
   /** Start drafting every clause as a background job. */
-  "author.draft_all_start": { params: DraftAllRequest; result: RunStarted };
+  "authoring.draft_all_start": { params: DraftAllRequest; result: RunStarted };
   /** Draft what is still missing in a stopped drafting job, in the background. */
-  "author.draft_all_resume": { params: RunParams; result: RunStarted };
+  "authoring.draft_all_resume": { params: RunParams; result: RunStarted };
   /** Stop a drafting job after the item in progress; finished drafts are kept. */
-  "author.draft_all_cancel": { params: RunParams; result: Flag };
+  "authoring.draft_all_cancel": { params: RunParams; result: Flag };
   /** Every drafting job, newest first. */
-  "author.draft_all_runs": { params: NoParams; result: Array<DraftAllRun> };
+  "authoring.draft_all_list": { params: NoParams; result: Array<DraftAllRun> };
   /** What a generation run would do and cost, without starting it. */
-  "gen.plan": { params: GenRequest; result: GenPlan };
+  "generation.plan": { params: GenerationRequest; result: GenerationPlan };
   /** Create a generation run and start it in the background. */
-  "gen.start": { params: GenRequest; result: RunStarted };
+  "generation.start": { params: GenerationRequest; result: RunStarted };
   /** Finish what is missing in a stopped generation run, in the background (optionally under a new spending cap). */
-  "gen.resume": { params: ResumeParams; result: RunStarted };
+  "generation.resume": { params: ResumeParams; result: RunStarted };
   /** Stop a generation run after the calls in flight; finished attempts are kept. */
-  "gen.cancel": { params: RunParams; result: Flag };
+  "generation.cancel": { params: RunParams; result: Flag };
   /** Generation runs. */
-  "gen.list": { params: NoParams; result: Array<GenRunView> };
+  "generation.list": { params: NoParams; result: Array<GenerationRunView> };
   /** One generation run. */
-  "gen.show": { params: RunParams; result: GenRunView };
+  "generation.show": { params: RunParams; result: GenerationRunView };
   /** The candidate cases of a run (accepted, dropped, pending). */
-  "gen.candidates": { params: GenCandidatesParams; result: Array<GenCandidateView> };
+  "generation.candidates": { params: GenerationCandidatesParams; result: Array<GenerationCandidateView> };
   /** Every attempt of every stage behind a case or a dropped candidate. */
-  "gen.provenance": { params: IdParams; result: Provenance };
+  "generation.provenance": { params: IdParams; result: Provenance };
   /** Statistics of a generation run, like the paper's. */
-  "gen.stats": { params: RunParams; result: GenerationStats };
+  "generation.stats": { params: RunParams; result: GenerationStats };
   /** Statistics of the clause-card library. */
   "library.stats": { params: LibraryStatsParams; result: LibraryStats };
   /** How many cases of each type a review could sample. */

@@ -161,12 +161,12 @@ fn follow_job(cli: &Cli, e: &Api, run_id: &str, what: &str) -> Result<ExitCode, 
         unit: "anchors",
         message: progress_message,
         stopping: "Stopping after the anchors in flight; finished outcomes are kept.",
-        cancel: "anchors.job_cancel",
+        cancel: "anchor_job.cancel",
         abort: None,
     };
-    follow_run::<Flag>(cli, e, run_id, how, "anchors.job_execute")?;
+    follow_run::<Flag>(cli, e, run_id, how, "anchor_job.execute")?;
     let view: psebench::anchor::job::AnchorJobView =
-        e.call("anchors.job_show", &RunParams { run_id: run_id.to_string() })?;
+        e.call("anchor_job.show", &RunParams { run_id: run_id.to_string() })?;
     print_batch(cli, &view.result, what);
     if view.pending == 0 {
         return Ok(ExitCode::SUCCESS);
@@ -183,10 +183,10 @@ fn follow_job(cli: &Cli, e: &Api, run_id: &str, what: &str) -> Result<ExitCode, 
 
 fn start_job(cli: &Cli, e: &Api, req: &AnchorJobRequest, plan: bool, what: &str) -> Result<ExitCode, ApiError> {
     if plan {
-        print_plan(cli, &e.call("anchors.job_plan", req)?);
+        print_plan(cli, &e.call("anchor_job.plan", req)?);
         return Ok(ExitCode::SUCCESS);
     }
-    let run_id = e.call::<_, RunStarted>("anchors.job_create", req)?.run_id;
+    let run_id = e.call::<_, RunStarted>("anchor_job.create", req)?.run_id;
     if !cli.json {
         eprintln!("Anchor job {run_id} started; Ctrl-C stops it after the anchors in flight.");
     }
@@ -262,7 +262,7 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
             }
         }
         AnchorsCmd::Show { id } => {
-            let a: psebench::anchor::Anchor = e.call("anchors.show", &AnchorIdParams { anchor_id: id.clone() })?;
+            let a: psebench::anchor::Anchor = e.call("anchor.show", &AnchorIdParams { anchor_id: id.clone() })?;
             if cli.json {
                 print_json(&a);
             } else {
@@ -311,7 +311,7 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
         AnchorsCmd::Bucket { id, clause } => {
             let c = if clause == "none" { None } else { Some(clause.as_str()) };
             let a: psebench::anchor::Anchor = e.call(
-                "anchors.set_bucket",
+                "anchor.set_bucket",
                 &AnchorBucketParams { anchor_id: id.clone(), clause_id: c.map(str::to_string) },
             )?;
             if cli.json {
@@ -347,7 +347,7 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
             return start_job(cli, &e, &req, *plan, "Translation");
         }
         AnchorsCmd::Jobs => {
-            let jobs: Vec<psebench::anchor::job::AnchorJobView> = e.call("anchors.jobs", &NoParams {})?;
+            let jobs: Vec<psebench::anchor::job::AnchorJobView> = e.call("anchor_job.list", &NoParams {})?;
             if cli.json {
                 print_json(&jobs);
             } else {
@@ -375,8 +375,8 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
         }
         AnchorsCmd::Resume { run_id } => {
             let run = RunParams { run_id: run_id.clone() };
-            e.call::<_, Flag>("anchors.job_check_resumable", &run)?;
-            let what = match e.call::<_, psebench::anchor::job::AnchorJobView>("anchors.job_show", &run)?.kind {
+            e.call::<_, Flag>("anchor_job.check_resumable", &run)?;
+            let what = match e.call::<_, psebench::anchor::job::AnchorJobView>("anchor_job.show", &run)?.kind {
                 AnchorJobKind::Presort => "Pre-sort",
                 AnchorJobKind::Translate => "Translation",
             };

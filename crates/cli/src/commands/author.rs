@@ -227,7 +227,7 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
     let e = engine(cli)?;
     match cmd {
         AuthorCmd::Extract { approve: Some(id), by, add, remove, notes, .. } => {
-            let current: Extraction = e.call("author.show", &IdParams { id: id.clone() })?;
+            let current: Extraction = e.call("authoring.extraction_show", &IdParams { id: id.clone() })?;
             let mut sections: Vec<String> =
                 current.sections.iter().map(|s| s.section_id.clone()).filter(|s| !remove.contains(s)).collect();
             for a in add {
@@ -236,7 +236,7 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
                 }
             }
             let x: Extraction = e.call(
-                "author.approve",
+                "authoring.approve",
                 &ApproveRequest {
                     extraction_id: id.clone(),
                     approved_by: by.clone().unwrap_or_default(),
@@ -262,7 +262,7 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
                 clause: clause.clone().unwrap_or_default(),
                 model: model.clone().unwrap_or_default(),
             };
-            let r: ExtractResult = e.call("author.extract", &req)?;
+            let r: ExtractResult = e.call("authoring.extract", &req)?;
             if cli.json {
                 print_json(&r);
             } else {
@@ -299,7 +299,7 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
                 parent: parent.clone(),
                 model: model.clone(),
             };
-            let r: DraftResult = e.call("author.draft", &req)?;
+            let r: DraftResult = e.call("authoring.draft", &req)?;
             if cli.json {
                 print_json(&r);
             } else {
@@ -333,7 +333,7 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
                 label: None,
             };
             if *plan {
-                let p: DraftAllPlan = e.call("author.draft_all_plan", &req)?;
+                let p: DraftAllPlan = e.call("authoring.draft_all_plan", &req)?;
                 if cli.json {
                     print_json(&p);
                 } else {
@@ -368,17 +368,17 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
             }
             let run_id = match resume {
                 Some(r) => r.clone(),
-                None => e.call::<_, RunStarted>("author.draft_all_create", &req)?.run_id,
+                None => e.call::<_, RunStarted>("authoring.draft_all_create", &req)?.run_id,
             };
             let how = Follow {
                 unit: "drafts",
                 message: |p| p.message.clone().unwrap_or_default(),
                 stopping: "Stopping after the draft in progress; finished drafts are kept.",
-                cancel: "author.draft_all_cancel",
+                cancel: "authoring.draft_all_cancel",
                 abort: None,
             };
-            follow_run::<Flag>(cli, &e, &run_id, how, "author.draft_all_execute")?;
-            let runs: Vec<DraftAllRun> = e.call("author.draft_all_runs", &NoParams {})?;
+            follow_run::<Flag>(cli, &e, &run_id, how, "authoring.draft_all_execute")?;
+            let runs: Vec<DraftAllRun> = e.call("authoring.draft_all_list", &NoParams {})?;
             let run = runs.iter().find(|r| r.run_id == run_id);
             if cli.json {
                 print_json(&run);
@@ -392,7 +392,7 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
         }
         AuthorCmd::Accept { draft_id, by, notes, items } => {
             let r: AcceptResult = e.call(
-                "author.accept",
+                "authoring.accept",
                 &AcceptRequest {
                     draft_id: draft_id.clone(),
                     by: by.clone(),
@@ -412,7 +412,7 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
         }
         AuthorCmd::Reject { draft_id, by, reason } => {
             let d: Draft = e.call(
-                "author.reject",
+                "authoring.reject",
                 &RejectRequest { draft_id: draft_id.clone(), by: by.clone(), reason: reason.clone() },
             )?;
             if cli.json {
@@ -422,8 +422,10 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
             }
         }
         AuthorCmd::List { policy, clause, drafts: true } => {
-            let list: Vec<DraftSummary> =
-                e.call("author.drafts", &DraftFilter { policy: policy.clone(), clause: clause.clone(), status: None })?;
+            let list: Vec<DraftSummary> = e.call(
+                "authoring.drafts",
+                &DraftFilter { policy: policy.clone(), clause: clause.clone(), status: None },
+            )?;
             if cli.json {
                 print_json(&list);
             } else {
@@ -446,7 +448,7 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
             }
         }
         AuthorCmd::Show { id } if id.starts_with("draft-") => {
-            let d: Draft = e.call("author.draft_show", &IdParams { id: id.clone() })?;
+            let d: Draft = e.call("authoring.draft_show", &IdParams { id: id.clone() })?;
             if cli.json {
                 print_json(&d);
             } else {
@@ -455,7 +457,7 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
         }
         AuthorCmd::List { policy, clause, .. } => {
             let list: Vec<ExtractionSummary> =
-                e.call("author.list", &ExtractionFilter { policy: policy.clone(), clause: clause.clone() })?;
+                e.call("authoring.extractions", &ExtractionFilter { policy: policy.clone(), clause: clause.clone() })?;
             if cli.json {
                 print_json(&list);
             } else {
@@ -478,7 +480,7 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
             }
         }
         AuthorCmd::Show { id } => {
-            let x: Extraction = e.call("author.show", &IdParams { id: id.clone() })?;
+            let x: Extraction = e.call("authoring.extraction_show", &IdParams { id: id.clone() })?;
             if cli.json {
                 print_json(&x);
             } else {
@@ -487,7 +489,7 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
         }
         AuthorCmd::Sections { policy } => {
             let s: psebench::policy::sections::PolicySections =
-                e.call("author.sections", &IdParams { id: policy.clone() })?;
+                e.call("authoring.sections", &IdParams { id: policy.clone() })?;
             if cli.json {
                 print_json(&s);
             } else {

@@ -248,7 +248,7 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
             )?;
             let run_ids = api
                 .call::<_, psebench::api::rpc::RunIds>(
-                    "eval.import_file",
+                    "evaluation.import_file",
                     &psebench::api::rpc::PathParams { path: files.trajectories_path.clone() },
                 )?
                 .run_ids;

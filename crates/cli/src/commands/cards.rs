@@ -208,7 +208,7 @@ pub fn run(cli: &Cli, cmd: &CardsCmd) -> Result<ExitCode, ApiError> {
             }
         }
         CardsCmd::Show { id, version } => {
-            let d: CardDetail = e.call("cards.show", &CardShowParams { card_id: id.clone(), version: *version })?;
+            let d: CardDetail = e.call("card.show", &CardShowParams { card_id: id.clone(), version: *version })?;
             if cli.json {
                 print_json(&d);
             } else {
@@ -231,7 +231,7 @@ pub fn run(cli: &Cli, cmd: &CardsCmd) -> Result<ExitCode, ApiError> {
         CardsCmd::Save { id, file, author, note } => {
             let json = psebench::util::files::read_text(file, psebench::util::files::MAX_JSON_FILE_BYTES)?;
             let d: CardDetail = e.call(
-                "cards.save",
+                "card.save",
                 &CardSaveRequest { card_id: id.clone(), json, author: author.clone(), note: note.clone() },
             )?;
             if cli.json {
@@ -245,7 +245,7 @@ pub fn run(cli: &Cli, cmd: &CardsCmd) -> Result<ExitCode, ApiError> {
         }
         CardsCmd::Audit { id, status, auditor, notes } => {
             let d: CardDetail = e.call(
-                "cards.audit",
+                "card.audit",
                 &CardAuditRequest {
                     card_id: id.clone(),
                     status: (*status).into(),
@@ -260,7 +260,7 @@ pub fn run(cli: &Cli, cmd: &CardsCmd) -> Result<ExitCode, ApiError> {
             }
         }
         CardsCmd::History { id } => {
-            let d: CardDetail = e.call("cards.show", &CardShowParams { card_id: id.clone(), version: None })?;
+            let d: CardDetail = e.call("card.show", &CardShowParams { card_id: id.clone(), version: None })?;
             if cli.json {
                 print_json(&serde_json::json!({"versions": d.versions, "audit_log": d.audit_log}));
             } else {
@@ -295,7 +295,7 @@ pub fn run(cli: &Cli, cmd: &CardsCmd) -> Result<ExitCode, ApiError> {
             }
         }
         CardsCmd::Diff { id, from, to } => {
-            let d: CardDiff = e.call("cards.diff", &CardDiffParams { card_id: id.clone(), from: *from, to: *to })?;
+            let d: CardDiff = e.call("card.diff", &CardDiffParams { card_id: id.clone(), from: *from, to: *to })?;
             if cli.json {
                 print_json(&d);
             } else {

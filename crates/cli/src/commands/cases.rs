@@ -1,5 +1,5 @@
 use clap::Subcommand;
-use psebench::api::rpc::{CaseShowParams, CasesExportToParams, CasesImportFileParams, Count, NoParams, RunStarted};
+use psebench::api::rpc::{CaseShowParams, CasesExportToParams, CasesImportFileParams, Count, NoParams};
 use psebench::case::repo::{CaseFilter, CaseSummary};
 use psebench::case::CaseType;
 use psebench::ApiError;
@@ -44,26 +44,9 @@ pub enum CasesCmd {
         clause: Option<String>,
     },
     /// Label audit: screen cases against every clause of the policy with one or more models and
-    /// report the cases whose label a majority of them disputes (a tie counts as disputed).
-    Screen {
-        /// all | a clause id | case ids separated by commas | type:Reportable|Non-reportable|Uncertain
-        #[arg(long, required_unless_present = "resume")]
-        cases: Option<String>,
-        /// Registered models, separated by commas (one to five).
-        #[arg(long, value_delimiter = ',', required_unless_present = "resume")]
-        models: Vec<String>,
-        /// Finish a stopped audit instead of starting one.
-        #[arg(long, conflicts_with_all = ["cases", "models"])]
-        resume: Option<String>,
-        #[arg(long)]
-        label: Option<String>,
-        /// Print what would be sent and the cost estimate, and stop.
-        #[arg(long)]
-        plan: bool,
-        /// Do not ask before sending case facts and policy text to remote providers.
-        #[arg(long)]
-        yes: bool,
-    },
+    /// report the cases whose label a majority of them disputes (a tie counts as disputed). The
+    /// same as `psebench label-audit`.
+    Screen(super::label_audit::LabelAuditArgs),
     /// Show one case (--provenance: every generation attempt behind it).
     Show {
         id: String,
@@ -91,135 +74,10 @@ fn parse_type(t: &Option<String>) -> Result<Option<CaseType>, ApiError> {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn screen(
-    cli: &Cli,
-    e: &crate::api::Api,
-    cases: &Option<String>,
-    models: &[String],
-    resume: &Option<String>,
-    label: &Option<String>,
-    plan_only: bool,
-    yes: bool,
-) -> Result<ExitCode, ApiError> {
-    use psebench::screen::audit::{ScreenRequest, ScreenResultsRequest, TIE_RULE};
-    let run_id = match resume {
-        Some(r) => r.clone(),
-        None => {
-            let req = ScreenRequest {
-                cases: cases.clone().unwrap_or_default(),
-                models: models.to_vec(),
-                label: label.clone(),
-            };
-            let plan: psebench::screen::audit::ScreenPlan = e.call("cases.screen_plan", &req)?;
-            if plan_only && cli.json {
-                print_json(&plan);
-                return Ok(ExitCode::SUCCESS);
-            }
-            if !cli.json {
-                let usd = plan
-                    .usd
-                    .map(|u| format!("about ${u:.2}"))
-                    .unwrap_or_else(|| "unknown (no price registered)".into());
-                eprintln!(
-                    "{} case(s) × {} model(s): ~{} calls, ~{} tokens, cost {usd}.",
-                    plan.cases,
-                    plan.models.len(),
-                    plan.calls,
-                    plan.tokens
-                );
-                for d in &plan.destinations {
-                    eprintln!("  {:<20} {}", d.model, d.destination);
-                }
-                for n in &plan.notes {
-                    eprintln!("  ({n})");
-                }
-            }
-            if plan_only {
-                return Ok(ExitCode::SUCCESS);
-            }
-            let remote: Vec<String> = plan
-                .destinations
-                .iter()
-                .filter(|d| d.remote)
-                .map(|d| format!("{} ({})", d.model, d.destination))
-                .collect();
-            crate::output::confirm_remote(&remote, "case facts and the policy text", yes)?;
-            let id = e.call::<_, RunStarted>("cases.screen_create", &req)?.run_id;
-            if !cli.json {
-                eprintln!("Label audit {id} created.");
-            }
-            id
-        }
-    };
-    let how = super::follow::Follow {
-        unit: "cases",
-        message: |p| {
-            format!("{} agree · {} disputed · ${:.2}", p.counter("agree"), p.counter("disputed"), p.counter("cost_usd"))
-        },
-        stopping: "Stopping after the calls in flight… (finished screens are kept)",
-        cancel: "cases.screen_cancel",
-        abort: None,
-    };
-    let report: psebench::screen::audit::ScreenReport =
-        super::follow::follow_run(cli, e, &run_id, how, "cases.screen_execute")?;
-    let results: psebench::screen::audit::ScreenResults =
-        e.call("cases.screen_results", &ScreenResultsRequest { run_id: Some(run_id.clone()), ..Default::default() })?;
-    if cli.json {
-        print_json(&report);
-    } else {
-        let mut head: Vec<String> = vec!["CASE".into(), "LABEL".into()];
-        head.extend(results.models.iter().map(|m| m.to_uppercase()));
-        head.push("DISPUTED".into());
-        let rows: Vec<Vec<String>> = results
-            .rows
-            .iter()
-            .map(|r| {
-                let mut row = vec![r.case_id.clone(), r.label.clone()];
-                for m in &results.models {
-                    row.push(match r.verdicts.get(m) {
-                        Some(v) => format!(
-                            "{} {}{}{}",
-                            if v.agrees { "agrees" } else { "DISAGREES" },
-                            v.verdict.clone().unwrap_or_else(|| "unreadable".into()),
-                            if v.clauses_met.is_empty() {
-                                String::new()
-                            } else {
-                                format!(" [{}]", v.clauses_met.join(", "))
-                            },
-                            if v.open_question { " (open question)" } else { "" }
-                        ),
-                        None => "-".into(),
-                    });
-                }
-                row.push(if r.disputed { "yes".into() } else { String::new() });
-                row
-            })
-            .collect();
-        let head_ref: Vec<&str> = head.iter().map(String::as_str).collect();
-        table(&head_ref, &rows);
-        let share =
-            if report.screened == 0 { 0.0 } else { 100.0 * report.disputed.len() as f64 / report.screened as f64 };
-        println!(
-            "{} case(s) screened; every model agrees with {}; a majority disputes {} ({share:.1}%).",
-            report.screened,
-            report.agree,
-            report.disputed.len()
-        );
-        println!("{TIE_RULE}");
-        if results.status != psebench::jobs::RunStatus::Completed {
-            println!("The audit is {}; resume it: psebench cases screen --resume {run_id}", results.status);
-        }
-    }
-    Ok(if results.status == psebench::jobs::RunStatus::Completed { ExitCode::SUCCESS } else { ExitCode::from(1) })
-}
-
 pub fn run(cli: &Cli, cmd: &CasesCmd) -> Result<ExitCode, ApiError> {
     let e = engine(cli)?;
     match cmd {
-        CasesCmd::Screen { cases, models, resume, label, plan, yes } => {
-            return screen(cli, &e, cases, models, resume, label, *plan, *yes);
-        }
+        CasesCmd::Screen(args) => return super::label_audit::audit(cli, &e, args),
         CasesCmd::Import { file, replace } => {
             let r: psebench::api::cases::CasesImportResult =
                 e.call("cases.import_file", &CasesImportFileParams { file: file.clone(), replace: *replace })?;
@@ -285,11 +143,11 @@ pub fn run(cli: &Cli, cmd: &CasesCmd) -> Result<ExitCode, ApiError> {
             }
         }
         CasesCmd::Show { id, provenance: true } => {
-            e.call::<_, serde_json::Value>("cases.show", &CaseShowParams { case_id: id.clone() })?;
+            e.call::<_, serde_json::Value>("case.show", &CaseShowParams { case_id: id.clone() })?;
             super::generate::print_provenance(cli, &e, id)?;
         }
         CasesCmd::Show { id, provenance: false } => {
-            let c: psebench::case::Case = e.call("cases.show", &CaseShowParams { case_id: id.clone() })?;
+            let c: psebench::case::Case = e.call("case.show", &CaseShowParams { case_id: id.clone() })?;
             if cli.json {
                 print_json(&c);
             } else {

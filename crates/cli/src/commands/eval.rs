@@ -3,7 +3,7 @@ use psebench::api::rpc::{
     Count, Flag, NoParams, PathParams, ResumeParams, RunFileParams, RunIds, RunParams, RunStarted,
 };
 use psebench::evaluation::rejudge::{RejudgeRequest, RejudgeSummary};
-use psebench::evaluation::{EvalPlan, EvalRunRequest, EvalRunView, EvalSummary};
+use psebench::evaluation::{EvaluationPlan, EvaluationRunRequest, EvaluationRunView, EvaluationSummary};
 use psebench::jobs::RunStatus;
 use psebench::ApiError;
 use std::path::PathBuf;
@@ -94,7 +94,7 @@ pub enum EvalCmd {
     },
 }
 
-fn print_plan(p: &EvalPlan) {
+fn print_plan(p: &EvaluationPlan) {
     let types: Vec<String> = p.by_type.iter().map(|(k, v)| format!("{v} {k}")).collect();
     eprintln!("{} case(s) ({}), {} evaluation item(s).", p.cases, types.join(", "), p.items);
     for d in &p.destinations {
@@ -116,14 +116,14 @@ fn print_plan(p: &EvalPlan) {
     super::concurrency::print_plan(&p.concurrency);
 }
 
-fn confirm_remote(p: &EvalPlan, yes: bool) -> Result<(), ApiError> {
+fn confirm_remote(p: &EvaluationPlan, yes: bool) -> Result<(), ApiError> {
     let remote: Vec<String> =
         p.destinations.iter().filter(|d| d.remote).map(|d| format!("{} ({})", d.model, d.destination)).collect();
     crate::output::confirm_remote(&remote, "case text", yes)
 }
 
 /// Run with a progress bar; Ctrl-C stops after the cases in flight (they stay resumable).
-fn execute(cli: &Cli, e: &Api, run_id: &str) -> Result<EvalSummary, ApiError> {
+fn execute(cli: &Cli, e: &Api, run_id: &str) -> Result<EvaluationSummary, ApiError> {
     let how = Follow {
         unit: "cases",
         message: |p| {
@@ -138,13 +138,13 @@ fn execute(cli: &Cli, e: &Api, run_id: &str) -> Result<EvalSummary, ApiError> {
             )
         },
         stopping: "Stopping after the cases in flight… (finished cases are kept)",
-        cancel: "eval.cancel",
+        cancel: "evaluation.cancel",
         abort: None,
     };
-    follow_run(cli, e, run_id, how, "eval.execute")
+    follow_run(cli, e, run_id, how, "evaluation.execute")
 }
 
-fn print_summary(cli: &Cli, s: &EvalSummary) {
+fn print_summary(cli: &Cli, s: &EvaluationSummary) {
     if cli.json {
         print_json(s);
     } else {
@@ -193,7 +193,7 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
             batch,
             plan: only_plan,
         } => {
-            let req = EvalRunRequest {
+            let req = EvaluationRunRequest {
                 cases: cases.clone(),
                 model: model.clone(),
                 info_model: info_model.clone(),
@@ -205,7 +205,7 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                 batch: *batch,
                 max_cost_usd: *max_cost,
             };
-            let plan: EvalPlan = e.call("eval.plan", &req)?;
+            let plan: EvaluationPlan = e.call("evaluation.plan", &req)?;
             if *only_plan {
                 if cli.json {
                     print_json(&plan);
@@ -218,7 +218,7 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                 print_plan(&plan);
             }
             confirm_remote(&plan, *yes)?;
-            let run_id = e.call::<_, RunStarted>("eval.create", &req)?.run_id;
+            let run_id = e.call::<_, RunStarted>("evaluation.create", &req)?.run_id;
             if !cli.json {
                 eprintln!("Run {run_id} created.");
             }
@@ -228,7 +228,7 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
         }
         EvalCmd::Resume { run, max_cost, no_max_cost } => {
             e.call::<_, Flag>(
-                "eval.prepare_resume",
+                "evaluation.prepare_resume",
                 &ResumeParams { run_id: run.clone(), max_cost_usd: *max_cost, clear_max_cost: Some(*no_max_cost) },
             )?;
             let s = execute(cli, &e, run)?;
@@ -246,10 +246,10 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                 unit: "judgements",
                 message: |p| format!("{} failed · ${:.2}", p.counter("judge_failed"), p.counter("cost_usd")),
                 stopping: "Stopping after the judge calls in flight… (judgements made so far are kept)",
-                cancel: "eval.cancel",
+                cancel: "evaluation.cancel",
                 abort: None,
             };
-            let s: RejudgeSummary = follow_call(cli, &e, run, how, "eval.rejudge_execute", &req)?;
+            let s: RejudgeSummary = follow_call(cli, &e, run, how, "evaluation.rejudge_execute", &req)?;
             if cli.json {
                 print_json(&s);
             } else {
@@ -268,7 +268,7 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
             super::follow::print_batches(cli, &e, run)?;
         }
         EvalCmd::List => {
-            let list: Vec<EvalRunView> = e.call("eval.list", &NoParams {})?;
+            let list: Vec<EvaluationRunView> = e.call("evaluation.list", &NoParams {})?;
             if cli.json {
                 print_json(&list);
             } else {
@@ -294,7 +294,7 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
             }
         }
         EvalCmd::Show { run } => {
-            let v: EvalRunView = e.call("eval.show", &RunParams { run_id: run.clone() })?;
+            let v: EvaluationRunView = e.call("evaluation.show", &RunParams { run_id: run.clone() })?;
             if cli.json {
                 print_json(&v);
             } else {
@@ -309,8 +309,9 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
             }
         }
         EvalCmd::Export { run, out } => {
-            let n =
-                e.call::<_, Count>("eval.export_to", &RunFileParams { run_id: run.clone(), out: out.clone() })?.count;
+            let n = e
+                .call::<_, Count>("evaluation.export_to", &RunFileParams { run_id: run.clone(), out: out.clone() })?
+                .count;
             if cli.json {
                 print_json(&serde_json::json!({"run_id": run, "exported": n, "out": out}));
             } else {
@@ -318,7 +319,7 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
             }
         }
         EvalCmd::Import { file } => {
-            let ids = e.call::<_, RunIds>("eval.import_file", &PathParams { path: file.clone() })?.run_ids;
+            let ids = e.call::<_, RunIds>("evaluation.import_file", &PathParams { path: file.clone() })?.run_ids;
             if cli.json {
                 print_json(&serde_json::json!({"runs": ids}));
             } else {

@@ -1,7 +1,8 @@
 use clap::{Args, Subcommand};
-use psebench::api::rpc::{Flag, GenCandidatesParams, IdParams, NoParams, ResumeParams, RunParams, RunStarted};
+use psebench::api::rpc::{Flag, GenerationCandidatesParams, IdParams, NoParams, ResumeParams, RunParams, RunStarted};
 use psebench::generation::{
-    GenCandidateFilter, GenCandidateView, GenPlan, GenRequest, GenRunView, GenSummary, Provenance,
+    GenerationCandidateFilter, GenerationCandidateView, GenerationPlan, GenerationRequest, GenerationRunView,
+    GenerationSummary, Provenance,
 };
 use psebench::jobs::RunStatus;
 use psebench::ApiError;
@@ -102,7 +103,7 @@ pub enum GenerateCmd {
     Provenance { id: String },
 }
 
-fn print_plan(p: &GenPlan) {
+fn print_plan(p: &GenerationPlan) {
     let types: Vec<String> = p.cards_by_type.iter().map(|(k, v)| format!("{v} {k}")).collect();
     let cands: Vec<String> = p.candidates_by_type.iter().map(|(k, v)| format!("{v} {k}")).collect();
     eprintln!(
@@ -140,7 +141,7 @@ fn print_plan(p: &GenPlan) {
     super::concurrency::print_plan(&p.concurrency);
 }
 
-fn confirm_remote(p: &GenPlan, yes: bool) -> Result<(), ApiError> {
+fn confirm_remote(p: &GenerationPlan, yes: bool) -> Result<(), ApiError> {
     let remote: Vec<String> =
         p.destinations.iter().filter(|d| d.remote).map(|d| format!("{} ({})", d.model, d.destination)).collect();
     crate::output::confirm_remote(&remote, "clause cards and anchor texts", yes)
@@ -148,7 +149,7 @@ fn confirm_remote(p: &GenPlan, yes: bool) -> Result<(), ApiError> {
 
 /// Run with a progress bar. The first Ctrl-C stops after the model calls in flight (everything
 /// finished is kept); a second one stops at once.
-fn execute(cli: &Cli, e: &Api, run_id: &str) -> Result<GenSummary, ApiError> {
+fn execute(cli: &Cli, e: &Api, run_id: &str) -> Result<GenerationSummary, ApiError> {
     let how = Follow {
         unit: "candidates",
         message: |p| {
@@ -166,13 +167,13 @@ fn execute(cli: &Cli, e: &Api, run_id: &str) -> Result<GenSummary, ApiError> {
         },
         stopping:
             "Stopping after the model calls in flight… (finished work is kept; press Ctrl-C again to stop at once)",
-        cancel: "gen.cancel",
-        abort: Some("gen.abort"),
+        cancel: "generation.cancel",
+        abort: Some("generation.abort"),
     };
-    follow_run(cli, e, run_id, how, "gen.execute")
+    follow_run(cli, e, run_id, how, "generation.execute")
 }
 
-fn print_summary(cli: &Cli, s: &GenSummary) {
+fn print_summary(cli: &Cli, s: &GenerationSummary) {
     if cli.json {
         print_json(s);
         return;
@@ -203,7 +204,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
                 "Say what to generate: psebench generate --cards all|CLAUSE_ID|ID,ID --model NAME [--anchors-per-card N] (or generate resume|list|show).",
             ));
         };
-        let req = GenRequest {
+        let req = GenerationRequest {
             policy: a.policy.clone(),
             cards: cards.clone(),
             anchors_per_card: a.anchors_per_card,
@@ -218,7 +219,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
             batch: a.batch,
             max_cost_usd: a.max_cost,
         };
-        let plan: GenPlan = e.call("gen.plan", &req)?;
+        let plan: GenerationPlan = e.call("generation.plan", &req)?;
         if a.plan {
             if cli.json {
                 print_json(&plan);
@@ -231,7 +232,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
             print_plan(&plan);
         }
         confirm_remote(&plan, a.yes)?;
-        let run_id = e.call::<_, RunStarted>("gen.create", &req)?.run_id;
+        let run_id = e.call::<_, RunStarted>("generation.create", &req)?.run_id;
         if !cli.json {
             eprintln!("Run {run_id} created.");
         }
@@ -242,7 +243,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
     match cmd {
         GenerateCmd::Resume { run, max_cost, no_max_cost } => {
             e.call::<_, Flag>(
-                "gen.prepare_resume",
+                "generation.prepare_resume",
                 &ResumeParams { run_id: run.clone(), max_cost_usd: *max_cost, clear_max_cost: Some(*no_max_cost) },
             )?;
             let s = execute(cli, &e, run)?;
@@ -253,7 +254,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
             super::follow::print_batches(cli, &e, run)?;
         }
         GenerateCmd::List => {
-            let list: Vec<GenRunView> = e.call("gen.list", &NoParams {})?;
+            let list: Vec<GenerationRunView> = e.call("generation.list", &NoParams {})?;
             if cli.json {
                 print_json(&list);
             } else {
@@ -276,7 +277,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
             }
         }
         GenerateCmd::Show { run } => {
-            let v: GenRunView = e.call("gen.show", &RunParams { run_id: run.clone() })?;
+            let v: GenerationRunView = e.call("generation.show", &RunParams { run_id: run.clone() })?;
             if cli.json {
                 print_json(&v);
             } else {
@@ -317,11 +318,11 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
             }
         }
         GenerateCmd::Candidates { run, status, case_type } => {
-            let list: Vec<GenCandidateView> = e.call(
-                "gen.candidates",
-                &GenCandidatesParams {
+            let list: Vec<GenerationCandidateView> = e.call(
+                "generation.candidates",
+                &GenerationCandidatesParams {
                     run_id: run.clone(),
-                    filter: Some(GenCandidateFilter {
+                    filter: Some(GenerationCandidateFilter {
                         status: status.clone(),
                         case_type: case_type.clone(),
                         ..Default::default()
@@ -354,7 +355,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
 
 /// Print the generation history of a case or candidate (also used by `cases show --provenance`).
 pub fn print_provenance(cli: &Cli, e: &Api, id: &str) -> Result<(), ApiError> {
-    let p: Provenance = e.call("gen.provenance", &IdParams { id: id.to_string() })?;
+    let p: Provenance = e.call("generation.provenance", &IdParams { id: id.to_string() })?;
     if cli.json {
         print_json(&p);
         return Ok(());

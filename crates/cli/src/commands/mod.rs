@@ -8,6 +8,7 @@ pub mod concurrency;
 pub mod eval;
 pub mod follow;
 pub mod generate;
+pub mod label_audit;
 pub mod metrics;
 pub mod mock;
 pub mod models;
@@ -82,6 +83,7 @@ pub fn run(cli: &Cli) -> Result<ExitCode, ApiError> {
         Command::Policy(c) => policy::run(cli, c),
         Command::Cards(c) => cards::run(cli, c),
         Command::Cases(c) => cases::run(cli, c),
+        Command::LabelAudit(a) => label_audit::run(cli, a),
         Command::Demo(c) => cases::run_demo(cli, c),
         Command::Anchors(c) => anchors::run(cli, c),
         Command::Author(c) => author::run(cli, c),

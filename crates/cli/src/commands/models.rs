@@ -129,7 +129,7 @@ pub fn run(cli: &Cli, cmd: &ModelsCmd) -> Result<ExitCode, ApiError> {
         } => {
             let api_key = if *api_key_stdin { Some(read_key()?) } else { None };
             let v: ModelView = e.call(
-                "models.add",
+                "model.add",
                 &ModelAddRequest {
                     name: name.clone(),
                     kind: kind.clone(),
@@ -177,7 +177,7 @@ pub fn run(cli: &Cli, cmd: &ModelsCmd) -> Result<ExitCode, ApiError> {
                 for s in &found.servers {
                     for m in s.models.iter().filter(|m| m.registered_as.is_none()) {
                         e.call::<_, ModelView>(
-                            "models.add",
+                            "model.add",
                             &ModelAddRequest {
                                 name: m.suggested_name.clone(),
                                 kind: "openai-compatible".into(),
@@ -251,7 +251,7 @@ pub fn run(cli: &Cli, cmd: &ModelsCmd) -> Result<ExitCode, ApiError> {
             }
         }
         ModelsCmd::Test { name } => {
-            let r: ModelTestResult = e.call("models.test", &ModelNameParams { name: name.clone() })?;
+            let r: ModelTestResult = e.call("model.test", &ModelNameParams { name: name.clone() })?;
             if cli.json {
                 print_json(&r);
             } else {
@@ -262,7 +262,7 @@ pub fn run(cli: &Cli, cmd: &ModelsCmd) -> Result<ExitCode, ApiError> {
             }
         }
         ModelsCmd::Remove { name } => {
-            e.call::<_, Flag>("models.remove", &ModelNameParams { name: name.clone() })?;
+            e.call::<_, Flag>("model.remove", &ModelNameParams { name: name.clone() })?;
             if cli.json {
                 print_json(&serde_json::json!({"removed": name}));
             } else {
@@ -271,7 +271,7 @@ pub fn run(cli: &Cli, cmd: &ModelsCmd) -> Result<ExitCode, ApiError> {
         }
         ModelsCmd::SetKey { name } => {
             let key = read_key()?;
-            let v: ModelView = e.call("models.set_key", &ModelKeyParams { name: name.clone(), key })?;
+            let v: ModelView = e.call("model.set_key", &ModelKeyParams { name: name.clone(), key })?;
             if cli.json {
                 print_json(&v);
             } else {

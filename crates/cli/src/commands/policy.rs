@@ -37,7 +37,7 @@ pub fn run(cli: &Cli, cmd: &PolicyCmd) -> Result<ExitCode, ApiError> {
     let e = engine(cli)?;
     match cmd {
         PolicyCmd::List => {
-            let list: Vec<psebench::api::policy::PolicySummary> = e.call("policy.list", &NoParams {})?;
+            let list: Vec<psebench::api::policy::PolicySummary> = e.call("policies.list", &NoParams {})?;
             if cli.json {
                 print_json(&list);
             } else {

@@ -27,7 +27,7 @@ pub fn run(cli: &Cli, cmd: &StatsCmd) -> Result<ExitCode, ApiError> {
     let e = engine(cli)?;
     match cmd {
         StatsCmd::Generation { run } => {
-            let s: GenerationStats = e.call("gen.stats", &RunParams { run_id: run.clone() })?;
+            let s: GenerationStats = e.call("generation.stats", &RunParams { run_id: run.clone() })?;
             if cli.json {
                 print_json(&s);
             } else {

@@ -39,6 +39,8 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!("20261126020000_anchor_jobs"),
     migration!("20261126030000_llm_batches"),
     migration!("20261128090000_run_kinds_checked_in_rust"),
+    migration!("20261128100000_call_ledger"),
+    migration!("20261129090000_tables_named_for_their_concept"),
 ];
 
 const BOOKKEEPING: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -249,7 +249,7 @@ impl Engine {
     /// Sort anchors into the policy's clause buckets by topic with a model, waiting for the end.
     /// Runs as an anchor job (listed with the others, resumable if it stops early).
     pub async fn anchors_presort(&self, req: &AnchorPresortRequest) -> ApiResult<AnchorBatchResult> {
-        self.anchors_job_wait(&AnchorJobRequest {
+        self.anchor_job_wait(&AnchorJobRequest {
             kind: AnchorJobKind::Presort,
             model: req.model.clone(),
             policy: req.policy.clone(),
@@ -265,7 +265,7 @@ impl Engine {
     /// Translate non-English anchors to English with a model, keeping the original text, waiting
     /// for the end. Runs as an anchor job.
     pub async fn anchors_translate(&self, req: &AnchorTranslateRequest) -> ApiResult<AnchorBatchResult> {
-        self.anchors_job_wait(&AnchorJobRequest {
+        self.anchor_job_wait(&AnchorJobRequest {
             kind: AnchorJobKind::Translate,
             model: req.model.clone(),
             policy: None,
@@ -281,10 +281,10 @@ impl Engine {
     /// Start a job, run it here to its end, and return its outcomes (failed anchors among them,
     /// as before jobs). A job that stopped before it reached every anchor is an error naming it,
     /// so it can be resumed.
-    async fn anchors_job_wait(&self, req: &AnchorJobRequest) -> ApiResult<AnchorBatchResult> {
-        let run_id = self.anchors_job_create(req)?;
-        self.anchors_job_execute(&run_id).await?;
-        let view = self.anchors_job_show(&run_id)?;
+    async fn anchor_job_wait(&self, req: &AnchorJobRequest) -> ApiResult<AnchorBatchResult> {
+        let run_id = self.anchor_job_create(req)?;
+        self.anchor_job_execute(&run_id).await?;
+        let view = self.anchor_job_show(&run_id)?;
         let never = view.total.saturating_sub(view.result.processed);
         if never > 0 {
             let why = view.error.unwrap_or_else(|| "it stopped early".into());
@@ -305,7 +305,7 @@ impl Engine {
         let all = if ids.is_empty() {
             self.anchors_all(&super::AnchorFilter::default())?
         } else {
-            ids.iter().map(|i| self.anchors_show(i)).collect::<ApiResult<Vec<_>>>()?
+            ids.iter().map(|i| self.anchor_show(i)).collect::<ApiResult<Vec<_>>>()?
         };
         let out: Vec<Anchor> = all.into_iter().filter(|a| keep(a)).collect();
         if out.is_empty() {

@@ -342,15 +342,15 @@ impl Engine {
 
     /// One anchor. Every API that takes an anchor id comes through here (bucket, pre-sort and
     /// translation lists), so an id that breaks the id rule is refused with the reason.
-    pub fn anchors_show(&self, anchor_id: &str) -> ApiResult<Anchor> {
+    pub fn anchor_show(&self, anchor_id: &str) -> ApiResult<Anchor> {
         check_anchor_id(anchor_id).map_err(refused_anchor_id)?;
         self.store().with_conn(|c| repo::require(c, anchor_id))
     }
 
     /// Put an anchor in a clause's bucket by hand (None: take it out of every bucket). A bucket
     /// set by hand is never changed by the pre-sort.
-    pub fn anchors_set_bucket(&self, anchor_id: &str, clause_id: Option<&str>) -> ApiResult<Anchor> {
-        let a = self.anchors_show(anchor_id)?;
+    pub fn anchor_set_bucket(&self, anchor_id: &str, clause_id: Option<&str>) -> ApiResult<Anchor> {
+        let a = self.anchor_show(anchor_id)?;
         if let Some(c) = clause_id {
             if !self.known_clause_anywhere(c)? {
                 return Err(ApiError::invalid(format!(
@@ -359,7 +359,7 @@ impl Engine {
             }
         }
         self.store().with_conn(|conn| repo::set_bucket(conn, &a.anchor_id, clause_id, "manual", None))?;
-        self.anchors_show(anchor_id)
+        self.anchor_show(anchor_id)
     }
 
     fn known_clause_anywhere(&self, clause: &str) -> ApiResult<bool> {
@@ -387,7 +387,7 @@ impl Engine {
             let stored = self.store().with_conn(|c| repo::get(c, id))?.is_some();
             if !stored {
                 check_anchor_id(id).map_err(refused_anchor_id)?;
-                self.anchors_show(id)?;
+                self.anchor_show(id)?;
             }
         }
         let mut n = 0;

@@ -24,7 +24,7 @@ pub struct CaseDetail {
 
 impl Engine {
     /// A case with its store metadata and the names of its clause and card.
-    pub fn cases_detail(&self, case_id: &str) -> ApiResult<CaseDetail> {
+    pub fn case_detail(&self, case_id: &str) -> ApiResult<CaseDetail> {
         let (case, meta, card) = self.store().with_conn(|c| {
             let case = repo::get_case(c, case_id)?;
             let meta = repo::case_meta(c, case_id)?;

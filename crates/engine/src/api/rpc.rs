@@ -3,6 +3,37 @@
 //! blocking pool, long jobs spawned in the background) and encodes the typed result. The desktop
 //! app's single Tauri command and `psebench serve`'s `POST /api/<method>` both go through here,
 //! and the UI's TypeScript types are generated from the same table (`bindings`).
+//!
+//! # Method names
+//!
+//! A method is `<namespace>.<verb>` in lower snake case, and each concept has one name: the one
+//! its engine module, its tables and the `Engine` method behind it use (`label_audit.plan` is
+//! `Engine::label_audit_plan` in the `label_audit` module, writing `label_audit_results`).
+//!
+//! - **Records** (policies, cards, cases, models, anchors, batches, calls): the plural for what
+//!   works on the collection or on several records (`cards.list`, `cards.import`, `cards.export`,
+//!   `cards.lint_library`, `models.discover`, `anchors.buckets`, `anchors.presort`,
+//!   `anchors.remove`), the singular for what works on the one record its parameters name
+//!   (`card.show`, `card.save`, `card.audit`, `card.diff`, `case.set_excluded`, `policy.create`,
+//!   `policy.delete`, `model.add`, `model.test`, `anchor.set_bucket`).
+//! - **Workflows** (each kind of run, and review sessions): the singular name of the workflow
+//!   (`generation`, `evaluation`, `label_audit`, `authoring`, `anchor_job`, `review`). `list` lists
+//!   its runs, `show` shows one; `plan`, `create`, `start`, `execute`, `resume`, `cancel` work on
+//!   one run. A job inside a workflow takes a prefix (`authoring.draft_all_start`); the records a
+//!   workflow keeps are listed by their plural and shown by `<record>_show` (`authoring.drafts`,
+//!   `authoring.draft_show`, `authoring.extractions`, `authoring.extraction_show`,
+//!   `generation.candidates`).
+//! - **Single things** of a store are named for themselves: `store`, `jobs`, `cache`, `usage`,
+//!   `demo`, `library`, `metrics`, `results`, `report`.
+//! - Command-line methods that read or write files by path end in `_file`, `_files`, `_paths`
+//!   or `_to` ([`CLI_METHODS`]).
+//!
+//! Names that came before this rule (`cases.screen_plan`, `gen.create`, `author.draft`,
+//! `cards.show`, `eval.list`, …) keep working: [`ALIASES`] maps each one to its canonical method,
+//! [`call`] resolves it first, and no listing shows it. Stored values are not names of methods
+//! and do not change: run kinds (`eval`, `generation`, `label_audit`, …), accounting stages
+//! (`author_extract`, `clause_screen`, …), prompt template names (`gen_*`, `author_*`) and the
+//! JSON fields of the file formats.
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -42,15 +73,22 @@ use crate::context::discover::{DiscoverRequest, DiscoverResult};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::evaluation::examples::ExampleResults;
 use crate::evaluation::rejudge::{RejudgeRequest, RejudgeSummary};
-use crate::evaluation::{EvalPlan, EvalRunRequest, EvalRunView, EvalSummary};
+use crate::evaluation::{EvaluationPlan, EvaluationRunRequest, EvaluationRunView, EvaluationSummary};
 use crate::export::dataset::DatasetExport;
 use crate::export::{ReportRequest, ReportWritten};
 use crate::generation::Provenance;
-use crate::generation::{GenCandidateFilter, GenCandidateView, GenPlan, GenRequest, GenRunView, GenSummary};
+use crate::generation::{
+    GenerationCandidateFilter, GenerationCandidateView, GenerationPlan, GenerationRequest, GenerationRunView,
+    GenerationSummary,
+};
 use crate::generation::{GenerationStats, LibraryStats};
 use crate::jobs::{Progress, RunKind, RunStatus};
+use crate::label_audit::{
+    LabelAuditPlan, LabelAuditReport, LabelAuditRequest, LabelAuditResults, LabelAuditResultsRequest, LabelAuditRunView,
+};
 use crate::llm::accounting::UsageTotals;
 use crate::llm::cache::CacheStats;
+use crate::llm::ledger::{CallFilter, LedgerCall};
 use crate::metrics::{FileMetrics, MetricsOptions, MetricsReport};
 use crate::policy::sections::PolicySections;
 use crate::review::{
@@ -58,9 +96,6 @@ use crate::review::{
     ReviewCreateRequest, ReviewExportFormat, ReviewExportResult, ReviewItemView, ReviewLinks, ReviewLinksRequest,
     ReviewMe, ReviewPackExported, ReviewPackMergeReport, ReviewPackOpened, ReviewQueue, ReviewQueueRequest,
     ReviewReveal, ReviewSessionDetail, ReviewSessionSummary, ReviewStats, ReviewSummary, ReviewSummaryFiles,
-};
-use crate::screen::audit::{
-    ScreenPlan, ScreenReport, ScreenRequest, ScreenResults, ScreenResultsRequest, ScreenRunView,
 };
 
 /// Who is calling.
@@ -242,7 +277,7 @@ pub struct UsageParams {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct EvalImportParams {
+pub struct EvaluationImportParams {
     pub file: Upload,
 }
 
@@ -291,10 +326,10 @@ pub struct AnchorIdsParams {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(optional_fields)]
-pub struct GenCandidatesParams {
+pub struct GenerationCandidatesParams {
     pub run_id: String,
     #[serde(default)]
-    pub filter: Option<GenCandidateFilter>,
+    pub filter: Option<GenerationCandidateFilter>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -526,8 +561,8 @@ pub fn resume_batch_runs(engine: &Engine) -> Vec<String> {
     for (run_id, kind) in runs {
         tracing::info!(run = %run_id, "resuming a batch-mode run whose batches are still out");
         match kind {
-            RunKind::Eval => spawn_eval(engine.clone(), run_id.clone()),
-            RunKind::Generation => spawn_gen(engine.clone(), run_id.clone()),
+            RunKind::Eval => spawn_evaluation(engine.clone(), run_id.clone()),
+            RunKind::Generation => spawn_generation(engine.clone(), run_id.clone()),
             _ => continue,
         }
         ids.push(run_id);
@@ -535,29 +570,29 @@ pub fn resume_batch_runs(engine: &Engine) -> Vec<String> {
     ids
 }
 
-fn spawn_eval(engine: Engine, run_id: String) {
+fn spawn_evaluation(engine: Engine, run_id: String) {
     let (e, id) = (engine.clone(), run_id.clone());
-    spawn_job(engine, run_id, RunKind::Eval, async move { e.eval_execute(&id).await.map(|_| ()) });
+    spawn_job(engine, run_id, RunKind::Eval, async move { e.evaluation_execute(&id).await.map(|_| ()) });
 }
 
-fn spawn_gen(engine: Engine, run_id: String) {
+fn spawn_generation(engine: Engine, run_id: String) {
     let (e, id) = (engine.clone(), run_id.clone());
-    spawn_job(engine, run_id, RunKind::Generation, async move { e.gen_execute(&id).await.map(|_| ()) });
+    spawn_job(engine, run_id, RunKind::Generation, async move { e.generation_execute(&id).await.map(|_| ()) });
 }
 
 fn spawn_draft_all(engine: Engine, run_id: String) {
     let (e, id) = (engine.clone(), run_id.clone());
-    spawn_job(engine, run_id, RunKind::Authoring, async move { e.author_draft_all_execute(&id).await });
+    spawn_job(engine, run_id, RunKind::Authoring, async move { e.authoring_draft_all_execute(&id).await });
 }
 
 fn spawn_label_audit(engine: Engine, run_id: String) {
     let (e, id) = (engine.clone(), run_id.clone());
-    spawn_job(engine, run_id, RunKind::LabelAudit, async move { e.cases_screen_execute(&id).await.map(|_| ()) });
+    spawn_job(engine, run_id, RunKind::LabelAudit, async move { e.label_audit_execute(&id).await.map(|_| ()) });
 }
 
 fn spawn_anchor_job(engine: Engine, run_id: String) {
     let (e, id) = (engine.clone(), run_id.clone());
-    spawn_job(engine, run_id, RunKind::AnchorJob, async move { e.anchors_job_execute(&id).await });
+    spawn_job(engine, run_id, RunKind::AnchorJob, async move { e.anchor_job_execute(&id).await });
 }
 
 fn text_download(file_name: &str, mime: &str, text: &str, description: &str) -> Download {
@@ -619,8 +654,8 @@ api_methods! {
     "jobs.active" ["Latest progress of the runs working right now."] (e, p: NoParams) -> Vec<Progress> {
         e.jobs().active()
     }
-    "policy.list" ["The policy packs in the store."] (e, p: NoParams) -> Vec<PolicySummary> {
-        blocking(move || e.policy_list()).await?
+    "policies.list" ["The policy packs in the store."] (e, p: NoParams) -> Vec<PolicySummary> {
+        blocking(move || e.policies_list()).await?
     }
     "policy.show" ["One policy pack: clauses, guidance, evidence vocabulary, official text."] (e, p: IdParams) -> PolicyView {
         blocking(move || e.policy_show(&p.id)).await?
@@ -653,19 +688,19 @@ api_methods! {
     "cards.list" ["The card library, filtered."] (e, p: CardFilter) -> Vec<CardSummary> {
         blocking(move || e.cards_list(&p)).await?
     }
-    "cards.show" ["One card at its current or an earlier version, with history and lint findings."] (e, p: CardShowParams) -> CardDetail {
-        blocking(move || e.cards_show(&p.card_id, p.version)).await?
+    "card.show" ["One card at its current or an earlier version, with history and lint findings."] (e, p: CardShowParams) -> CardDetail {
+        blocking(move || e.card_show(&p.card_id, p.version)).await?
     }
-    "cards.check" ["Lint an edited card document without saving it."] (e, p: CardCheckParams) -> LintReport {
+    "card.check" ["Lint an edited card document without saving it."] (e, p: CardCheckParams) -> LintReport {
         blocking(move || e.card_check(&p.json, &policy_or_default(&p.policy))).await?
     }
-    "cards.save" ["Save an edited card as a new version (back to draft)."] (e, p: CardSaveRequest) -> CardDetail {
+    "card.save" ["Save an edited card as a new version (back to draft)."] (e, p: CardSaveRequest) -> CardDetail {
         blocking(move || e.card_save(&p)).await?
     }
-    "cards.audit" ["Record an audit decision on a card."] (e, p: CardAuditRequest) -> CardDetail {
+    "card.audit" ["Record an audit decision on a card."] (e, p: CardAuditRequest) -> CardDetail {
         blocking(move || e.card_audit(&p)).await?
     }
-    "cards.diff" ["Line differences between two versions of a card."] (e, p: CardDiffParams) -> CardDiff {
+    "card.diff" ["Line differences between two versions of a card."] (e, p: CardDiffParams) -> CardDiff {
         blocking(move || e.card_diff(&p.card_id, p.from, p.to)).await?
     }
     "cards.lint_library" ["Lint every stored card of a policy."] (e, p: PolicyParams) -> LintReport {
@@ -704,11 +739,11 @@ api_methods! {
     "cases.list" ["Benchmark cases, filtered."] (e, p: CaseFilter) -> Vec<CaseSummary> {
         blocking(move || e.cases_list(&p)).await?
     }
-    "cases.show" ["One case with its full ground truth."] (e, p: CaseShowParams) -> Case {
-        blocking(move || e.cases_show(&p.case_id)).await?
+    "case.show" ["One case with its full ground truth."] (e, p: CaseShowParams) -> Case {
+        blocking(move || e.case_show(&p.case_id)).await?
     }
-    "cases.detail" ["One case with where it came from, whether runs leave it out, and its clause and card names."] (e, p: CaseShowParams) -> CaseDetail {
-        blocking(move || e.cases_detail(&p.case_id)).await?
+    "case.detail" ["One case with where it came from, whether runs leave it out, and its clause and card names."] (e, p: CaseShowParams) -> CaseDetail {
+        blocking(move || e.case_detail(&p.case_id)).await?
     }
     "cases.import" ["Import an uploaded cases.jsonl file (all or nothing)."] (e, p: CasesImportParams) -> CasesImportResult {
         blocking(move || {
@@ -726,23 +761,23 @@ api_methods! {
         })
         .await?
     }
-    "cases.set_excluded" ["Flag a case as excluded from runs, or include it again."] (e, p: CaseExcludeParams) -> Flag {
+    "case.set_excluded" ["Flag a case as excluded from runs, or include it again."] (e, p: CaseExcludeParams) -> Flag {
         blocking(move || e.case_set_excluded(&p.case_id, p.excluded, p.reason.as_deref()).map(|_| Flag { value: p.excluded })).await?
     }
-    "cases.screen_plan" ["What a label audit (cases screened against the whole policy by one or more models) would send and cost."] (e, p: ScreenRequest) -> ScreenPlan {
-        blocking(move || e.cases_screen_plan(&p)).await?
+    "label_audit.plan" ["What a label audit (cases screened against the whole policy by one or more models) would send and cost."] (e, p: LabelAuditRequest) -> LabelAuditPlan {
+        blocking(move || e.label_audit_plan(&p)).await?
     }
-    "cases.screen_start" ["Create a label audit and start it in the background."] (e, p: ScreenRequest) -> RunStarted {
+    "label_audit.start" ["Create a label audit and start it in the background."] (e, p: LabelAuditRequest) -> RunStarted {
         let e2 = e.clone();
-        let run_id = blocking(move || e2.cases_screen_create(&p)).await?;
+        let run_id = blocking(move || e2.label_audit_create(&p)).await?;
         spawn_label_audit(e, run_id.clone());
         RunStarted { run_id }
     }
-    "cases.screen_resume" ["Screen what is still missing in a stopped label audit, in the background."] (e, p: RunParams) -> RunStarted {
+    "label_audit.resume" ["Screen what is still missing in a stopped label audit, in the background."] (e, p: RunParams) -> RunStarted {
         let e2 = e.clone();
         let id = p.run_id.clone();
         blocking(move || {
-            e2.cases_screen_results(&ScreenResultsRequest { run_id: Some(id.clone()), ..Default::default() })?;
+            e2.label_audit_results(&LabelAuditResultsRequest { run_id: Some(id.clone()), ..Default::default() })?;
             // Refused now, not in the background, when another process executes the audit.
             e2.store().with_conn(|c| crate::jobs::ensure_free(c, &id, e2.jobs().owner()))
         })
@@ -750,18 +785,18 @@ api_methods! {
         spawn_label_audit(e, p.run_id.clone());
         RunStarted { run_id: p.run_id }
     }
-    "cases.screen_cancel" ["Stop a label audit after the calls in flight; finished screens are kept."] (e, p: RunParams) -> Flag {
-        Flag { value: e.cases_screen_cancel(&p.run_id)? }
+    "label_audit.cancel" ["Stop a label audit after the calls in flight; finished screens are kept."] (e, p: RunParams) -> Flag {
+        Flag { value: e.label_audit_cancel(&p.run_id)? }
     }
-    "cases.screen_results" ["A label audit's results (the latest when no run is named), optionally only disputed cases or one clause."] (e, p: ScreenResultsRequest) -> ScreenResults {
-        blocking(move || e.cases_screen_results(&p)).await?
+    "label_audit.results" ["A label audit's results (the latest when no run is named), optionally only disputed cases or one clause."] (e, p: LabelAuditResultsRequest) -> LabelAuditResults {
+        blocking(move || e.label_audit_results(&p)).await?
     }
-    "cases.screen_runs" ["Every label audit, newest first."] (e, p: NoParams) -> Vec<ScreenRunView> {
-        blocking(move || e.cases_screen_runs()).await?
+    "label_audit.list" ["Every label audit, newest first."] (e, p: NoParams) -> Vec<LabelAuditRunView> {
+        blocking(move || e.label_audit_list()).await?
     }
-    "cases.screen_export" ["A label audit as CSV: one line per case with each model's verdict, clauses and agreement."] (e, p: RunParams) -> Download {
+    "label_audit.export" ["A label audit as CSV: one line per case with each model's verdict, clauses and agreement."] (e, p: RunParams) -> Download {
         blocking(move || {
-            let text = e.cases_screen_csv(&p.run_id)?;
+            let text = e.label_audit_csv(&p.run_id)?;
             Ok(text_download(&format!("label-audit-{}.csv", p.run_id), "text/csv", &text, "Label audit, one row per screened case"))
         })
         .await?
@@ -775,8 +810,8 @@ api_methods! {
     "models.list" ["Registered models."] (e, p: NoParams) -> Vec<ModelView> {
         blocking(move || e.models_list()).await?
     }
-    "models.add" ["Register (or update) a model."] (e, p: ModelAddRequest) -> ModelView {
-        blocking(move || e.models_add(&p)).await?
+    "model.add" ["Register (or update) a model."] (e, p: ModelAddRequest) -> ModelView {
+        blocking(move || e.model_add(&p)).await?
     }
     "models.discover" ["Look for model servers on this computer (Ollama, LM Studio, llama.cpp, vLLM) and list their models."] (e, p: DiscoverRequest) -> DiscoverResult {
         e.models_discover(&p).await?
@@ -785,14 +820,14 @@ api_methods! {
         let e2 = e.clone();
         blocking(move || e2.batches_list(p.run_id.as_deref())).await?
     }
-    "models.remove" ["Remove a registered model (and its stored key)."] (e, p: ModelNameParams) -> Flag {
-        blocking(move || e.models_remove(&p.name).map(|_| Flag { value: true })).await?
+    "model.remove" ["Remove a registered model (and its stored key)."] (e, p: ModelNameParams) -> Flag {
+        blocking(move || e.model_remove(&p.name).map(|_| Flag { value: true })).await?
     }
-    "models.set_key" ["Store a model's API key in the OS keyring."] (e, p: ModelKeyParams) -> ModelView {
-        blocking(move || e.models_set_key(&p.name, &p.key)).await?
+    "model.set_key" ["Store a model's API key in the OS keyring."] (e, p: ModelKeyParams) -> ModelView {
+        blocking(move || e.model_set_key(&p.name, &p.key)).await?
     }
-    "models.test" ["One tiny real call to a model."] (e, p: ModelNameParams) -> ModelTestResult {
-        e.models_test(&p.name).await?
+    "model.test" ["One tiny real call to a model."] (e, p: ModelNameParams) -> ModelTestResult {
+        e.model_test(&p.name).await?
     }
     "cache.stats" ["Size and reuse of the LLM response cache."] (e, p: NoParams) -> CacheStats {
         blocking(move || e.cache_stats()).await?
@@ -803,66 +838,69 @@ api_methods! {
     "usage.by_stage" ["Token and cost totals per stage and model."] (e, p: UsageParams) -> Vec<UsageTotals> {
         blocking(move || if p.all == Some(true) { e.usage_all_by_stage() } else { e.usage_by_stage(p.run_id.as_deref()) }).await?
     }
-    "eval.plan" ["What an evaluation run would do and cost, without starting it."] (e, p: EvalRunRequest) -> EvalPlan {
-        blocking(move || e.eval_plan(&p)).await?
+    "calls.list" ["The call ledger: every model call of a run (or of one item: a generation candidate, an extraction, a draft, a case), in order, with its request, reply, parse notes, failed attempts, tokens and cost. Filters: item, step, attempt, role; offset and limit (default 500)."] (e, p: CallFilter) -> Vec<LedgerCall> {
+        blocking(move || e.calls_list(&p)).await?
     }
-    "eval.start" ["Create an evaluation run and start it in the background."] (e, p: EvalRunRequest) -> RunStarted {
+    "evaluation.plan" ["What an evaluation run would do and cost, without starting it."] (e, p: EvaluationRunRequest) -> EvaluationPlan {
+        blocking(move || e.evaluation_plan(&p)).await?
+    }
+    "evaluation.start" ["Create an evaluation run and start it in the background."] (e, p: EvaluationRunRequest) -> RunStarted {
         let e2 = e.clone();
-        let run_id = blocking(move || e2.eval_create(&p)).await?;
-        spawn_eval(e, run_id.clone());
+        let run_id = blocking(move || e2.evaluation_create(&p)).await?;
+        spawn_evaluation(e, run_id.clone());
         RunStarted { run_id }
     }
-    "eval.resume" ["Finish what is missing in a stopped run, in the background (optionally under a new spending cap)."] (e, p: ResumeParams) -> RunStarted {
+    "evaluation.resume" ["Finish what is missing in a stopped run, in the background (optionally under a new spending cap)."] (e, p: ResumeParams) -> RunStarted {
         let e2 = e.clone();
         let id = p.run_id.clone();
         let change = p.cap_change()?;
         blocking(move || {
-            e2.eval_show(&id)?;
+            e2.evaluation_show(&id)?;
             e2.store().with_conn(|c| crate::jobs::ensure_free(c, &id, e2.jobs().owner()))?;
-            e2.eval_prepare_resume(&id, change)?;
+            e2.evaluation_prepare_resume(&id, change)?;
             // Refused now, not in the background, when another process executes the run.
             e2.store().with_conn(|c| crate::jobs::ensure_free(c, &id, e2.jobs().owner()))
         })
         .await?;
-        spawn_eval(e, p.run_id.clone());
+        spawn_evaluation(e, p.run_id.clone());
         RunStarted { run_id: p.run_id }
     }
-    "eval.rejudge" ["Run only the M4 judge again over a stored or imported run, in the background, with the judge model named."] (e, p: RejudgeRequest) -> RunStarted {
+    "evaluation.rejudge" ["Run only the M4 judge again over a stored or imported run, in the background, with the judge model named."] (e, p: RejudgeRequest) -> RunStarted {
         let e2 = e.clone();
         let id = p.run_id.clone();
         let judge = p.judge_model.clone();
         blocking(move || {
-            e2.eval_show(&id)?;
+            e2.evaluation_show(&id)?;
             e2.model_handle(&judge)?;
             e2.store().with_conn(|c| crate::jobs::ensure_free(c, &id, e2.jobs().owner()))
         })
         .await?;
         let run_id = p.run_id.clone();
         let e3 = e.clone();
-        spawn_job(e, run_id.clone(), RunKind::Eval, async move { e3.eval_rejudge(&p).await.map(|_| ()) });
+        spawn_job(e, run_id.clone(), RunKind::Eval, async move { e3.evaluation_rejudge(&p).await.map(|_| ()) });
         RunStarted { run_id }
     }
-    "eval.cancel" ["Stop a run after the cases in flight; finished cases are kept."] (e, p: RunParams) -> Flag {
-        Flag { value: e.eval_cancel(&p.run_id)? }
+    "evaluation.cancel" ["Stop a run after the cases in flight; finished cases are kept."] (e, p: RunParams) -> Flag {
+        Flag { value: e.evaluation_cancel(&p.run_id)? }
     }
-    "eval.list" ["Evaluation runs."] (e, p: NoParams) -> Vec<EvalRunView> {
-        blocking(move || e.eval_list()).await?
+    "evaluation.list" ["Evaluation runs."] (e, p: NoParams) -> Vec<EvaluationRunView> {
+        blocking(move || e.evaluation_list()).await?
     }
-    "eval.show" ["One evaluation run."] (e, p: RunParams) -> EvalRunView {
-        blocking(move || e.eval_show(&p.run_id)).await?
+    "evaluation.show" ["One evaluation run."] (e, p: RunParams) -> EvaluationRunView {
+        blocking(move || e.evaluation_show(&p.run_id)).await?
     }
-    "eval.export" ["A run's trajectories as trajectories.jsonl."] (e, p: RunParams) -> Download {
+    "evaluation.export" ["A run's trajectories as trajectories.jsonl."] (e, p: RunParams) -> Download {
         blocking(move || {
             let name = format!("{}.trajectories.jsonl", p.run_id);
-            let bytes = export_via_temp(&name, |path| e.eval_export(&p.run_id, path).map(|_| ()))?;
+            let bytes = export_via_temp(&name, |path| e.evaluation_export(&p.run_id, path).map(|_| ()))?;
             Ok(Download::from_bytes(&name, "application/x-ndjson", &bytes, "Trajectories, one evaluated case per line"))
         })
         .await?
     }
-    "eval.import" ["Import uploaded trajectories as completed runs."] (e, p: EvalImportParams) -> RunIds {
+    "evaluation.import" ["Import uploaded trajectories as completed runs."] (e, p: EvaluationImportParams) -> RunIds {
         blocking(move || {
             let dir = UploadDir::new(std::slice::from_ref(&p.file))?;
-            dir.run(|paths| e.eval_import(&paths[0])).map(|run_ids| RunIds { run_ids })
+            dir.run(|paths| e.evaluation_import(&paths[0])).map(|run_ids| RunIds { run_ids })
         })
         .await?
     }
@@ -887,8 +925,8 @@ api_methods! {
     "anchors.list" ["Anchor materials, filtered."] (e, p: AnchorFilter) -> Vec<AnchorSummary> {
         blocking(move || e.anchors_list(&p)).await?
     }
-    "anchors.show" ["One anchor with its text (and original before translation)."] (e, p: AnchorIdParams) -> Anchor {
-        blocking(move || e.anchors_show(&p.anchor_id)).await?
+    "anchor.show" ["One anchor with its text (and original before translation)."] (e, p: AnchorIdParams) -> Anchor {
+        blocking(move || e.anchor_show(&p.anchor_id)).await?
     }
     "anchors.buckets" ["Anchors per clause bucket."] (e, p: PolicyParams) -> Vec<AnchorBucket> {
         blocking(move || e.anchors_buckets(&policy_or_default(&p.policy))).await?
@@ -905,8 +943,8 @@ api_methods! {
         })
         .await?
     }
-    "anchors.set_bucket" ["Put an anchor in a clause's bucket by hand (or in none)."] (e, p: AnchorBucketParams) -> Anchor {
-        blocking(move || e.anchors_set_bucket(&p.anchor_id, p.clause_id.as_deref())).await?
+    "anchor.set_bucket" ["Put an anchor in a clause's bucket by hand (or in none)."] (e, p: AnchorBucketParams) -> Anchor {
+        blocking(move || e.anchor_set_bucket(&p.anchor_id, p.clause_id.as_deref())).await?
     }
     "anchors.remove" ["Remove anchors."] (e, p: AnchorIdsParams) -> Count {
         blocking(move || e.anchors_remove(&p.anchor_ids).map(|n| Count { count: n as u64 })).await?
@@ -917,130 +955,130 @@ api_methods! {
     "anchors.translate" ["Translate anchors to English with a model (the original is kept)."] (e, p: AnchorTranslateRequest) -> AnchorBatchResult {
         e.anchors_translate(&p).await?
     }
-    "anchors.job_plan" ["What an anchor pre-sort or translation job would send and cost, without sending anything."] (e, p: AnchorJobRequest) -> AnchorJobPlan {
-        blocking(move || e.anchors_job_plan(&p)).await?
+    "anchor_job.plan" ["What an anchor pre-sort or translation job would send and cost, without sending anything."] (e, p: AnchorJobRequest) -> AnchorJobPlan {
+        blocking(move || e.anchor_job_plan(&p)).await?
     }
-    "anchors.job_start" ["Create an anchor pre-sort or translation job and start it in the background."] (e, p: AnchorJobRequest) -> RunStarted {
+    "anchor_job.start" ["Create an anchor pre-sort or translation job and start it in the background."] (e, p: AnchorJobRequest) -> RunStarted {
         let e2 = e.clone();
-        let run_id = blocking(move || e2.anchors_job_create(&p)).await?;
+        let run_id = blocking(move || e2.anchor_job_create(&p)).await?;
         spawn_anchor_job(e, run_id.clone());
         RunStarted { run_id }
     }
-    "anchors.job_resume" ["Handle the anchors a stopped anchor job has not done yet (and those that failed), in the background."] (e, p: RunParams) -> RunStarted {
+    "anchor_job.resume" ["Handle the anchors a stopped anchor job has not done yet (and those that failed), in the background."] (e, p: RunParams) -> RunStarted {
         let (e2, id) = (e.clone(), p.run_id.clone());
         // Refused now, not in the background, when another process works on the job.
-        blocking(move || e2.anchors_job_check_resumable(&id)).await?;
+        blocking(move || e2.anchor_job_check_resumable(&id)).await?;
         spawn_anchor_job(e, p.run_id.clone());
         RunStarted { run_id: p.run_id }
     }
-    "anchors.job_cancel" ["Stop an anchor job after the anchors in flight; finished outcomes are kept."] (e, p: RunParams) -> Flag {
-        Flag { value: e.anchors_job_cancel(&p.run_id)? }
+    "anchor_job.cancel" ["Stop an anchor job after the anchors in flight; finished outcomes are kept."] (e, p: RunParams) -> Flag {
+        Flag { value: e.anchor_job_cancel(&p.run_id)? }
     }
-    "anchors.jobs" ["Every anchor job, newest first, with its counts (without per-anchor outcomes)."] (e, p: NoParams) -> Vec<AnchorJobView> {
-        blocking(move || e.anchors_jobs()).await?
+    "anchor_job.list" ["Every anchor job, newest first, with its counts (without per-anchor outcomes)."] (e, p: NoParams) -> Vec<AnchorJobView> {
+        blocking(move || e.anchor_job_list()).await?
     }
-    "anchors.job_show" ["One anchor job with the outcome of every anchor handled so far."] (e, p: RunParams) -> AnchorJobView {
-        blocking(move || e.anchors_job_show(&p.run_id)).await?
+    "anchor_job.show" ["One anchor job with the outcome of every anchor handled so far."] (e, p: RunParams) -> AnchorJobView {
+        blocking(move || e.anchor_job_show(&p.run_id)).await?
     }
-    "author.sections" ["The policy's text split into the sections an extraction chooses from, with the text's hash."] (e, p: IdParams) -> PolicySections {
-        blocking(move || e.author_sections(&p.id)).await?
+    "authoring.sections" ["The policy's text split into the sections an extraction chooses from, with the text's hash."] (e, p: IdParams) -> PolicySections {
+        blocking(move || e.authoring_sections(&p.id)).await?
     }
-    "author.extract" ["Ask a model which policy sections bear on a clause, check its reply and store the extraction as the clause's next version."] (e, p: ExtractRequest) -> ExtractResult {
-        e.author_extract(&p).await?
+    "authoring.extract" ["Ask a model which policy sections bear on a clause, check its reply and store the extraction as the clause's next version."] (e, p: ExtractRequest) -> ExtractResult {
+        e.authoring_extract(&p).await?
     }
-    "author.approve" ["Approve an extraction with its final list of sections, in a named person's name."] (e, p: ApproveRequest) -> Extraction {
-        blocking(move || e.author_approve(&p)).await?
+    "authoring.approve" ["Approve an extraction with its final list of sections, in a named person's name."] (e, p: ApproveRequest) -> Extraction {
+        blocking(move || e.authoring_approve(&p)).await?
     }
-    "author.list" ["Extractions, optionally of one policy or one clause."] (e, p: ExtractionFilter) -> Vec<ExtractionSummary> {
-        blocking(move || e.author_list(&p)).await?
+    "authoring.extractions" ["Extractions, optionally of one policy or one clause."] (e, p: ExtractionFilter) -> Vec<ExtractionSummary> {
+        blocking(move || e.authoring_extractions(&p)).await?
     }
-    "author.show" ["One extraction: its sections, document, self-check and every model call."] (e, p: IdParams) -> Extraction {
-        blocking(move || e.author_show(&p.id)).await?
+    "authoring.extraction_show" ["One extraction: its sections, document, self-check and every model call."] (e, p: IdParams) -> Extraction {
+        blocking(move || e.authoring_extraction_show(&p.id)).await?
     }
-    "author.draft" ["Draft complete-case cards, Uncertain cards or missing variants for one clause from its approved extraction; check them in code (feeding problems back, at most three attempts) and store the draft."] (e, p: DraftRequest) -> DraftResult {
-        e.author_draft(&p).await?
+    "authoring.draft" ["Draft complete-case cards, Uncertain cards or missing variants for one clause from its approved extraction; check them in code (feeding problems back, at most three attempts) and store the draft."] (e, p: DraftRequest) -> DraftResult {
+        e.authoring_draft(&p).await?
     }
-    "author.drafts" ["Drafts, optionally of one policy, clause or status."] (e, p: DraftFilter) -> Vec<DraftSummary> {
-        blocking(move || e.author_drafts(&p)).await?
+    "authoring.drafts" ["Drafts, optionally of one policy, clause or status."] (e, p: DraftFilter) -> Vec<DraftSummary> {
+        blocking(move || e.authoring_drafts(&p)).await?
     }
-    "author.draft_show" ["One draft: its items, problems, the model's self-check, the coverage report, the nearest existing cards and every model call."] (e, p: IdParams) -> Draft {
-        blocking(move || e.author_draft_show(&p.id)).await?
+    "authoring.draft_show" ["One draft: its items, problems, the model's self-check, the coverage report, the nearest existing cards and every model call."] (e, p: IdParams) -> Draft {
+        blocking(move || e.authoring_draft_show(&p.id)).await?
     }
-    "author.draft_edit" ["Replace a draft's items with an edited JSON list and check them again."] (e, p: DraftEditRequest) -> Draft {
-        blocking(move || e.author_draft_edit(&p)).await?
+    "authoring.draft_edit" ["Replace a draft's items with an edited JSON list and check them again."] (e, p: DraftEditRequest) -> Draft {
+        blocking(move || e.authoring_draft_edit(&p)).await?
     }
-    "author.draft_diff" ["A drafted card (or the parent with a drafted variant) against a library card, line by line."] (e, p: DraftDiffRequest) -> DraftDiff {
-        blocking(move || e.author_draft_diff(&p)).await?
+    "authoring.draft_diff" ["A drafted card (or the parent with a drafted variant) against a library card, line by line."] (e, p: DraftDiffRequest) -> DraftDiff {
+        blocking(move || e.authoring_draft_diff(&p)).await?
     }
-    "author.accept" ["Accept a draft (or some of its items) into the library as draft cards, in a named person's name."] (e, p: AcceptRequest) -> AcceptResult {
-        blocking(move || e.author_accept(&p)).await?
+    "authoring.accept" ["Accept a draft (or some of its items) into the library as draft cards, in a named person's name."] (e, p: AcceptRequest) -> AcceptResult {
+        blocking(move || e.authoring_accept(&p)).await?
     }
-    "author.reject" ["Reject a draft, with the person's name and reason (kept)."] (e, p: RejectRequest) -> Draft {
-        blocking(move || e.author_reject(&p)).await?
+    "authoring.reject" ["Reject a draft, with the person's name and reason (kept)."] (e, p: RejectRequest) -> Draft {
+        blocking(move || e.authoring_reject(&p)).await?
     }
-    "author.draft_all_plan" ["What drafting every clause would do and cost, without sending anything."] (e, p: DraftAllRequest) -> DraftAllPlan {
-        blocking(move || e.author_draft_all_plan(&p)).await?
+    "authoring.draft_all_plan" ["What drafting every clause would do and cost, without sending anything."] (e, p: DraftAllRequest) -> DraftAllPlan {
+        blocking(move || e.authoring_draft_all_plan(&p)).await?
     }
-    "author.draft_all_start" ["Start drafting every clause as a background job."] (e, p: DraftAllRequest) -> RunStarted {
+    "authoring.draft_all_start" ["Start drafting every clause as a background job."] (e, p: DraftAllRequest) -> RunStarted {
         let e2 = e.clone();
-        let run_id = blocking(move || e2.author_draft_all_create(&p)).await?;
+        let run_id = blocking(move || e2.authoring_draft_all_create(&p)).await?;
         spawn_draft_all(e, run_id.clone());
         RunStarted { run_id }
     }
-    "author.draft_all_resume" ["Draft what is still missing in a stopped drafting job, in the background."] (e, p: RunParams) -> RunStarted {
+    "authoring.draft_all_resume" ["Draft what is still missing in a stopped drafting job, in the background."] (e, p: RunParams) -> RunStarted {
         let e2 = e.clone();
         let id = p.run_id.clone();
         blocking(move || e2.store().with_conn(|c| crate::jobs::ensure_free(c, &id, e2.jobs().owner()))).await?;
         spawn_draft_all(e, p.run_id.clone());
         RunStarted { run_id: p.run_id }
     }
-    "author.draft_all_cancel" ["Stop a drafting job after the item in progress; finished drafts are kept."] (e, p: RunParams) -> Flag {
-        Flag { value: e.author_draft_all_cancel(&p.run_id)? }
+    "authoring.draft_all_cancel" ["Stop a drafting job after the item in progress; finished drafts are kept."] (e, p: RunParams) -> Flag {
+        Flag { value: e.authoring_draft_all_cancel(&p.run_id)? }
     }
-    "author.draft_all_runs" ["Every drafting job, newest first."] (e, p: NoParams) -> Vec<DraftAllRun> {
-        blocking(move || e.author_draft_all_runs()).await?
+    "authoring.draft_all_list" ["Every drafting job, newest first."] (e, p: NoParams) -> Vec<DraftAllRun> {
+        blocking(move || e.authoring_draft_all_list()).await?
     }
-    "gen.plan" ["What a generation run would do and cost, without starting it."] (e, p: GenRequest) -> GenPlan {
-        blocking(move || e.gen_plan(&p)).await?
+    "generation.plan" ["What a generation run would do and cost, without starting it."] (e, p: GenerationRequest) -> GenerationPlan {
+        blocking(move || e.generation_plan(&p)).await?
     }
-    "gen.start" ["Create a generation run and start it in the background."] (e, p: GenRequest) -> RunStarted {
+    "generation.start" ["Create a generation run and start it in the background."] (e, p: GenerationRequest) -> RunStarted {
         let e2 = e.clone();
-        let run_id = blocking(move || e2.gen_create(&p)).await?;
-        spawn_gen(e, run_id.clone());
+        let run_id = blocking(move || e2.generation_create(&p)).await?;
+        spawn_generation(e, run_id.clone());
         RunStarted { run_id }
     }
-    "gen.resume" ["Finish what is missing in a stopped generation run, in the background (optionally under a new spending cap)."] (e, p: ResumeParams) -> RunStarted {
+    "generation.resume" ["Finish what is missing in a stopped generation run, in the background (optionally under a new spending cap)."] (e, p: ResumeParams) -> RunStarted {
         let e2 = e.clone();
         let id = p.run_id.clone();
         let change = p.cap_change()?;
         blocking(move || {
-            e2.gen_show(&id)?;
+            e2.generation_show(&id)?;
             e2.store().with_conn(|c| crate::jobs::ensure_free(c, &id, e2.jobs().owner()))?;
-            e2.gen_prepare_resume(&id, change)?;
+            e2.generation_prepare_resume(&id, change)?;
             // Refused now, not in the background, when another process executes the run.
             e2.store().with_conn(|c| crate::jobs::ensure_free(c, &id, e2.jobs().owner()))
         })
         .await?;
-        spawn_gen(e, p.run_id.clone());
+        spawn_generation(e, p.run_id.clone());
         RunStarted { run_id: p.run_id }
     }
-    "gen.cancel" ["Stop a generation run after the calls in flight; finished attempts are kept."] (e, p: RunParams) -> Flag {
-        Flag { value: e.gen_cancel(&p.run_id)? }
+    "generation.cancel" ["Stop a generation run after the calls in flight; finished attempts are kept."] (e, p: RunParams) -> Flag {
+        Flag { value: e.generation_cancel(&p.run_id)? }
     }
-    "gen.list" ["Generation runs."] (e, p: NoParams) -> Vec<GenRunView> {
-        blocking(move || e.gen_list()).await?
+    "generation.list" ["Generation runs."] (e, p: NoParams) -> Vec<GenerationRunView> {
+        blocking(move || e.generation_list()).await?
     }
-    "gen.show" ["One generation run."] (e, p: RunParams) -> GenRunView {
-        blocking(move || e.gen_show(&p.run_id)).await?
+    "generation.show" ["One generation run."] (e, p: RunParams) -> GenerationRunView {
+        blocking(move || e.generation_show(&p.run_id)).await?
     }
-    "gen.candidates" ["The candidate cases of a run (accepted, dropped, pending)."] (e, p: GenCandidatesParams) -> Vec<GenCandidateView> {
-        blocking(move || e.gen_candidates(&p.run_id, &p.filter.clone().unwrap_or_default())).await?
+    "generation.candidates" ["The candidate cases of a run (accepted, dropped, pending)."] (e, p: GenerationCandidatesParams) -> Vec<GenerationCandidateView> {
+        blocking(move || e.generation_candidates(&p.run_id, &p.filter.clone().unwrap_or_default())).await?
     }
-    "gen.provenance" ["Every attempt of every stage behind a case or a dropped candidate."] (e, p: IdParams) -> Provenance {
-        blocking(move || e.gen_provenance(&p.id)).await?
+    "generation.provenance" ["Every attempt of every stage behind a case or a dropped candidate."] (e, p: IdParams) -> Provenance {
+        blocking(move || e.generation_provenance(&p.id)).await?
     }
-    "gen.stats" ["Statistics of a generation run, like the paper's."] (e, p: RunParams) -> GenerationStats {
-        blocking(move || e.gen_stats(&p.run_id)).await?
+    "generation.stats" ["Statistics of a generation run, like the paper's."] (e, p: RunParams) -> GenerationStats {
+        blocking(move || e.generation_stats(&p.run_id)).await?
     }
     "library.stats" ["Statistics of the clause-card library."] (e, p: LibraryStatsParams) -> LibraryStats {
         blocking(move || e.library_stats(&policy_or_default(&p.policy), p.approved_only)).await?
@@ -1167,30 +1205,30 @@ cli_only:
     "cases.export_dataset" ["Write cases (filtered) as a dataset folder (cases, card, README) on this computer."] (e, p: CasesExportToParams) -> DatasetExport {
         blocking(move || e.cases_export_dataset(&p.out, &p.filter)).await?
     }
-    "cases.screen_create" ["Create a label audit without starting it."] (e, p: ScreenRequest) -> RunStarted {
-        blocking(move || e.cases_screen_create(&p).map(|run_id| RunStarted { run_id })).await?
+    "label_audit.create" ["Create a label audit without starting it."] (e, p: LabelAuditRequest) -> RunStarted {
+        blocking(move || e.label_audit_create(&p).map(|run_id| RunStarted { run_id })).await?
     }
-    "cases.screen_execute" ["Run (or finish) a label audit and wait for its report."] (e, p: RunParams) -> ScreenReport {
-        e.cases_screen_execute(&p.run_id).await?
+    "label_audit.execute" ["Run (or finish) a label audit and wait for its report."] (e, p: RunParams) -> LabelAuditReport {
+        e.label_audit_execute(&p.run_id).await?
     }
-    "eval.create" ["Create an evaluation run without starting it."] (e, p: EvalRunRequest) -> RunStarted {
-        blocking(move || e.eval_create(&p).map(|run_id| RunStarted { run_id })).await?
+    "evaluation.create" ["Create an evaluation run without starting it."] (e, p: EvaluationRunRequest) -> RunStarted {
+        blocking(move || e.evaluation_create(&p).map(|run_id| RunStarted { run_id })).await?
     }
-    "eval.prepare_resume" ["Make a stopped run ready to be finished (optionally under a new spending cap)."] (e, p: ResumeParams) -> Flag {
+    "evaluation.prepare_resume" ["Make a stopped run ready to be finished (optionally under a new spending cap)."] (e, p: ResumeParams) -> Flag {
         let change = p.cap_change()?;
-        blocking(move || e.eval_prepare_resume(&p.run_id, change).map(|_| Flag { value: true })).await?
+        blocking(move || e.evaluation_prepare_resume(&p.run_id, change).map(|_| Flag { value: true })).await?
     }
-    "eval.execute" ["Run (or finish) an evaluation run and wait for its summary."] (e, p: RunParams) -> EvalSummary {
-        e.eval_execute(&p.run_id).await?
+    "evaluation.execute" ["Run (or finish) an evaluation run and wait for its summary."] (e, p: RunParams) -> EvaluationSummary {
+        e.evaluation_execute(&p.run_id).await?
     }
-    "eval.rejudge_execute" ["Run only the M4 judge again over a stored or imported run and wait for its summary."] (e, p: RejudgeRequest) -> RejudgeSummary {
-        e.eval_rejudge(&p).await?
+    "evaluation.rejudge_execute" ["Run only the M4 judge again over a stored or imported run and wait for its summary."] (e, p: RejudgeRequest) -> RejudgeSummary {
+        e.evaluation_rejudge(&p).await?
     }
-    "eval.export_to" ["Write a run's trajectories to a JSONL file on this computer."] (e, p: RunFileParams) -> Count {
-        blocking(move || e.eval_export(&p.run_id, &p.out).map(|n| Count { count: n as u64 })).await?
+    "evaluation.export_to" ["Write a run's trajectories to a JSONL file on this computer."] (e, p: RunFileParams) -> Count {
+        blocking(move || e.evaluation_export(&p.run_id, &p.out).map(|n| Count { count: n as u64 })).await?
     }
-    "eval.import_file" ["Import a trajectories file on this computer as completed runs."] (e, p: PathParams) -> RunIds {
-        blocking(move || e.eval_import(&p.path).map(|run_ids| RunIds { run_ids })).await?
+    "evaluation.import_file" ["Import a trajectories file on this computer as completed runs."] (e, p: PathParams) -> RunIds {
+        blocking(move || e.evaluation_import(&p.path).map(|run_ids| RunIds { run_ids })).await?
     }
     "metrics.compute_runs" ["M1–M8 of stored runs with the given bootstrap settings."] (e, p: MetricsRunsParams) -> MetricsReport {
         blocking(move || e.metrics_for_runs(&p.run_ids, &p.options)).await?
@@ -1204,33 +1242,33 @@ cli_only:
     "anchors.import_file" ["Import anchors from a JSONL, CSV or .txt file, or a folder of .txt files, on this computer."] (e, p: AnchorsImportFileParams) -> AnchorImportResult {
         blocking(move || e.anchors_import(&p.path, &p.options)).await?
     }
-    "anchors.job_create" ["Create an anchor pre-sort or translation job without starting it."] (e, p: AnchorJobRequest) -> RunStarted {
-        blocking(move || e.anchors_job_create(&p).map(|run_id| RunStarted { run_id })).await?
+    "anchor_job.create" ["Create an anchor pre-sort or translation job without starting it."] (e, p: AnchorJobRequest) -> RunStarted {
+        blocking(move || e.anchor_job_create(&p).map(|run_id| RunStarted { run_id })).await?
     }
-    "anchors.job_check_resumable" ["Refuse an anchor job that does not exist or that another process works on."] (e, p: RunParams) -> Flag {
-        blocking(move || e.anchors_job_check_resumable(&p.run_id).map(|_| Flag { value: true })).await?
+    "anchor_job.check_resumable" ["Refuse an anchor job that does not exist or that another process works on."] (e, p: RunParams) -> Flag {
+        blocking(move || e.anchor_job_check_resumable(&p.run_id).map(|_| Flag { value: true })).await?
     }
-    "anchors.job_execute" ["Run (or finish) an anchor job and wait until it ends."] (e, p: RunParams) -> Flag {
-        e.anchors_job_execute(&p.run_id).await.map(|_| Flag { value: true })?
+    "anchor_job.execute" ["Run (or finish) an anchor job and wait until it ends."] (e, p: RunParams) -> Flag {
+        e.anchor_job_execute(&p.run_id).await.map(|_| Flag { value: true })?
     }
-    "author.draft_all_create" ["Create a job drafting every clause without starting it."] (e, p: DraftAllRequest) -> RunStarted {
-        blocking(move || e.author_draft_all_create(&p).map(|run_id| RunStarted { run_id })).await?
+    "authoring.draft_all_create" ["Create a job drafting every clause without starting it."] (e, p: DraftAllRequest) -> RunStarted {
+        blocking(move || e.authoring_draft_all_create(&p).map(|run_id| RunStarted { run_id })).await?
     }
-    "author.draft_all_execute" ["Run (or finish) a job drafting every clause and wait until it ends."] (e, p: RunParams) -> Flag {
-        e.author_draft_all_execute(&p.run_id).await.map(|_| Flag { value: true })?
+    "authoring.draft_all_execute" ["Run (or finish) a job drafting every clause and wait until it ends."] (e, p: RunParams) -> Flag {
+        e.authoring_draft_all_execute(&p.run_id).await.map(|_| Flag { value: true })?
     }
-    "gen.create" ["Create a generation run without starting it."] (e, p: GenRequest) -> RunStarted {
-        blocking(move || e.gen_create(&p).map(|run_id| RunStarted { run_id })).await?
+    "generation.create" ["Create a generation run without starting it."] (e, p: GenerationRequest) -> RunStarted {
+        blocking(move || e.generation_create(&p).map(|run_id| RunStarted { run_id })).await?
     }
-    "gen.prepare_resume" ["Make a stopped generation run ready to be finished (optionally under a new spending cap)."] (e, p: ResumeParams) -> Flag {
+    "generation.prepare_resume" ["Make a stopped generation run ready to be finished (optionally under a new spending cap)."] (e, p: ResumeParams) -> Flag {
         let change = p.cap_change()?;
-        blocking(move || e.gen_prepare_resume(&p.run_id, change).map(|_| Flag { value: true })).await?
+        blocking(move || e.generation_prepare_resume(&p.run_id, change).map(|_| Flag { value: true })).await?
     }
-    "gen.execute" ["Run (or finish) a generation run and wait for its summary."] (e, p: RunParams) -> GenSummary {
-        e.gen_execute(&p.run_id).await?
+    "generation.execute" ["Run (or finish) a generation run and wait for its summary."] (e, p: RunParams) -> GenerationSummary {
+        e.generation_execute(&p.run_id).await?
     }
-    "gen.abort" ["Stop a generation run at once, without waiting for the calls in flight."] (e, p: RunParams) -> Flag {
-        Flag { value: e.gen_abort(&p.run_id)? }
+    "generation.abort" ["Stop a generation run at once, without waiting for the calls in flight."] (e, p: RunParams) -> Flag {
+        Flag { value: e.generation_abort(&p.run_id)? }
     }
     "review.export_to" ["Write every answer of a session (CSV or JSONL, by the file's extension) to a file on this computer."] (e, p: ReviewFileParams) -> ReviewExportResult {
         blocking(move || e.review_export(&p.session, &p.out)).await?
@@ -1250,6 +1288,109 @@ cli_only:
     "review.pack_merge_file" ["Merge a reviewer's answers file on this computer into its session."] (e, p: PathParams) -> ReviewPackMergeReport {
         blocking(move || e.review_pack_merge(&p.path)).await?
     }
+}
+
+/// Old method names that keep answering, each with the canonical method it now names (see the
+/// naming rule at the top of this file). [`call`] resolves them before anything else, so an old
+/// name runs the same handler with the same permissions; they are never listed as methods of
+/// their own ([`METHODS`], `GET /api/_methods`, the UI's generated types). Never remove an entry:
+/// scripts and other tools still send these names.
+pub const ALIASES: &[(&str, &str)] = &[
+    // One record is singular, the collection plural.
+    ("policy.list", "policies.list"),
+    ("cards.show", "card.show"),
+    ("cards.check", "card.check"),
+    ("cards.save", "card.save"),
+    ("cards.audit", "card.audit"),
+    ("cards.diff", "card.diff"),
+    ("cases.show", "case.show"),
+    ("cases.detail", "case.detail"),
+    ("cases.set_excluded", "case.set_excluded"),
+    ("models.add", "model.add"),
+    ("models.remove", "model.remove"),
+    ("models.set_key", "model.set_key"),
+    ("models.test", "model.test"),
+    ("anchors.show", "anchor.show"),
+    ("anchors.set_bucket", "anchor.set_bucket"),
+    // The label audit is `label_audit`, not a part of `cases`.
+    ("cases.screen_plan", "label_audit.plan"),
+    ("cases.screen_start", "label_audit.start"),
+    ("cases.screen_resume", "label_audit.resume"),
+    ("cases.screen_cancel", "label_audit.cancel"),
+    ("cases.screen_results", "label_audit.results"),
+    ("cases.screen_runs", "label_audit.list"),
+    ("cases.screen_export", "label_audit.export"),
+    ("cases.screen_create", "label_audit.create"),
+    ("cases.screen_execute", "label_audit.execute"),
+    // Anchor jobs are a workflow of their own.
+    ("anchors.job_plan", "anchor_job.plan"),
+    ("anchors.job_start", "anchor_job.start"),
+    ("anchors.job_resume", "anchor_job.resume"),
+    ("anchors.job_cancel", "anchor_job.cancel"),
+    ("anchors.jobs", "anchor_job.list"),
+    ("anchors.job_show", "anchor_job.show"),
+    ("anchors.job_create", "anchor_job.create"),
+    ("anchors.job_check_resumable", "anchor_job.check_resumable"),
+    ("anchors.job_execute", "anchor_job.execute"),
+    // Authoring, with its extractions and drafts named as records.
+    ("author.sections", "authoring.sections"),
+    ("author.extract", "authoring.extract"),
+    ("author.approve", "authoring.approve"),
+    ("author.list", "authoring.extractions"),
+    ("author.show", "authoring.extraction_show"),
+    ("author.draft", "authoring.draft"),
+    ("author.drafts", "authoring.drafts"),
+    ("author.draft_show", "authoring.draft_show"),
+    ("author.draft_edit", "authoring.draft_edit"),
+    ("author.draft_diff", "authoring.draft_diff"),
+    ("author.accept", "authoring.accept"),
+    ("author.reject", "authoring.reject"),
+    ("author.draft_all_plan", "authoring.draft_all_plan"),
+    ("author.draft_all_start", "authoring.draft_all_start"),
+    ("author.draft_all_resume", "authoring.draft_all_resume"),
+    ("author.draft_all_cancel", "authoring.draft_all_cancel"),
+    ("author.draft_all_runs", "authoring.draft_all_list"),
+    ("author.draft_all_create", "authoring.draft_all_create"),
+    ("author.draft_all_execute", "authoring.draft_all_execute"),
+    // Generation and evaluation by their full names.
+    ("gen.plan", "generation.plan"),
+    ("gen.start", "generation.start"),
+    ("gen.resume", "generation.resume"),
+    ("gen.cancel", "generation.cancel"),
+    ("gen.list", "generation.list"),
+    ("gen.show", "generation.show"),
+    ("gen.candidates", "generation.candidates"),
+    ("gen.provenance", "generation.provenance"),
+    ("gen.stats", "generation.stats"),
+    ("gen.create", "generation.create"),
+    ("gen.prepare_resume", "generation.prepare_resume"),
+    ("gen.execute", "generation.execute"),
+    ("gen.abort", "generation.abort"),
+    ("eval.plan", "evaluation.plan"),
+    ("eval.start", "evaluation.start"),
+    ("eval.resume", "evaluation.resume"),
+    ("eval.rejudge", "evaluation.rejudge"),
+    ("eval.cancel", "evaluation.cancel"),
+    ("eval.list", "evaluation.list"),
+    ("eval.show", "evaluation.show"),
+    ("eval.export", "evaluation.export"),
+    ("eval.import", "evaluation.import"),
+    ("eval.create", "evaluation.create"),
+    ("eval.prepare_resume", "evaluation.prepare_resume"),
+    ("eval.execute", "evaluation.execute"),
+    ("eval.rejudge_execute", "evaluation.rejudge_execute"),
+    ("eval.export_to", "evaluation.export_to"),
+    ("eval.import_file", "evaluation.import_file"),
+];
+
+/// The canonical name of `method`: the method an old name ([`ALIASES`]) now is, else itself.
+pub fn canonical(method: &str) -> &str {
+    ALIASES.iter().find(|(old, _)| *old == method).map_or(method, |(_, new)| *new)
+}
+
+/// The old names ([`ALIASES`]) that still call `method`.
+pub fn aliases_of(method: &str) -> impl Iterator<Item = &'static str> + '_ {
+    ALIASES.iter().filter(move |(_, new)| *new == method).map(|(old, _)| *old)
 }
 
 /// Methods a reviewer's personal link may use (the server passes the link's token to them).
@@ -1280,10 +1421,17 @@ pub fn is_cli_method(method: &str) -> bool {
     CLI_METHODS.iter().any(|(n, _)| *n == method)
 }
 
-/// Call one API method. Errors are `{code, message, detail}`. Every call is logged at debug
-/// level (`-vv` on the command line) as `api call <method>`.
+/// Call one API method, by its name or an old name ([`ALIASES`]). Errors are `{code, message,
+/// detail}`. Every call is logged at debug level (`-vv` on the command line) as `api call <method>`
+/// with the canonical name.
 pub async fn call(engine: &Engine, caller: &Caller, method: &str, params: Value) -> ApiResult<Value> {
-    tracing::debug!("api call {method}");
+    let called = method;
+    let method = canonical(called);
+    if called == method {
+        tracing::debug!("api call {method}");
+    } else {
+        tracing::debug!("api call {method} (called by its old name {called})");
+    }
     match caller {
         Caller::Cli => dispatch(engine, method, params).await,
         Caller::Owner => {
@@ -1441,11 +1589,61 @@ mod tests {
         let e = Engine::open_in_memory().unwrap();
         let info = call(&e, &Caller::Owner, "store.info", Value::Null).await.unwrap();
         assert!(info["policies"].as_array().unwrap().iter().any(|p| p == "mn29"));
-        let err = call(&e, &Caller::Owner, "cards.show", serde_json::json!({"card": 1})).await.unwrap_err();
+        let err = call(&e, &Caller::Owner, "card.show", serde_json::json!({"card": 1})).await.unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidInput);
-        assert!(err.message.contains("cards.show"), "{}", err.message);
+        assert!(err.message.contains("card.show"), "{}", err.message);
         let err = call(&e, &Caller::Owner, "nope.nothing", Value::Null).await.unwrap_err();
         assert_eq!(err.code, ErrorCode::NotFound);
+    }
+
+    #[test]
+    fn every_alias_names_a_method_and_no_method_is_an_alias() {
+        let methods: Vec<&str> = METHODS.iter().chain(CLI_METHODS).map(|(n, _)| *n).collect();
+        let mut seen = std::collections::HashSet::new();
+        for m in &methods {
+            assert!(seen.insert(*m), "{m} is in the method table twice");
+        }
+        let mut old_names = std::collections::HashSet::new();
+        for (old, new) in ALIASES {
+            assert!(methods.contains(new), "the alias {old} names {new}, which is not a method");
+            assert!(!methods.contains(old), "{old} is both a method and an alias");
+            assert!(old_names.insert(*old), "{old} is listed twice among the aliases");
+            assert_eq!(canonical(old), *new);
+            assert_eq!(canonical(new), *new, "{new} is itself an alias: aliases point at canonical names");
+            assert!(aliases_of(new).any(|o| o == *old));
+        }
+        assert_eq!(canonical("cards.list"), "cards.list");
+        assert_eq!(canonical("nope.nothing"), "nope.nothing");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn old_method_names_answer_like_the_canonical_ones() {
+        let e = Engine::open_in_memory().unwrap();
+        let card = e.cards_list(&Default::default()).unwrap().remove(0).card_id;
+        let same = |old: &'static str, new: &'static str, params: Value| {
+            let e = e.clone();
+            async move {
+                let a = call(&e, &Caller::Owner, old, params.clone()).await.unwrap();
+                let b = call(&e, &Caller::Owner, new, params).await.unwrap();
+                assert_eq!(a, b, "{old} and {new}");
+            }
+        };
+        same("cards.show", "card.show", serde_json::json!({"card_id": card})).await;
+        same("policy.list", "policies.list", Value::Null).await;
+        same("cases.screen_runs", "label_audit.list", Value::Null).await;
+        same("gen.list", "generation.list", Value::Null).await;
+        same("eval.list", "evaluation.list", Value::Null).await;
+        same("author.list", "authoring.extractions", Value::Null).await;
+        same("anchors.jobs", "anchor_job.list", Value::Null).await;
+        // An old name keeps the permissions of its method: a command-line method stays refused to
+        // the app, a bad request names the method it reached.
+        let err = call(&e, &Caller::Owner, "gen.create", Value::Null).await.unwrap_err();
+        assert_eq!(err.code, ErrorCode::Forbidden);
+        let err = call(&e, &Caller::Owner, "cards.show", serde_json::json!({"card": 1})).await.unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidInput);
+        assert!(err.message.contains("card.show"), "{}", err.message);
+        let who = Caller::Reviewer { token: "t".into(), session: None };
+        assert_eq!(call(&e, &who, "eval.list", Value::Null).await.unwrap_err().code, ErrorCode::Forbidden);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1475,7 +1673,7 @@ mod tests {
     async fn a_reviewer_link_cannot_use_owner_methods() {
         let e = Engine::open_in_memory().unwrap();
         let who = Caller::Reviewer { token: "t".into(), session: None };
-        for m in ["store.info", "cards.list", "models.list", "eval.list"] {
+        for m in ["store.info", "cards.list", "models.list", "evaluation.list"] {
             let err = call(&e, &who, m, Value::Null).await.unwrap_err();
             assert_eq!(err.code, ErrorCode::Forbidden, "{m}");
         }
@@ -1486,12 +1684,12 @@ mod tests {
         use base64::Engine as _;
         let e = Engine::open_in_memory().unwrap();
         let first = e.cards_list(&Default::default()).unwrap().remove(0);
-        let mut card = e.cards_show(&first.card_id, None).unwrap().card;
+        let mut card = e.card_show(&first.card_id, None).unwrap().card;
         card["clause_card_id"] = Value::String("CardRep_77_Upload".into());
         let b64 = base64::engine::general_purpose::STANDARD.encode(card.to_string());
         let params = serde_json::json!({"files": [{"name": "mine.json", "base64": b64}], "author": "Dana"});
         call(&e, &Caller::Owner, "cards.import", params).await.unwrap();
-        let shown = e.cards_show("CardRep_77_Upload", None).unwrap();
+        let shown = e.card_show("CardRep_77_Upload", None).unwrap();
         assert_eq!(shown.versions[0].note.as_deref(), Some("imported from mine.json"));
     }
 

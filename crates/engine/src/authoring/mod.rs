@@ -59,7 +59,7 @@ pub struct SelfCheck {
 
 /// One model call behind an extraction, with its provenance.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct AuthorCall {
+pub struct AuthoringCall {
     /// `extractor` or `self_check`.
     pub role: String,
     pub attempt: u32,
@@ -78,6 +78,9 @@ pub struct AuthorCall {
     pub cost_usd: f64,
     pub latency_ms: u64,
     pub cache_hit: bool,
+    /// The call's row in the call ledger (`calls.list`).
+    #[serde(default)]
+    pub call_id: Option<i64>,
 }
 
 /// A stored extraction (one version for one clause).
@@ -107,7 +110,7 @@ pub struct Extraction {
     pub approved_at: Option<String>,
     pub notes: Option<String>,
     pub created_at: String,
-    pub calls: Vec<AuthorCall>,
+    pub calls: Vec<AuthoringCall>,
 }
 
 /// An extraction as listed.
@@ -224,20 +227,15 @@ fn call_record(
     prompt: &Prompt,
     versions: IndexMap<String, String>,
     handle: &ModelHandle,
-    req: &ChatRequest,
     resp: &ChatResponse,
-) -> AuthorCall {
-    let mut request = json!({"messages": req.messages, "response_format": req.response_format, "repeat": req.repeat});
-    if !resp.failed_attempts.is_empty() {
-        request["failed_attempts"] = json!(resp.failed_attempts);
-    }
-    AuthorCall {
+) -> AuthoringCall {
+    AuthoringCall {
         role: role.into(),
         attempt,
         prompt_name: prompt.name.clone(),
         prompt_versions: versions,
         model: handle.cfg.name.clone(),
-        request,
+        request: Value::Null,
         response_text: Some(resp.text.clone()),
         parsed: None,
         parse_notes: vec![],
@@ -247,6 +245,7 @@ fn call_record(
         cost_usd: resp.cost_usd,
         latency_ms: resp.latency_ms,
         cache_hit: resp.cache_hit,
+        call_id: resp.call_id,
     }
 }
 
@@ -271,23 +270,23 @@ fn policy_or_default(p: &Option<String>) -> String {
 }
 
 impl Engine {
-    fn author_sources(&self, policy: &str) -> ApiResult<(crate::policy::PolicyPack, Vec<OfficialSection>)> {
+    fn authoring_sources(&self, policy: &str) -> ApiResult<(crate::policy::PolicyPack, Vec<OfficialSection>)> {
         self.store().with_conn(|c| {
             Ok((crate::policy::repo::load_pack(c, policy)?, crate::policy::repo::official_sections(c, policy)?))
         })
     }
 
     /// The policy's text split into the sections an extraction chooses from.
-    pub fn author_sections(&self, policy: &str) -> ApiResult<PolicySections> {
-        let (pack, official) = self.author_sources(policy)?;
+    pub fn authoring_sections(&self, policy: &str) -> ApiResult<PolicySections> {
+        let (pack, official) = self.authoring_sources(policy)?;
         Ok(policy_sections(&pack, &official))
     }
 
     /// Run a loyal extraction for one clause and store it as the clause's next version.
-    pub async fn author_extract(&self, req: &ExtractRequest) -> ApiResult<ExtractResult> {
+    pub async fn authoring_extract(&self, req: &ExtractRequest) -> ApiResult<ExtractResult> {
         let policy = policy_or_default(&req.policy);
         let pol = policy.clone();
-        let (pack, official) = self.blocking(move |e| e.author_sources(&pol)).await?;
+        let (pack, official) = self.blocking(move |e| e.authoring_sources(&pol)).await?;
         let clause = pack.clause(req.clause.trim()).cloned().ok_or_else(|| {
             ApiError::not_found(format!(
                 "Policy {policy} has no clause \"{}\". `psebench policy show {policy}` lists its clause ids.",
@@ -311,7 +310,7 @@ impl Engine {
         let base_repeat = (expected_version.max(1) as u32 - 1) * 100;
         let cancel = CancellationToken::new();
         let ctx = CallContext::new(None, "author_extract");
-        let mut calls: Vec<AuthorCall> = Vec::new();
+        let mut calls: Vec<AuthoringCall> = Vec::new();
         let mut checked = None;
         let mut attempts = 0;
         let mut feedback = String::new();
@@ -329,13 +328,15 @@ impl Engine {
                 ..ChatRequest::new(vec![Message::system(system), Message::user(user)])
             }
             .json_schema("relevant_sections", selection_schema());
-            let resp = self.llm().chat(&handle, &chat, &ctx, &cancel).await?;
             let mut versions = IndexMap::new();
             versions.insert(t.extract.prompt.name.clone(), t.extract.prompt.version.clone());
             if attempt > 1 {
                 versions.insert(t.feedback.name.clone(), t.feedback.version.clone());
             }
-            let mut rec = call_record("extractor", attempt, &t.extract.prompt, versions, &handle, &chat, &resp);
+            let call_ctx =
+                ctx.clone().role("extractor").attempt(attempt).prompt(&t.extract.prompt.name, versions.clone());
+            let resp = self.llm().chat(&handle, &chat, &call_ctx, &cancel).await?;
+            let mut rec = call_record("extractor", attempt, &t.extract.prompt, versions, &handle, &resp);
             let r = reply::read_selection(&resp.text, &sections);
             rec.parsed = r.parsed.clone();
             rec.parse_notes = r.repairs.iter().cloned().chain(r.problems.iter().cloned()).collect();
@@ -358,7 +359,7 @@ impl Engine {
         let chosen_ids: Vec<String> = checked.valid.iter().map(|c| c.section_id.clone()).collect();
 
         let self_check = self
-            .author_self_check(&t, &handle, &clause_txt, &sections, &checked.valid, base_repeat, &mut calls)
+            .authoring_self_check(&t, &handle, &clause_txt, &sections, &checked.valid, base_repeat, &mut calls)
             .await?;
 
         let document = extraction_document(&pack, &clause.clause_id, &sections, &chosen_ids);
@@ -412,7 +413,7 @@ impl Engine {
     }
 
     #[allow(clippy::too_many_arguments)]
-    async fn author_self_check(
+    async fn authoring_self_check(
         &self,
         t: &Templates,
         handle: &ModelHandle,
@@ -420,7 +421,7 @@ impl Engine {
         sections: &PolicySections,
         chosen: &[ChosenSection],
         base_repeat: u32,
-        calls: &mut Vec<AuthorCall>,
+        calls: &mut Vec<AuthoringCall>,
     ) -> ApiResult<SelfCheck> {
         let ids: Vec<String> = chosen.iter().map(|c| c.section_id.clone()).collect();
         let (system, user) = t.check.render(&[
@@ -438,10 +439,12 @@ impl Engine {
                 ..ChatRequest::new(vec![Message::system(&system), Message::user(&user)])
             }
             .json_schema("extraction_self_check", check_schema());
-            let resp = self.llm().chat(handle, &chat, &ctx, &CancellationToken::new()).await?;
             let mut versions = IndexMap::new();
             versions.insert(t.check.prompt.name.clone(), t.check.prompt.version.clone());
-            let mut rec = call_record("self_check", attempt, &t.check.prompt, versions, handle, &chat, &resp);
+            let call_ctx =
+                ctx.clone().role("self_check").attempt(attempt).prompt(&t.check.prompt.name, versions.clone());
+            let resp = self.llm().chat(handle, &chat, &call_ctx, &CancellationToken::new()).await?;
+            let mut rec = call_record("self_check", attempt, &t.check.prompt, versions, handle, &resp);
             match reply::read_self_check(&resp.text, sections, &ids) {
                 Ok((check, parsed)) => {
                     rec.parsed = Some(parsed);
@@ -463,12 +466,12 @@ impl Engine {
     }
 
     /// Every extraction, optionally of one policy and/or one clause.
-    pub fn author_list(&self, f: &ExtractionFilter) -> ApiResult<Vec<ExtractionSummary>> {
+    pub fn authoring_extractions(&self, f: &ExtractionFilter) -> ApiResult<Vec<ExtractionSummary>> {
         self.store().with_conn(|c| repo::list(c, f.policy.as_deref(), f.clause.as_deref()))
     }
 
     /// One extraction with its document, self-check and calls.
-    pub fn author_show(&self, id: &str) -> ApiResult<Extraction> {
+    pub fn authoring_extraction_show(&self, id: &str) -> ApiResult<Extraction> {
         self.store().with_conn(|c| repo::get(c, id))?.ok_or_else(|| {
             ApiError::not_found(format!("There is no extraction \"{id}\"; `psebench author list` shows them."))
         })
@@ -476,12 +479,12 @@ impl Engine {
 
     /// Approve an extraction with its final list of sections. A named person is required; sections
     /// the person adds keep the self-check's reason when it suggested them.
-    pub fn author_approve(&self, req: &ApproveRequest) -> ApiResult<Extraction> {
+    pub fn authoring_approve(&self, req: &ApproveRequest) -> ApiResult<Extraction> {
         let by = req.approved_by.trim();
         if by.is_empty() {
             return Err(ApiError::invalid("An extraction is approved by a named person: give your name (--by NAME)."));
         }
-        let mut x = self.author_show(&req.extraction_id)?;
+        let mut x = self.authoring_extraction_show(&req.extraction_id)?;
         if x.status == "approved" {
             return Err(ApiError::conflict(format!(
                 "Extraction {} was already approved by {}; run a new extraction to change it.",
@@ -489,7 +492,7 @@ impl Engine {
                 x.approved_by.as_deref().unwrap_or("someone")
             )));
         }
-        let (pack, official) = self.author_sources(&x.policy_id)?;
+        let (pack, official) = self.authoring_sources(&x.policy_id)?;
         let sections = policy_sections(&pack, &official);
         if sections.source_hash != x.source_hash {
             return Err(ApiError::conflict(format!(
@@ -542,6 +545,6 @@ impl Engine {
         x.approved_at = Some(crate::util::now_rfc3339());
         x.notes = req.notes.clone().filter(|n| !n.trim().is_empty());
         self.store().with_tx(|tx| repo::approve(tx, &x))?;
-        self.author_show(&x.extraction_id)
+        self.authoring_extraction_show(&x.extraction_id)
     }
 }

@@ -1,11 +1,11 @@
-//! Storage of extractions (`author_extractions`) and of every model call behind them
-//! (`author_calls`).
+//! Storage of extractions (`authoring_extractions`); the model calls behind them are in the call
+//! ledger (`llm::ledger`), linked by extraction id.
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
-use serde_json::Value;
 
-use super::{AuthorCall, Extraction, ExtractionSummary};
+use super::{AuthoringCall, Extraction, ExtractionSummary};
 use crate::error::{ApiError, ApiResult};
+use crate::llm::ledger;
 use crate::policy::extraction::ApprovedExtraction;
 
 pub(super) fn json<T: serde::Serialize>(v: &T) -> ApiResult<String> {
@@ -19,7 +19,7 @@ pub(super) fn parse<T: serde::de::DeserializeOwned>(text: &str, id: &str, what: 
 /// The next version number for a clause.
 pub fn next_version(conn: &Connection, policy: &str, clause: &str) -> ApiResult<i64> {
     let v: Option<i64> = conn.query_row(
-        "SELECT MAX(version) FROM author_extractions WHERE policy_id = ?1 AND clause_id = ?2",
+        "SELECT MAX(version) FROM authoring_extractions WHERE policy_id = ?1 AND clause_id = ?2",
         params![policy, clause],
         |r| r.get(0),
     )?;
@@ -28,7 +28,7 @@ pub fn next_version(conn: &Connection, policy: &str, clause: &str) -> ApiResult<
 
 pub fn insert(conn: &Connection, x: &Extraction) -> ApiResult<()> {
     conn.execute(
-        "INSERT INTO author_extractions (id, policy_id, clause_id, version, edition, source_hash, sections_json,
+        "INSERT INTO authoring_extractions (id, policy_id, clause_id, version, edition, source_hash, sections_json,
             proposed_json, rejected_ids_json, problems_json, self_check_json, document, attempts, model,
             prompt_versions, status, approved_by, approved_at, notes, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
@@ -67,7 +67,7 @@ pub fn approved_extraction(
 ) -> ApiResult<Option<ApprovedExtraction>> {
     Ok(conn
         .query_row(
-            "SELECT id, clause_id, version, document, COALESCE(approved_by, '') FROM author_extractions
+            "SELECT id, clause_id, version, document, COALESCE(approved_by, '') FROM authoring_extractions
              WHERE policy_id = ?1 AND clause_id = ?2 AND status = 'approved'
              ORDER BY version DESC LIMIT 1",
             params![policy_id, clause_id],
@@ -87,66 +87,37 @@ pub fn approved_extraction(
 /// Delete every extraction and draft made from a policy pack, with their model calls: they were
 /// made from the pack's text and must not come back as the context of a new pack that reuses the id.
 pub fn delete_for_policy(conn: &Connection, policy_id: &str) -> ApiResult<()> {
-    conn.execute(
-        "DELETE FROM author_calls WHERE extraction_id IN (SELECT id FROM author_extractions WHERE policy_id = ?1)",
-        [policy_id],
+    let mut st = conn.prepare(
+        "SELECT id FROM authoring_extractions WHERE policy_id = ?1 UNION ALL SELECT id FROM authoring_drafts WHERE policy_id = ?1",
     )?;
-    conn.execute("DELETE FROM author_extractions WHERE policy_id = ?1", [policy_id])?;
-    conn.execute(
-        "DELETE FROM author_draft_calls WHERE draft_id IN (SELECT id FROM author_drafts WHERE policy_id = ?1)",
-        [policy_id],
-    )?;
-    conn.execute("DELETE FROM author_drafts WHERE policy_id = ?1", [policy_id])?;
+    let items = st.query_map([policy_id], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
+    ledger::forget_items(conn, &items)?;
+    conn.execute("DELETE FROM authoring_extractions WHERE policy_id = ?1", [policy_id])?;
+    conn.execute("DELETE FROM authoring_drafts WHERE policy_id = ?1", [policy_id])?;
     Ok(())
 }
 
-/// Whose calls: an extraction's or a draft's (each has its own table).
+/// Whose calls: an extraction's or a draft's (both are items of the call ledger).
 #[derive(Clone, Copy)]
 pub enum CallOwner {
     Extraction,
     Draft,
 }
 
-impl CallOwner {
-    fn table_and_key(self) -> (&'static str, &'static str) {
-        match self {
-            CallOwner::Extraction => ("author_calls", "extraction_id"),
-            CallOwner::Draft => ("author_draft_calls", "draft_id"),
+/// Link the model calls behind an extraction or a draft (written to the call ledger by the LLM
+/// client as they were made) to it, with the reading of each reply.
+pub fn insert_calls(conn: &Connection, _owner: CallOwner, id: &str, calls: &[AuthoringCall]) -> ApiResult<()> {
+    for c in calls {
+        if let Some(call_id) = c.call_id {
+            let done = ledger::Completion {
+                item: Some(id.to_string()),
+                step: None,
+                attempt: Some(c.attempt),
+                parsed: c.parsed.clone(),
+                parse_notes: c.parse_notes.clone(),
+            };
+            ledger::complete(conn, call_id, &done)?;
         }
-    }
-}
-
-/// Store the model calls behind an extraction or a draft, in order.
-pub fn insert_calls(conn: &Connection, owner: CallOwner, id: &str, calls: &[AuthorCall]) -> ApiResult<()> {
-    let (table, key) = owner.table_and_key();
-    for (seq, c) in calls.iter().enumerate() {
-        conn.execute(
-            &format!(
-                "INSERT INTO {table} ({key}, seq, role, attempt, prompt_name, prompt_versions, model,
-                    request_json, response_text, parsed_json, parse_notes, input_tokens, output_tokens,
-                    cached_input_tokens, cost_usd, latency_ms, cache_hit)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
-            ),
-            params![
-                id,
-                seq as i64,
-                c.role,
-                c.attempt,
-                c.prompt_name,
-                json(&c.prompt_versions)?,
-                c.model,
-                json(&c.request)?,
-                c.response_text,
-                c.parsed.as_ref().map(json).transpose()?,
-                json(&c.parse_notes)?,
-                c.input_tokens as i64,
-                c.output_tokens as i64,
-                c.cached_input_tokens as i64,
-                c.cost_usd,
-                c.latency_ms as i64,
-                c.cache_hit,
-            ],
-        )?;
     }
     Ok(())
 }
@@ -194,7 +165,8 @@ fn from_raw((t, o, version, attempts): RawRow) -> ApiResult<Extraction> {
 }
 
 pub fn get(conn: &Connection, id: &str) -> ApiResult<Option<Extraction>> {
-    let row = conn.query_row(&format!("SELECT {COLS} FROM author_extractions WHERE id = ?1"), [id], raw).optional()?;
+    let row =
+        conn.query_row(&format!("SELECT {COLS} FROM authoring_extractions WHERE id = ?1"), [id], raw).optional()?;
     let Some(row) = row else { return Ok(None) };
     let mut x = from_raw(row)?;
     x.calls = calls_of(conn, CallOwner::Extraction, id)?;
@@ -203,7 +175,7 @@ pub fn get(conn: &Connection, id: &str) -> ApiResult<Option<Extraction>> {
 
 pub fn list(conn: &Connection, policy: Option<&str>, clause: Option<&str>) -> ApiResult<Vec<ExtractionSummary>> {
     let mut st = conn.prepare(&format!(
-        "SELECT {COLS} FROM author_extractions
+        "SELECT {COLS} FROM authoring_extractions
          WHERE (?1 IS NULL OR policy_id = ?1) AND (?2 IS NULL OR clause_id = ?2)
          ORDER BY policy_id, clause_id, version"
     ))?;
@@ -226,53 +198,35 @@ pub fn list(conn: &Connection, policy: Option<&str>, clause: Option<&str>) -> Ap
         .collect()
 }
 
-/// The model calls behind an extraction or a draft, in order.
-pub fn calls_of(conn: &Connection, owner: CallOwner, id: &str) -> ApiResult<Vec<AuthorCall>> {
-    let (table, key) = owner.table_and_key();
-    let mut st = conn.prepare(&format!(
-        "SELECT role, attempt, prompt_name, prompt_versions, model, request_json, response_text, parsed_json,
-                parse_notes, input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_ms, cache_hit
-         FROM {table} WHERE {key} = ?1 ORDER BY seq"
-    ))?;
-    #[allow(clippy::type_complexity)]
-    let rows = st
-        .query_map([id], |r| {
-            Ok((
-                (r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?, r.get::<_, String>(3)?),
-                (r.get::<_, String>(4)?, r.get::<_, String>(5)?, r.get::<_, Option<String>>(6)?),
-                (r.get::<_, Option<String>>(7)?, r.get::<_, Option<String>>(8)?),
-                (r.get::<_, i64>(9)?, r.get::<_, i64>(10)?, r.get::<_, i64>(11)?, r.get::<_, f64>(12)?),
-                (r.get::<_, i64>(13)?, r.get::<_, bool>(14)?),
-            ))
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    rows.into_iter()
-        .map(|((role, attempt, prompt_name, pv), (model, req, resp), (parsed, notes), (i, o, ci, cost), (lat, hit))| {
-            Ok(AuthorCall {
-                role,
-                attempt: attempt as u32,
-                prompt_name,
-                prompt_versions: parse(&pv, id, "call prompt versions")?,
-                model,
-                request: parse::<Value>(&req, id, "call request")?,
-                response_text: resp,
-                parsed: parsed.map(|p| parse::<Value>(&p, id, "parsed reply")).transpose()?,
-                parse_notes: notes.map(|n| parse(&n, id, "parse notes")).transpose()?.unwrap_or_default(),
-                input_tokens: i as u64,
-                output_tokens: o as u64,
-                cached_input_tokens: ci as u64,
-                cost_usd: cost,
-                latency_ms: lat as u64,
-                cache_hit: hit,
-            })
+/// The model calls behind an extraction or a draft, in order (from the call ledger).
+pub fn calls_of(conn: &Connection, _owner: CallOwner, id: &str) -> ApiResult<Vec<AuthoringCall>> {
+    Ok(ledger::of_item(conn, None, id)?
+        .into_iter()
+        .map(|c| AuthoringCall {
+            request: c.request_with_failures(),
+            role: c.role.unwrap_or(c.stage),
+            attempt: c.attempt.unwrap_or(1),
+            prompt_name: c.prompt_name.unwrap_or_default(),
+            prompt_versions: c.prompt_versions,
+            model: c.model,
+            response_text: c.response_text,
+            parsed: c.parsed,
+            parse_notes: c.parse_notes,
+            input_tokens: c.input_tokens,
+            output_tokens: c.output_tokens,
+            cached_input_tokens: c.cached_input_tokens,
+            cost_usd: c.cost_usd,
+            latency_ms: c.latency_ms,
+            cache_hit: c.cache_hit,
+            call_id: Some(c.id),
         })
-        .collect()
+        .collect())
 }
 
 /// Record an approval with the final selection and its document.
 pub fn approve(conn: &Connection, x: &Extraction) -> ApiResult<()> {
     conn.execute(
-        "UPDATE author_extractions SET sections_json = ?2, document = ?3, status = 'approved', approved_by = ?4,
+        "UPDATE authoring_extractions SET sections_json = ?2, document = ?3, status = 'approved', approved_by = ?4,
             approved_at = ?5, notes = ?6 WHERE id = ?1 AND status = 'proposed'",
         params![x.extraction_id, json(&x.sections)?, x.document, x.approved_by, x.approved_at, x.notes],
     )?;

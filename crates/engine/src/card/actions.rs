@@ -334,7 +334,7 @@ impl Engine {
         Ok(out)
     }
 
-    pub fn cards_show(&self, card_id: &str, version: Option<i64>) -> ApiResult<CardDetail> {
+    pub fn card_show(&self, card_id: &str, version: Option<i64>) -> ApiResult<CardDetail> {
         let (row, json, versions, audit_log) = self.store().with_conn(|c| {
             Ok::<_, ApiError>((
                 repo::require_row(c, card_id)?,
@@ -427,7 +427,7 @@ impl Engine {
             origin: &origin,
         };
         self.store().with_tx(|tx| repo::add_version(tx, &v))?;
-        self.cards_show(&req.card_id, None)
+        self.card_show(&req.card_id, None)
     }
 
     /// Record an audit decision. Approving or marking audited requires a card without lint errors.
@@ -437,7 +437,7 @@ impl Engine {
                 "Enter the auditor's name; every audit decision is recorded with who made it.",
             ));
         }
-        let detail = self.cards_show(&req.card_id, None)?;
+        let detail = self.card_show(&req.card_id, None)?;
         if req.status != AuditStatus::Draft && detail.summary.lint_errors > 0 {
             let first = detail
                 .lint
@@ -470,7 +470,7 @@ impl Engine {
         }
         self.store()
             .with_tx(|tx| repo::set_audit(tx, &req.card_id, req.status, req.auditor.trim(), req.notes.as_deref()))?;
-        self.cards_show(&req.card_id, None)
+        self.card_show(&req.card_id, None)
     }
 
     pub fn card_diff(&self, card_id: &str, from: i64, to: i64) -> ApiResult<CardDiff> {

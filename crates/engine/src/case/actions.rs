@@ -105,7 +105,7 @@ impl Engine {
         self.store().with_read(|c| repo::list_cases(c, filter))
     }
 
-    pub fn cases_show(&self, case_id: &str) -> ApiResult<Case> {
+    pub fn case_show(&self, case_id: &str) -> ApiResult<Case> {
         self.store().with_read(|c| repo::get_case(c, case_id))
     }
 

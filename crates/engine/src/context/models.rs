@@ -120,7 +120,7 @@ fn relink_key(cfg: &mut ModelConfig, existing: Option<&ModelConfig>, req: &Model
 }
 
 impl Engine {
-    pub fn models_add(&self, req: &ModelAddRequest) -> ApiResult<ModelView> {
+    pub fn model_add(&self, req: &ModelAddRequest) -> ApiResult<ModelView> {
         check_name(&req.name)?;
         let kind = ProviderKind::parse(&req.kind).ok_or_else(|| {
             ApiError::invalid(format!(
@@ -172,7 +172,7 @@ impl Engine {
         }
         self.store().with_conn(|c| registry::upsert(c, &cfg))?;
         if drop_keyring_key {
-            // After the registry no longer points at it; best effort, like `models_remove`.
+            // After the registry no longer points at it; best effort, like `model_remove`.
             if let Err(e) = self.llm().secrets().delete(&model_account(&req.name)) {
                 tracing::warn!(model = %req.name, error = %e, "could not delete a dropped key from the keyring; remove it there by hand");
             }
@@ -184,11 +184,11 @@ impl Engine {
         Ok(self.store().with_conn(registry::list)?.into_iter().map(view).collect())
     }
 
-    pub fn models_get(&self, name: &str) -> ApiResult<ModelView> {
+    pub fn model_get(&self, name: &str) -> ApiResult<ModelView> {
         Ok(view(self.store().with_conn(|c| registry::require(c, name))?))
     }
 
-    pub fn models_remove(&self, name: &str) -> ApiResult<()> {
+    pub fn model_remove(&self, name: &str) -> ApiResult<()> {
         let cfg = self.store().with_conn(|c| registry::require(c, name))?;
         if cfg.key_in_keyring {
             // Best effort: a keyring that is unavailable now should not block removal.
@@ -201,7 +201,7 @@ impl Engine {
     }
 
     /// Store (or replace) a model's key in the OS keyring.
-    pub fn models_set_key(&self, name: &str, key: &str) -> ApiResult<ModelView> {
+    pub fn model_set_key(&self, name: &str, key: &str) -> ApiResult<ModelView> {
         let mut cfg = self.store().with_conn(|c| registry::require(c, name))?;
         if key.trim().is_empty() {
             return Err(ApiError::invalid("The key is empty; nothing was stored."));
@@ -229,7 +229,7 @@ impl Engine {
     /// Exactly one attempt of at most [`model_test::TEST_TIMEOUT_SECS`] seconds (never the
     /// run-time retry policy, never the cache); a failure is one plain sentence saying what is
     /// wrong (see [`model_test`]), with the provider's words as the error's detail.
-    pub async fn models_test(&self, name: &str) -> ApiResult<ModelTestResult> {
+    pub async fn model_test(&self, name: &str) -> ApiResult<ModelTestResult> {
         let mut handle = self.model_handle(name)?;
         handle.cfg.timeout_secs = handle.cfg.timeout_secs.clamp(1, model_test::TEST_TIMEOUT_SECS);
         let req = ChatRequest {
@@ -284,6 +284,11 @@ impl Engine {
     /// Token and cost totals per stage and model for a run (None: calls outside runs).
     pub fn usage_by_stage(&self, run_id: Option<&str>) -> ApiResult<Vec<UsageTotals>> {
         accounting::totals_by_stage(self.store(), run_id)
+    }
+
+    /// Rows of the call ledger: a run's calls, or one item's, in the order they were made.
+    pub fn calls_list(&self, f: &crate::llm::ledger::CallFilter) -> ApiResult<Vec<crate::llm::ledger::LedgerCall>> {
+        self.store().with_read(|c| crate::llm::ledger::list(c, f))
     }
 
     /// Token and cost totals per stage and model over every recorded call.

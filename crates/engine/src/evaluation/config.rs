@@ -12,7 +12,7 @@ use crate::jobs::RunModel;
 
 /// The models an evaluation run calls, by role.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct EvalRunModels {
+pub struct EvaluationRunModels {
     /// The model under test.
     pub eval: RunModel,
     /// The information provider.
@@ -21,7 +21,7 @@ pub struct EvalRunModels {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct EvalRunConfig {
+pub struct EvaluationRunConfig {
     /// The case selection (`all`, a cases file or a filter).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -45,7 +45,7 @@ pub struct EvalRunConfig {
     pub judge_model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
-    pub models: Option<EvalRunModels>,
+    pub models: Option<EvaluationRunModels>,
     /// Turn budget per case.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -84,7 +84,7 @@ pub struct EvalRunConfig {
     pub extra: IndexMap<String, serde_json::Value>,
 }
 
-impl EvalRunConfig {
+impl EvaluationRunConfig {
     /// Turn budget per case (10 when not recorded).
     pub fn turns(&self) -> u32 {
         self.turns.unwrap_or(10)
@@ -115,10 +115,10 @@ mod tests {
         let imported = r#"{"imported_from":"/tmp/t.jsonl","model":"gpt","imported":true}"#;
         let older = r#"{"model":"m","turns":5,"selection_note":"kept"}"#;
         for text in [created, imported, older] {
-            let c: EvalRunConfig = serde_json::from_str(text).unwrap();
+            let c: EvaluationRunConfig = serde_json::from_str(text).unwrap();
             assert_eq!(serde_json::to_string(&c).unwrap(), text);
         }
-        let c: EvalRunConfig = serde_json::from_str(imported).unwrap();
+        let c: EvaluationRunConfig = serde_json::from_str(imported).unwrap();
         assert!(c.is_imported() && !c.is_example());
         assert_eq!((c.turns(), c.concurrency()), (10, 4));
     }

@@ -106,9 +106,11 @@ pub async fn run_case(
 ) -> Result<CaseOutcome, LlmError> {
     let element_names: Vec<&str> = case.element_names().collect();
     let bc_names: Vec<&str> = case.condition_names().collect();
-    let ctx_eval = CallContext::new(Some(run_id), "eval");
-    let ctx_info = CallContext::new(Some(run_id), "info");
-    let ctx_judge = CallContext::new(Some(run_id), "judge");
+    // The ledger keeps each call's item and messages; the run's system prompts (the whole policy)
+    // are kept with the run, not once per call.
+    let ctx_eval = CallContext::new(Some(run_id), "eval").item(&case.case_id).role("eval").without_system_text();
+    let ctx_info = CallContext::new(Some(run_id), "info").item(&case.case_id).role("info").without_system_text();
+    let ctx_judge = CallContext::new(Some(run_id), "judge").item(&case.case_id).role("judge").without_system_text();
     let mut meter = Meter {
         usage_eval: Usage::default(),
         usage_info: Usage::default(),

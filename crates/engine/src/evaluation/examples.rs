@@ -15,7 +15,7 @@ use crate::case::{Case, CaseType, Verdict};
 use crate::context::Engine;
 use crate::error::{ApiError, ApiResult};
 use crate::evaluation::repo as eval_repo;
-use crate::evaluation::EvalRunConfig;
+use crate::evaluation::EvaluationRunConfig;
 use crate::jobs::{self, RunKind, RunStatus};
 use crate::trajectory::{
     Action, EvalRole, EvalTurn, FinalAnswer, InfoRole, InfoStatus, InfoTurn, JudgeResult, Trajectory, TrajectoryUsage,
@@ -275,15 +275,15 @@ impl Engine {
         self.store().with_tx(|tx| -> ApiResult<()> {
             for (i, p) in PROFILES.iter().enumerate() {
                 let run_id = format!("example-{}", p.name.trim_start_matches("example-"));
-                tx.execute("DELETE FROM eval_items WHERE run_id = ?1", [&run_id])?;
+                tx.execute("DELETE FROM evaluation_items WHERE run_id = ?1", [&run_id])?;
                 jobs::delete_run(tx, &run_id)?;
-                let config = EvalRunConfig {
+                let config = EvaluationRunConfig {
                     cases: Some("origin=demo".into()),
                     model: p.name.to_string(),
                     info_model: Some("example (no model)".into()),
                     judge_model: Some("example (no model)".into()),
                     example: Some(true),
-                    ..EvalRunConfig::default()
+                    ..EvaluationRunConfig::default()
                 };
                 jobs::insert_run(tx, &run_id, RunKind::Eval, Some(EXAMPLE_LABEL), &config)?;
                 let mut rng = ChaCha8Rng::seed_from_u64(0x5EB + i as u64);
@@ -312,17 +312,17 @@ mod tests {
         let first = e.demo_example_results().unwrap();
         assert!(first.loaded_demo_cases);
         assert_eq!(first.run_ids.len(), 3);
-        let t1 = e.eval_trajectories(&first.run_ids[0]).unwrap();
+        let t1 = e.evaluation_trajectories(&first.run_ids[0]).unwrap();
         assert_eq!(t1.len(), 90);
         let again = e.demo_example_results().unwrap();
         assert!(!again.loaded_demo_cases);
         assert_eq!(
-            e.eval_trajectories(&again.run_ids[0]).unwrap(),
+            e.evaluation_trajectories(&again.run_ids[0]).unwrap(),
             t1,
             "the same example every time, replaced not duplicated"
         );
-        assert_eq!(e.eval_list().unwrap().len(), 3);
-        let run = e.eval_show(&first.run_ids[0]).unwrap();
+        assert_eq!(e.evaluation_list().unwrap().len(), 3);
+        let run = e.evaluation_show(&first.run_ids[0]).unwrap();
         assert_eq!(run.run.label.as_deref(), Some(EXAMPLE_LABEL));
         let report = e
             .metrics_for_runs(&first.run_ids, &MetricsOptions { bootstrap_resamples: 0, ..Default::default() })
@@ -337,7 +337,7 @@ mod tests {
         let asked = t1.iter().find(|t| t.ask_count() > 0).unwrap();
         let Turn::Info(info) = &asked.turns[1] else { panic!("an ASK is followed by the provider's reply") };
         if info.status == InfoStatus::Answered {
-            let case = e.cases_show(&asked.case_id).unwrap();
+            let case = e.case_show(&asked.case_id).unwrap();
             let el = case.elements.iter().find(|x| x.name == info.fields_used[0]).unwrap();
             assert_eq!(el.value.as_deref(), Some(info.answer.as_str()));
         }

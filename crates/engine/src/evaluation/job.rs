@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use super::context::EvalPrompts;
 use super::environment::{run_case, Roles};
 use super::repo::{self, ItemCounts};
-use super::{ClauseTexts, EvalSummary};
+use super::{ClauseTexts, EvaluationSummary};
 use crate::case::Case;
 use crate::context::Engine;
 use crate::error::ApiResult;
@@ -24,7 +24,7 @@ struct Loaded {
     plan_item_usd: f64,
 }
 
-pub(super) struct EvalJob<'e> {
+pub(super) struct EvaluationJob<'e> {
     pub engine: &'e Engine,
     pub run_id: String,
     pub roles: Arc<Roles>,
@@ -39,7 +39,7 @@ pub(super) struct EvalJob<'e> {
     live: Mutex<ItemCounts>,
 }
 
-impl<'e> EvalJob<'e> {
+impl<'e> EvaluationJob<'e> {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         engine: &'e Engine,
@@ -52,7 +52,7 @@ impl<'e> EvalJob<'e> {
         batch: bool,
         cap: Option<f64>,
     ) -> Self {
-        EvalJob {
+        EvaluationJob {
             engine,
             run_id: run_id.to_string(),
             roles: Arc::new(roles),
@@ -76,9 +76,9 @@ impl<'e> EvalJob<'e> {
     }
 }
 
-impl Job for EvalJob<'_> {
+impl Job for EvaluationJob<'_> {
     type Item = (String, u32);
-    type Summary = EvalSummary;
+    type Summary = EvaluationSummary;
 
     fn setup(&self) -> JobSetup<'_> {
         let r = &self.roles;
@@ -224,8 +224,8 @@ impl Job for EvalJob<'_> {
         })
     }
 
-    async fn summary(&self, end: RunEnd) -> ApiResult<EvalSummary> {
+    async fn summary(&self, end: RunEnd) -> ApiResult<EvaluationSummary> {
         let run = self.run_id.clone();
-        self.engine.blocking(move |e| e.eval_summary(&run, end.message)).await
+        self.engine.blocking(move |e| e.evaluation_summary(&run, end.message)).await
     }
 }

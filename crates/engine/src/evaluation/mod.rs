@@ -30,7 +30,7 @@ use crate::metrics::{MetricsOptions, MetricsReport};
 use crate::policy::extraction::{context_note, ClauseContextNote};
 use crate::policy::repo as policy_repo;
 use crate::trajectory::Trajectory;
-pub use config::{EvalRunConfig, EvalRunModels};
+pub use config::{EvaluationRunConfig, EvaluationRunModels};
 use context::EvalPrompts;
 
 /// The judge's clause text per (policy, clause).
@@ -42,7 +42,7 @@ use repo::ItemCounts;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(optional_fields)]
 #[serde(default)]
-pub struct EvalRunRequest {
+pub struct EvaluationRunRequest {
     /// `all`, a cases JSONL file, or a filter (see `selection`).
     pub cases: String,
     pub model: String,
@@ -59,9 +59,9 @@ pub struct EvalRunRequest {
     pub max_cost_usd: Option<f64>,
 }
 
-impl Default for EvalRunRequest {
+impl Default for EvaluationRunRequest {
     fn default() -> Self {
-        EvalRunRequest {
+        EvaluationRunRequest {
             cases: "all".into(),
             model: String::new(),
             info_model: String::new(),
@@ -99,7 +99,7 @@ pub struct CostEstimate {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct EvalPlan {
+pub struct EvaluationPlan {
     pub cases: usize,
     pub by_type: BTreeMap<String, usize>,
     pub items: usize,
@@ -119,7 +119,7 @@ pub struct EvalPlan {
 
 /// What a finished (or stopped) run says about itself.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct EvalSummary {
+pub struct EvaluationSummary {
     pub run_id: String,
     pub status: RunStatus,
     pub model: String,
@@ -129,9 +129,9 @@ pub struct EvalSummary {
 
 /// A run as listed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct EvalRunView {
+pub struct EvaluationRunView {
     #[serde(flatten)]
-    pub run: RunRow<EvalRunConfig>,
+    pub run: RunRow<EvaluationRunConfig>,
     pub counts: ItemCounts,
 }
 
@@ -170,7 +170,7 @@ fn estimate(
 }
 
 impl Engine {
-    fn eval_models(&self, req: &EvalRunRequest) -> ApiResult<(ModelConfig, ModelConfig, ModelConfig)> {
+    fn evaluation_models(&self, req: &EvaluationRunRequest) -> ApiResult<(ModelConfig, ModelConfig, ModelConfig)> {
         for (role, flag, name) in [
             ("the model under test", "--model", &req.model),
             ("the information provider", "--info-model", &req.info_model),
@@ -183,9 +183,9 @@ impl Engine {
             }
         }
         Ok((
-            self.models_get(&req.model)?.config,
-            self.models_get(&req.info_model)?.config,
-            self.models_get(&req.judge_model)?.config,
+            self.model_get(&req.model)?.config,
+            self.model_get(&req.info_model)?.config,
+            self.model_get(&req.judge_model)?.config,
         ))
     }
 
@@ -233,8 +233,8 @@ impl Engine {
     }
 
     /// What a run would do, without starting it.
-    pub fn eval_plan(&self, req: &EvalRunRequest) -> ApiResult<EvalPlan> {
-        let (m, i, j) = self.eval_models(req)?;
+    pub fn evaluation_plan(&self, req: &EvaluationRunRequest) -> ApiResult<EvaluationPlan> {
+        let (m, i, j) = self.evaluation_models(req)?;
         let cases = selection::select_cases(self, &req.cases)?;
         if cases.is_empty() {
             return Err(ApiError::invalid(
@@ -267,7 +267,7 @@ impl Engine {
             req.concurrency,
             items,
         );
-        Ok(EvalPlan {
+        Ok(EvaluationPlan {
             cases: cases.len(),
             by_type,
             items,
@@ -286,8 +286,8 @@ impl Engine {
     }
 
     /// Create a run (all items pending). Nothing is sent to any model yet.
-    pub fn eval_create(&self, req: &EvalRunRequest) -> ApiResult<String> {
-        let (m, i, j) = self.eval_models(req)?;
+    pub fn evaluation_create(&self, req: &EvaluationRunRequest) -> ApiResult<String> {
+        let (m, i, j) = self.evaluation_models(req)?;
         if req.turns == 0 || req.turns > 50 {
             return Err(ApiError::invalid("The turn budget must be between 1 and 50 turns."));
         }
@@ -299,20 +299,24 @@ impl Engine {
         }
         let prompts = EvalPrompts::load()?;
         let run_id = jobs::new_run_id(RunKind::Eval);
-        let config = EvalRunConfig {
+        let config = EvaluationRunConfig {
             cases: Some(req.cases.clone()),
             policy: Some(cases[0].policy.clone()),
             model: m.name.clone(),
             info_model: Some(i.name.clone()),
             judge_model: Some(j.name.clone()),
-            models: Some(EvalRunModels { eval: RunModel::of(&m), info: RunModel::of(&i), judge: RunModel::of(&j) }),
+            models: Some(EvaluationRunModels {
+                eval: RunModel::of(&m),
+                info: RunModel::of(&i),
+                judge: RunModel::of(&j),
+            }),
             turns: Some(req.turns),
             concurrency: Some(req.concurrency.clamp(1, 256)),
             repeat: Some(req.repeat.max(1)),
             max_cost_usd: cap,
             prompt_versions: Some(prompts.versions()),
             batch: req.batch.then_some(true),
-            ..EvalRunConfig::default()
+            ..EvaluationRunConfig::default()
         };
         let ids: Vec<String> = cases.iter().map(|c| c.case_id.clone()).collect();
         self.store().with_tx(|tx| -> ApiResult<()> {
@@ -325,9 +329,9 @@ impl Engine {
 
     /// Work on a run until every item is done, the run is cancelled, or providers keep failing.
     /// Finished cases are committed one by one; calling it again resumes.
-    pub async fn eval_execute(&self, run_id: &str) -> ApiResult<EvalSummary> {
+    pub async fn evaluation_execute(&self, run_id: &str) -> ApiResult<EvaluationSummary> {
         // One row by its key: quick, so it stays on this thread.
-        let run = self.eval_run(run_id)?;
+        let run = self.evaluation_run(run_id)?;
         let cfg = &run.config;
         let (model, policy) = (cfg.model.as_str(), cfg.policy.as_deref().unwrap_or(""));
         let (info_model, judge_model) =
@@ -346,14 +350,15 @@ impl Engine {
         let prompts = EvalPrompts::load()?;
         let (pol, p) = (policy.to_string(), prompts.clone());
         let system: Arc<str> = self.blocking(move |e| e.eval_system_prompt(&pol, &p)).await?.into();
-        let job = job::EvalJob::new(self, run_id, roles, prompts, system, cfg.turns(), cfg.concurrency(), batch, cap);
+        let job =
+            job::EvaluationJob::new(self, run_id, roles, prompts, system, cfg.turns(), cfg.concurrency(), batch, cap);
         jobs::runner::execute(self.runner_services(), &job).await
     }
 
     /// Before a resume: apply a new spending cap (or drop it). A run stopped at its cap resumes
     /// only with a higher cap or none; this says so in plain words.
-    pub fn eval_prepare_resume(&self, run_id: &str, change: CapChange) -> ApiResult<()> {
-        let run = self.eval_run(run_id)?;
+    pub fn evaluation_prepare_resume(&self, run_id: &str, change: CapChange) -> ApiResult<()> {
+        let run = self.evaluation_run(run_id)?;
         let counts = self.store().with_read(|c| repo::counts(c, run_id))?;
         let capped = run.status == RunStatus::CostCapped;
         let next = change.apply(run_id, run.config.max_cost_usd, capped, counts.cost_usd)?;
@@ -365,10 +370,10 @@ impl Engine {
         Ok(())
     }
 
-    fn eval_summary(&self, run_id: &str, message: Option<String>) -> ApiResult<EvalSummary> {
-        let run = self.eval_run(run_id)?;
+    fn evaluation_summary(&self, run_id: &str, message: Option<String>) -> ApiResult<EvaluationSummary> {
+        let run = self.evaluation_run(run_id)?;
         let counts = self.store().with_conn(|c| repo::counts(c, run_id))?;
-        Ok(EvalSummary {
+        Ok(EvaluationSummary {
             run_id: run_id.to_string(),
             status: run.status,
             model: run.config.model,
@@ -378,22 +383,22 @@ impl Engine {
     }
 
     /// Ask a run working in this process to stop after the cases in flight.
-    pub fn eval_cancel(&self, run_id: &str) -> ApiResult<bool> {
+    pub fn evaluation_cancel(&self, run_id: &str) -> ApiResult<bool> {
         Ok(self.jobs().cancel(run_id))
     }
 
-    pub fn eval_list(&self) -> ApiResult<Vec<EvalRunView>> {
+    pub fn evaluation_list(&self) -> ApiResult<Vec<EvaluationRunView>> {
         let runs = self.store().with_read(|c| jobs::list_runs(c, Some(RunKind::Eval)))?;
         runs.into_iter()
             .map(|r| {
                 let counts = self.store().with_read(|c| repo::counts(c, &r.run_id))?;
-                Ok(EvalRunView { run: r.typed()?, counts })
+                Ok(EvaluationRunView { run: r.typed()?, counts })
             })
             .collect()
     }
 
     /// A stored evaluation run with its typed configuration.
-    fn eval_run(&self, run_id: &str) -> ApiResult<RunRow<EvalRunConfig>> {
+    fn evaluation_run(&self, run_id: &str) -> ApiResult<RunRow<EvaluationRunConfig>> {
         let run = self.store().with_read(|c| jobs::get_run(c, run_id))?;
         if run.kind != RunKind::Eval {
             return Err(ApiError::invalid(format!("{run_id} is a {} run, not an evaluation.", run.kind)));
@@ -401,13 +406,13 @@ impl Engine {
         Ok(run.typed()?)
     }
 
-    pub fn eval_show(&self, run_id: &str) -> ApiResult<EvalRunView> {
-        let run = self.eval_run(run_id)?;
+    pub fn evaluation_show(&self, run_id: &str) -> ApiResult<EvaluationRunView> {
+        let run = self.evaluation_run(run_id)?;
         let counts = self.store().with_read(|c| repo::counts(c, run_id))?;
-        Ok(EvalRunView { run, counts })
+        Ok(EvaluationRunView { run, counts })
     }
 
-    pub fn eval_trajectories(&self, run_id: &str) -> ApiResult<Vec<Trajectory>> {
+    pub fn evaluation_trajectories(&self, run_id: &str) -> ApiResult<Vec<Trajectory>> {
         self.store().with_read(|c| {
             jobs::get_run(c, run_id)?;
             repo::trajectories(c, run_id)
@@ -415,15 +420,15 @@ impl Engine {
     }
 
     /// Write a run's trajectories as FORMATS.md JSONL.
-    pub fn eval_export(&self, run_id: &str, out: &Path) -> ApiResult<usize> {
-        let t = self.eval_trajectories(run_id)?;
+    pub fn evaluation_export(&self, run_id: &str, out: &Path) -> ApiResult<usize> {
+        let t = self.evaluation_trajectories(run_id)?;
         crate::trajectory::io::write_trajectories(out, &t)?;
         Ok(t.len())
     }
 
     /// Store trajectories from a file as completed runs (one per run_id and model in the file).
     /// All or nothing; every case must already be in the store.
-    pub fn eval_import(&self, path: &Path) -> ApiResult<Vec<String>> {
+    pub fn evaluation_import(&self, path: &Path) -> ApiResult<Vec<String>> {
         let items = crate::trajectory::io::read_trajectories(path)?;
         if items.is_empty() {
             return Err(ApiError::invalid(format!("{}: no trajectories found", path.display())));
@@ -436,7 +441,7 @@ impl Engine {
         for ts in groups.values() {
             for t in ts {
                 if !cases.contains_key(&t.case_id) {
-                    let c = self.cases_show(&t.case_id).map_err(|_| {
+                    let c = self.case_show(&t.case_id).map_err(|_| {
                         ApiError::new(
                             ErrorCode::ValidationFailed,
                             format!("{}: case \"{}\" is not in the store; import its cases file first (psebench cases import)", path.display(), t.case_id),
@@ -455,11 +460,11 @@ impl Engine {
                     run_id = format!("{file_run}-imported-{n}");
                     n += 1;
                 }
-                let config = EvalRunConfig {
+                let config = EvaluationRunConfig {
                     imported_from: Some(path.display().to_string()),
                     model: model.clone(),
                     imported: Some(true),
-                    ..EvalRunConfig::default()
+                    ..EvaluationRunConfig::default()
                 };
                 jobs::insert_run(tx, &run_id, RunKind::Eval, Some(&format!("imported: {model}")), &config)?;
                 let mut seen: HashMap<&str, u32> = HashMap::new();
@@ -486,7 +491,7 @@ impl Engine {
     /// Cases and trajectories of stored runs, ready for metrics. A model name used by several of
     /// the chosen runs is suffixed with its run id so their results stay apart.
     pub fn runs_for_metrics(&self, run_ids: &[String]) -> ApiResult<(Vec<Case>, Vec<Trajectory>)> {
-        self.runs_with(run_ids, |r| self.eval_trajectories(r))
+        self.runs_with(run_ids, |r| self.evaluation_trajectories(r))
     }
 
     /// Like `runs_for_metrics`, with trajectories read for scoring only (no transcript text): the

@@ -116,9 +116,9 @@ impl Job for RejudgeJob<'_> {
         let text = self.texts.get(&(case.policy.clone(), case.clause_id.clone())).cloned().unwrap_or_default();
         let rationale = t.rationale().unwrap_or("").trim().to_string();
         let e = self.engine;
+        let ctx = self.ctx.clone().item(&case.case_id).role("judge").without_system_text();
         let out =
-            rejudge_rationale(e.llm(), &self.judge, &self.prompts, &case, &text, &rationale, &self.ctx, &tokens.stop)
-                .await;
+            rejudge_rationale(e.llm(), &self.judge, &self.prompts, &case, &text, &rationale, &ctx, &tokens.stop).await;
         match out {
             Ok((result, _usage, usd)) => {
                 let failed = result.extra.contains_key("judge_error");
@@ -197,15 +197,15 @@ impl Job for RejudgeJob<'_> {
 
 impl Engine {
     /// Run the M4 judge again over a stored or imported run.
-    pub async fn eval_rejudge(&self, req: &RejudgeRequest) -> ApiResult<RejudgeSummary> {
+    pub async fn evaluation_rejudge(&self, req: &RejudgeRequest) -> ApiResult<RejudgeSummary> {
         let run_id = req.run_id.as_str();
         // One row by its key each: quick, so they stay on this thread.
-        let run = self.eval_run(run_id)?;
+        let run = self.evaluation_run(run_id)?;
         let before = (run.status, run.error);
         let judge = self.model_handle(&req.judge_model)?;
         let prompts = EvalPrompts::load()?;
         let run = run_id.to_string();
-        let trajectories = self.blocking(move |e| e.eval_trajectories(&run)).await?;
+        let trajectories = self.blocking(move |e| e.evaluation_trajectories(&run)).await?;
         let case_ids: Vec<String> = trajectories.iter().map(|t| t.case_id.clone()).collect();
         let cases: HashMap<String, Case> = self
             .blocking(|e| e.cases_all(&crate::case::repo::CaseFilter { include_excluded: true, ..Default::default() }))

@@ -10,7 +10,7 @@ use crate::util::now_rfc3339;
 
 pub fn insert_items(conn: &Connection, run_id: &str, case_ids: &[String], repeats: u32) -> ApiResult<()> {
     let mut stmt =
-        conn.prepare("INSERT INTO eval_items (run_id, case_id, repeat, status) VALUES (?1, ?2, ?3, 'pending')")?;
+        conn.prepare("INSERT INTO evaluation_items (run_id, case_id, repeat, status) VALUES (?1, ?2, ?3, 'pending')")?;
     for r in 0..repeats.max(1) {
         for c in case_ids {
             stmt.execute(params![run_id, c, r])?;
@@ -22,7 +22,7 @@ pub fn insert_items(conn: &Connection, run_id: &str, case_ids: &[String], repeat
 /// Items not yet finished, in case order then repeat.
 pub fn pending(conn: &Connection, run_id: &str) -> ApiResult<Vec<(String, u32)>> {
     let mut stmt = conn.prepare(
-        "SELECT case_id, repeat FROM eval_items WHERE run_id = ?1 AND status <> 'done' ORDER BY repeat, rowid",
+        "SELECT case_id, repeat FROM evaluation_items WHERE run_id = ?1 AND status <> 'done' ORDER BY repeat, rowid",
     )?;
     let rows = stmt
         .query_map([run_id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u32)))?
@@ -41,7 +41,7 @@ pub struct ItemResult<'a> {
 pub fn save_done(conn: &Connection, run_id: &str, repeat: u32, r: &ItemResult<'_>) -> ApiResult<()> {
     let json = serde_json::to_string(r.trajectory).map_err(|e| ApiError::internal(e.to_string()))?;
     conn.prepare_cached(
-        "UPDATE eval_items SET status = 'done', trajectory_json = ?4, verdict = ?5, correct = ?6, asks = ?7, parse_failure = ?8,
+        "UPDATE evaluation_items SET status = 'done', trajectory_json = ?4, verdict = ?5, correct = ?6, asks = ?7, parse_failure = ?8,
                 prompt_tokens = ?9, completion_tokens = ?10, cost_usd = ?11, last_error = NULL, finished_at = ?12
          WHERE run_id = ?1 AND case_id = ?2 AND repeat = ?3",
         )?
@@ -66,7 +66,7 @@ pub fn save_done(conn: &Connection, run_id: &str, repeat: u32, r: &ItemResult<'_
 
 pub fn save_error(conn: &Connection, run_id: &str, case_id: &str, repeat: u32, error: &str) -> ApiResult<()> {
     conn.execute(
-        "UPDATE eval_items SET last_error = ?4 WHERE run_id = ?1 AND case_id = ?2 AND repeat = ?3",
+        "UPDATE evaluation_items SET last_error = ?4 WHERE run_id = ?1 AND case_id = ?2 AND repeat = ?3",
         params![run_id, case_id, repeat, error],
     )?;
     Ok(())
@@ -91,7 +91,7 @@ pub fn counts(conn: &Connection, run_id: &str) -> ApiResult<ItemCounts> {
         "SELECT count(*), sum(status = 'done'), coalesce(sum(correct), 0), coalesce(sum(asks), 0), coalesce(sum(parse_failure), 0),
                 sum(status <> 'done' AND last_error IS NOT NULL), coalesce(sum(prompt_tokens), 0), coalesce(sum(completion_tokens), 0),
                 coalesce(sum(cost_usd), 0)
-         FROM eval_items WHERE run_id = ?1",
+         FROM evaluation_items WHERE run_id = ?1",
         [run_id],
         |r| {
             Ok(ItemCounts {
@@ -111,8 +111,8 @@ pub fn counts(conn: &Connection, run_id: &str) -> ApiResult<ItemCounts> {
 
 /// Finished trajectories of a run (all repeats).
 pub fn trajectories(conn: &Connection, run_id: &str) -> ApiResult<Vec<Trajectory>> {
-    let mut stmt =
-        conn.prepare("SELECT trajectory_json FROM eval_items WHERE run_id = ?1 AND status = 'done' ORDER BY rowid")?;
+    let mut stmt = conn
+        .prepare("SELECT trajectory_json FROM evaluation_items WHERE run_id = ?1 AND status = 'done' ORDER BY rowid")?;
     let rows = stmt.query_map([run_id], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
     crate::trajectory::io::parse_many(&rows)
         .map_err(|(_, e)| ApiError::internal(format!("a stored trajectory is unreadable: {e}")))
@@ -121,7 +121,8 @@ pub fn trajectories(conn: &Connection, run_id: &str) -> ApiResult<Vec<Trajectory
 /// The stored JSON of a run's finished trajectories (all repeats), in key order (case id, then
 /// repeat; no sort needed): read under the store's lock, decoded after it is released.
 pub fn trajectory_texts(conn: &Connection, run_id: &str) -> ApiResult<Vec<String>> {
-    let mut stmt = conn.prepare("SELECT trajectory_json FROM eval_items WHERE run_id = ?1 AND status = 'done'")?;
+    let mut stmt =
+        conn.prepare("SELECT trajectory_json FROM evaluation_items WHERE run_id = ?1 AND status = 'done'")?;
     let rows = stmt.query_map([run_id], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
@@ -131,7 +132,7 @@ pub fn trajectory_texts(conn: &Connection, run_id: &str) -> ApiResult<Vec<String
 /// then repeat.
 pub fn done_trajectory_texts(conn: &Connection, run_id: &str, case_ids: &[String]) -> ApiResult<Vec<String>> {
     let mut stmt = conn.prepare(
-        "SELECT trajectory_json FROM eval_items WHERE run_id = ?1 AND case_id = ?2 AND status = 'done'
+        "SELECT trajectory_json FROM evaluation_items WHERE run_id = ?1 AND case_id = ?2 AND status = 'done'
          AND trajectory_json IS NOT NULL ORDER BY repeat",
     )?;
     let mut out = Vec::new();
@@ -145,7 +146,7 @@ pub fn done_trajectory_texts(conn: &Connection, run_id: &str, case_ids: &[String
 pub fn trajectory(conn: &Connection, run_id: &str, case_id: &str, repeat: u32) -> ApiResult<Option<Trajectory>> {
     let json: Option<String> = conn
         .query_row(
-            "SELECT trajectory_json FROM eval_items WHERE run_id = ?1 AND case_id = ?2 AND repeat = ?3 AND status = 'done'",
+            "SELECT trajectory_json FROM evaluation_items WHERE run_id = ?1 AND case_id = ?2 AND repeat = ?3 AND status = 'done'",
             params![run_id, case_id, repeat],
             |r| r.get(0),
         )
@@ -161,7 +162,7 @@ pub fn trajectory(conn: &Connection, run_id: &str, case_id: &str, repeat: u32) -
 /// Every finished repeat of one case in a run, by repeat index.
 pub fn trajectory_repeats(conn: &Connection, run_id: &str, case_id: &str) -> ApiResult<Vec<(u32, Trajectory)>> {
     let mut stmt = conn.prepare(
-        "SELECT repeat, trajectory_json FROM eval_items WHERE run_id = ?1 AND case_id = ?2 AND status = 'done' ORDER BY repeat",
+        "SELECT repeat, trajectory_json FROM evaluation_items WHERE run_id = ?1 AND case_id = ?2 AND status = 'done' ORDER BY repeat",
     )?;
     let rows = stmt
         .query_map(params![run_id, case_id], |r| Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?)))?
@@ -177,7 +178,8 @@ pub fn trajectory_repeats(conn: &Connection, run_id: &str, case_id: &str) -> Api
 
 /// Case ids of a run's items (distinct, in order).
 pub fn case_ids(conn: &Connection, run_id: &str) -> ApiResult<Vec<String>> {
-    let mut stmt = conn.prepare("SELECT case_id FROM eval_items WHERE run_id = ?1 AND repeat = 0 ORDER BY rowid")?;
+    let mut stmt =
+        conn.prepare("SELECT case_id FROM evaluation_items WHERE run_id = ?1 AND repeat = 0 ORDER BY rowid")?;
     let rows = stmt.query_map([run_id], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
@@ -185,7 +187,7 @@ pub fn case_ids(conn: &Connection, run_id: &str) -> ApiResult<Vec<String>> {
 /// Store an already finished trajectory (import).
 pub fn insert_done(conn: &Connection, run_id: &str, repeat: u32, t: &Trajectory, correct: bool) -> ApiResult<()> {
     conn.execute(
-        "INSERT INTO eval_items (run_id, case_id, repeat, status) VALUES (?1, ?2, ?3, 'pending')",
+        "INSERT INTO evaluation_items (run_id, case_id, repeat, status) VALUES (?1, ?2, ?3, 'pending')",
         params![run_id, t.case_id, repeat],
     )?;
     save_done(
@@ -200,7 +202,7 @@ pub fn insert_done(conn: &Connection, run_id: &str, repeat: u32, t: &Trajectory,
 pub fn update_trajectory(conn: &Connection, run_id: &str, repeat: u32, t: &Trajectory) -> ApiResult<()> {
     let json = serde_json::to_string(t).map_err(|e| ApiError::internal(e.to_string()))?;
     conn.execute(
-        "UPDATE eval_items SET trajectory_json = ?4 WHERE run_id = ?1 AND case_id = ?2 AND repeat = ?3",
+        "UPDATE evaluation_items SET trajectory_json = ?4 WHERE run_id = ?1 AND case_id = ?2 AND repeat = ?3",
         rusqlite::params![run_id, t.case_id, repeat, json],
     )?;
     Ok(())

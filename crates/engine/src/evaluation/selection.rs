@@ -29,7 +29,7 @@ pub fn select_cases(engine: &Engine, selection: &str) -> ApiResult<Vec<Case>> {
         };
         let mut out = Vec::new();
         for id in ids {
-            out.push(engine.cases_show(&id)?);
+            out.push(engine.case_show(&id)?);
         }
         return Ok(out);
     }

@@ -90,7 +90,7 @@ impl Engine {
             }
         }
         for r in &p.runs {
-            let Ok(view) = self.gen_show(r) else { continue };
+            let Ok(view) = self.generation_show(r) else { continue };
             let cfg = &view.config;
             for m in [Some(&cfg.model), Some(&cfg.verifier_model), cfg.screen_model.as_ref()].into_iter().flatten() {
                 if !m.is_empty() && !p.models.contains(m) {
@@ -138,7 +138,7 @@ impl Engine {
         // make the same name ("a.b" and "a_b") get "-2", "-3"… rather than overwrite each other.
         let mut taken: HashSet<String> = HashSet::new();
         for id in &card_ids {
-            match self.cards_show(id, None) {
+            match self.card_show(id, None) {
                 Ok(d) => {
                     crate::util::ids::check_id("card", id).map_err(|e| ApiError::invalid(e.to_string()))?;
                     let stem = export_file_stem(id);

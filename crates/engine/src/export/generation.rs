@@ -31,7 +31,7 @@ fn n(v: u64) -> Cell {
 }
 
 /// Success rate per case type.
-pub fn gen_success(s: &GenerationStats) -> Table {
+pub fn generation_success(s: &GenerationStats) -> Table {
     let columns = vec![
         Column::text("Case type"),
         Column::number("Started"),
@@ -66,7 +66,7 @@ pub fn gen_success(s: &GenerationStats) -> Table {
 }
 
 /// The attempt on which each stage passed, among accepted cases.
-pub fn gen_winning_attempts(s: &GenerationStats) -> Table {
+pub fn generation_winning_attempts(s: &GenerationStats) -> Table {
     let columns = vec![
         Column::text("Stage"),
         Column::number("Cases"),
@@ -96,7 +96,7 @@ pub fn gen_winning_attempts(s: &GenerationStats) -> Table {
 }
 
 /// Narrative length in words per case type.
-pub fn gen_narrative_length(s: &GenerationStats) -> Table {
+pub fn generation_narrative_length(s: &GenerationStats) -> Table {
     let mut columns = vec![Column::text("Case type"), Column::number("n")];
     for c in ["Mean", "Median", "Min", "p25", "p75", "p95", "Max"] {
         columns.push(Column::number(c));
@@ -149,7 +149,7 @@ fn count_rows(rows: &[CaseCountRow], with_number: bool) -> Vec<Vec<Cell>> {
     out
 }
 
-pub fn gen_cases_by_category(s: &GenerationStats) -> Table {
+pub fn generation_cases_by_category(s: &GenerationStats) -> Table {
     let columns = vec![
         Column::text("Category"),
         Column::number("Compl."),
@@ -167,7 +167,7 @@ pub fn gen_cases_by_category(s: &GenerationStats) -> Table {
     t
 }
 
-pub fn gen_cases_by_clause(s: &GenerationStats) -> Table {
+pub fn generation_cases_by_clause(s: &GenerationStats) -> Table {
     let columns = vec![
         Column::number("#"),
         Column::text("Clause"),
@@ -328,11 +328,11 @@ pub fn lib_missing_shape(l: &LibraryStats) -> Table {
 
 pub fn generation_tables(s: &GenerationStats) -> Vec<Table> {
     vec![
-        gen_success(s),
-        gen_winning_attempts(s),
-        gen_narrative_length(s),
-        gen_cases_by_category(s),
-        gen_cases_by_clause(s),
+        generation_success(s),
+        generation_winning_attempts(s),
+        generation_narrative_length(s),
+        generation_cases_by_category(s),
+        generation_cases_by_clause(s),
     ]
 }
 

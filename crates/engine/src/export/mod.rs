@@ -34,7 +34,7 @@ impl Engine {
     /// Write the generation tables of a run and/or the card-library tables (CSV, Markdown, LaTeX,
     /// JSON and a `generation.md` index) into `out`. The library tables describe the policy of
     /// the run (or `library_policy` when no run is given).
-    pub fn gen_report_files(
+    pub fn generation_report_files(
         &self,
         run_id: Option<&str>,
         library_policy: Option<&str>,
@@ -42,7 +42,7 @@ impl Engine {
         out: &std::path::Path,
     ) -> ApiResult<Vec<std::path::PathBuf>> {
         let gen = match run_id {
-            Some(r) => Some(self.gen_stats(r)?),
+            Some(r) => Some(self.generation_stats(r)?),
             None => None,
         };
         let lib = match (library_policy, &gen) {
@@ -122,7 +122,7 @@ impl Engine {
     /// the tables and charts, plus the generation and library statistics when asked for.
     pub fn report_write(&self, req: &ReportRequest) -> ApiResult<ReportWritten> {
         let wants_eval = !req.run_ids.is_empty() || req.cases.is_some();
-        let mut gen_files = Vec::new();
+        let mut generation_files = Vec::new();
         if req.generation.is_some() || req.library {
             let policy = req.policy.clone().or_else(|| {
                 if req.generation.is_none() {
@@ -131,10 +131,10 @@ impl Engine {
                     None
                 }
             });
-            gen_files =
-                self.gen_report_files(req.generation.as_deref(), policy.as_deref(), !req.all_cards, &req.out)?;
+            generation_files =
+                self.generation_report_files(req.generation.as_deref(), policy.as_deref(), !req.all_cards, &req.out)?;
             if !wants_eval {
-                return Ok(ReportWritten { files: gen_files, models: None });
+                return Ok(ReportWritten { files: generation_files, models: None });
             }
         }
         let (report, mut files) = if !req.run_ids.is_empty() {
@@ -158,7 +158,7 @@ impl Engine {
             let files = report::write_report_files(&report, &pack, &req.out)?;
             (report, files)
         };
-        files.extend(gen_files);
+        files.extend(generation_files);
         Ok(ReportWritten { files, models: Some(report.models.len()) })
     }
 }

@@ -6,12 +6,12 @@
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use super::GenRequest;
+use super::GenerationRequest;
 use crate::jobs::RunModel;
 
 /// The models a generation run calls, by role.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct GenRunModels {
+pub struct GenerationRunModels {
     /// Instantiator and narrators.
     pub producer: RunModel,
     /// Extractor and verifiers.
@@ -23,9 +23,9 @@ pub struct GenRunModels {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct GenRunConfig {
+pub struct GenerationRunConfig {
     /// The request the run was created from.
-    pub request: GenRequest,
+    pub request: GenerationRequest,
     /// Policy pack id.
     #[serde(default)]
     pub policy: String,
@@ -42,7 +42,7 @@ pub struct GenRunConfig {
     pub screen_model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
-    pub models: Option<GenRunModels>,
+    pub models: Option<GenerationRunModels>,
     /// (card, anchor) units worked on at once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -68,7 +68,7 @@ pub struct GenRunConfig {
     pub extra: IndexMap<String, serde_json::Value>,
 }
 
-impl GenRunConfig {
+impl GenerationRunConfig {
     /// Units worked on at once (4 when not recorded; at least 1).
     pub fn concurrency(&self) -> usize {
         self.concurrency.unwrap_or(4).max(1) as usize
@@ -89,7 +89,7 @@ mod tests {
         let text = format!(
             r#"{{"request":{{"policy":"mn29","cards":"all","anchors_per_card":2,"model":"w","verifier_model":null,"seed":7,"concurrency":4,"include_missing":true,"anchor_origin":null,"label":null}},"policy":"mn29","model":"w","verifier_model":"w","models":{{"producer":{producer},"verifier":{producer}}},"concurrency":4,"warnings":["card X is a draft"],"prompt_versions":{{"narrator":"v2"}}}}"#
         );
-        let c: GenRunConfig = serde_json::from_str(&text).unwrap();
+        let c: GenerationRunConfig = serde_json::from_str(&text).unwrap();
         assert_eq!(serde_json::to_string(&c).unwrap(), text);
         assert_eq!(c.concurrency(), 4);
     }

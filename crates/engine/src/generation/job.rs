@@ -7,9 +7,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use super::pipeline::{self, CardBundle, RunRoles, RunShared, ScreenShared, StepError};
-use super::prompts::GenPrompts;
+use super::prompts::GenerationPrompts;
 use super::repo::{self, CandidateRow};
-use super::GenSummary;
+use super::GenerationSummary;
 use crate::context::Engine;
 use crate::error::ApiResult;
 use crate::jobs::runner::{ItemOutcome, ItemTokens, Job, JobSetup, Nouns, RunEnd, Tally};
@@ -19,11 +19,11 @@ use crate::jobs::RunKind;
 /// variants.
 pub(super) type Unit = (Arc<CardBundle>, String, CandidateRow, Vec<CandidateRow>);
 
-pub(super) struct GenJob<'e> {
+pub(super) struct GenerationJob<'e> {
     pub engine: &'e Engine,
     pub run_id: String,
     pub policy: String,
-    pub prompts: GenPrompts,
+    pub prompts: GenerationPrompts,
     pub background: String,
     pub screen: ScreenShared,
     pub roles: RunRoles,
@@ -37,7 +37,7 @@ pub(super) struct GenJob<'e> {
     pub unit_estimate_usd: f64,
 }
 
-impl GenJob<'_> {
+impl GenerationJob<'_> {
     /// What a unit's calls have cost so far.
     async fn unit_cost(&self, unit: i64) -> f64 {
         let run = self.run_id.clone();
@@ -45,9 +45,9 @@ impl GenJob<'_> {
     }
 }
 
-impl Job for GenJob<'_> {
+impl Job for GenerationJob<'_> {
     type Item = Unit;
-    type Summary = GenSummary;
+    type Summary = GenerationSummary;
 
     fn setup(&self) -> JobSetup<'_> {
         let r = &self.roles;
@@ -188,8 +188,8 @@ impl Job for GenJob<'_> {
         })
     }
 
-    async fn summary(&self, end: RunEnd) -> ApiResult<GenSummary> {
+    async fn summary(&self, end: RunEnd) -> ApiResult<GenerationSummary> {
         let run = self.run_id.clone();
-        self.engine.blocking(move |e| e.gen_summary(&run, end.message)).await
+        self.engine.blocking(move |e| e.generation_summary(&run, end.message)).await
     }
 }

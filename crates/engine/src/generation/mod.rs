@@ -2,11 +2,12 @@
 //! destinations, cost estimate), create, execute with progress, cancellation and resume, list,
 //! show, candidates, provenance, and statistics like the paper's.
 //!
-//! How a run is stored: the `runs` row (kind `generation`) holds the request; `gen_run_cards`
-//! and `gen_run_anchors` freeze the exact card versions, contexts and anchor texts; one
-//! `gen_candidates` row per (card, anchor, variant) holds its status; `gen_attempts` and
-//! `gen_calls` hold every attempt and every model call. Case ids are the candidate ids, built
-//! from run, card, anchor and variant, so a resumed run produces the same ids.
+//! How a run is stored: the `runs` row (kind `generation`) holds the request;
+//! `generation_run_cards` and `generation_run_anchors` freeze the exact card versions, contexts
+//! and anchor texts; one `generation_candidates` row per (card, anchor, variant) holds its status;
+//! `generation_attempts` holds every attempt, and the call ledger (`llm::ledger`) every model call.
+//! Case ids are the candidate ids, built from run, card, anchor and variant, so a resumed run
+//! produces the same ids.
 
 pub mod config;
 pub mod context;
@@ -32,14 +33,14 @@ use crate::jobs::budget::CapChange;
 use crate::jobs::{self, RunKind, RunModel, RunRow, RunStatus};
 use crate::llm::ModelConfig;
 use pipeline::{CardBundle, RunRoles};
-use prompts::GenPrompts;
+use prompts::GenerationPrompts;
 
-pub use config::{GenRunConfig, GenRunModels};
+pub use config::{GenerationRunConfig, GenerationRunModels};
 pub use stats::{GenerationStats, LibraryStats};
 
 /// What `psebench generate` asks for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct GenRequest {
+pub struct GenerationRequest {
     /// Policy pack id (default: the default policy pack).
     #[serde(default = "default_policy")]
     pub policy: String,
@@ -98,9 +99,9 @@ fn default_true() -> bool {
     true
 }
 
-impl Default for GenRequest {
+impl Default for GenerationRequest {
     fn default() -> Self {
-        GenRequest {
+        GenerationRequest {
             policy: default_policy(),
             cards: "all".into(),
             anchors_per_card: default_anchors(),
@@ -120,7 +121,7 @@ impl Default for GenRequest {
 
 /// Where data goes during a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct GenDestination {
+pub struct GenerationDestination {
     pub role: String,
     pub model: String,
     pub destination: String,
@@ -128,7 +129,7 @@ pub struct GenDestination {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct GenStageEstimate {
+pub struct GenerationStageEstimate {
     pub stage: String,
     pub calls: u64,
     pub input_tokens: u64,
@@ -137,7 +138,7 @@ pub struct GenStageEstimate {
 
 /// A rough pre-run estimate (real usage is recorded per call).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct GenCostEstimate {
+pub struct GenerationCostEstimate {
     pub calls: u64,
     pub input_tokens: u64,
     pub output_tokens: u64,
@@ -145,13 +146,13 @@ pub struct GenCostEstimate {
     pub usd: Option<f64>,
     /// The same in batch mode (batch prices where the provider has a batch API).
     pub usd_batch: Option<f64>,
-    pub per_stage: Vec<GenStageEstimate>,
+    pub per_stage: Vec<GenerationStageEstimate>,
     pub assumptions: String,
 }
 
 /// What a run would do, before anything is sent anywhere.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct GenPlan {
+pub struct GenerationPlan {
     pub policy: String,
     pub cards: usize,
     /// Cards by event type (`Reportable`, `Non_Reportable`, `Uncertain`).
@@ -166,9 +167,9 @@ pub struct GenPlan {
     /// Cards left out because their clause bucket has no anchors.
     pub cards_without_anchors: Vec<String>,
     pub warnings: Vec<String>,
-    pub destinations: Vec<GenDestination>,
+    pub destinations: Vec<GenerationDestination>,
     pub sends_data_off_machine: bool,
-    pub estimate: GenCostEstimate,
+    pub estimate: GenerationCostEstimate,
     /// Per clause, the context its roles are given: an approved extraction (with its version) or
     /// the built-in context when no extraction is approved.
     pub clause_contexts: Vec<crate::policy::extraction::ClauseContextNote>,
@@ -182,7 +183,7 @@ pub struct GenPlan {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct GenTypeCounts {
+pub struct GenerationTypeCounts {
     pub case_type: String,
     pub total: u64,
     pub accepted: u64,
@@ -193,7 +194,7 @@ pub struct GenTypeCounts {
 
 /// Counts of a run's candidates, attempts and calls.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct GenCounts {
+pub struct GenerationCounts {
     pub total: u64,
     pub done: u64,
     pub pending: u64,
@@ -212,35 +213,35 @@ pub struct GenCounts {
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub cost_usd: f64,
-    pub by_type: Vec<GenTypeCounts>,
+    pub by_type: Vec<GenerationTypeCounts>,
 }
 
 /// What a finished (or stopped) run says about itself.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct GenSummary {
+pub struct GenerationSummary {
     pub run_id: String,
     pub status: RunStatus,
-    pub counts: GenCounts,
+    pub counts: GenerationCounts,
     pub message: Option<String>,
 }
 
 /// A generation run as listed and shown.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct GenRunView {
+pub struct GenerationRunView {
     pub run_id: String,
     pub status: RunStatus,
     pub label: Option<String>,
     /// The request and the prompt versions it was created with.
-    pub config: GenRunConfig,
+    pub config: GenerationRunConfig,
     pub created_at: String,
     pub started_at: Option<String>,
     pub finished_at: Option<String>,
     pub error: Option<String>,
-    pub counts: GenCounts,
+    pub counts: GenerationCounts,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct GenCandidateFilter {
+pub struct GenerationCandidateFilter {
     /// pending | accepted | dropped | skipped
     pub status: Option<String>,
     pub case_type: Option<String>,
@@ -249,7 +250,7 @@ pub struct GenCandidateFilter {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct GenCandidateView {
+pub struct GenerationCandidateView {
     pub candidate_id: String,
     pub run_id: String,
     pub case_type: String,
@@ -287,6 +288,9 @@ pub struct ProvenanceCall {
     pub cost_usd: f64,
     pub latency_ms: u64,
     pub cache_hit: bool,
+    /// The call's row in the call ledger (`calls.list`).
+    #[serde(default)]
+    pub call_id: Option<i64>,
 }
 
 /// One attempt of one stage.
@@ -315,7 +319,7 @@ pub struct ProvenanceAttempt {
 /// The whole story of a case or a dropped candidate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Provenance {
-    pub candidate: GenCandidateView,
+    pub candidate: GenerationCandidateView,
     pub card_version: Option<i64>,
     pub anchor_text: Option<String>,
     /// The accepted case (FORMATS.md fields), when there is one.
@@ -339,17 +343,17 @@ fn same_model_warning(producer: &ModelConfig, screen: &ModelConfig) -> Option<St
 }
 
 impl Engine {
-    fn gen_models(&self, req: &GenRequest) -> ApiResult<(ModelConfig, ModelConfig, ModelConfig)> {
+    fn generation_models(&self, req: &GenerationRequest) -> ApiResult<(ModelConfig, ModelConfig, ModelConfig)> {
         if req.model.trim().is_empty() {
             return Err(ApiError::invalid("Choose the model that writes the cases (registered models are listed in Settings → Models, or by `psebench models list`)."));
         }
-        let producer = self.models_get(&req.model)?.config;
+        let producer = self.model_get(&req.model)?.config;
         let verifier = match req.verifier_model.as_deref().filter(|s| !s.trim().is_empty()) {
-            Some(v) => self.models_get(v)?.config,
+            Some(v) => self.model_get(v)?.config,
             None => producer.clone(),
         };
         let screen = match req.screen_model.as_deref().filter(|s| !s.trim().is_empty()) {
-            Some(v) => self.models_get(v)?.config,
+            Some(v) => self.model_get(v)?.config,
             None => verifier.clone(),
         };
         Ok((producer, verifier, screen))
@@ -357,10 +361,10 @@ impl Engine {
 
     /// What a run would do (cards, anchors, candidates, where data goes, a cost estimate),
     /// without creating it.
-    pub fn gen_plan(&self, req: &GenRequest) -> ApiResult<GenPlan> {
-        let (producer, verifier, screen) = self.gen_models(req)?;
+    pub fn generation_plan(&self, req: &GenerationRequest) -> ApiResult<GenerationPlan> {
+        let (producer, verifier, screen) = self.generation_models(req)?;
         let planned = plan::plan(self, req, "RUN")?;
-        let prompts = GenPrompts::load()?;
+        let prompts = GenerationPrompts::load()?;
         let mut cards_by_type = BTreeMap::new();
         for c in &planned.cards {
             if !planned.without_anchors.contains(&c.card.clause_card_id) {
@@ -371,13 +375,13 @@ impl Engine {
         for c in &planned.candidates {
             *candidates_by_type.entry(c.case_type.as_str().to_string()).or_insert(0) += 1;
         }
-        let destinations: Vec<GenDestination> = [
+        let destinations: Vec<GenerationDestination> = [
             ("instantiator and narrators", &producer),
             ("extractor and verifiers", &verifier),
             ("clause screen", &screen),
         ]
         .iter()
-        .map(|(role, c)| GenDestination {
+        .map(|(role, c)| GenerationDestination {
             role: role.to_string(),
             model: c.name.clone(),
             destination: c.destination(),
@@ -402,7 +406,7 @@ impl Engine {
             req.concurrency,
             planned.units,
         );
-        Ok(GenPlan {
+        Ok(GenerationPlan {
             cap: jobs::budget::CapForecast::of(
                 cap,
                 if req.batch { estimate.usd_batch } else { estimate.usd },
@@ -428,11 +432,11 @@ impl Engine {
     }
 
     /// Create a run with every candidate pending. Nothing is sent to any model yet.
-    pub fn gen_create(&self, req: &GenRequest) -> ApiResult<String> {
-        let (producer, verifier, screen) = self.gen_models(req)?;
+    pub fn generation_create(&self, req: &GenerationRequest) -> ApiResult<String> {
+        let (producer, verifier, screen) = self.generation_models(req)?;
         let cap = jobs::budget::check_cap(req.max_cost_usd)?;
         jobs::budget::check_priced(cap, &[&producer, &verifier, &screen])?;
-        let prompts = GenPrompts::load()?;
+        let prompts = GenerationPrompts::load()?;
         let run_id = jobs::new_run_id(RunKind::Generation);
         let planned = plan::plan(self, req, &run_id)?;
         let unit_estimate_usd = if planned.units == 0 {
@@ -443,13 +447,13 @@ impl Engine {
             // Batch mode pays batch prices.
             if req.batch { e.usd_batch } else { e.usd }.map(|u| u / planned.units as f64)
         };
-        let config = GenRunConfig {
+        let config = GenerationRunConfig {
             request: req.clone(),
             policy: planned.policy.clone(),
             model: producer.name.clone(),
             verifier_model: verifier.name.clone(),
             screen_model: Some(screen.name.clone()),
-            models: Some(GenRunModels {
+            models: Some(GenerationRunModels {
                 producer: RunModel::of(&producer),
                 verifier: RunModel::of(&verifier),
                 screen: Some(RunModel::of(&screen)),
@@ -471,7 +475,7 @@ impl Engine {
     }
 
     /// A stored generation run with its typed configuration.
-    fn gen_run(&self, run_id: &str) -> ApiResult<RunRow<GenRunConfig>> {
+    fn generation_run(&self, run_id: &str) -> ApiResult<RunRow<GenerationRunConfig>> {
         let run = self.store().with_conn(|c| jobs::get_run(c, run_id))?;
         if run.kind != RunKind::Generation {
             return Err(ApiError::invalid(format!("{run_id} is an {} run, not a generation run.", run.kind)));
@@ -482,9 +486,9 @@ impl Engine {
     /// Work on a run until every candidate is accepted, dropped or skipped, the run is stopped, or
     /// providers keep failing. Calling it again resumes: finished candidates are kept, stored
     /// attempts are replayed, and calls already answered come from the cache.
-    pub async fn gen_execute(&self, run_id: &str) -> ApiResult<GenSummary> {
+    pub async fn generation_execute(&self, run_id: &str) -> ApiResult<GenerationSummary> {
         // One row by its key: quick, so it stays on this thread.
-        let run = self.gen_run(run_id)?;
+        let run = self.generation_run(run_id)?;
         let cfg = &run.config;
         let cap = cfg.request.max_cost_usd;
         // Runs created before the screen existed screen with their verifier model.
@@ -496,7 +500,7 @@ impl Engine {
             screen: self.model_handle(&screen_model)?.batched(batch),
         };
         jobs::budget::check_priced(cap, &[&roles.producer.cfg, &roles.verifier.cfg, &roles.screen.cfg])?;
-        let prompts = GenPrompts::load()?;
+        let prompts = GenerationPrompts::load()?;
         let pol = cfg.policy.clone();
         let (pack, screen_clauses, known_clauses) = self
             .blocking(move |e| {
@@ -519,7 +523,7 @@ impl Engine {
         let run = run_id.to_string();
         let anchors: HashMap<String, String> =
             self.store().call_read(move |c| repo::run_anchors(c, &run)).await?.into_iter().collect();
-        let job = job::GenJob {
+        let job = job::GenerationJob {
             engine: self,
             run_id: run_id.to_string(),
             policy: cfg.policy.clone(),
@@ -548,16 +552,16 @@ impl Engine {
         Ok((crate::screen::input::policy_clauses(&pack, &official), crate::screen::input::known_clauses(&pack)))
     }
 
-    fn gen_summary(&self, run_id: &str, message: Option<String>) -> ApiResult<GenSummary> {
-        let run = self.gen_run(run_id)?;
+    fn generation_summary(&self, run_id: &str, message: Option<String>) -> ApiResult<GenerationSummary> {
+        let run = self.generation_run(run_id)?;
         let counts = self.store().with_conn(|c| repo::counts(c, run_id))?;
-        Ok(GenSummary { run_id: run_id.to_string(), status: run.status, counts, message: message.or(run.error) })
+        Ok(GenerationSummary { run_id: run_id.to_string(), status: run.status, counts, message: message.or(run.error) })
     }
 
     /// Before a resume: apply a new spending cap (or drop it). A run stopped at its cap resumes
     /// only with a higher cap or none; this says so in plain words.
-    pub fn gen_prepare_resume(&self, run_id: &str, change: CapChange) -> ApiResult<()> {
-        let run = self.gen_run(run_id)?;
+    pub fn generation_prepare_resume(&self, run_id: &str, change: CapChange) -> ApiResult<()> {
+        let run = self.generation_run(run_id)?;
         let counts = self.store().with_read(|c| repo::counts(c, run_id))?;
         let current = run.config.request.max_cost_usd;
         let next = change.apply(run_id, current, run.status == RunStatus::CostCapped, counts.cost_usd)?;
@@ -570,20 +574,20 @@ impl Engine {
     }
 
     /// Ask a run working in this process to stop after the model calls in flight (they are kept).
-    pub fn gen_cancel(&self, run_id: &str) -> ApiResult<bool> {
+    pub fn generation_cancel(&self, run_id: &str) -> ApiResult<bool> {
         Ok(self.jobs().cancel(run_id))
     }
 
     /// Stop a run at once, abandoning the calls in flight (their answers, if any, are lost).
-    pub fn gen_abort(&self, run_id: &str) -> ApiResult<bool> {
+    pub fn generation_abort(&self, run_id: &str) -> ApiResult<bool> {
         let a = self.jobs().cancel(run_id);
         let b = self.jobs().cancel(&jobs::runner::abort_key(run_id));
         Ok(a || b)
     }
 
-    fn run_view(&self, r: RunRow<GenRunConfig>) -> ApiResult<GenRunView> {
+    fn run_view(&self, r: RunRow<GenerationRunConfig>) -> ApiResult<GenerationRunView> {
         let counts = self.store().with_conn(|c| repo::counts(c, &r.run_id))?;
-        Ok(GenRunView {
+        Ok(GenerationRunView {
             run_id: r.run_id,
             status: r.status,
             label: r.label,
@@ -596,25 +600,29 @@ impl Engine {
         })
     }
 
-    pub fn gen_list(&self) -> ApiResult<Vec<GenRunView>> {
+    pub fn generation_list(&self) -> ApiResult<Vec<GenerationRunView>> {
         let runs = self.store().with_read(|c| jobs::list_runs(c, Some(RunKind::Generation)))?;
         runs.into_iter().map(|r| self.run_view(r.typed()?)).collect()
     }
 
-    pub fn gen_show(&self, run_id: &str) -> ApiResult<GenRunView> {
-        let r = self.gen_run(run_id)?;
+    pub fn generation_show(&self, run_id: &str) -> ApiResult<GenerationRunView> {
+        let r = self.generation_run(run_id)?;
         self.run_view(r)
     }
 
     /// A run's candidates (all, or filtered by status, case type, clause or card).
-    pub fn gen_candidates(&self, run_id: &str, filter: &GenCandidateFilter) -> ApiResult<Vec<GenCandidateView>> {
-        self.gen_run(run_id)?;
+    pub fn generation_candidates(
+        &self,
+        run_id: &str,
+        filter: &GenerationCandidateFilter,
+    ) -> ApiResult<Vec<GenerationCandidateView>> {
+        self.generation_run(run_id)?;
         self.store().with_conn(|c| repo::list_views(c, run_id, filter))
     }
 
     /// Everything that happened to a case or a candidate: every attempt of every stage with its
     /// prompts, model, request, response, tokens, verdict and issues.
-    pub fn gen_provenance(&self, case_or_candidate_id: &str) -> ApiResult<Provenance> {
+    pub fn generation_provenance(&self, case_or_candidate_id: &str) -> ApiResult<Provenance> {
         self.store().with_conn(|c| {
             let cand = repo::candidate_for_case(c, case_or_candidate_id)?.ok_or_else(|| {
                 ApiError::new(
@@ -636,7 +644,7 @@ impl Engine {
                 },
                 None => None,
             };
-            let prompt_versions = jobs::get_run(c, &cand.run_id)?.typed::<GenRunConfig>()?.config.prompt_versions;
+            let prompt_versions = jobs::get_run(c, &cand.run_id)?.typed::<GenerationRunConfig>()?.config.prompt_versions;
             Ok(Provenance {
                 candidate: repo::view(&cand),
                 card_version,

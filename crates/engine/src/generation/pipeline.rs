@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 
 use super::guards::{self, TextGuard};
-use super::prompts::{GenPrompts, SplitPrompt};
+use super::prompts::{GenerationPrompts, SplitPrompt};
 use super::repo::{self, AttemptRecord, CallRecord, CandidateRow};
 use super::views::{self, SlotValues};
 use crate::card::{ClauseCard, EventType, MissingVariant};
@@ -95,7 +95,7 @@ pub struct RunShared<'a> {
     pub engine: &'a Engine,
     pub run_id: &'a str,
     pub policy: &'a str,
-    pub prompts: &'a GenPrompts,
+    pub prompts: &'a GenerationPrompts,
     pub background: &'a str,
     pub screen: &'a ScreenShared,
     pub roles: &'a RunRoles,
@@ -154,29 +154,14 @@ impl RunShared<'_> {
         let (system, user) = prompt.render(values)?;
         let req = ChatRequest { repeat, ..ChatRequest::new(vec![Message::system(system), Message::user(user)]) }
             .json_schema(schema_name, schema);
-        let resp = self
-            .engine
-            .llm()
-            .chat(handle, &req, &CallContext::new(Some(self.run_id), role), &self.abort)
-            .await
-            .map_err(|e| match e {
-                LlmError::Cancelled => StepError::Stopped,
-                e => StepError::Llm(e),
-            })?;
-        let record = CallRecord {
-            role: role.to_string(),
-            prompt_name: prompt.prompt.name.clone(),
-            prompt_versions: self.prompts.call_versions(prompt, with_feedback),
-            model: handle.cfg.name.clone(),
-            request: request_record(&req, repeat, &resp.failed_attempts),
-            response_text: Some(resp.text.clone()),
-            parsed: None,
-            parse_notes: Vec::new(),
-            usage: resp.usage,
-            cost_usd: resp.cost_usd,
-            latency_ms: resp.latency_ms,
-            cache_hit: resp.cache_hit,
-        };
+        let ctx = CallContext::new(Some(self.run_id), role)
+            .role(role)
+            .prompt(&prompt.prompt.name, self.prompts.call_versions(prompt, with_feedback));
+        let resp = self.engine.llm().chat(handle, &req, &ctx, &self.abort).await.map_err(|e| match e {
+            LlmError::Cancelled => StepError::Stopped,
+            e => StepError::Llm(e),
+        })?;
+        let record = CallRecord { call_id: resp.call_id, parsed: None, parse_notes: Vec::new() };
         let cut_off = resp
             .finish_reason
             .as_deref()
@@ -233,16 +218,6 @@ impl RunShared<'_> {
         (self.on_progress)();
         Ok(a)
     }
-}
-
-/// The stored request of a call; the provider attempts that failed before the reply (rate limits,
-/// server errors, timeouts, cut connections) are kept with it so a case's history shows them.
-fn request_record(req: &ChatRequest, repeat: u32, failed_attempts: &[String]) -> Value {
-    let mut v = json!({"messages": req.messages, "response_format": req.response_format, "repeat": repeat});
-    if !failed_attempts.is_empty() {
-        v["failed_attempts"] = json!(failed_attempts);
-    }
-    v
 }
 
 // ---- reading replies ---------------------------------------------------------------------------

@@ -10,8 +10,8 @@ use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashSet};
 
 use super::context::card_context;
-use super::prompts::GenPrompts;
-use super::{GenCostEstimate, GenRequest, GenStageEstimate};
+use super::prompts::GenerationPrompts;
+use super::{GenerationCostEstimate, GenerationRequest, GenerationStageEstimate};
 use crate::anchor::{Anchor, AnchorFilter};
 use crate::authoring::repo::approved_extraction;
 use crate::card::{ClauseCard, EventType};
@@ -173,7 +173,7 @@ fn select_cards(engine: &Engine, policy: &str, spec: &str) -> ApiResult<Selected
 
 /// Work out everything a run will do. `run_id` names the candidates (plans shown before a run
 /// is created use a placeholder).
-pub fn plan(engine: &Engine, req: &GenRequest, run_id: &str) -> ApiResult<Planned> {
+pub fn plan(engine: &Engine, req: &GenerationRequest, run_id: &str) -> ApiResult<Planned> {
     let policy =
         if req.policy.trim().is_empty() { crate::policy::DEFAULT_POLICY.to_string() } else { req.policy.clone() };
     if req.anchors_per_card == 0 || req.anchors_per_card > 1000 {
@@ -292,12 +292,12 @@ fn tokens(chars: f64) -> f64 {
 /// A rough estimate of calls, tokens and cost. Real usage is recorded per call.
 pub fn estimate(
     planned: &Planned,
-    prompts: &GenPrompts,
+    prompts: &GenerationPrompts,
     producer: &ModelConfig,
     verifier: &ModelConfig,
     screen: &ModelConfig,
     screen_policy_chars: f64,
-) -> GenCostEstimate {
+) -> GenerationCostEstimate {
     const RETRY_FACTOR_INST: f64 = 1.2;
     const RETRY_FACTOR_NARR: f64 = 1.1;
     const RETRY_FACTOR_MISSING: f64 = 1.4;
@@ -314,10 +314,10 @@ pub fn estimate(
         planned.anchors.values().map(|a| a.len() as f64).sum::<f64>() / planned.anchors.len() as f64
     };
     let mut stages = vec![
-        GenStageEstimate { stage: "instantiation".into(), calls: 0, input_tokens: 0, output_tokens: 0 },
-        GenStageEstimate { stage: "narration".into(), calls: 0, input_tokens: 0, output_tokens: 0 },
-        GenStageEstimate { stage: "missing_narration".into(), calls: 0, input_tokens: 0, output_tokens: 0 },
-        GenStageEstimate { stage: "clause_screen".into(), calls: 0, input_tokens: 0, output_tokens: 0 },
+        GenerationStageEstimate { stage: "instantiation".into(), calls: 0, input_tokens: 0, output_tokens: 0 },
+        GenerationStageEstimate { stage: "narration".into(), calls: 0, input_tokens: 0, output_tokens: 0 },
+        GenerationStageEstimate { stage: "missing_narration".into(), calls: 0, input_tokens: 0, output_tokens: 0 },
+        GenerationStageEstimate { stage: "clause_screen".into(), calls: 0, input_tokens: 0, output_tokens: 0 },
     ];
     let (mut prod_in, mut prod_out, mut ver_in, mut ver_out) = (0.0, 0.0, 0.0, 0.0);
     let (mut scr_in, mut scr_out) = (0.0, 0.0);
@@ -393,7 +393,7 @@ pub fn estimate(
         (verifier, ver_in, ver_out),
         (screen, scr_in, scr_out),
     ]);
-    GenCostEstimate {
+    GenerationCostEstimate {
         calls: stages.iter().map(|s| s.calls).sum(),
         input_tokens: stages.iter().map(|s| s.input_tokens).sum(),
         output_tokens: stages.iter().map(|s| s.output_tokens).sum(),

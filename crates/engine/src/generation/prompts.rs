@@ -12,7 +12,7 @@ pub use crate::prompt::split::{load_split, SplitPrompt, USER_MARKER};
 
 /// Every template one generation run uses, loaded once.
 #[derive(Debug, Clone)]
-pub struct GenPrompts {
+pub struct GenerationPrompts {
     pub background: Prompt,
     pub retry_feedback: Prompt,
     pub instantiator: SplitPrompt,
@@ -26,9 +26,9 @@ pub struct GenPrompts {
     pub clause_screen: SplitPrompt,
 }
 
-impl GenPrompts {
-    pub fn load() -> ApiResult<GenPrompts> {
-        Ok(GenPrompts {
+impl GenerationPrompts {
+    pub fn load() -> ApiResult<GenerationPrompts> {
+        Ok(GenerationPrompts {
             background: load("gen_background")?,
             retry_feedback: load("gen_retry_feedback")?,
             instantiator: load_split("gen_instantiator")?,

@@ -2,14 +2,16 @@
 //! attempt is committed (with all its calls) the moment it finishes, so a crash loses at most the
 //! attempts in flight, and those cost nothing to redo because their replies are cached.
 
-use indexmap::IndexMap;
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde_json::Value;
 
 use super::plan::{PlannedCandidate, PlannedCard};
-use super::{GenCandidateFilter, GenCandidateView, GenCounts, GenTypeCounts, ProvenanceAttempt, ProvenanceCall};
+use super::{
+    GenerationCandidateFilter, GenerationCandidateView, GenerationCounts, GenerationTypeCounts, ProvenanceAttempt,
+    ProvenanceCall,
+};
 use crate::error::{ApiError, ApiResult};
-use crate::llm::Usage;
+use crate::llm::ledger;
 use crate::store::StoredColumn;
 use crate::util::now_rfc3339;
 
@@ -20,12 +22,12 @@ pub fn insert_inputs(
     anchors: &std::collections::BTreeMap<String, String>,
 ) -> ApiResult<()> {
     let mut c = conn.prepare(
-        "INSERT INTO gen_run_cards (run_id, card_id, card_version, card_json, context_md) VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO generation_run_cards (run_id, card_id, card_version, card_json, context_md) VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
     for pc in cards {
         c.execute(params![run_id, pc.card.clause_card_id, pc.version, pc.json, pc.context])?;
     }
-    let mut a = conn.prepare("INSERT INTO gen_run_anchors (run_id, anchor_id, text) VALUES (?1, ?2, ?3)")?;
+    let mut a = conn.prepare("INSERT INTO generation_run_anchors (run_id, anchor_id, text) VALUES (?1, ?2, ?3)")?;
     for (id, text) in anchors {
         a.execute(params![run_id, id, text])?;
     }
@@ -34,7 +36,7 @@ pub fn insert_inputs(
 
 pub fn insert_candidates(conn: &Connection, run_id: &str, cands: &[PlannedCandidate]) -> ApiResult<()> {
     let mut stmt = conn.prepare(
-        "INSERT INTO gen_candidates (candidate_id, run_id, ord, unit, clause_card_id, clause_id, event_type, case_type, anchor_id,
+        "INSERT INTO generation_candidates (candidate_id, run_id, ord, unit, clause_card_id, clause_id, event_type, case_type, anchor_id,
                                      missing_variant_id, parent_candidate_id, status)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'pending')",
     )?;
@@ -59,7 +61,7 @@ pub fn insert_candidates(conn: &Connection, run_id: &str, cands: &[PlannedCandid
 /// A run's stored card: (version, card JSON, context).
 pub fn run_cards(conn: &Connection, run_id: &str) -> ApiResult<Vec<(String, i64, String, String)>> {
     let mut stmt = conn.prepare(
-        "SELECT card_id, card_version, card_json, context_md FROM gen_run_cards WHERE run_id = ?1 ORDER BY card_id",
+        "SELECT card_id, card_version, card_json, context_md FROM generation_run_cards WHERE run_id = ?1 ORDER BY card_id",
     )?;
     let rows = stmt
         .query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
@@ -70,7 +72,7 @@ pub fn run_cards(conn: &Connection, run_id: &str) -> ApiResult<Vec<(String, i64,
 pub fn run_anchor(conn: &Connection, run_id: &str, anchor_id: &str) -> ApiResult<Option<String>> {
     Ok(conn
         .query_row(
-            "SELECT text FROM gen_run_anchors WHERE run_id = ?1 AND anchor_id = ?2",
+            "SELECT text FROM generation_run_anchors WHERE run_id = ?1 AND anchor_id = ?2",
             params![run_id, anchor_id],
             |r| r.get(0),
         )
@@ -79,12 +81,12 @@ pub fn run_anchor(conn: &Connection, run_id: &str, anchor_id: &str) -> ApiResult
 
 /// Forget the copy of an anchor's text that generation runs keep (the anchor is being deleted).
 pub fn forget_anchor(conn: &Connection, anchor_id: &str) -> ApiResult<()> {
-    conn.execute("DELETE FROM gen_run_anchors WHERE anchor_id = ?1", [anchor_id])?;
+    conn.execute("DELETE FROM generation_run_anchors WHERE anchor_id = ?1", [anchor_id])?;
     Ok(())
 }
 
 pub fn run_anchors(conn: &Connection, run_id: &str) -> ApiResult<Vec<(String, String)>> {
-    let mut stmt = conn.prepare("SELECT anchor_id, text FROM gen_run_anchors WHERE run_id = ?1")?;
+    let mut stmt = conn.prepare("SELECT anchor_id, text FROM generation_run_anchors WHERE run_id = ?1")?;
     let rows = stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
@@ -139,14 +141,15 @@ fn cand(r: &Row<'_>) -> rusqlite::Result<CandidateRow> {
 }
 
 pub fn candidates(conn: &Connection, run_id: &str) -> ApiResult<Vec<CandidateRow>> {
-    let mut stmt = conn.prepare(&format!("SELECT {CAND_COLS} FROM gen_candidates WHERE run_id = ?1 ORDER BY ord"))?;
+    let mut stmt =
+        conn.prepare(&format!("SELECT {CAND_COLS} FROM generation_candidates WHERE run_id = ?1 ORDER BY ord"))?;
     let rows = stmt.query_map([run_id], cand)?.collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
 
 pub fn candidate(conn: &Connection, id: &str) -> ApiResult<Option<CandidateRow>> {
     Ok(conn
-        .query_row(&format!("SELECT {CAND_COLS} FROM gen_candidates WHERE candidate_id = ?1"), [id], cand)
+        .query_row(&format!("SELECT {CAND_COLS} FROM generation_candidates WHERE candidate_id = ?1"), [id], cand)
         .optional()?)
 }
 
@@ -154,15 +157,15 @@ pub fn candidate(conn: &Connection, id: &str) -> ApiResult<Option<CandidateRow>>
 pub fn candidate_for_case(conn: &Connection, case_id: &str) -> ApiResult<Option<CandidateRow>> {
     Ok(conn
         .query_row(
-            &format!("SELECT {CAND_COLS} FROM gen_candidates WHERE case_id = ?1 OR candidate_id = ?1"),
+            &format!("SELECT {CAND_COLS} FROM generation_candidates WHERE case_id = ?1 OR candidate_id = ?1"),
             [case_id],
             cand,
         )
         .optional()?)
 }
 
-pub fn view(c: &CandidateRow) -> GenCandidateView {
-    GenCandidateView {
+pub fn view(c: &CandidateRow) -> GenerationCandidateView {
+    GenerationCandidateView {
         candidate_id: c.candidate_id.clone(),
         run_id: c.run_id.clone(),
         case_type: c.case_type.clone(),
@@ -180,7 +183,11 @@ pub fn view(c: &CandidateRow) -> GenCandidateView {
     }
 }
 
-pub fn list_views(conn: &Connection, run_id: &str, f: &GenCandidateFilter) -> ApiResult<Vec<GenCandidateView>> {
+pub fn list_views(
+    conn: &Connection,
+    run_id: &str,
+    f: &GenerationCandidateFilter,
+) -> ApiResult<Vec<GenerationCandidateView>> {
     Ok(candidates(conn, run_id)?
         .iter()
         .filter(|c| f.status.as_deref().map(|s| s == c.status).unwrap_or(true))
@@ -199,7 +206,7 @@ pub fn mark_accepted(
     narrative: &str,
 ) -> ApiResult<()> {
     conn.execute(
-        "UPDATE gen_candidates SET status = 'accepted', case_id = ?2, slot_values_json = ?3, narrative = ?4, drop_stage = NULL,
+        "UPDATE generation_candidates SET status = 'accepted', case_id = ?2, slot_values_json = ?3, narrative = ?4, drop_stage = NULL,
                 drop_reason = NULL, finished_at = ?5 WHERE candidate_id = ?1",
         params![id, case_id, slot_values.to_string(), narrative, now_rfc3339()],
     )?;
@@ -209,7 +216,7 @@ pub fn mark_accepted(
 /// Store the verified instantiation on a candidate still in progress (its missing variants use it).
 pub fn set_slot_values(conn: &Connection, id: &str, slot_values: &Value) -> ApiResult<()> {
     conn.execute(
-        "UPDATE gen_candidates SET slot_values_json = ?2 WHERE candidate_id = ?1",
+        "UPDATE generation_candidates SET slot_values_json = ?2 WHERE candidate_id = ?1",
         params![id, slot_values.to_string()],
     )?;
     Ok(())
@@ -217,27 +224,19 @@ pub fn set_slot_values(conn: &Connection, id: &str, slot_values: &Value) -> ApiR
 
 pub fn mark_finished(conn: &Connection, id: &str, status: &str, stage: &str, reason: &str) -> ApiResult<()> {
     conn.execute(
-        "UPDATE gen_candidates SET status = ?2, drop_stage = ?3, drop_reason = ?4, finished_at = ?5 WHERE candidate_id = ?1",
+        "UPDATE generation_candidates SET status = ?2, drop_stage = ?3, drop_reason = ?4, finished_at = ?5 WHERE candidate_id = ?1",
         params![id, status, stage, reason, now_rfc3339()],
     )?;
     Ok(())
 }
 
-/// One model call of an attempt, ready to store.
+/// One model call of an attempt: its row in the call ledger (written by the LLM client) and the
+/// reading of its reply, added to that row when the attempt is stored.
 #[derive(Debug, Clone)]
 pub struct CallRecord {
-    pub role: String,
-    pub prompt_name: String,
-    pub prompt_versions: IndexMap<String, String>,
-    pub model: String,
-    pub request: Value,
-    pub response_text: Option<String>,
+    pub call_id: Option<i64>,
     pub parsed: Option<Value>,
     pub parse_notes: Vec<String>,
-    pub usage: Usage,
-    pub cost_usd: f64,
-    pub latency_ms: u64,
-    pub cache_hit: bool,
 }
 
 /// One attempt of one stage.
@@ -261,7 +260,7 @@ fn js(v: &impl serde::Serialize) -> String {
 /// Commit one attempt and its calls in one transaction-sized unit (the caller wraps it).
 pub fn insert_attempt(conn: &Connection, run_id: &str, candidate_id: &str, a: &AttemptRecord) -> ApiResult<()> {
     conn.execute(
-        "INSERT INTO gen_attempts (candidate_id, run_id, stage, attempt, passed, issues_json, guard_findings_json, output_json,
+        "INSERT INTO generation_attempts (candidate_id, run_id, stage, attempt, passed, issues_json, guard_findings_json, output_json,
                                    extracted_json, verifier_json, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         params![
@@ -278,56 +277,41 @@ pub fn insert_attempt(conn: &Connection, run_id: &str, candidate_id: &str, a: &A
             now_rfc3339()
         ],
     )?;
-    let attempt_id = conn.last_insert_rowid();
-    let mut stmt = conn.prepare(
-        "INSERT INTO gen_calls (attempt_id, seq, role, prompt_name, prompt_versions, model, request_json, response_text, parsed_json,
-                                parse_notes, input_tokens, output_tokens, cached_input_tokens, cost_usd, latency_ms, cache_hit)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-    )?;
-    for (i, c) in a.calls.iter().enumerate() {
-        stmt.execute(params![
-            attempt_id,
-            i as i64,
-            c.role,
-            c.prompt_name,
-            js(&c.prompt_versions),
-            c.model,
-            c.request.to_string(),
-            c.response_text,
-            c.parsed.as_ref().map(|v| v.to_string()),
-            js(&c.parse_notes),
-            c.usage.input_tokens as i64,
-            c.usage.output_tokens as i64,
-            c.usage.cached_input_tokens as i64,
-            c.cost_usd,
-            c.latency_ms as i64,
-            c.cache_hit as i64
-        ])?;
+    // The calls were written to the ledger by the client as they were made: link them to this
+    // attempt and add their reading.
+    for c in &a.calls {
+        if let Some(id) = c.call_id {
+            let done = ledger::Completion {
+                item: Some(candidate_id.to_string()),
+                step: Some(a.stage.clone()),
+                attempt: Some(a.attempt),
+                parsed: c.parsed.clone(),
+                parse_notes: c.parse_notes.clone(),
+            };
+            ledger::complete(conn, id, &done)?;
+        }
     }
     Ok(())
 }
 
-/// A JSON column of generation attempts (`gen_attempts`) or calls (`gen_calls`).
+/// A JSON column of generation attempts (`generation_attempts`) or candidates.
 const fn col(table: &'static str, column: &'static str, what: &'static str, row_kind: &'static str) -> StoredColumn {
     StoredColumn { table, column, what, row_kind }
 }
-const ATTEMPT_ISSUES: StoredColumn = col("gen_attempts", "issues_json", "issues", "attempt");
-const ATTEMPT_FINDINGS: StoredColumn = col("gen_attempts", "guard_findings_json", "guard findings", "attempt");
-const ATTEMPT_OUTPUT: StoredColumn = col("gen_attempts", "output_json", "output", "attempt");
-const ATTEMPT_EXTRACTED: StoredColumn = col("gen_attempts", "extracted_json", "extracted values", "attempt");
-const ATTEMPT_VERIFIER: StoredColumn = col("gen_attempts", "verifier_json", "verifier verdict", "attempt");
-const CALL_VERSIONS: StoredColumn = col("gen_calls", "prompt_versions", "prompt versions", "call");
-const CALL_REQUEST: StoredColumn = col("gen_calls", "request_json", "request", "call");
-const CALL_PARSED: StoredColumn = col("gen_calls", "parsed_json", "parsed reply", "call");
-const CALL_NOTES: StoredColumn = col("gen_calls", "parse_notes", "parse notes", "call");
-/// Slot values of a candidate (`gen_candidates.slot_values_json`).
-pub const CANDIDATE_SLOT_VALUES: StoredColumn = col("gen_candidates", "slot_values_json", "slot values", "candidate");
+const ATTEMPT_ISSUES: StoredColumn = col("generation_attempts", "issues_json", "issues", "attempt");
+const ATTEMPT_FINDINGS: StoredColumn = col("generation_attempts", "guard_findings_json", "guard findings", "attempt");
+const ATTEMPT_OUTPUT: StoredColumn = col("generation_attempts", "output_json", "output", "attempt");
+const ATTEMPT_EXTRACTED: StoredColumn = col("generation_attempts", "extracted_json", "extracted values", "attempt");
+const ATTEMPT_VERIFIER: StoredColumn = col("generation_attempts", "verifier_json", "verifier verdict", "attempt");
+/// Slot values of a candidate (`generation_candidates.slot_values_json`).
+pub const CANDIDATE_SLOT_VALUES: StoredColumn =
+    col("generation_candidates", "slot_values_json", "slot values", "candidate");
 
 /// Stored attempts of a candidate (without calls), in order: what a resumed candidate replays.
 pub fn attempts(conn: &Connection, candidate_id: &str) -> ApiResult<Vec<(i64, AttemptRecord, String)>> {
     let mut stmt = conn.prepare(
         "SELECT id, stage, attempt, passed, issues_json, guard_findings_json, output_json, extracted_json, verifier_json, created_at
-         FROM gen_attempts WHERE candidate_id = ?1 ORDER BY id",
+         FROM generation_attempts WHERE candidate_id = ?1 ORDER BY id",
     )?;
     let rows = stmt
         .query_map([candidate_id], |r| {
@@ -353,34 +337,42 @@ pub fn attempts(conn: &Connection, candidate_id: &str) -> ApiResult<Vec<(i64, At
     Ok(rows)
 }
 
-pub fn calls(conn: &Connection, attempt_id: i64) -> ApiResult<Vec<ProvenanceCall>> {
-    let mut stmt = conn.prepare(
-        "SELECT role, prompt_name, prompt_versions, model, request_json, response_text, parsed_json, parse_notes, input_tokens,
-                output_tokens, cached_input_tokens, cost_usd, latency_ms, cache_hit, seq
-         FROM gen_calls WHERE attempt_id = ?1 ORDER BY seq",
-    )?;
-    let rows = stmt
-        .query_map([attempt_id], |r| {
-            let row = format!("{} of attempt {attempt_id}", r.get::<_, i64>(14)?);
-            Ok(ProvenanceCall {
-                role: r.get(0)?,
-                prompt_name: r.get(1)?,
-                prompt_versions: CALL_VERSIONS.parse_in_row(&r.get::<_, String>(2)?, &row, 2)?,
-                model: r.get(3)?,
-                request: CALL_REQUEST.parse_in_row(&r.get::<_, String>(4)?, &row, 4)?,
-                response_text: r.get(5)?,
-                parsed: CALL_PARSED.parse_opt_in_row(r.get(6)?, &row, 6)?,
-                parse_notes: CALL_NOTES.parse_in_row(&r.get::<_, String>(7)?, &row, 7)?,
-                input_tokens: r.get::<_, i64>(8)? as u64,
-                output_tokens: r.get::<_, i64>(9)? as u64,
-                cached_input_tokens: r.get::<_, i64>(10)? as u64,
-                cost_usd: r.get(11)?,
-                latency_ms: r.get::<_, i64>(12)? as u64,
-                cache_hit: r.get::<_, i64>(13)? != 0,
-            })
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(rows)
+/// The ledger's calls of one attempt (candidate, stage, attempt number) of a run, in order.
+pub fn calls(
+    conn: &Connection,
+    run_id: &str,
+    candidate_id: &str,
+    stage: &str,
+    attempt: u32,
+) -> ApiResult<Vec<ProvenanceCall>> {
+    let f = ledger::CallFilter {
+        run_id: Some(run_id.to_string()),
+        item: Some(candidate_id.to_string()),
+        step: Some(stage.to_string()),
+        attempt: Some(attempt),
+        limit: Some(ledger::MAX_LIMIT),
+        ..Default::default()
+    };
+    Ok(ledger::list(conn, &f)?
+        .into_iter()
+        .map(|c| ProvenanceCall {
+            request: c.request_with_failures(),
+            role: c.role.unwrap_or(c.stage),
+            prompt_name: c.prompt_name.unwrap_or_default(),
+            prompt_versions: c.prompt_versions,
+            model: c.model,
+            response_text: c.response_text,
+            parsed: c.parsed,
+            parse_notes: c.parse_notes,
+            input_tokens: c.input_tokens,
+            output_tokens: c.output_tokens,
+            cached_input_tokens: c.cached_input_tokens,
+            cost_usd: c.cost_usd,
+            latency_ms: c.latency_ms,
+            cache_hit: c.cache_hit,
+            call_id: Some(c.id),
+        })
+        .collect())
 }
 
 /// Every attempt of a candidate with its calls (provenance).
@@ -388,6 +380,9 @@ pub fn provenance_attempts(conn: &Connection, candidate_id: &str) -> ApiResult<V
     attempts(conn, candidate_id)?
         .into_iter()
         .map(|(id, a, at)| {
+            let run: String =
+                conn.query_row("SELECT run_id FROM generation_attempts WHERE id = ?1", [id], |r| r.get(0))?;
+            let calls = calls(conn, &run, candidate_id, &a.stage, a.attempt)?;
             Ok(ProvenanceAttempt {
                 candidate_id: candidate_id.to_string(),
                 stage: a.stage,
@@ -398,8 +393,8 @@ pub fn provenance_attempts(conn: &Connection, candidate_id: &str) -> ApiResult<V
                 output: a.output,
                 extracted: a.extracted,
                 verifier: a.verifier,
+                calls,
                 created_at: at,
-                calls: calls(conn, id)?,
             })
         })
         .collect()
@@ -408,26 +403,22 @@ pub fn provenance_attempts(conn: &Connection, candidate_id: &str) -> ApiResult<V
 /// Counts for progress and summaries.
 /// US$ spent so far on the calls of one (card, anchor) unit of a run.
 pub fn unit_cost(conn: &Connection, run_id: &str, unit: i64) -> ApiResult<f64> {
-    Ok(conn.query_row(
-        "SELECT coalesce(sum(gc.cost_usd), 0) FROM gen_calls gc
-           JOIN gen_attempts ga ON ga.id = gc.attempt_id
-           JOIN gen_candidates c ON c.candidate_id = ga.candidate_id
-         WHERE c.run_id = ?1 AND c.unit = ?2",
-        params![run_id, unit],
-        |r| r.get(0),
-    )?)
+    let mut st =
+        conn.prepare_cached("SELECT candidate_id FROM generation_candidates WHERE run_id = ?1 AND unit = ?2")?;
+    let ids = st.query_map(params![run_id, unit], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
+    ledger::items_cost(conn, run_id, &ids)
 }
 
-pub fn counts(conn: &Connection, run_id: &str) -> ApiResult<GenCounts> {
-    let mut c = GenCounts::default();
+pub fn counts(conn: &Connection, run_id: &str) -> ApiResult<GenerationCounts> {
+    let mut c = GenerationCounts::default();
     let mut stmt = conn.prepare(
-        "SELECT case_type, status, count(*) FROM gen_candidates WHERE run_id = ?1 GROUP BY case_type, status",
+        "SELECT case_type, status, count(*) FROM generation_candidates WHERE run_id = ?1 GROUP BY case_type, status",
     )?;
     let rows = stmt
         .query_map([run_id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)? as u64)))?
         .collect::<Result<Vec<_>, _>>()?;
     for t in ["complete", "missing", "uncertain"] {
-        c.by_type.push(GenTypeCounts { case_type: t.into(), ..Default::default() });
+        c.by_type.push(GenerationTypeCounts { case_type: t.into(), ..Default::default() });
     }
     for (t, s, n) in rows {
         c.total += n;
@@ -458,7 +449,7 @@ pub fn counts(conn: &Connection, run_id: &str) -> ApiResult<GenCounts> {
     c.done = c.total - c.pending;
     let (units_total, units_done): (i64, i64) = conn.query_row(
         "SELECT count(DISTINCT unit), count(DISTINCT unit) - count(DISTINCT CASE WHEN status = 'pending' THEN unit END)
-         FROM gen_candidates WHERE run_id = ?1",
+         FROM generation_candidates WHERE run_id = ?1",
         [run_id],
         |r| Ok((r.get(0)?, r.get(1)?)),
     )?;
@@ -466,7 +457,7 @@ pub fn counts(conn: &Connection, run_id: &str) -> ApiResult<GenCounts> {
     c.units_done = units_done as u64;
     let (attempts, retries): (i64, i64) = conn.query_row(
         // A screen's attempt number is its Instantiator attempt's, so screens are no retries.
-        "SELECT count(*), coalesce(sum(attempt > 1 AND stage <> 'clause_screen'), 0) FROM gen_attempts WHERE run_id = ?1",
+        "SELECT count(*), coalesce(sum(attempt > 1 AND stage <> 'clause_screen'), 0) FROM generation_attempts WHERE run_id = ?1",
         [run_id],
         |r| Ok((r.get(0)?, r.get(1)?)),
     )?;

@@ -7,14 +7,14 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 
 use super::pipeline::{STAGE_INSTANTIATION, STAGE_MISSING, STAGE_NARRATION};
-use super::GenCounts;
+use super::GenerationCounts;
 use crate::card::{ClauseCard, EventType};
 use crate::context::Engine;
 use crate::error::ApiResult;
 use crate::policy::PolicyPack;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct GenSuccessRow {
+pub struct GenerationSuccessRow {
     pub case_type: String,
     /// Candidates started (accepted + dropped; variants never started are not counted).
     pub initiated: u64,
@@ -72,7 +72,7 @@ pub struct DropRow {
 pub struct GenerationStats {
     pub run_id: String,
     pub policy: String,
-    pub success: Vec<GenSuccessRow>,
+    pub success: Vec<GenerationSuccessRow>,
     pub winning_attempts: Vec<WinningAttemptsRow>,
     /// Words per accepted narrative.
     pub narrative_length: Vec<LengthRow>,
@@ -80,7 +80,7 @@ pub struct GenerationStats {
     pub by_clause: Vec<CaseCountRow>,
     /// Candidates that did not become cases, by the stage where they stopped.
     pub drops_by_stage: Vec<DropRow>,
-    pub counts: GenCounts,
+    pub counts: GenerationCounts,
 }
 
 /// A candidate as the statistics need it.
@@ -158,7 +158,7 @@ pub fn compute_generation(
         let accepted = of.iter().filter(|c| c.status == "accepted").count() as u64;
         let dropped = of.iter().filter(|c| c.status == "dropped").count() as u64;
         let initiated = accepted + dropped;
-        success.push(GenSuccessRow {
+        success.push(GenerationSuccessRow {
             case_type: t.into(),
             initiated,
             accepted,
@@ -264,7 +264,7 @@ pub fn compute_generation(
         by_category,
         by_clause,
         drops_by_stage: drops.into_iter().map(|(stage, candidates)| DropRow { stage, candidates }).collect(),
-        counts: GenCounts::default(),
+        counts: GenerationCounts::default(),
     }
 }
 
@@ -425,8 +425,8 @@ pub fn compute_library(pack: &PolicyPack, cards: &[ClauseCard], approved_only: b
 
 impl Engine {
     /// Statistics of one generation run (any status; pending candidates count nowhere).
-    pub fn gen_stats(&self, run_id: &str) -> ApiResult<GenerationStats> {
-        let run = self.gen_show(run_id)?;
+    pub fn generation_stats(&self, run_id: &str) -> ApiResult<GenerationStats> {
+        let run = self.generation_show(run_id)?;
         let policy = Some(run.config.policy)
             .filter(|p| !p.is_empty())
             .unwrap_or_else(|| crate::policy::DEFAULT_POLICY.to_string());
@@ -446,7 +446,7 @@ impl Engine {
             .collect();
         let passes: Vec<StatPass> = self.store().with_conn(|c| -> ApiResult<Vec<StatPass>> {
             let mut stmt = c.prepare(
-                "SELECT candidate_id, stage, attempt FROM gen_attempts WHERE run_id = ?1 AND passed = 1 ORDER BY id",
+                "SELECT candidate_id, stage, attempt FROM generation_attempts WHERE run_id = ?1 AND passed = 1 ORDER BY id",
             )?;
             let rows = stmt
                 .query_map([run_id], |r| {

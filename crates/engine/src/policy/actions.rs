@@ -76,7 +76,7 @@ pub struct PolicyImportResult {
 }
 
 impl Engine {
-    pub fn policy_list(&self) -> ApiResult<Vec<PolicySummary>> {
+    pub fn policies_list(&self) -> ApiResult<Vec<PolicySummary>> {
         let ids = self.store().with_conn(repo::list_pack_ids)?;
         ids.iter()
             .map(|id| {

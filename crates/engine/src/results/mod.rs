@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::charts::{chart_text, render_svg, ChartKind};
 use crate::context::Engine;
 use crate::error::{ApiError, ApiResult};
-use crate::evaluation::EvalRunView;
+use crate::evaluation::EvaluationRunView;
 use crate::metrics::{MetricsOptions, MetricsReport};
 use crate::policy::{repo as policy_repo, PolicyPack};
 use crate::tables::{all_tables, Table};
@@ -38,7 +38,7 @@ pub struct ChartView {
 
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct ResultsOverview {
-    pub runs: Vec<EvalRunView>,
+    pub runs: Vec<EvaluationRunView>,
     pub policy: String,
     pub report: MetricsReport,
     pub tables: Vec<Table>,
@@ -51,7 +51,7 @@ pub struct ResultsOverview {
 pub(crate) struct ResultsData {
     pub report: MetricsReport,
     pub pack: PolicyPack,
-    pub runs: Vec<EvalRunView>,
+    pub runs: Vec<EvaluationRunView>,
     grid: Mutex<GridState>,
     views: OnceLock<(Vec<Table>, Vec<ChartView>)>,
 }
@@ -115,7 +115,7 @@ impl Engine {
         if run_ids.is_empty() {
             return Err(ApiError::invalid("Choose at least one evaluation run to show results for."));
         }
-        let runs: Vec<EvalRunView> = run_ids.iter().map(|r| self.eval_show(r)).collect::<ApiResult<_>>()?;
+        let runs: Vec<EvaluationRunView> = run_ids.iter().map(|r| self.evaluation_show(r)).collect::<ApiResult<_>>()?;
         let key = runs
             .iter()
             .map(|r| {

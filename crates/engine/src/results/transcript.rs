@@ -47,11 +47,11 @@ pub struct RepeatOutcome {
 impl Engine {
     /// One evaluated case of a run, with its case, for the transcript view.
     pub fn results_trajectory(&self, req: &TrajectoryRequest) -> ApiResult<TrajectoryView> {
-        let run = self.eval_show(&req.run_id)?;
+        let run = self.evaluation_show(&req.run_id)?;
         let wanted = req.repeat.unwrap_or(0);
         let all =
             self.store().with_read(|c| crate::evaluation::repo::trajectory_repeats(c, &req.run_id, &req.case_id))?;
-        let case = self.cases_show(&req.case_id)?;
+        let case = self.case_show(&req.case_id)?;
         let repeats: Vec<RepeatOutcome> = all
             .iter()
             .map(|(k, t)| {

@@ -48,7 +48,7 @@ async fn setup(script: Script) -> (tempfile::TempDir, Engine, MockServer) {
     let mock = MockServer::start(script, 0).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let e = super::eval::engine(dir.path());
-    e.models_add(&ModelAddRequest {
+    e.model_add(&ModelAddRequest {
         name: "sorter".into(),
         kind: "openai-compatible".into(),
         model: "s".into(),
@@ -99,15 +99,15 @@ async fn a_presort_job_over_the_builtin_anchors_reports_progress_and_its_outcome
     let (_dir, e, mock) = setup(sorter_script(0)).await;
     let ids = builtin_ids(&e);
     assert_eq!(ids.len(), 120);
-    let plan = e.anchors_job_plan(&presort(&[], 8)).unwrap();
+    let plan = e.anchor_job_plan(&presort(&[], 8)).unwrap();
     assert_eq!((plan.anchors, plan.calls, plan.kept_manual, plan.sends_data_off_machine), (120, 120, 0, false));
     assert!(plan.input_tokens > 120 * 100 && plan.usd == Some(0.0), "{plan:?}");
     assert_eq!(mock.request_count(), 0, "planning sends nothing");
 
-    let run_id = e.anchors_job_create(&presort(&[], 8)).unwrap();
+    let run_id = e.anchor_job_create(&presort(&[], 8)).unwrap();
     assert!(run_id.starts_with("anchors-"), "{run_id}");
     let seen = collect(&e, &run_id);
-    e.anchors_job_execute(&run_id).await.unwrap();
+    e.anchor_job_execute(&run_id).await.unwrap();
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
 
     let events = seen.lock().unwrap().clone();
@@ -120,7 +120,7 @@ async fn a_presort_job_over_the_builtin_anchors_reports_progress_and_its_outcome
     assert_eq!(last.counter("changed") + last.counter("unchanged"), 120.0);
     assert_eq!(mock.request_count(), 120);
 
-    let view = e.anchors_job_show(&run_id).unwrap();
+    let view = e.anchor_job_show(&run_id).unwrap();
     assert_eq!((view.status, view.total, view.done, view.pending), (RunStatus::Completed, 120, 120, 0));
     assert_eq!((view.result.processed, view.result.failed), (120, 0));
     assert!(view
@@ -128,8 +128,8 @@ async fn a_presort_job_over_the_builtin_anchors_reports_progress_and_its_outcome
         .items
         .iter()
         .all(|i| i.clause_id.as_deref() == Some(FALL) && i.note.as_deref() == Some("a fall")));
-    assert_eq!(e.anchors_show(&ids[0]).unwrap().bucket_origin.as_deref(), Some("presort"));
-    let listed = e.anchors_jobs().unwrap();
+    assert_eq!(e.anchor_show(&ids[0]).unwrap().bucket_origin.as_deref(), Some("presort"));
+    let listed = e.anchor_job_list().unwrap();
     assert_eq!(listed.len(), 1);
     assert_eq!(
         (listed[0].run_id.as_str(), listed[0].kind, listed[0].done),
@@ -142,36 +142,36 @@ async fn a_presort_job_over_the_builtin_anchors_reports_progress_and_its_outcome
 async fn a_job_stopped_halfway_resumes_with_only_the_anchors_not_done() {
     let (_dir, e, mock) = setup(sorter_script(150)).await;
     let ids: Vec<String> = builtin_ids(&e).into_iter().take(12).collect();
-    let run_id = e.anchors_job_create(&presort(&ids, 2)).unwrap();
+    let run_id = e.anchor_job_create(&presort(&ids, 2)).unwrap();
     let mut rx = e.jobs().subscribe();
     let (e2, id2) = (e.clone(), run_id.clone());
     let stopper = tokio::spawn(async move {
         while let Ok(p) = rx.recv().await {
             if p.run_id == id2 && p.done >= 4 {
-                assert!(e2.anchors_job_cancel(&id2).unwrap(), "the job runs in this process");
+                assert!(e2.anchor_job_cancel(&id2).unwrap(), "the job runs in this process");
                 return;
             }
         }
     });
-    e.anchors_job_execute(&run_id).await.unwrap();
+    e.anchor_job_execute(&run_id).await.unwrap();
     stopper.await.unwrap();
 
-    let first = e.anchors_job_show(&run_id).unwrap();
+    let first = e.anchor_job_show(&run_id).unwrap();
     assert_eq!(first.status, RunStatus::Cancelled);
     assert!(first.done >= 4 && first.done < 12, "stopped halfway: {} done", first.done);
     assert_eq!(first.done + first.pending, 12);
     assert_eq!(mock.request_count(), first.done as u64, "the anchors in flight finished and were kept");
     assert!(first.error.unwrap().contains("Resume to do the rest"));
 
-    e.anchors_job_execute(&run_id).await.unwrap();
-    let second = e.anchors_job_show(&run_id).unwrap();
+    e.anchor_job_execute(&run_id).await.unwrap();
+    let second = e.anchor_job_show(&run_id).unwrap();
     assert_eq!((second.status, second.done, second.pending), (RunStatus::Completed, 12, 0));
     assert_eq!(mock.request_count(), 12, "each anchor was sent once in all");
     let mut sent: Vec<String> = mock
         .requests()
         .iter()
         .map(|r| {
-            ids.iter().find(|id| r.body.to_string().contains(&e.anchors_show(id).unwrap().text[..40])).unwrap().clone()
+            ids.iter().find(|id| r.body.to_string().contains(&e.anchor_show(id).unwrap().text[..40])).unwrap().clone()
         })
         .collect();
     sent.sort();
@@ -185,20 +185,20 @@ async fn a_translation_job_keeps_the_originals() {
     let text = "{\"anchor_id\": \"j1\", \"text\": \"転倒して骨折した。\", \"language\": \"ja\"}\n{\"anchor_id\": \"d1\", \"text\": \"Der Patient ist gestürzt.\", \"language\": \"de\"}\n{\"anchor_id\": \"e1\", \"text\": \"Already English.\"}\n";
     e.anchors_import_text("t.jsonl", text, &AnchorImportOptions::default()).unwrap();
     let req = AnchorJobRequest { kind: AnchorJobKind::Translate, ..presort(&[], 2) };
-    assert_eq!(e.anchors_job_plan(&req).unwrap().anchors, 2, "only anchors not in English");
-    let run_id = e.anchors_job_create(&req).unwrap();
-    e.anchors_job_execute(&run_id).await.unwrap();
-    let view = e.anchors_job_show(&run_id).unwrap();
+    assert_eq!(e.anchor_job_plan(&req).unwrap().anchors, 2, "only anchors not in English");
+    let run_id = e.anchor_job_create(&req).unwrap();
+    e.anchor_job_execute(&run_id).await.unwrap();
+    let view = e.anchor_job_show(&run_id).unwrap();
     assert_eq!((view.status, view.kind, view.result.changed), (RunStatus::Completed, AnchorJobKind::Translate, 2));
     for (id, original, lang) in [("j1", "転倒して骨折した。", "ja"), ("d1", "Der Patient ist gestürzt.", "de")]
     {
-        let a = e.anchors_show(id).unwrap();
+        let a = e.anchor_show(id).unwrap();
         assert_eq!(
             (a.text.as_str(), a.language.as_str(), a.original_text.as_deref(), a.original_language.as_deref()),
             ("English text.", "en", Some(original), Some(lang))
         );
     }
-    assert_eq!(e.anchors_show("e1").unwrap().original_text, None);
+    assert_eq!(e.anchor_show("e1").unwrap().original_text, None);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -221,23 +221,23 @@ async fn a_failing_model_leaves_the_anchors_pending_with_their_error() {
     assert_eq!((r.processed, r.failed, r.items[0].outcome.as_str()), (1, 1, "failed"));
 
     let req = AnchorJobRequest { only_unbucketed: true, ..presort(&[], 1) };
-    let run_id = e.anchors_job_create(&req).unwrap();
-    e.anchors_job_execute(&run_id).await.unwrap();
-    let view = e.anchors_job_show(&run_id).unwrap();
+    let run_id = e.anchor_job_create(&req).unwrap();
+    e.anchor_job_execute(&run_id).await.unwrap();
+    let view = e.anchor_job_show(&run_id).unwrap();
     assert_eq!((view.status, view.total, view.done, view.pending), (RunStatus::Failed, 3, 0, 3));
     assert_eq!(view.result.failed, 3);
     assert!(view.result.items.iter().all(|i| i.outcome == "failed" && i.note.as_deref().unwrap_or("").contains("400")));
     assert!(view.error.unwrap().contains("resume to try the failed ones again"));
     for id in ["u1", "u2", "u3"] {
-        assert_eq!(e.anchors_show(id).unwrap().clause_id, None, "{id} is still unsorted");
+        assert_eq!(e.anchor_show(id).unwrap().clause_id, None, "{id} is still unsorted");
     }
 
     // With the model answering, a resume finishes them.
     mock.set_script(sorter_script(0));
-    e.anchors_job_execute(&run_id).await.unwrap();
-    let view = e.anchors_job_show(&run_id).unwrap();
+    e.anchor_job_execute(&run_id).await.unwrap();
+    let view = e.anchor_job_show(&run_id).unwrap();
     assert_eq!((view.status, view.done, view.pending, view.result.changed), (RunStatus::Completed, 3, 0, 3));
-    assert_eq!(e.anchors_show("u2").unwrap().clause_id.as_deref(), Some(FALL));
+    assert_eq!(e.anchor_show("u2").unwrap().clause_id.as_deref(), Some(FALL));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -261,6 +261,6 @@ async fn a_key_the_provider_refuses_stops_the_job_at_once_and_the_waiting_call_n
         err.message
     );
     assert_eq!(mock.request_count(), 1, "a refused key stops the job after the first call");
-    let job = &e.anchors_jobs().unwrap()[0];
+    let job = &e.anchor_job_list().unwrap()[0];
     assert_eq!((job.status, job.done, job.pending, job.result.failed), (RunStatus::Failed, 0, 6, 1));
 }

@@ -28,7 +28,7 @@ fn the_builtin_samples_are_seeded_once_with_their_buckets() {
     drop(e);
     let e = psebench::api::Engine::open(&path).unwrap();
     assert_eq!(count(&e, AnchorFilter::default()), 120, "reopening does not duplicate");
-    let a = e.anchors_show("syn_Surgical_1_WrongBodyPart_1").unwrap();
+    let a = e.anchor_show("syn_Surgical_1_WrongBodyPart_1").unwrap();
     assert_eq!(
         (a.origin.as_str(), a.bucket_origin.as_deref(), a.clause_id.as_deref()),
         ("builtin", Some("builtin"), Some("Surgical_1_WrongBodyPart"))
@@ -38,7 +38,7 @@ fn the_builtin_samples_are_seeded_once_with_their_buckets() {
 #[test]
 fn jsonl_csv_folder_and_uploaded_text_import_with_duplicates_by_content() {
     let (dir, e) = temp_engine();
-    let builtin_text = e.anchors_show("syn_Environmental_3_Burn_1").unwrap().text;
+    let builtin_text = e.anchor_show("syn_Environmental_3_Burn_1").unwrap().text;
     let jsonl = format!(
         "{}\n{}\n{}\n",
         json!({"anchor_id": "jq-1", "text": "Patient burned by a warming blanket set too high during surgery.", "source": "JQ 2023", "language": "en", "clause_id": "Environmental_3_Burn"}),
@@ -54,7 +54,7 @@ fn jsonl_csv_folder_and_uploaded_text_import_with_duplicates_by_content() {
         ("jq-3", "syn_Environmental_3_Burn_1")
     );
     assert_eq!(r.unbucketed, 1);
-    let a = e.anchors_show("jq-1").unwrap();
+    let a = e.anchor_show("jq-1").unwrap();
     assert_eq!(
         (a.origin.as_str(), a.bucket_origin.as_deref(), a.source.as_str()),
         ("imported", Some("file"), "JQ 2023")
@@ -68,7 +68,7 @@ fn jsonl_csv_folder_and_uploaded_text_import_with_duplicates_by_content() {
         "{:?}",
         r.notes
     );
-    assert_eq!(e.anchors_show("csv-2").unwrap().source, "a.csv");
+    assert_eq!(e.anchor_show("csv-2").unwrap().source, "a.csv");
 
     let folder = dir.path().join("reports");
     write(&folder, "r-001.txt", "Visitor found the MRI door open and walked in with an oxygen cylinder.");
@@ -82,7 +82,7 @@ fn jsonl_csv_folder_and_uploaded_text_import_with_duplicates_by_content() {
     };
     let r = e.anchors_import(&folder, &opts).unwrap();
     assert_eq!(r.added, vec!["r-001", "r-002"]);
-    let a = e.anchors_show("r-002").unwrap();
+    let a = e.anchor_show("r-002").unwrap();
     assert_eq!(
         (a.clause_id.as_deref(), a.bucket_origin.as_deref(), a.source.as_str()),
         (Some("Radiologic_1_MetallicObjectInMRIArea"), Some("manual"), "our RL system")
@@ -170,13 +170,13 @@ fn buckets_by_hand_and_removal() {
         &AnchorImportOptions::default(),
     )
     .unwrap();
-    let a = e.anchors_set_bucket("a", Some("CareManagement_5_PressureUlcerStage3Stage4Unstageable")).unwrap();
+    let a = e.anchor_set_bucket("a", Some("CareManagement_5_PressureUlcerStage3Stage4Unstageable")).unwrap();
     assert_eq!(a.bucket_origin.as_deref(), Some("manual"));
-    assert!(e.anchors_set_bucket("a", Some("NotAClause")).is_err());
-    let a = e.anchors_set_bucket("a", None).unwrap();
+    assert!(e.anchor_set_bucket("a", Some("NotAClause")).is_err());
+    let a = e.anchor_set_bucket("a", None).unwrap();
     assert_eq!((a.clause_id, a.bucket_origin), (None, None));
     assert_eq!(e.anchors_remove(&["a".to_string()]).unwrap(), 1);
-    assert_eq!(e.anchors_show("a").unwrap_err().code, ErrorCode::NotFound);
+    assert_eq!(e.anchor_show("a").unwrap_err().code, ErrorCode::NotFound);
     assert_eq!(e.anchors_remove(&["a".to_string()]).unwrap_err().code, ErrorCode::NotFound);
 }
 
@@ -221,7 +221,7 @@ async fn presort_and_translation_through_a_model() {
     let mock = MockServer::start(script, 0).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let e = super::eval::engine(dir.path());
-    e.models_add(&ModelAddRequest {
+    e.model_add(&ModelAddRequest {
         name: "sorter".into(),
         kind: "openai-compatible".into(),
         model: "s".into(),
@@ -231,7 +231,7 @@ async fn presort_and_translation_through_a_model() {
     .unwrap();
     let text = "{\"anchor_id\": \"m1\", \"text\": \"Wheelchair taken into the MRI room.\"}\n{\"anchor_id\": \"m2\", \"text\": \"Cafeteria ran out of soup.\"}\n{\"anchor_id\": \"m3\", \"text\": \"MRI: oxygen tank near the scanner.\"}\n{\"anchor_id\": \"j1\", \"text\": \"転倒して大腿骨を骨折した。\", \"language\": \"ja\"}\n";
     e.anchors_import_text("new.jsonl", text, &AnchorImportOptions::default()).unwrap();
-    e.anchors_set_bucket("m3", Some("Environmental_2_WrongOrContaminatedGas")).unwrap();
+    e.anchor_set_bucket("m3", Some("Environmental_2_WrongOrContaminatedGas")).unwrap();
     let r = e
         .anchors_presort(&AnchorPresortRequest {
             model: "sorter".into(),
@@ -243,15 +243,15 @@ async fn presort_and_translation_through_a_model() {
         .await
         .unwrap();
     assert_eq!((r.processed, r.changed, r.failed), (3, 1, 0));
-    let m1 = e.anchors_show("m1").unwrap();
+    let m1 = e.anchor_show("m1").unwrap();
     assert_eq!(
         (m1.clause_id.as_deref(), m1.bucket_origin.as_deref(), m1.bucket_note.as_deref()),
         (Some("Radiologic_1_MetallicObjectInMRIArea"), Some("presort"), Some("metal object in the MRI suite"))
     );
-    assert_eq!(e.anchors_show("m2").unwrap().clause_id, None, "\"none\" leaves the anchor unsorted");
+    assert_eq!(e.anchor_show("m2").unwrap().clause_id, None, "\"none\" leaves the anchor unsorted");
     assert_eq!(r.items.iter().find(|i| i.anchor_id == "m3").unwrap().outcome, "kept_manual");
     assert_eq!(
-        e.anchors_show("m3").unwrap().clause_id.as_deref(),
+        e.anchor_show("m3").unwrap().clause_id.as_deref(),
         Some("Environmental_2_WrongOrContaminatedGas"),
         "a person's bucket wins"
     );
@@ -267,7 +267,7 @@ async fn presort_and_translation_through_a_model() {
         .await
         .unwrap();
     assert_eq!((t.processed, t.changed), (1, 1), "only the Japanese anchor needed translating");
-    let j1 = e.anchors_show("j1").unwrap();
+    let j1 = e.anchor_show("j1").unwrap();
     assert_eq!((j1.text.as_str(), j1.language.as_str()), ("The patient fell and broke the femur.", "en"));
     assert_eq!(
         (j1.original_text.as_deref(), j1.original_language.as_deref(), j1.translated_by.as_deref()),
@@ -331,13 +331,13 @@ fn anchor_ids_follow_the_engine_id_rule_on_import_and_in_every_api() {
 
     // Every API that takes an anchor id.
     for bad in ["../x", "a/b", ".hidden"] {
-        let err = e.anchors_show(bad).unwrap_err();
+        let err = e.anchor_show(bad).unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidInput, "{bad}");
         assert!(err.message.starts_with(&format!("The anchor id \"{bad}\"")), "{}", err.message);
         assert!(err.message.ends_with('.'), "{}", err.message);
-        assert_eq!(e.anchors_set_bucket(bad, None).unwrap_err().code, ErrorCode::InvalidInput, "{bad}");
+        assert_eq!(e.anchor_set_bucket(bad, None).unwrap_err().code, ErrorCode::InvalidInput, "{bad}");
         assert_eq!(e.anchors_remove(&[bad.to_string()]).unwrap_err().code, ErrorCode::InvalidInput, "{bad}");
     }
     // A well-formed id that is not stored is still "not found".
-    assert_eq!(e.anchors_show("no-such-anchor").unwrap_err().code, ErrorCode::NotFound);
+    assert_eq!(e.anchor_show("no-such-anchor").unwrap_err().code, ErrorCode::NotFound);
 }

@@ -6,7 +6,7 @@
 
 use psebench::api::Engine;
 use psebench::authoring::{ApproveRequest, ExtractRequest, ExtractionFilter};
-use psebench::evaluation::EvalRunRequest;
+use psebench::evaluation::EvaluationRunRequest;
 use psebench::mock::{MockServer, Rule, Script};
 use serde_json::{json, Value};
 
@@ -42,7 +42,7 @@ fn clean_rules() -> Vec<Rule> {
 }
 
 fn add_model(e: &Engine, mock: &MockServer) {
-    e.models_add(&psebench::api::models::ModelAddRequest {
+    e.model_add(&psebench::api::models::ModelAddRequest {
         name: "author".into(),
         kind: "openai-compatible".into(),
         model: "author-id".into(),
@@ -59,8 +59,8 @@ fn extract_req(clause: &str) -> ExtractRequest {
 }
 
 async fn extracted_and_approved(e: &Engine, clause: &str) -> psebench::authoring::Extraction {
-    let r = e.author_extract(&extract_req(clause)).await.unwrap();
-    e.author_approve(&ApproveRequest {
+    let r = e.authoring_extract(&extract_req(clause)).await.unwrap();
+    e.authoring_approve(&ApproveRequest {
         extraction_id: r.extraction_id.clone(),
         approved_by: "Dana Reviewer".into(),
         sections: r.sections.iter().map(|s| s.section_id.clone()).collect(),
@@ -75,17 +75,17 @@ async fn a_clean_extraction_copies_sections_whole_and_needs_a_named_approver() {
     let dir = tempfile::tempdir().unwrap();
     let e = super::eval::engine(dir.path());
     add_model(&e, &mock);
-    let sections = e.author_sections("mn29").unwrap();
+    let sections = e.authoring_sections("mn29").unwrap();
     assert_eq!(sections.edition, "summary");
 
-    let r = e.author_extract(&extract_req(MED)).await.unwrap();
+    let r = e.authoring_extract(&extract_req(MED)).await.unwrap();
     assert_eq!(r.clause_id, MED);
     assert_eq!(r.attempts, 1);
     assert!(r.rejected_ids.is_empty());
     assert_eq!(r.sections.iter().map(|s| s.section_id.as_str()).collect::<Vec<_>>(), vec![GR1, CM5], "source order");
     assert_eq!(r.sections[0].criteria, vec!["defines_term", "scope"]);
 
-    let x = e.author_show(&r.extraction_id).unwrap();
+    let x = e.authoring_extraction_show(&r.extraction_id).unwrap();
     assert_eq!((x.version, x.status.as_str(), x.model.as_str()), (1, "proposed", "author"));
     assert_eq!(x.source_hash, sections.source_hash);
     assert!(x.prompt_versions.contains_key("author_extract") && x.prompt_versions.contains_key("author_extract_check"));
@@ -118,16 +118,16 @@ async fn a_clean_extraction_copies_sections_whole_and_needs_a_named_approver() {
         sections: vec![GR1.into(), GR2.into()],
         notes: Some("harm threshold matters".into()),
     };
-    let err = e.author_approve(&approve).unwrap_err();
+    let err = e.authoring_approve(&approve).unwrap_err();
     assert!(err.message.contains("named person"), "{}", err.message);
-    assert_eq!(e.author_show(&r.extraction_id).unwrap().status, "proposed");
+    assert_eq!(e.authoring_extraction_show(&r.extraction_id).unwrap().status, "proposed");
     approve.sections.push("Invented 7".into());
     approve.approved_by = "Dana Reviewer".into();
-    assert!(e.author_approve(&approve).unwrap_err().message.contains("Invented 7"));
+    assert!(e.authoring_approve(&approve).unwrap_err().message.contains("Invented 7"));
     approve.sections.pop();
 
     // The person drops CM5 and takes the self-check's suggestion.
-    let a = e.author_approve(&approve).unwrap();
+    let a = e.authoring_approve(&approve).unwrap();
     assert_eq!((a.status.as_str(), a.approved_by.as_deref()), ("approved", Some("Dana Reviewer")));
     assert_eq!(a.sections.iter().map(|s| s.section_id.as_str()).collect::<Vec<_>>(), vec![GR1, GR2]);
     assert_eq!(a.sections[1].added_by.as_deref(), Some("Dana Reviewer"));
@@ -135,14 +135,14 @@ async fn a_clean_extraction_copies_sections_whole_and_needs_a_named_approver() {
     assert!(a.document.contains(&sections.get(GR2).unwrap().body));
     assert!(!a.document.contains(&sections.get(CM5).unwrap().body));
     assert_eq!(a.proposed.len(), 2, "the model's own choice is kept");
-    assert!(e.author_approve(&approve).unwrap_err().message.contains("already approved"));
+    assert!(e.authoring_approve(&approve).unwrap_err().message.contains("already approved"));
 
     // A second extraction is the clause's next version.
-    let again = e.author_extract(&extract_req(MED)).await.unwrap();
-    let list = e.author_list(&ExtractionFilter { policy: None, clause: Some(MED.into()) }).unwrap();
+    let again = e.authoring_extract(&extract_req(MED)).await.unwrap();
+    let list = e.authoring_extractions(&ExtractionFilter { policy: None, clause: Some(MED.into()) }).unwrap();
     assert_eq!(list.iter().map(|l| l.version).collect::<Vec<_>>(), vec![1, 2]);
     assert_eq!(list[1].extraction_id, again.extraction_id);
-    assert!(e.author_extract(&extract_req("No_Such_Clause")).await.is_err());
+    assert!(e.authoring_extract(&extract_req("No_Such_Clause")).await.is_err());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -155,7 +155,7 @@ async fn an_invented_section_id_is_fed_back_and_fixed_on_attempt_two() {
     let e = super::eval::engine(dir.path());
     add_model(&e, &mock);
 
-    let r = e.author_extract(&extract_req(MED)).await.unwrap();
+    let r = e.authoring_extract(&extract_req(MED)).await.unwrap();
     assert_eq!(r.attempts, 2);
     assert!(r.rejected_ids.is_empty(), "fixed on attempt 2: {:?}", r.rejected_ids);
     assert_eq!(r.sections.len(), 1);
@@ -166,7 +166,7 @@ async fn an_invented_section_id_is_fed_back_and_fixed_on_attempt_two() {
     assert!(!first.contains("could not be used"));
     assert!(second.contains("\"General Recommendation 99\" is not the id of any section"), "{second}");
     assert!(second.contains("\"vibes\" is not a criterion"), "{second}");
-    let x = e.author_show(&r.extraction_id).unwrap();
+    let x = e.authoring_extraction_show(&r.extraction_id).unwrap();
     assert_eq!(x.calls.len(), 3);
     assert!(x.calls[0].parse_notes.iter().any(|n| n.contains("General Recommendation 99")));
     assert!(x.calls[1].prompt_versions.contains_key("author_extract_feedback"));
@@ -176,12 +176,12 @@ async fn an_invented_section_id_is_fed_back_and_fixed_on_attempt_two() {
         rules: vec![rule("extract", sys(EXTRACTOR), j(bad)), check_rule()],
         ..Default::default()
     });
-    let r = e.author_extract(&extract_req(MED)).await.unwrap();
+    let r = e.authoring_extract(&extract_req(MED)).await.unwrap();
     assert_eq!(r.attempts, 3);
     assert_eq!(r.rejected_ids, vec!["General Recommendation 99"]);
     assert_eq!(r.sections.iter().map(|s| s.section_id.as_str()).collect::<Vec<_>>(), vec![GR1]);
     assert_eq!(r.sections[0].criteria, vec!["defines_term"]);
-    assert!(!e.author_show(&r.extraction_id).unwrap().problems.is_empty());
+    assert!(!e.authoring_extraction_show(&r.extraction_id).unwrap().problems.is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -194,19 +194,19 @@ async fn an_approved_extraction_is_the_context_of_generation_roles() {
     let e = setup(dir.path(), &mock);
     add_model(&e, &mock);
 
-    let before = e.gen_plan(&request(REP, 1)).unwrap();
+    let before = e.generation_plan(&request(REP, 1)).unwrap();
     assert_eq!(before.clause_contexts.len(), 1);
     assert_eq!(before.clause_contexts[0].context, "built-in context, no approved extraction");
 
     let x = extracted_and_approved(&e, FALL).await;
-    let plan = e.gen_plan(&request(REP, 1)).unwrap();
+    let plan = e.generation_plan(&request(REP, 1)).unwrap();
     assert_eq!(plan.clause_contexts[0].clause_id, FALL);
     assert_eq!(plan.clause_contexts[0].context, format!("approved extraction v1 ({})", x.extraction_id));
 
-    let run = e.gen_create(&request(REP, 1)).unwrap();
-    let s = e.gen_execute(&run).await.unwrap();
+    let run = e.generation_create(&request(REP, 1)).unwrap();
+    let s = e.generation_execute(&run).await.unwrap();
     assert_eq!(s.status, "completed", "{:?}", s.message);
-    let cm5 = e.author_sections("mn29").unwrap().get(CM5).unwrap().body.clone();
+    let cm5 = e.authoring_sections("mn29").unwrap().get(CM5).unwrap().body.clone();
     for role in ["inst-rep", "iver", "narr"] {
         let bodies = bodies_by(&mock, role);
         assert!(!bodies.is_empty(), "{role} was called");
@@ -229,7 +229,7 @@ async fn an_approved_extraction_is_the_judges_clause_text() {
     super::eval::register(&e, &mock);
     add_model(&e, &mock);
     let file = super::eval::cases_file(&e, dir.path());
-    let req = EvalRunRequest {
+    let req = EvaluationRunRequest {
         cases: file.display().to_string(),
         model: "asker".into(),
         info_model: "info".into(),
@@ -237,18 +237,18 @@ async fn an_approved_extraction_is_the_judges_clause_text() {
         concurrency: 1,
         ..Default::default()
     };
-    let plan = e.eval_plan(&req).unwrap();
+    let plan = e.evaluation_plan(&req).unwrap();
     let med = plan.clause_contexts.iter().find(|c| c.clause_id == MED).unwrap();
     assert_eq!(med.context, "built-in context, no approved extraction");
 
     let x = extracted_and_approved(&e, MED).await;
-    let plan = e.eval_plan(&req).unwrap();
+    let plan = e.evaluation_plan(&req).unwrap();
     let med = plan.clause_contexts.iter().find(|c| c.clause_id == MED).unwrap();
     assert_eq!(med.extraction_id.as_deref(), Some(x.extraction_id.as_str()));
     assert!(plan.clause_contexts.iter().any(|c| c.extraction_id.is_none()), "other clauses keep the built-in text");
 
-    let run = e.eval_create(&req).unwrap();
-    let summary = e.eval_execute(&run).await.unwrap();
+    let run = e.evaluation_create(&req).unwrap();
+    let summary = e.evaluation_execute(&run).await.unwrap();
     assert_eq!(summary.status, "completed", "{:?}", summary.message);
     let judged: Vec<String> = bodies_by(&mock, "judge");
     assert!(!judged.is_empty());

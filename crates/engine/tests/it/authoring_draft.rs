@@ -15,7 +15,7 @@ use psebench::authoring::draft::{AcceptRequest, DraftEditRequest, DraftKind, Dra
 use psebench::authoring::{ApproveRequest, ExtractRequest};
 use psebench::card::lint::Severity;
 use psebench::card::AuditStatus;
-use psebench::generation::GenRequest;
+use psebench::generation::GenerationRequest;
 use psebench::jobs::RunStatus;
 use psebench::mock::{MockServer, Rule, Script, When};
 use psebench::ErrorCode;
@@ -96,7 +96,7 @@ fn drafting_rules() -> Vec<Rule> {
 fn engine_with(dir: &std::path::Path, mock: &MockServer) -> Engine {
     let e = super::eval::engine(dir);
     for name in ["author", "writer", "checker"] {
-        e.models_add(&ModelAddRequest {
+        e.model_add(&ModelAddRequest {
             name: name.into(),
             kind: "openai-compatible".into(),
             model: format!("{name}-id"),
@@ -113,10 +113,14 @@ fn engine_with(dir: &std::path::Path, mock: &MockServer) -> Engine {
 
 async fn approve_extraction(e: &Engine, clause: &str) {
     let x = e
-        .author_extract(&ExtractRequest { policy: Some(POLICY.into()), clause: clause.into(), model: "author".into() })
+        .authoring_extract(&ExtractRequest {
+            policy: Some(POLICY.into()),
+            clause: clause.into(),
+            model: "author".into(),
+        })
         .await
         .unwrap();
-    e.author_approve(&ApproveRequest {
+    e.authoring_approve(&ApproveRequest {
         extraction_id: x.extraction_id,
         approved_by: "Dana Reviewer".into(),
         sections: x.sections.iter().map(|s| s.section_id.clone()).collect(),
@@ -153,13 +157,13 @@ async fn a_new_pack_is_authored_audited_and_generated_from_end_to_end() {
     let e = engine_with(dir.path(), &mock);
 
     // Without an approved extraction, drafting is refused and says what to do.
-    let err = e.author_draft(&draft_req(FALL, DraftKind::Complete, None)).await.unwrap_err();
+    let err = e.authoring_draft(&draft_req(FALL, DraftKind::Complete, None)).await.unwrap_err();
     assert_eq!(err.code, ErrorCode::Conflict);
     assert!(err.message.contains("no approved extraction"), "{}", err.message);
     approve_extraction(&e, FALL).await;
 
     // Attempt 1 has a lint error; it goes back to the model, and attempt 2 passes.
-    let r = e.author_draft(&draft_req(FALL, DraftKind::Complete, None)).await.unwrap();
+    let r = e.authoring_draft(&draft_req(FALL, DraftKind::Complete, None)).await.unwrap();
     assert_eq!(r.attempts, 2);
     assert_eq!(r.cards, vec![REP, NONREP]);
     assert!(r.problems.iter().all(|p| p.severity == Severity::Warning), "{:?}", r.problems);
@@ -172,7 +176,7 @@ async fn a_new_pack_is_authored_audited_and_generated_from_end_to_end() {
     assert!(first.contains("# Policy passages for Falls clause 1") && first.contains("- Lasting harm"), "{first}");
     assert!(!first.contains("Minnesota") && !first.contains("Care Management Events clause"));
 
-    let d = e.author_draft_show(&r.draft_id).unwrap();
+    let d = e.authoring_draft_show(&r.draft_id).unwrap();
     assert_eq!(d.status, "proposed");
     assert_eq!(d.calls.len(), 2, "every call is stored with its provenance");
     assert!(d.calls.iter().all(|c| c.prompt_versions.contains_key("author_draft_complete")));
@@ -184,15 +188,15 @@ async fn a_new_pack_is_authored_audited_and_generated_from_end_to_end() {
 
     // Accepting needs a name; accepted cards enter the library as drafts written by a model.
     let nameless = AcceptRequest { draft_id: r.draft_id.clone(), by: " ".into(), notes: None, item_ids: None };
-    assert_eq!(e.author_accept(&nameless).unwrap_err().code, ErrorCode::InvalidInput);
+    assert_eq!(e.authoring_accept(&nameless).unwrap_err().code, ErrorCode::InvalidInput);
     let acc = e
-        .author_accept(&AcceptRequest { by: "Dana Reviewer".into(), notes: Some("looks right".into()), ..nameless })
+        .authoring_accept(&AcceptRequest { by: "Dana Reviewer".into(), notes: Some("looks right".into()), ..nameless })
         .unwrap();
     assert_eq!(acc.cards, vec![REP, NONREP]);
-    let shown = e.cards_show(REP, None).unwrap();
+    let shown = e.card_show(REP, None).unwrap();
     assert_eq!((shown.summary.status.as_str(), shown.summary.origin.as_str()), ("draft", "authored"));
     assert!(shown.versions[0].note.as_deref().unwrap().contains(&r.draft_id));
-    assert_eq!(e.author_draft_show(&r.draft_id).unwrap().status, "accepted");
+    assert_eq!(e.authoring_draft_show(&r.draft_id).unwrap().status, "accepted");
 
     // The audit state machine: audited before approved, each by a named person.
     let skip = audit(&e, REP, AuditStatus::Approved, "Kim").unwrap_err();
@@ -201,7 +205,7 @@ async fn a_new_pack_is_authored_audited_and_generated_from_end_to_end() {
     assert_eq!(audit(&e, REP, AuditStatus::Audited, "  ").unwrap_err().code, ErrorCode::InvalidInput);
     audit(&e, REP, AuditStatus::Audited, "Lee").unwrap();
     audit(&e, REP, AuditStatus::Approved, "Kim").unwrap();
-    let approved = e.cards_show(REP, None).unwrap();
+    let approved = e.card_show(REP, None).unwrap();
     assert_eq!((approved.summary.status.as_str(), approved.summary.version), ("approved", 1));
     assert_eq!(approved.audit_log.len(), 2);
 
@@ -216,7 +220,7 @@ async fn a_new_pack_is_authored_audited_and_generated_from_end_to_end() {
         note: Some("clearer".into()),
     })
     .unwrap();
-    let after = e.cards_show(REP, None).unwrap();
+    let after = e.card_show(REP, None).unwrap();
     assert_eq!((after.summary.status.as_str(), after.summary.version), ("draft", 2));
     audit(&e, REP, AuditStatus::Audited, "Lee").unwrap();
     audit(&e, REP, AuditStatus::Approved, "Kim").unwrap();
@@ -230,7 +234,7 @@ async fn a_new_pack_is_authored_audited_and_generated_from_end_to_end() {
     std::fs::write(&path, anchors).unwrap();
     let opts = AnchorImportOptions { clause_id: Some(FALL.into()), policy: Some(POLICY.into()), ..Default::default() };
     e.anchors_import(&path, &opts).unwrap();
-    let req = GenRequest {
+    let req = GenerationRequest {
         policy: POLICY.into(),
         cards: REP.into(),
         anchors_per_card: 1,
@@ -240,14 +244,14 @@ async fn a_new_pack_is_authored_audited_and_generated_from_end_to_end() {
         concurrency: 1,
         ..Default::default()
     };
-    let plan = e.gen_plan(&req).unwrap();
+    let plan = e.generation_plan(&req).unwrap();
     assert!(
         plan.clause_contexts.iter().any(|c| c.context.starts_with("approved extraction")),
         "{:?}",
         plan.clause_contexts
     );
-    let run = e.gen_create(&req).unwrap();
-    let s = e.gen_execute(&run).await.unwrap();
+    let run = e.generation_create(&req).unwrap();
+    let s = e.generation_execute(&run).await.unwrap();
     assert_eq!((s.status.as_str(), s.counts.accepted), ("completed", 1), "{:?}", s.message);
     let inst = bodies_by(&mock, "inst");
     assert!(inst.iter().all(|b| b.contains("Policy passages for Falls clause 1")), "the extraction is the context");
@@ -305,17 +309,22 @@ async fn an_uncertain_card_without_a_named_open_question_is_refused_until_edited
     let dir = tempfile::tempdir().unwrap();
     let e = engine_with(dir.path(), &mock);
     approve_extraction(&e, WRONG).await;
-    let r = e.author_draft(&draft_req(WRONG, DraftKind::Uncertain, None)).await.unwrap();
+    let r = e.authoring_draft(&draft_req(WRONG, DraftKind::Uncertain, None)).await.unwrap();
     assert_eq!(r.attempts, 3, "the problem went back to the model each time");
     assert!(
         r.problems.iter().any(|p| p.rule == "draft-open-question" && p.severity == Severity::Error),
         "{:?}",
         r.problems
     );
-    let d = e.author_draft_show(&r.draft_id).unwrap();
+    let d = e.authoring_draft_show(&r.draft_id).unwrap();
     assert_eq!(d.status, "failed", "what still fails is kept with its reasons");
     let refused = e
-        .author_accept(&AcceptRequest { draft_id: r.draft_id.clone(), by: "Dana".into(), notes: None, item_ids: None })
+        .authoring_accept(&AcceptRequest {
+            draft_id: r.draft_id.clone(),
+            by: "Dana".into(),
+            notes: None,
+            item_ids: None,
+        })
         .unwrap_err();
     assert_eq!(refused.code, ErrorCode::ValidationFailed);
     assert!(refused.message.contains("open question"), "{}", refused.message);
@@ -325,7 +334,7 @@ async fn an_uncertain_card_without_a_named_open_question_is_refused_until_edited
         json!({"section_id": "Medicines clause 9", "question": "Does handing over count as giving?"})
     ))]);
     let d = e
-        .author_draft_edit(&DraftEditRequest {
+        .authoring_draft_edit(&DraftEditRequest {
             draft_id: r.draft_id.clone(),
             by: "Dana".into(),
             json: outside.to_string(),
@@ -336,7 +345,7 @@ async fn an_uncertain_card_without_a_named_open_question_is_refused_until_edited
         json!({"section_id": "Medicines clause 1", "question": "Does handing a medicine to the wrong patient count as giving it when it is not taken?"})
     ))]);
     let d = e
-        .author_draft_edit(&DraftEditRequest {
+        .authoring_draft_edit(&DraftEditRequest {
             draft_id: r.draft_id.clone(),
             by: "Dana".into(),
             json: fixed.to_string(),
@@ -345,7 +354,7 @@ async fn an_uncertain_card_without_a_named_open_question_is_refused_until_edited
     assert_eq!(d.status, "proposed", "{:?}", d.problems);
     assert_eq!(d.edited_by.as_deref(), Some("Dana"));
     let acc = e
-        .author_accept(&AcceptRequest { draft_id: r.draft_id, by: "Dana".into(), notes: None, item_ids: None })
+        .authoring_accept(&AcceptRequest { draft_id: r.draft_id, by: "Dana".into(), notes: None, item_ids: None })
         .unwrap();
     assert_eq!(acc.cards, vec!["CardUnc_1_Medicines_1"]);
 }
@@ -363,7 +372,7 @@ async fn basis_outside_the_extraction_and_overlapping_cards_are_caught_and_a_rej
     let dir = tempfile::tempdir().unwrap();
     let e = engine_with(dir.path(), &mock);
     approve_extraction(&e, FALL).await;
-    let r = e.author_draft(&draft_req(FALL, DraftKind::Complete, None)).await.unwrap();
+    let r = e.authoring_draft(&draft_req(FALL, DraftKind::Complete, None)).await.unwrap();
     let rules: Vec<&str> = r.problems.iter().map(|p| p.rule.as_str()).collect();
     assert!(rules.contains(&"draft-basis-outside-extraction"), "{rules:?}");
     assert!(rules.contains(&"draft-not-exclusive"), "{rules:?}");
@@ -372,16 +381,17 @@ async fn basis_outside_the_extraction_and_overlapping_cards_are_caught_and_a_rej
     assert!(basis.message.contains("\"Falls clause 7\""));
 
     let no_reason = RejectRequest { draft_id: r.draft_id.clone(), by: "Dana".into(), reason: "".into() };
-    assert_eq!(e.author_reject(&no_reason).unwrap_err().code, ErrorCode::InvalidInput);
-    let d =
-        e.author_reject(&RejectRequest { reason: "cites a clause that does not exist".into(), ..no_reason }).unwrap();
+    assert_eq!(e.authoring_reject(&no_reason).unwrap_err().code, ErrorCode::InvalidInput);
+    let d = e
+        .authoring_reject(&RejectRequest { reason: "cites a clause that does not exist".into(), ..no_reason })
+        .unwrap();
     assert_eq!(d.status, "rejected");
     assert_eq!(d.decision_notes.as_deref(), Some("cites a clause that does not exist"));
     let again = e
-        .author_accept(&AcceptRequest { draft_id: r.draft_id, by: "Dana".into(), notes: None, item_ids: None })
+        .authoring_accept(&AcceptRequest { draft_id: r.draft_id, by: "Dana".into(), notes: None, item_ids: None })
         .unwrap_err();
     assert_eq!(again.code, ErrorCode::Conflict);
-    assert!(e.cards_show(REP, None).is_err(), "nothing entered the library");
+    assert!(e.card_show(REP, None).is_err(), "nothing entered the library");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -409,17 +419,18 @@ async fn missing_variants_name_a_sibling_and_become_a_new_version_of_the_parent(
     let dir = tempfile::tempdir().unwrap();
     let e = engine_with(dir.path(), &mock);
     approve_extraction(&e, FALL).await;
-    let r = e.author_draft(&draft_req(FALL, DraftKind::Complete, None)).await.unwrap();
-    e.author_accept(&AcceptRequest { draft_id: r.draft_id, by: "Dana".into(), notes: None, item_ids: None }).unwrap();
+    let r = e.authoring_draft(&draft_req(FALL, DraftKind::Complete, None)).await.unwrap();
+    e.authoring_accept(&AcceptRequest { draft_id: r.draft_id, by: "Dana".into(), notes: None, item_ids: None })
+        .unwrap();
 
-    let no_parent = e.author_draft(&draft_req(FALL, DraftKind::Missing, None)).await.unwrap_err();
+    let no_parent = e.authoring_draft(&draft_req(FALL, DraftKind::Missing, None)).await.unwrap_err();
     assert!(no_parent.message.contains("--parent"), "{}", no_parent.message);
-    let v = e.author_draft(&draft_req(FALL, DraftKind::Missing, Some(REP))).await.unwrap();
+    let v = e.authoring_draft(&draft_req(FALL, DraftKind::Missing, Some(REP))).await.unwrap();
     assert_eq!((v.attempts, v.cards.clone()), (2, vec!["missing_harm_course".to_string()]));
     let fed_back = user_text(&bodies_by(&mock, "var2")[0]);
     assert!(fed_back.contains("draft-variant-alternative") && fed_back.contains(NONREP), "{fed_back}");
     let diff = e
-        .author_draft_diff(&psebench::authoring::draft::DraftDiffRequest {
+        .authoring_draft_diff(&psebench::authoring::draft::DraftDiffRequest {
             draft_id: v.draft_id.clone(),
             item_id: "missing_harm_course".into(),
             against: REP.into(),
@@ -427,10 +438,10 @@ async fn missing_variants_name_a_sibling_and_become_a_new_version_of_the_parent(
         .unwrap();
     assert!(diff.lines.iter().any(|l| l.kind == "added" && l.text.contains("missing_harm_course")));
     let acc = e
-        .author_accept(&AcceptRequest { draft_id: v.draft_id, by: "Dana".into(), notes: None, item_ids: None })
+        .authoring_accept(&AcceptRequest { draft_id: v.draft_id, by: "Dana".into(), notes: None, item_ids: None })
         .unwrap();
     assert_eq!(acc.cards, vec![REP]);
-    let parent = e.cards_show(REP, None).unwrap();
+    let parent = e.card_show(REP, None).unwrap();
     assert_eq!((parent.summary.version, parent.summary.variants), (2, 1));
     assert_eq!(parent.summary.status, "draft");
 }
@@ -449,24 +460,24 @@ async fn draft_every_clause_is_a_job_that_skips_clauses_without_an_approved_extr
         kinds: vec![DraftKind::Complete],
         label: None,
     };
-    let plan = e.author_draft_all_plan(&req).unwrap();
+    let plan = e.authoring_draft_all_plan(&req).unwrap();
     assert_eq!((plan.items.len(), plan.to_draft, plan.skipped), (3, 1, 2));
     assert!(plan.items.iter().any(|i| i.clause_id == WRONG && i.state == "no approved extraction"));
     assert!(plan.usd.unwrap() > 0.0 && plan.calls >= 1);
     assert!(!plan.sends_data_off_machine, "the mock is on this machine");
-    let run = e.author_draft_all_create(&req).unwrap();
-    e.author_draft_all_execute(&run).await.unwrap();
-    let runs = e.author_draft_all_runs().unwrap();
+    let run = e.authoring_draft_all_create(&req).unwrap();
+    e.authoring_draft_all_execute(&run).await.unwrap();
+    let runs = e.authoring_draft_all_list().unwrap();
     assert_eq!(runs.len(), 1);
     assert_eq!((runs[0].status, runs[0].drafts), (RunStatus::Completed, 1));
-    let drafts = e.author_drafts(&Default::default()).unwrap();
+    let drafts = e.authoring_drafts(&Default::default()).unwrap();
     assert_eq!(drafts.len(), 1);
     assert_eq!(drafts[0].run_id.as_deref(), Some(run.as_str()));
     // Resuming a finished job drafts nothing again; a new job has nothing to do.
-    e.author_draft_all_execute(&run).await.unwrap();
-    assert_eq!(e.author_drafts(&Default::default()).unwrap().len(), 1);
-    assert_eq!(e.author_draft_all_plan(&req).unwrap().to_draft, 0);
-    assert!(e.author_draft_all_create(&req).unwrap_err().message.contains("Nothing to draft"));
+    e.authoring_draft_all_execute(&run).await.unwrap();
+    assert_eq!(e.authoring_drafts(&Default::default()).unwrap().len(), 1);
+    assert_eq!(e.authoring_draft_all_plan(&req).unwrap().to_draft, 0);
+    assert!(e.authoring_draft_all_create(&req).unwrap_err().message.contains("Nothing to draft"));
 }
 
 /// The drafting prompt lists the clause's neighbouring clauses from the policy pack, so drafted
@@ -489,10 +500,10 @@ async fn the_drafting_prompt_names_the_clauses_neighbours() {
     let dir = tempfile::tempdir().unwrap();
     let e = engine_with(dir.path(), &mock);
     let x = e
-        .author_extract(&ExtractRequest { policy: Some("mn29".into()), clause: MED.into(), model: "author".into() })
+        .authoring_extract(&ExtractRequest { policy: Some("mn29".into()), clause: MED.into(), model: "author".into() })
         .await
         .unwrap();
-    e.author_approve(&ApproveRequest {
+    e.authoring_approve(&ApproveRequest {
         extraction_id: x.extraction_id,
         approved_by: "Dana".into(),
         sections: vec!["General Recommendation 1".into()],
@@ -500,7 +511,7 @@ async fn the_drafting_prompt_names_the_clauses_neighbours() {
     })
     .unwrap();
     let r = e
-        .author_draft(&DraftRequest {
+        .authoring_draft(&DraftRequest {
             policy: Some("mn29".into()),
             clause: MED.into(),
             kind: DraftKind::Complete,
@@ -519,7 +530,7 @@ async fn the_drafting_prompt_names_the_clauses_neighbours() {
     let dir2 = tempfile::tempdir().unwrap();
     let e2 = engine_with(dir2.path(), &riverland);
     approve_extraction(&e2, FALL).await;
-    e2.author_draft(&draft_req(FALL, DraftKind::Complete, None)).await.unwrap();
+    e2.authoring_draft(&draft_req(FALL, DraftKind::Complete, None)).await.unwrap();
     let prompt = user_text(&bodies_by(&riverland, "draft1")[0]);
     assert!(prompt.contains("# Neighbouring clauses\n(the policy names none for this clause)"), "{prompt}");
 }

@@ -6,7 +6,7 @@
 
 use psebench::api::models::ModelAddRequest;
 use psebench::api::{Engine, EngineOptions};
-use psebench::evaluation::EvalRunRequest;
+use psebench::evaluation::EvaluationRunRequest;
 use psebench::llm::batch::BatchSettings;
 use psebench::llm::retry::RetryPolicy;
 use psebench::llm::ClientOptions;
@@ -45,7 +45,7 @@ fn engine_at(db: &Path, secrets: Arc<MemoryStore>) -> Engine {
 /// Register a model at the mock with a key (batch APIs need one) and, when given, prices in US$
 /// per million input and output tokens.
 fn add_keyed(e: &Engine, name: &str, kind: &str, model_id: &str, base: String, prices: Option<(f64, f64)>) {
-    e.models_add(&ModelAddRequest {
+    e.model_add(&ModelAddRequest {
         name: name.into(),
         kind: kind.into(),
         model: model_id.into(),
@@ -68,8 +68,8 @@ fn register(e: &Engine, mock: &MockServer) {
     }
 }
 
-fn request(file: &Path, batch: bool) -> EvalRunRequest {
-    EvalRunRequest {
+fn request(file: &Path, batch: bool) -> EvaluationRunRequest {
+    EvaluationRunRequest {
         cases: file.display().to_string(),
         model: "asker".into(),
         info_model: "info".into(),
@@ -87,7 +87,7 @@ async fn mock_batches(mock: &MockServer) -> Vec<Value> {
 
 /// Verdict per case of a run.
 fn verdicts(e: &Engine, run: &str) -> BTreeMap<String, Option<String>> {
-    e.eval_trajectories(run)
+    e.evaluation_trajectories(run)
         .unwrap()
         .into_iter()
         .map(|t| (t.case_id.clone(), t.predicted_verdict().map(|v| v.as_str().to_string())))
@@ -111,23 +111,23 @@ async fn an_evaluation_in_batch_mode_matches_the_direct_run_at_half_the_price() 
     let direct = engine_at(&dir.path().join("direct.db"), Arc::new(MemoryStore::default()));
     register(&direct, &mock);
     let file = cases_file(&direct, dir.path());
-    let run_direct = direct.eval_create(&request(&file, false)).unwrap();
-    assert_eq!(direct.eval_execute(&run_direct).await.unwrap().status, "completed");
+    let run_direct = direct.evaluation_create(&request(&file, false)).unwrap();
+    assert_eq!(direct.evaluation_execute(&run_direct).await.unwrap().status, "completed");
     assert!(mock_batches(&mock).await.is_empty(), "a direct run sends no batch");
     let direct_requests = mock.request_count();
 
     let batched = engine_at(&dir.path().join("batch.db"), Arc::new(MemoryStore::default()));
     register(&batched, &mock);
     batched.demo_load().unwrap();
-    let plan = batched.eval_plan(&request(&file, true)).unwrap();
+    let plan = batched.evaluation_plan(&request(&file, true)).unwrap();
     assert!(plan.batch.requested);
     assert_eq!(plan.batch.batched_models, vec!["asker", "info", "judge"]);
     assert!(plan.batch.completion_window.is_some());
     let (online, batch_usd) = (plan.estimate.usd.unwrap(), plan.estimate.usd_batch.unwrap());
     assert!((batch_usd - online / 2.0).abs() < 1e-9, "{online} vs {batch_usd}");
 
-    let run = batched.eval_create(&request(&file, true)).unwrap();
-    let summary = batched.eval_execute(&run).await.unwrap();
+    let run = batched.evaluation_create(&request(&file, true)).unwrap();
+    let summary = batched.evaluation_execute(&run).await.unwrap();
     assert_eq!((summary.status.as_str(), summary.counts.done), ("completed", CASES.len() as u64), "{summary:?}");
 
     // Every request went through a batch, none twice, and the three shapes were used.
@@ -171,8 +171,8 @@ async fn requests_failing_inside_a_batch_or_left_by_its_expiry_go_into_the_next_
         let e = engine_at(&dir.path().join("s.db"), Arc::new(MemoryStore::default()));
         register(&e, &mock);
         let file = cases_file(&e, dir.path());
-        let run = e.eval_create(&request(&file, true)).unwrap();
-        let summary = e.eval_execute(&run).await.unwrap();
+        let run = e.evaluation_create(&request(&file, true)).unwrap();
+        let summary = e.evaluation_execute(&run).await.unwrap();
         assert_eq!(summary.status, "completed", "{behaviour:?}: {summary:?}");
         let batches = mock_batches(&mock).await;
         let lost: u64 = batches.iter().map(|b| b["failed"].as_u64().unwrap() + b["expired"].as_u64().unwrap()).sum();
@@ -198,8 +198,8 @@ async fn a_request_failing_in_every_round_fails_after_the_bounded_rounds() {
     let e = engine_at(&dir.path().join("s.db"), Arc::new(MemoryStore::default()));
     register(&e, &mock);
     let file = cases_file(&e, dir.path());
-    let run = e.eval_create(&request(&file, true)).unwrap();
-    let summary = e.eval_execute(&run).await.unwrap();
+    let run = e.evaluation_create(&request(&file, true)).unwrap();
+    let summary = e.evaluation_execute(&run).await.unwrap();
     assert_eq!(summary.status, "failed");
     assert_eq!(summary.counts.done, 0);
     // One batch per round for the model under test, three rounds.
@@ -208,7 +208,8 @@ async fn a_request_failing_in_every_round_fails_after_the_bounded_rounds() {
     let errors: Vec<String> = e
         .store()
         .with_read(|c| {
-            let mut st = c.prepare("SELECT last_error FROM eval_items WHERE run_id = ?1 AND last_error IS NOT NULL")?;
+            let mut st =
+                c.prepare("SELECT last_error FROM evaluation_items WHERE run_id = ?1 AND last_error IS NOT NULL")?;
             let rows = st.query_map([&run], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
             Ok::<_, psebench::ApiError>(rows)
         })
@@ -235,9 +236,9 @@ fn a_run_whose_process_died_with_batches_out_resumes_without_paying_twice() {
     let first = engine_at(&db, secrets.clone());
     register(&first, &mock);
     let file = cases_file(&first, dir.path());
-    let run = first.eval_create(&request(&file, true)).unwrap();
+    let run = first.evaluation_create(&request(&file, true)).unwrap();
     let (e1, r1) = (first.clone(), run.clone());
-    first_rt.spawn(async move { e1.eval_execute(&r1).await });
+    first_rt.spawn(async move { e1.evaluation_execute(&r1).await });
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     loop {
         let out = first.batches_list(Some(&run)).unwrap();
@@ -263,7 +264,7 @@ fn a_run_whose_process_died_with_batches_out_resumes_without_paying_twice() {
         assert_eq!(resumed, vec![run.clone()]);
         let deadline = std::time::Instant::now() + Duration::from_secs(30);
         loop {
-            let v = second.eval_show(&run).unwrap();
+            let v = second.evaluation_show(&run).unwrap();
             if v.run.status == "completed" {
                 break;
             }
@@ -278,7 +279,7 @@ fn a_run_whose_process_died_with_batches_out_resumes_without_paying_twice() {
     assert_eq!(openai, 2, "{batches:?}");
     let asker_requests = mock.requests().iter().filter(|r| r.model == "asker-id").count();
     assert_eq!(asker_requests, 2 * CASES.len(), "two turns per case, each asked once");
-    assert_eq!(second.eval_show(&run).unwrap().counts.done, CASES.len() as u64);
+    assert_eq!(second.evaluation_show(&run).unwrap().counts.done, CASES.len() as u64);
     assert!(second.batch_runs_to_resume().unwrap().is_empty());
 }
 
@@ -303,11 +304,11 @@ async fn a_generation_run_in_batch_mode_makes_the_same_cases_as_a_direct_one() {
         req.model = "bwriter".into();
         req.verifier_model = Some("bchecker".into());
         req.batch = batch;
-        let plan = e.gen_plan(&req).unwrap();
+        let plan = e.generation_plan(&req).unwrap();
         assert_eq!(plan.batch.requested, batch);
         assert!(plan.estimate.usd_batch.unwrap() < plan.estimate.usd.unwrap());
-        let run = e.gen_create(&req).unwrap();
-        let s = e.gen_execute(&run).await.unwrap();
+        let run = e.generation_create(&req).unwrap();
+        let s = e.generation_execute(&run).await.unwrap();
         assert_eq!(s.status, "completed", "batch {batch}: {:?}", s.message);
         let sent_batches = mock_batches(&mock).await.len();
         assert_eq!(sent_batches > 0, batch);
@@ -339,8 +340,8 @@ async fn azure_openai_models_run_in_batch_mode_too() {
         add_keyed(&e, name, "azure", &format!("{name}-id"), mock.root(), None);
     }
     let file = cases_file(&e, dir.path());
-    let run = e.eval_create(&request(&file, true)).unwrap();
-    let summary = e.eval_execute(&run).await.unwrap();
+    let run = e.evaluation_create(&request(&file, true)).unwrap();
+    let summary = e.evaluation_execute(&run).await.unwrap();
     assert_eq!((summary.status.as_str(), summary.counts.done), ("completed", CASES.len() as u64), "{summary:?}");
     let batches = mock_batches(&mock).await;
     assert!(!batches.is_empty() && batches.iter().all(|b| b["api"] == "azure"), "{batches:?}");

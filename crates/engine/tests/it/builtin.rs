@@ -279,7 +279,7 @@ fn provisional_guidance_shows_on_summaries_and_travels_with_exports() {
     // a card citing only confirmed guidance carries no mark
     let pack = psebench::policy::builtin_pack("mn29").unwrap();
     for c in &cards {
-        let card: ClauseCard = ClauseCard::from_value(&e.cards_show(&c.card_id, None).unwrap().card).unwrap();
+        let card: ClauseCard = ClauseCard::from_value(&e.card_show(&c.card_id, None).unwrap().card).unwrap();
         assert_eq!(c.provisional, pack.provisional_ids(card.legal_basis()), "{}", c.card_id);
     }
     let out = d.path().join("export.jsonl");
@@ -299,10 +299,10 @@ fn provisional_guidance_shows_on_summaries_and_travels_with_exports() {
 #[test]
 fn a_corrected_builtin_card_says_what_changed_in_its_history() {
     let (_d, e) = temp_engine();
-    let detail = e.cards_show("CardNonrep_1_CareManagement_5", None).unwrap();
+    let detail = e.card_show("CardNonrep_1_CareManagement_5", None).unwrap();
     let note = detail.versions.last().and_then(|v| v.note.clone()).unwrap_or_default();
     assert!(note.contains("revised") && note.contains("stage 3"), "{note}");
     // an untouched card keeps the plain note
-    let plain = e.cards_show("CardRep_1_PotentialCriminal_1", None).unwrap();
+    let plain = e.card_show("CardRep_1_PotentialCriminal_1", None).unwrap();
     assert_eq!(plain.versions.last().and_then(|v| v.note.as_deref()), Some("built-in library"));
 }

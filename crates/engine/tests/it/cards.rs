@@ -132,7 +132,7 @@ fn edits_make_versions_and_audit_is_recorded() {
         })
         .unwrap_err();
     assert_eq!(err.code.as_str(), "validation_failed");
-    assert_eq!(e.cards_show("CardEdit_1", None).unwrap().summary.version, 1);
+    assert_eq!(e.card_show("CardEdit_1", None).unwrap().summary.version, 1);
     // fix it
     c["basic_event_elements"].as_object_mut().unwrap().shift_remove("unused_slot");
     let d = e
@@ -159,7 +159,7 @@ fn edits_make_versions_and_audit_is_recorded() {
     assert_eq!(d.audit_log[0].notes.as_deref(), Some("checked"));
     assert_eq!(d.versions.len(), 2);
     // the old version is kept and the diff shows the removed slot
-    let v1 = e.cards_show("CardEdit_1", Some(1)).unwrap();
+    let v1 = e.card_show("CardEdit_1", Some(1)).unwrap();
     assert!(v1.card["basic_event_elements"].get("unused_slot").is_some());
     let diff = e.card_diff("CardEdit_1", 1, 2).unwrap();
     assert!(diff.lines.iter().any(|l| l.kind == "removed" && l.text.contains("unused_slot")));
@@ -178,7 +178,7 @@ fn editing_a_builtin_card_keeps_the_original_version() {
     let Some(first) = list.first() else { return };
     assert_eq!(first.status, "approved");
     assert_eq!(first.auditor.as_deref(), Some(psebench::api::BUILTIN_AUDITOR));
-    let detail = e.cards_show(&first.card_id, None).unwrap();
+    let detail = e.card_show(&first.card_id, None).unwrap();
     let mut v = detail.card.clone();
     v["clause_card_definition"] = json!("Local wording.");
     let d = e
@@ -191,7 +191,7 @@ fn editing_a_builtin_card_keeps_the_original_version() {
         .unwrap();
     assert_eq!(d.summary.origin, "edited");
     assert_eq!(d.summary.version, 2);
-    assert_eq!(e.cards_show(&first.card_id, Some(1)).unwrap().card, detail.card);
+    assert_eq!(e.card_show(&first.card_id, Some(1)).unwrap().card, detail.card);
 }
 
 #[test]

@@ -105,7 +105,7 @@ fn changed_content_needs_replace() {
     assert_eq!(e.cases_list(&CaseFilter::default()).unwrap().len(), 1, "case z was not stored either");
     let r = e.cases_import(&p2, true, "imported").unwrap();
     assert_eq!((r.imported, r.replaced), (1, 1));
-    assert_eq!(e.cases_show("a").unwrap().narrative, "Different text.");
+    assert_eq!(e.case_show("a").unwrap().narrative, "Different text.");
 }
 
 #[test]
@@ -115,7 +115,7 @@ fn detail_tells_origin_exclusion_and_the_names_of_clause_and_card() {
     orphan["clause_card_id"] = json!("CardRep_99_Nowhere");
     let p = write(dir.path(), "cases.jsonl", lines(&[case("a"), orphan]));
     e.cases_import(&p, false, "imported").unwrap();
-    let d = e.cases_detail("a").unwrap();
+    let d = e.case_detail("a").unwrap();
     assert_eq!(d.case.case_id, "a");
     assert_eq!(d.meta.origin, "imported");
     assert!(!d.meta.excluded);
@@ -123,16 +123,16 @@ fn detail_tells_origin_exclusion_and_the_names_of_clause_and_card() {
     assert_eq!(d.clause_label.as_deref(), Some("Care Management Events clause 1"));
     assert!(d.clause_short_title.as_deref().is_some_and(|t| !t.is_empty()));
     assert_eq!(d.card_status.as_deref(), Some("approved"), "the built-in card is in the library");
-    assert_eq!(e.cases_detail("b").unwrap().card_status, None, "no such card in the library");
+    assert_eq!(e.case_detail("b").unwrap().card_status, None, "no such card in the library");
 
     e.case_set_excluded("a", true, Some("duplicate of another case")).unwrap();
-    let d = e.cases_detail("a").unwrap();
+    let d = e.case_detail("a").unwrap();
     assert!(d.meta.excluded);
     assert_eq!(d.meta.excluded_reason.as_deref(), Some("duplicate of another case"));
     e.case_set_excluded("a", false, None).unwrap();
-    assert!(!e.cases_detail("a").unwrap().meta.excluded);
+    assert!(!e.case_detail("a").unwrap().meta.excluded);
 
-    assert_eq!(e.cases_detail("nope").unwrap_err().code.as_str(), "not_found");
+    assert_eq!(e.case_detail("nope").unwrap_err().code.as_str(), "not_found");
 }
 
 /// A dataset folder holds the cases split by type, the cards they name and a dataset card whose

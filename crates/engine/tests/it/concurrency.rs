@@ -3,7 +3,7 @@
 //! still cuts the limit, visibly.
 
 use psebench::api::models::ModelAddRequest;
-use psebench::evaluation::EvalRunRequest;
+use psebench::evaluation::EvaluationRunRequest;
 use psebench::jobs::concurrency::{ConcurrencyBound, ALLOWED, CEILING, CUTS, IN_FLIGHT};
 use psebench::jobs::Progress;
 use psebench::mock::{Fault, MockServer, Reply, Rule, Script, When};
@@ -38,7 +38,7 @@ fn script(latency_ms: u64, rate_limited_first: usize) -> Script {
 
 /// A model registered without any concurrency option (the default endpoint limit, 8).
 fn register(e: &psebench::api::Engine, mock: &MockServer) -> psebench::llm::ModelConfig {
-    e.models_add(&ModelAddRequest {
+    e.model_add(&ModelAddRequest {
         name: "plain".into(),
         kind: "openai-compatible".into(),
         model: "plain-id".into(),
@@ -46,11 +46,11 @@ fn register(e: &psebench::api::Engine, mock: &MockServer) -> psebench::llm::Mode
         ..Default::default()
     })
     .unwrap();
-    e.models_get("plain").unwrap().config
+    e.model_get("plain").unwrap().config
 }
 
-fn request(concurrency: u32) -> EvalRunRequest {
-    EvalRunRequest {
+fn request(concurrency: u32) -> EvaluationRunRequest {
+    EvaluationRunRequest {
         cases: "origin=demo".into(),
         model: "plain".into(),
         info_model: "plain".into(),
@@ -70,7 +70,7 @@ async fn a_run_lifts_the_endpoint_limit_to_its_concurrency_and_gives_it_back() {
     let cfg = register(&e, &mock);
     assert_eq!(cfg.concurrency, 8, "the default endpoint limit");
 
-    let plan = e.eval_plan(&request(32)).unwrap();
+    let plan = e.evaluation_plan(&request(32)).unwrap();
     assert_eq!(plan.concurrency.len(), 1, "three roles, one endpoint: {:?}", plan.concurrency);
     let c = &plan.concurrency[0];
     assert_eq!((c.asked, c.registered_limit, c.effective_limit, c.max_in_flight), (32, 8, 32, 32));
@@ -78,12 +78,12 @@ async fn a_run_lifts_the_endpoint_limit_to_its_concurrency_and_gives_it_back() {
     assert!(c.note.contains("registered for 8") && c.note.contains("lifts that to 32"), "{}", c.note);
     assert_eq!(c.models.len(), 3);
     // A run asking for fewer than the endpoint allows is bounded by its own workers.
-    let small = e.eval_plan(&request(4)).unwrap();
+    let small = e.evaluation_plan(&request(4)).unwrap();
     assert_eq!((small.concurrency[0].effective_limit, small.concurrency[0].max_in_flight), (8, 4));
 
     let mut events = e.jobs().subscribe();
-    let run = e.eval_create(&request(32)).unwrap();
-    let s = e.eval_execute(&run).await.unwrap();
+    let run = e.evaluation_create(&request(32)).unwrap();
+    let s = e.evaluation_execute(&run).await.unwrap();
     assert_eq!(s.status, "completed", "{:?}", s.message);
     assert!(mock.peak_in_flight() > 8, "the mock saw at most {} requests at once", mock.peak_in_flight());
     assert!(mock.peak_in_flight() <= 32, "never more than the run asked for: {}", mock.peak_in_flight());
@@ -108,8 +108,8 @@ async fn a_burst_of_rate_limits_cuts_the_lifted_limit_and_progress_shows_it() {
     e.demo_load().unwrap();
     register(&e, &mock);
     let mut events = e.jobs().subscribe();
-    let run = e.eval_create(&request(32)).unwrap();
-    let s = e.eval_execute(&run).await.unwrap();
+    let run = e.evaluation_create(&request(32)).unwrap();
+    let s = e.evaluation_execute(&run).await.unwrap();
     assert_eq!(s.status, "completed", "{:?}", s.message);
     let mut seen: Vec<Progress> = Vec::new();
     while let Ok(p) = events.try_recv() {

@@ -3,7 +3,7 @@
 
 use psebench::api::models::ModelAddRequest;
 use psebench::api::{Engine, EngineOptions};
-use psebench::evaluation::EvalRunRequest;
+use psebench::evaluation::EvaluationRunRequest;
 use psebench::llm::retry::RetryPolicy;
 use psebench::llm::ClientOptions;
 use psebench::metrics::{compute, MetricsOptions};
@@ -91,7 +91,7 @@ pub fn register(e: &Engine, mock: &MockServer) {
         ("info", "openai-compatible", mock.openai_base()),
         ("judge", "openai-compatible", mock.openai_base()),
     ] {
-        e.models_add(&ModelAddRequest {
+        e.model_add(&ModelAddRequest {
             name: name.into(),
             kind: kind.into(),
             model: format!("{name}-id"),
@@ -108,7 +108,7 @@ pub fn register(e: &Engine, mock: &MockServer) {
 pub fn cases_file(e: &Engine, dir: &std::path::Path) -> std::path::PathBuf {
     e.demo_load().unwrap();
     let p = dir.join("few.jsonl");
-    let cases: Vec<_> = CASES.iter().map(|id| e.cases_show(id).unwrap()).collect();
+    let cases: Vec<_> = CASES.iter().map(|id| e.case_show(id).unwrap()).collect();
     psebench::case::io::write_cases(&p, &cases).unwrap();
     p
 }
@@ -122,7 +122,7 @@ async fn three_kinds_of_model_through_the_whole_environment() {
     let file = cases_file(&e, dir.path());
     let mut runs = Vec::new();
     for model in ["asker", "direct", "garbage"] {
-        let req = EvalRunRequest {
+        let req = EvaluationRunRequest {
             cases: file.display().to_string(),
             model: model.into(),
             info_model: "info".into(),
@@ -131,20 +131,20 @@ async fn three_kinds_of_model_through_the_whole_environment() {
             concurrency: 2,
             ..Default::default()
         };
-        let plan = e.eval_plan(&req).unwrap();
+        let plan = e.evaluation_plan(&req).unwrap();
         assert_eq!(plan.cases, 4);
         assert!(!plan.sends_data_off_machine, "the mock is on loopback");
         assert!(plan.estimate.usd.unwrap() > 0.0);
-        let run = e.eval_create(&req).unwrap();
-        let s = e.eval_execute(&run).await.unwrap();
+        let run = e.evaluation_create(&req).unwrap();
+        let s = e.evaluation_execute(&run).await.unwrap();
         assert_eq!(s.status, "completed", "{model}: {:?}", s.message);
         assert_eq!(s.counts.done, 4);
         runs.push(run);
     }
-    let cases: Vec<_> = CASES.iter().map(|id| e.cases_show(id).unwrap()).collect();
+    let cases: Vec<_> = CASES.iter().map(|id| e.case_show(id).unwrap()).collect();
 
     // The asker: ASK → info (answered, first field, unknown field dropped) → ANSWER; judged when correct.
-    let asker = e.eval_trajectories(&runs[0]).unwrap();
+    let asker = e.evaluation_trajectories(&runs[0]).unwrap();
     for t in &asker {
         let case = cases.iter().find(|c| c.case_id == t.case_id).unwrap();
         assert_eq!(t.model, "asker");
@@ -168,14 +168,14 @@ async fn three_kinds_of_model_through_the_whole_environment() {
         assert!(t.usage.prompt_tokens > 0 && t.usage.completion_tokens > 0);
     }
     // The direct model: one turn, fenced JSON repaired.
-    for t in e.eval_trajectories(&runs[1]).unwrap() {
+    for t in e.evaluation_trajectories(&runs[1]).unwrap() {
         assert_eq!(t.turns.len(), 1);
         let Turn::Eval(only) = &t.turns[0] else { panic!() };
         assert_eq!(only.action, Some(Action::Answer));
         assert!(only.extra["parse_notes"].to_string().contains("code fence"));
     }
     // Garbage: recorded raw, no verdict, an error that says why.
-    for t in e.eval_trajectories(&runs[2]).unwrap() {
+    for t in e.evaluation_trajectories(&runs[2]).unwrap() {
         assert!(t.final_answer.is_none());
         let Turn::Eval(only) = &t.turns[0] else { panic!() };
         assert_eq!(only.raw, "Honestly, I cannot tell.");
@@ -197,7 +197,7 @@ async fn three_kinds_of_model_through_the_whole_environment() {
     let mut exported = Vec::new();
     for r in &runs {
         let p = dir.path().join(format!("{r}.jsonl"));
-        assert_eq!(e.eval_export(r, &p).unwrap(), 4);
+        assert_eq!(e.evaluation_export(r, &p).unwrap(), 4);
         exported.extend(psebench::trajectory::io::read_trajectories(&p).unwrap());
     }
     let from_files = compute(&cases, &exported, &opts);
@@ -236,7 +236,7 @@ async fn three_kinds_of_model_through_the_whole_environment() {
     assert_eq!(stages, ["eval", "info", "judge"].iter().map(|s| s.to_string()).collect());
 
     // Re-importing the exported trajectories creates separate, completed runs with the same scores.
-    let again = e.eval_import(&dir.path().join(format!("{}.jsonl", runs[1]))).unwrap();
+    let again = e.evaluation_import(&dir.path().join(format!("{}.jsonl", runs[1]))).unwrap();
     assert_eq!(again.len(), 1);
     assert_ne!(again[0], runs[1]);
     let m = e.metrics_for_runs(&again, &opts).unwrap();
@@ -252,7 +252,7 @@ async fn a_cancelled_run_resumes_without_repeating_paid_calls() {
     let e = engine(dir.path());
     register(&e, &mock);
     let file = cases_file(&e, dir.path());
-    let req = EvalRunRequest {
+    let req = EvaluationRunRequest {
         cases: file.display().to_string(),
         model: "asker".into(),
         info_model: "info".into(),
@@ -261,7 +261,7 @@ async fn a_cancelled_run_resumes_without_repeating_paid_calls() {
         repeat: 2,
         ..Default::default()
     };
-    let run = e.eval_create(&req).unwrap();
+    let run = e.evaluation_create(&req).unwrap();
     // Cancel as soon as the first case is committed.
     let mut rx = e.jobs().subscribe();
     let e2 = e.clone();
@@ -269,25 +269,25 @@ async fn a_cancelled_run_resumes_without_repeating_paid_calls() {
     let watcher = tokio::spawn(async move {
         while let Ok(p) = rx.recv().await {
             if p.run_id == run2 && p.done >= 1 {
-                e2.eval_cancel(&run2).unwrap();
+                e2.evaluation_cancel(&run2).unwrap();
                 break;
             }
         }
     });
-    let s = e.eval_execute(&run).await.unwrap();
+    let s = e.evaluation_execute(&run).await.unwrap();
     watcher.await.unwrap();
     assert_eq!(s.status, "cancelled");
     assert!(s.counts.done >= 1 && s.counts.done < 8, "{:?}", s.counts);
     assert!(s.message.unwrap().contains("Resume"));
     let before_resume = mock.request_count();
     let done_before = s.counts.done;
-    let s = e.eval_execute(&run).await.unwrap();
+    let s = e.evaluation_execute(&run).await.unwrap();
     assert_eq!(s.status, "completed");
     assert_eq!(s.counts.done, 8);
     // Each unfinished item costs at most its own calls (3 or 4 per case); nothing done is redone.
     let resumed_calls = mock.request_count() - before_resume;
     assert!(resumed_calls <= (8 - done_before) * 4, "{resumed_calls} calls for {} items", 8 - done_before);
-    let list = e.eval_list().unwrap();
+    let list = e.evaluation_list().unwrap();
     assert_eq!(list.iter().find(|r| r.run.run_id == run).unwrap().run.status, "completed");
     // consistency over the two repeats is reported
     let m = e.metrics_for_runs(&[run], &MetricsOptions::default()).unwrap();
@@ -329,7 +329,7 @@ async fn a_rationale_reaches_the_judge_fenced_as_data() {
     let dir = tempfile::tempdir().unwrap();
     let e = engine(dir.path());
     register(&e, &mock);
-    e.models_add(&ModelAddRequest {
+    e.model_add(&ModelAddRequest {
         name: "sly".into(),
         kind: "openai-compatible".into(),
         model: "sly-id".into(),
@@ -339,7 +339,7 @@ async fn a_rationale_reaches_the_judge_fenced_as_data() {
     })
     .unwrap();
     let file = cases_file(&e, dir.path());
-    let req = EvalRunRequest {
+    let req = EvaluationRunRequest {
         cases: file.display().to_string(),
         model: "sly".into(),
         info_model: "info".into(),
@@ -347,11 +347,11 @@ async fn a_rationale_reaches_the_judge_fenced_as_data() {
         concurrency: 1,
         ..Default::default()
     };
-    let run = e.eval_create(&req).unwrap();
-    let summary = e.eval_execute(&run).await.unwrap();
+    let run = e.evaluation_create(&req).unwrap();
+    let summary = e.evaluation_execute(&run).await.unwrap();
     assert_eq!(summary.status, "completed", "{:?}", summary.message);
     // The stored rationale is the model's own text, unchanged.
-    let stored = e.eval_trajectories(&run).unwrap();
+    let stored = e.evaluation_trajectories(&run).unwrap();
     assert!(stored.iter().any(|t| t.judge.is_some()));
 
     let judged: Vec<_> = mock.requests().into_iter().filter(|r| r.rule.as_deref() == Some("judge")).collect();
@@ -386,10 +386,10 @@ async fn imported_run_ids_that_are_paths_are_refused_and_exports_stay_inside() {
     e.demo_load().unwrap();
     let runs = e.demo_example_results().unwrap().run_ids;
     let good = dir.path().join("good.jsonl");
-    e.eval_export(&runs[0], &good).unwrap();
+    e.evaluation_export(&runs[0], &good).unwrap();
     let lines: Vec<String> = std::fs::read_to_string(&good).unwrap().lines().map(str::to_string).collect();
     assert!(lines.len() >= 2);
-    let before = e.eval_list().unwrap().len();
+    let before = e.evaluation_list().unwrap().len();
     let work = dir.path().join("a").join("b").join("c").join("d");
     std::fs::create_dir_all(&work).unwrap();
     for bad in ["../../../../outside/x", "/tmp/x", ".hidden"] {
@@ -399,19 +399,19 @@ async fn imported_run_ids_that_are_paths_are_refused_and_exports_stay_inside() {
         ls[1] = v.to_string();
         let file = work.join("trajectories.jsonl");
         std::fs::write(&file, ls.join("\n") + "\n").unwrap();
-        let err = e.eval_import(&file).unwrap_err();
+        let err = e.evaluation_import(&file).unwrap_err();
         let expected = format!("{}:2: the run id \"{bad}\"", file.display());
         assert!(err.message.starts_with(&expected), "{}", err.message);
-        assert_eq!(e.eval_list().unwrap().len(), before, "nothing was imported");
+        assert_eq!(e.evaluation_list().unwrap().len(), before, "nothing was imported");
     }
     assert!(!dir.path().join("outside").exists());
     assert!(!work.join("../../../../outside").exists());
 
     // The download keeps its friendly name; a path-like run id is simply not found.
     let owner = psebench::api::rpc::Caller::Owner;
-    let d = psebench::api::rpc::call(&e, &owner, "eval.export", json!({"run_id": runs[0]})).await.unwrap();
+    let d = psebench::api::rpc::call(&e, &owner, "evaluation.export", json!({"run_id": runs[0]})).await.unwrap();
     assert_eq!(d["file_name"], format!("{}.trajectories.jsonl", runs[0]));
-    let err = psebench::api::rpc::call(&e, &owner, "eval.export", json!({"run_id": "../../../../outside/x"}))
+    let err = psebench::api::rpc::call(&e, &owner, "evaluation.export", json!({"run_id": "../../../../outside/x"}))
         .await
         .unwrap_err();
     assert_eq!(err.code.as_str(), "not_found", "{}", err.message);
@@ -430,7 +430,7 @@ async fn two_engines_resuming_one_run_execute_it_once() {
     let (first, second) = two_engines(dir.path());
     register(&first, &mock);
     let file = cases_file(&first, dir.path());
-    let req = EvalRunRequest {
+    let req = EvaluationRunRequest {
         cases: file.display().to_string(),
         model: "direct".into(),
         info_model: "info".into(),
@@ -438,8 +438,8 @@ async fn two_engines_resuming_one_run_execute_it_once() {
         concurrency: 1,
         ..Default::default()
     };
-    let run = first.eval_create(&req).unwrap();
-    let (a, b) = tokio::join!(first.eval_execute(&run), second.eval_execute(&run));
+    let run = first.evaluation_create(&req).unwrap();
+    let (a, b) = tokio::join!(first.evaluation_execute(&run), second.evaluation_execute(&run));
     let (done, refused) = match (a, b) {
         (Ok(s), Err(e)) | (Err(e), Ok(s)) => (s, e),
         (a, b) => panic!("expected exactly one executor, got {:?} and {:?}", a.map(|s| s.status), b.map(|s| s.status)),
@@ -465,27 +465,27 @@ async fn a_run_whose_holder_went_silent_is_taken_over() {
     let (first, second) = two_engines(dir.path());
     register(&first, &mock);
     let file = cases_file(&first, dir.path());
-    let req = EvalRunRequest {
+    let req = EvaluationRunRequest {
         cases: file.display().to_string(),
         model: "direct".into(),
         info_model: "info".into(),
         judge_model: "judge".into(),
         ..Default::default()
     };
-    let run = first.eval_create(&req).unwrap();
+    let run = first.evaluation_create(&req).unwrap();
     // The first engine claimed the run and then went silent.
     first.store().with_conn(|c| psebench::jobs::claim(c, &run, first.jobs().owner())).unwrap();
-    let err = second.eval_execute(&run).await.unwrap_err();
+    let err = second.evaluation_execute(&run).await.unwrap_err();
     assert_eq!(err.code, psebench::ErrorCode::Conflict, "{}", err.message);
     // The app's resume request is refused at once, not in the background.
     let owner = psebench::api::rpc::Caller::Owner;
-    let err = psebench::api::rpc::call(&second, &owner, "eval.resume", json!({"run_id": run})).await.unwrap_err();
+    let err = psebench::api::rpc::call(&second, &owner, "evaluation.resume", json!({"run_id": run})).await.unwrap_err();
     assert!(err.message.starts_with("This run is already running in "), "{}", err.message);
     first
         .store()
         .with_conn(|c| c.execute("UPDATE runs SET heartbeat_at = '2020-01-01T00:00:00.000Z' WHERE run_id = ?1", [&run]))
         .unwrap();
-    let s = second.eval_execute(&run).await.unwrap();
+    let s = second.evaluation_execute(&run).await.unwrap();
     assert_eq!((s.status.as_str(), s.counts.done), ("completed", 4));
     let paid = mock.requests().iter().filter(|r| r.model == "direct-id").count();
     assert_eq!(paid, CASES.len());
@@ -529,7 +529,7 @@ async fn rejudging_a_run_replaces_missing_judgements_and_the_metrics_say_how_man
     let dir = tempfile::tempdir().unwrap();
     let e = engine(dir.path());
     register(&e, &mock);
-    e.models_add(&ModelAddRequest {
+    e.model_add(&ModelAddRequest {
         name: "badjudge".into(),
         kind: "openai-compatible".into(),
         model: "badjudge-id".into(),
@@ -538,7 +538,7 @@ async fn rejudging_a_run_replaces_missing_judgements_and_the_metrics_say_how_man
     })
     .unwrap();
     let file = cases_file(&e, dir.path());
-    let req = EvalRunRequest {
+    let req = EvaluationRunRequest {
         cases: file.display().to_string(),
         model: "asker".into(),
         info_model: "info".into(),
@@ -546,8 +546,8 @@ async fn rejudging_a_run_replaces_missing_judgements_and_the_metrics_say_how_man
         concurrency: 2,
         ..Default::default()
     };
-    let run = e.eval_create(&req).unwrap();
-    assert_eq!(e.eval_execute(&run).await.unwrap().status, "completed");
+    let run = e.evaluation_create(&req).unwrap();
+    assert_eq!(e.evaluation_execute(&run).await.unwrap().status, "completed");
     let opts = psebench::metrics::MetricsOptions { bootstrap_resamples: 0, seed: 1 };
     let before = e.metrics_for_runs(std::slice::from_ref(&run), &opts).unwrap();
     let unjudged = before.models[0].m4_unjudged;
@@ -555,7 +555,7 @@ async fn rejudging_a_run_replaces_missing_judgements_and_the_metrics_say_how_man
     assert_eq!(before.models[0].m4, Some(0.0));
 
     let summary = e
-        .eval_rejudge(&psebench::evaluation::rejudge::RejudgeRequest {
+        .evaluation_rejudge(&psebench::evaluation::rejudge::RejudgeRequest {
             run_id: run.clone(),
             judge_model: "judge".into(),
             only_missing: true,
@@ -569,14 +569,14 @@ async fn rejudging_a_run_replaces_missing_judgements_and_the_metrics_say_how_man
     assert_eq!(after.models[0].m4_unjudged, 0);
     assert!(after.models[0].m4.unwrap() > 0.0);
     assert_eq!(after.models[0].m1, before.models[0].m1, "only the judgements changed");
-    let shown = e.eval_show(&run).unwrap();
+    let shown = e.evaluation_show(&run).unwrap();
     assert_eq!(shown.run.config.judge_model.as_deref(), Some("judge"));
     assert_eq!(shown.run.status, psebench::jobs::RunStatus::Completed);
-    let t = e.eval_trajectories(&run).unwrap();
+    let t = e.evaluation_trajectories(&run).unwrap();
     assert!(t.iter().filter_map(|t| t.judge.as_ref()).all(|j| j.extra.get("model") == Some(&json!("judge"))));
 
     let again = e
-        .eval_rejudge(&psebench::evaluation::rejudge::RejudgeRequest {
+        .evaluation_rejudge(&psebench::evaluation::rejudge::RejudgeRequest {
             run_id: run.clone(),
             judge_model: "judge".into(),
             only_missing: true,
@@ -598,7 +598,7 @@ fn table_downloads_guard_model_names_that_look_like_formulas() {
     e.demo_load().unwrap();
     let runs = e.demo_example_results().unwrap().run_ids;
     let file = dir.path().join("t.jsonl");
-    e.eval_export(&runs[0], &file).unwrap();
+    e.evaluation_export(&runs[0], &file).unwrap();
     let hostile = ["=HYPERLINK(\"http://x\",\"y\")", "+1+2", "-2+3", "@SUM(A1)", "\tx", "\rx"];
     let mut imported = Vec::new();
     for (k, name) in hostile.iter().enumerate() {
@@ -614,7 +614,7 @@ fn table_downloads_guard_model_names_that_look_like_formulas() {
             .collect();
         let f = dir.path().join(format!("h{k}.jsonl"));
         std::fs::write(&f, text).unwrap();
-        imported.extend(e.eval_import(&f).unwrap());
+        imported.extend(e.evaluation_import(&f).unwrap());
     }
     let empty = psebench::metrics::MetricsReport { models: Vec::new(), paired_tests: Vec::new() };
     let pack = psebench::policy::builtin_pack("mn29").unwrap();

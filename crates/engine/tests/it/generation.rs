@@ -7,7 +7,7 @@ use psebench::api::cards::CardAuditRequest;
 use psebench::api::models::ModelAddRequest;
 use psebench::api::Engine;
 use psebench::card::AuditStatus;
-use psebench::generation::{GenCandidateFilter, GenRequest};
+use psebench::generation::{GenerationCandidateFilter, GenerationRequest};
 use psebench::mock::{MockServer, Reply, Rule, Script, When};
 use serde_json::{json, Value};
 use std::collections::HashSet;
@@ -236,7 +236,7 @@ pub fn script_with(front: Vec<Rule>) -> Script {
 pub fn setup(dir: &std::path::Path, mock: &MockServer) -> Engine {
     let e = super::eval::engine(dir);
     for name in ["writer", "checker"] {
-        e.models_add(&ModelAddRequest {
+        e.model_add(&ModelAddRequest {
             name: name.into(),
             kind: "openai-compatible".into(),
             model: format!("{name}-id"),
@@ -265,8 +265,8 @@ pub fn setup(dir: &std::path::Path, mock: &MockServer) -> Engine {
     e
 }
 
-pub fn request(cards: &str, anchors: u32) -> GenRequest {
-    GenRequest {
+pub fn request(cards: &str, anchors: u32) -> GenerationRequest {
+    GenerationRequest {
         cards: cards.into(),
         anchors_per_card: anchors,
         model: "writer".into(),
@@ -298,7 +298,7 @@ async fn a_card_that_passes_first_time_becomes_two_cases_with_full_provenance() 
     let dir = tempfile::tempdir().unwrap();
     let e = setup(dir.path(), &mock);
     let req = request(REP, 1);
-    let plan = e.gen_plan(&req).unwrap();
+    let plan = e.generation_plan(&req).unwrap();
     assert_eq!((plan.cards, plan.units, plan.candidates), (1, 1, 2));
     assert_eq!(plan.candidates_by_type.get("missing"), Some(&1));
     assert!(!plan.sends_data_off_machine, "the mock is on loopback");
@@ -313,14 +313,14 @@ async fn a_card_that_passes_first_time_becomes_two_cases_with_full_provenance() 
     );
     assert_eq!(mock.request_count(), 0, "planning sends nothing");
 
-    let run = e.gen_create(&req).unwrap();
-    let s = e.gen_execute(&run).await.unwrap();
+    let run = e.generation_create(&req).unwrap();
+    let s = e.generation_execute(&run).await.unwrap();
     assert_eq!(s.status, "completed", "{:?}", s.message);
     assert_eq!((s.counts.accepted, s.counts.dropped, s.counts.retries), (2, 0, 0));
     assert_eq!(s.counts.calls, 9, "2 instantiation + 3 narration + 1 screen + 3 missing calls");
     assert!(s.counts.input_tokens > 0 && s.counts.cost_usd > 0.0);
 
-    let cands = e.gen_candidates(&run, &GenCandidateFilter::default()).unwrap();
+    let cands = e.generation_candidates(&run, &GenerationCandidateFilter::default()).unwrap();
     let parent = cands.iter().find(|c| c.missing_variant_id.is_none()).unwrap();
     let child = cands.iter().find(|c| c.missing_variant_id.is_some()).unwrap();
     assert_eq!(
@@ -331,7 +331,7 @@ async fn a_card_that_passes_first_time_becomes_two_cases_with_full_provenance() 
     assert_eq!(child.candidate_id, format!("{}__missing_injury_outcome", parent.candidate_id));
     assert!(parent.anchor_id.starts_with("syn_CareManagement_7_Fall_"), "sampled from the card's clause bucket");
 
-    let case = e.cases_show(parent.case_id.as_ref().unwrap()).unwrap();
+    let case = e.case_show(parent.case_id.as_ref().unwrap()).unwrap();
     assert_eq!(case.case_type.as_str(), "complete");
     assert_eq!(case.gold_verdict.as_str(), "Reportable");
     assert_eq!(case.gold_clause.as_deref(), Some("Care Management Events clause 7"));
@@ -352,7 +352,7 @@ async fn a_card_that_passes_first_time_becomes_two_cases_with_full_provenance() 
         e.cases_list(&Default::default()).unwrap().into_iter().find(|c| c.case_id == case.case_id).unwrap().origin;
     assert_eq!(origin, "generated");
 
-    let missing = e.cases_show(child.case_id.as_ref().unwrap()).unwrap();
+    let missing = e.case_show(child.case_id.as_ref().unwrap()).unwrap();
     assert_eq!(missing.case_type.as_str(), "missing");
     assert_eq!(missing.gold_verdict.as_str(), "Reportable", "a missing case keeps its parent's verdict");
     assert_eq!(missing.masked_elements, vec!["injury_outcome", "outcome_type"]);
@@ -400,7 +400,7 @@ async fn a_card_that_passes_first_time_becomes_two_cases_with_full_provenance() 
     }
 
     // Provenance: the missing case tells the whole story, parent's stages first.
-    let p = e.gen_provenance(&missing.case_id).unwrap();
+    let p = e.generation_provenance(&missing.case_id).unwrap();
     let stages: Vec<(String, u32, bool)> = p.attempts.iter().map(|a| (a.stage.clone(), a.attempt, a.passed)).collect();
     assert_eq!(
         stages,
@@ -439,7 +439,7 @@ async fn a_card_that_passes_first_time_becomes_two_cases_with_full_provenance() 
     assert_eq!(p.attempts[3].verifier.as_ref().unwrap()["per_bc_check"][0]["leak_verdict"], "indeterminate");
     assert!(p.case.is_some() && p.anchor_text.is_some() && p.card_version == Some(1));
 
-    let st = e.gen_stats(&run).unwrap();
+    let st = e.generation_stats(&run).unwrap();
     let w: Vec<Vec<u64>> = st.winning_attempts.iter().map(|r| r.attempts.clone()).collect();
     assert_eq!(w, vec![vec![2, 0, 0], vec![2, 0, 0], vec![1, 0, 0]]);
     assert_eq!(st.success.iter().map(|r| r.success_pct).collect::<Vec<_>>(), vec![Some(100.0), Some(100.0), None]);
@@ -472,8 +472,8 @@ async fn instantiation_passes_on_attempt_two_after_the_verifiers_feedback() {
     let e = setup(dir.path(), &mock);
     let mut req = request(REP, 1);
     req.include_missing = false;
-    let run = e.gen_create(&req).unwrap();
-    let s = e.gen_execute(&run).await.unwrap();
+    let run = e.generation_create(&req).unwrap();
+    let s = e.generation_execute(&run).await.unwrap();
     assert_eq!((s.status.as_str(), s.counts.accepted, s.counts.retries), ("completed", 1, 1));
     // The second Instantiator request carried the issue and the failed candidate.
     let inst: Vec<String> = mock
@@ -494,12 +494,12 @@ async fn instantiation_passes_on_attempt_two_after_the_verifiers_feedback() {
         case.elements[1].value.as_deref().unwrap().contains("subdural"),
         "the accepted record is the corrected one"
     );
-    let p = e.gen_provenance(&case.case_id).unwrap();
+    let p = e.generation_provenance(&case.case_id).unwrap();
     assert_eq!((p.attempts[0].attempt, p.attempts[0].passed), (1, false));
     assert_eq!(p.attempts[0].issues, vec![issue.to_string()]);
     assert!(p.attempts[0].guard_findings.is_empty(), "this failure came from the verifier");
     assert_eq!((p.attempts[1].attempt, p.attempts[1].passed), (2, true));
-    let st = e.gen_stats(&run).unwrap();
+    let st = e.generation_stats(&run).unwrap();
     assert_eq!(st.winning_attempts[0].attempts, vec![0, 1, 0]);
 }
 
@@ -513,23 +513,31 @@ async fn a_narration_that_fails_three_times_is_dropped_with_its_reason_kept() {
     let mock = MockServer::start(script_with(front), 0).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let e = setup(dir.path(), &mock);
-    let run = e.gen_create(&request(REP, 1)).unwrap();
-    let s = e.gen_execute(&run).await.unwrap();
+    let run = e.generation_create(&request(REP, 1)).unwrap();
+    let s = e.generation_execute(&run).await.unwrap();
     assert_eq!(s.status, "completed", "a dropped candidate is a finished candidate");
     assert_eq!((s.counts.accepted, s.counts.dropped, s.counts.skipped), (0, 1, 1));
     assert!(e.cases_all(&Default::default()).unwrap().iter().all(|c| c.clause_card_id != REP), "no case was stored");
-    let cands =
-        e.gen_candidates(&run, &GenCandidateFilter { status: Some("dropped".into()), ..Default::default() }).unwrap();
+    let cands = e
+        .generation_candidates(
+            &run,
+            &GenerationCandidateFilter { status: Some("dropped".into()), ..Default::default() },
+        )
+        .unwrap();
     assert_eq!(cands.len(), 1);
     let d = &cands[0];
     assert_eq!(d.drop_stage.as_deref(), Some("narration"));
     assert!(d.drop_reason.as_deref().unwrap().contains("ISSUE-88"), "{:?}", d.drop_reason);
     assert!(d.case_id.is_none());
-    let skipped =
-        e.gen_candidates(&run, &GenCandidateFilter { status: Some("skipped".into()), ..Default::default() }).unwrap();
+    let skipped = e
+        .generation_candidates(
+            &run,
+            &GenerationCandidateFilter { status: Some("skipped".into()), ..Default::default() },
+        )
+        .unwrap();
     assert_eq!(skipped[0].drop_stage.as_deref(), Some("parent"));
     // The dropped candidate's story: one instantiation, three narrations, each retry fed back.
-    let p = e.gen_provenance(&d.candidate_id).unwrap();
+    let p = e.generation_provenance(&d.candidate_id).unwrap();
     assert!(p.case.is_none());
     let stages: Vec<(String, u32, bool)> = p.attempts.iter().map(|a| (a.stage.clone(), a.attempt, a.passed)).collect();
     assert_eq!(
@@ -546,7 +554,7 @@ async fn a_narration_that_fails_three_times_is_dropped_with_its_reason_kept() {
     let narrator_calls: Vec<_> =
         p.attempts.iter().filter(|a| a.stage == "narration").map(|a| a.calls[0].request.to_string()).collect();
     assert!(narrator_calls[1].contains("ISSUE-88") && narrator_calls[2].contains("This is attempt 3"));
-    let st = e.gen_stats(&run).unwrap();
+    let st = e.generation_stats(&run).unwrap();
     assert_eq!(st.success[0].success_pct, Some(0.0));
     assert_eq!(st.success[1].initiated, 0, "the variant was never started");
     assert_eq!(
@@ -571,8 +579,8 @@ async fn a_missing_narrative_that_leaks_a_withheld_value_is_caught_before_the_ve
     let mock = MockServer::start(script_with(front), 0).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let e = setup(dir.path(), &mock);
-    let run = e.gen_create(&request(REP, 1)).unwrap();
-    let s = e.gen_execute(&run).await.unwrap();
+    let run = e.generation_create(&request(REP, 1)).unwrap();
+    let s = e.generation_execute(&run).await.unwrap();
     assert_eq!((s.status.as_str(), s.counts.accepted), ("completed", 2));
     assert_eq!(
         mock.requests().iter().filter(|r| r.rule.as_deref() == Some("mver")).count(),
@@ -583,7 +591,7 @@ async fn a_missing_narrative_that_leaks_a_withheld_value_is_caught_before_the_ve
     let missing =
         e.cases_all(&Default::default()).unwrap().into_iter().find(|c| c.case_type.as_str() == "missing").unwrap();
     assert!(!missing.narrative.contains("femoral"));
-    let p = e.gen_provenance(&missing.case_id).unwrap();
+    let p = e.generation_provenance(&missing.case_id).unwrap();
     let m: Vec<_> = p.attempts.iter().filter(|a| a.stage == "missing_narration").collect();
     assert_eq!(m.len(), 2);
     assert!(
@@ -595,7 +603,7 @@ async fn a_missing_narrative_that_leaks_a_withheld_value_is_caught_before_the_ve
     assert!(m[1].passed);
     let second = user_text(&m[1].calls[0].request.to_string());
     assert!(second.contains("withheld slot injury_outcome"), "the guard's finding is fed back like a verifier issue");
-    assert_eq!(e.gen_stats(&run).unwrap().winning_attempts[2].attempts, vec![0, 1, 0]);
+    assert_eq!(e.generation_stats(&run).unwrap().winning_attempts[2].attempts, vec![0, 1, 0]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -613,10 +621,10 @@ async fn an_uncertain_card_uses_both_phases_without_missing_variants_and_its_ban
     let dir = tempfile::tempdir().unwrap();
     let e = setup(dir.path(), &mock);
     let req = request(UNC, 2);
-    let plan = e.gen_plan(&req).unwrap();
+    let plan = e.generation_plan(&req).unwrap();
     assert_eq!((plan.units, plan.candidates), (2, 2), "no missing follow-up for Uncertain cards");
-    let run = e.gen_create(&GenRequest { concurrency: 1, ..req }).unwrap();
-    let s = e.gen_execute(&run).await.unwrap();
+    let run = e.generation_create(&GenerationRequest { concurrency: 1, ..req }).unwrap();
+    let s = e.generation_execute(&run).await.unwrap();
     assert_eq!((s.status.as_str(), s.counts.accepted, s.counts.total), ("completed", 2, 2));
     let cases: Vec<_> =
         e.cases_all(&Default::default()).unwrap().into_iter().filter(|c| c.clause_card_id == UNC).collect();
@@ -629,8 +637,8 @@ async fn an_uncertain_card_uses_both_phases_without_missing_variants_and_its_ban
         assert!(!c.narrative.contains("inconclusive"));
     }
     let first = e
-        .gen_provenance(
-            &cases.iter().find(|c| e.gen_provenance(&c.case_id).unwrap().attempts.len() == 4).unwrap().case_id,
+        .generation_provenance(
+            &cases.iter().find(|c| e.generation_provenance(&c.case_id).unwrap().attempts.len() == 4).unwrap().case_id,
         )
         .unwrap();
     assert!(
@@ -638,7 +646,7 @@ async fn an_uncertain_card_uses_both_phases_without_missing_variants_and_its_ban
         "{:?}",
         first.attempts[1].guard_findings
     );
-    let st = e.gen_stats(&run).unwrap();
+    let st = e.generation_stats(&run).unwrap();
     assert_eq!(st.success[2].success_pct, Some(100.0));
     assert_eq!(st.narrative_length[2].n, 2);
 }
@@ -672,9 +680,9 @@ async fn a_run_stopped_midway_resumes_in_a_new_process_with_the_same_cases_and_n
     let mock_ref = MockServer::start(script_with(vec![]), 0).await.unwrap();
     let dir_ref = tempfile::tempdir().unwrap();
     let e_ref = setup(dir_ref.path(), &mock_ref);
-    let req = GenRequest { concurrency: 1, ..request(&format!("{REP},{UNC}"), 3) };
-    let run_ref = e_ref.gen_create(&req).unwrap();
-    assert_eq!(e_ref.gen_execute(&run_ref).await.unwrap().status, "completed");
+    let req = GenerationRequest { concurrency: 1, ..request(&format!("{REP},{UNC}"), 3) };
+    let run_ref = e_ref.generation_create(&req).unwrap();
+    assert_eq!(e_ref.generation_execute(&run_ref).await.unwrap().status, "completed");
     let reference = cases_of(&e_ref, &run_ref);
     assert_eq!(reference.len(), 9, "3 complete + 3 missing + 3 uncertain");
 
@@ -682,18 +690,18 @@ async fn a_run_stopped_midway_resumes_in_a_new_process_with_the_same_cases_and_n
     let mock = MockServer::start(script_with(vec![]), 0).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let e = setup(dir.path(), &mock);
-    let run = e.gen_create(&req).unwrap();
+    let run = e.generation_create(&req).unwrap();
     let mut rx = e.jobs().subscribe();
     let (e2, run2) = (e.clone(), run.clone());
     let watcher = tokio::spawn(async move {
         while let Ok(p) = rx.recv().await {
             if p.run_id == run2 && p.counter("attempts") >= 4.0 {
-                e2.gen_cancel(&run2).unwrap();
+                e2.generation_cancel(&run2).unwrap();
                 break;
             }
         }
     });
-    let s = e.gen_execute(&run).await.unwrap();
+    let s = e.generation_execute(&run).await.unwrap();
     watcher.await.unwrap();
     assert_eq!(s.status, "cancelled", "{:?}", s.message);
     assert!(s.counts.done < s.counts.total, "{:?}", s.counts);
@@ -702,9 +710,9 @@ async fn a_run_stopped_midway_resumes_in_a_new_process_with_the_same_cases_and_n
     drop(e);
 
     let e_new = super::eval::engine(dir.path());
-    let listed = e_new.gen_list().unwrap();
+    let listed = e_new.generation_list().unwrap();
     assert_eq!(listed[0].status, "cancelled");
-    let s = e_new.gen_execute(&run).await.unwrap();
+    let s = e_new.generation_execute(&run).await.unwrap();
     assert_eq!(s.status, "completed", "{:?}", s.message);
     assert_eq!(s.counts.accepted, 9);
     assert_eq!(cases_of(&e_new, &run), reference, "the resumed run made exactly the cases of the uninterrupted one");
@@ -715,7 +723,7 @@ async fn a_run_stopped_midway_resumes_in_a_new_process_with_the_same_cases_and_n
     assert_eq!(mock.request_count(), mock_ref.request_count());
     assert!(mock.request_count() > sent_before, "the resume did real work");
     // Executing a completed run again does nothing.
-    let again = e_new.gen_execute(&run).await.unwrap();
+    let again = e_new.generation_execute(&run).await.unwrap();
     assert_eq!(again.status, "completed");
     assert_eq!(mock.request_count(), mock_ref.request_count());
 }
@@ -733,25 +741,27 @@ async fn plans_explain_what_cannot_be_generated() {
         notes: None,
     })
     .unwrap();
-    let p = e.gen_plan(&request(UNC, 1)).unwrap();
+    let p = e.generation_plan(&request(UNC, 1)).unwrap();
     assert_eq!(p.unapproved_cards, vec![UNC.to_string()]);
     assert!(p.warnings.iter().any(|w| w.contains("not approved")), "{:?}", p.warnings);
-    let by_clause = e.gen_plan(&request(FALL, 1)).unwrap();
+    let by_clause = e.generation_plan(&request(FALL, 1)).unwrap();
     assert!(by_clause.unapproved_cards.is_empty());
     // More anchors than the bucket holds: all of them, with a warning.
-    let p = e.gen_plan(&request(REP, 50)).unwrap();
+    let p = e.generation_plan(&request(REP, 50)).unwrap();
     assert_eq!(p.units, 4);
     assert!(p.warnings.iter().any(|w| w.contains("only 4 anchor")), "{:?}", p.warnings);
     // Only imported anchors: there are none yet.
-    let err = e.gen_plan(&GenRequest { anchor_origin: Some("imported".into()), ..request(REP, 2) }).unwrap_err();
+    let err = e
+        .generation_plan(&GenerationRequest { anchor_origin: Some("imported".into()), ..request(REP, 2) })
+        .unwrap_err();
     assert!(err.message.contains("anchors"), "{}", err.message);
-    let err = e.gen_plan(&request("NoSuchCard", 2)).unwrap_err();
+    let err = e.generation_plan(&request("NoSuchCard", 2)).unwrap_err();
     assert_eq!(err.code, psebench::ErrorCode::NotFound);
-    let err = e.gen_plan(&GenRequest { model: "nobody".into(), ..request(REP, 2) }).unwrap_err();
+    let err = e.generation_plan(&GenerationRequest { model: "nobody".into(), ..request(REP, 2) }).unwrap_err();
     assert_eq!(err.code, psebench::ErrorCode::NotFound);
     // The same seed samples the same anchors; another seed may not.
-    let a = e.gen_plan(&request("all", 2)).unwrap();
-    let b = e.gen_plan(&request("all", 2)).unwrap();
+    let a = e.generation_plan(&request("all", 2)).unwrap();
+    let b = e.generation_plan(&request("all", 2)).unwrap();
     assert_eq!(a, b);
     assert!(a.cards > 100, "every approved built-in card plus ours: {}", a.cards);
 }
@@ -766,10 +776,10 @@ async fn a_run_killed_during_a_call_resumes_and_repeats_only_the_call_that_was_i
     let mock = MockServer::start(Script { rules, ..Default::default() }, 0).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let e = setup(dir.path(), &mock);
-    let req = GenRequest { concurrency: 1, ..request(REP, 2) };
-    let run = e.gen_create(&req).unwrap();
+    let req = GenerationRequest { concurrency: 1, ..request(REP, 2) };
+    let run = e.generation_create(&req).unwrap();
     let (e2, run2) = (e.clone(), run.clone());
-    let task = tokio::spawn(async move { e2.gen_execute(&run2).await });
+    let task = tokio::spawn(async move { e2.generation_execute(&run2).await });
     let mut waited = 0;
     while !mock.requests().iter().any(|r| r.rule.as_deref() == Some("mver")) {
         assert!(waited < 1000, "the missing verifier was never called");
@@ -780,13 +790,13 @@ async fn a_run_killed_during_a_call_resumes_and_repeats_only_the_call_that_was_i
     let _ = task.await;
     drop(e);
     let e_new = super::eval::engine(dir.path());
-    let before = e_new.gen_show(&run).unwrap();
+    let before = e_new.generation_show(&run).unwrap();
     assert_eq!(
         (before.counts.accepted, before.counts.pending),
         (1, 3),
         "the complete case was committed before the kill"
     );
-    let s = e_new.gen_execute(&run).await.unwrap();
+    let s = e_new.generation_execute(&run).await.unwrap();
     assert_eq!((s.status.as_str(), s.counts.accepted), ("completed", 4), "{:?}", s.message);
     let bodies: Vec<(Option<String>, String)> =
         mock.requests().into_iter().map(|r| (r.rule, r.body.to_string())).collect();
@@ -803,15 +813,20 @@ async fn removing_an_anchor_before_resuming_drops_its_candidates_with_a_reason()
     let e = setup(dir.path(), &mock);
     let opts = psebench::anchor::AnchorImportOptions { clause_id: Some(FALL.into()), ..Default::default() };
     e.anchors_import_text("ours.jsonl", "{\"anchor_id\": \"o1\", \"text\": \"Slipped on a wet floor near the nurses' station.\"}\n{\"anchor_id\": \"o2\", \"text\": \"Rolled out of a stretcher in the corridor.\"}\n", &opts).unwrap();
-    let run = e.gen_create(&GenRequest { anchor_origin: Some("imported".into()), ..request(REP, 2) }).unwrap();
+    let run =
+        e.generation_create(&GenerationRequest { anchor_origin: Some("imported".into()), ..request(REP, 2) }).unwrap();
     e.anchors_remove(&["o2".to_string()]).unwrap();
-    let s = e.gen_execute(&run).await.unwrap();
+    let s = e.generation_execute(&run).await.unwrap();
     assert_eq!((s.status.as_str(), s.counts.accepted, s.counts.dropped), ("completed", 2, 2));
-    let gone =
-        e.gen_candidates(&run, &GenCandidateFilter { status: Some("dropped".into()), ..Default::default() }).unwrap();
+    let gone = e
+        .generation_candidates(
+            &run,
+            &GenerationCandidateFilter { status: Some("dropped".into()), ..Default::default() },
+        )
+        .unwrap();
     assert!(gone.iter().all(|c| c.anchor_id == "o2" && c.drop_stage.as_deref() == Some("anchor")), "{gone:?}");
     assert!(
-        e.gen_provenance(&gone[0].candidate_id).unwrap().anchor_text.is_none(),
+        e.generation_provenance(&gone[0].candidate_id).unwrap().anchor_text.is_none(),
         "the removed text is gone from the run too"
     );
 }

@@ -4,8 +4,8 @@
 
 use psebench::api::models::ModelAddRequest;
 use psebench::api::Engine;
+use psebench::label_audit::{LabelAuditRequest, LabelAuditResultsRequest};
 use psebench::mock::{MockServer, Reply, Rule, Script, When};
-use psebench::screen::audit::{ScreenRequest, ScreenResultsRequest};
 use serde_json::{json, Value};
 
 use super::generation::{j, rule};
@@ -77,10 +77,10 @@ pub fn audit_rules() -> Vec<Rule> {
     ]
 }
 
-fn setup(dir: &std::path::Path, mock: &MockServer) -> Engine {
+pub fn setup(dir: &std::path::Path, mock: &MockServer) -> Engine {
     let e = super::eval::engine(dir);
     for name in ["strict", "loose"] {
-        e.models_add(&ModelAddRequest {
+        e.model_add(&ModelAddRequest {
             name: name.into(),
             kind: "openai-compatible".into(),
             model: format!("{name}-id"),
@@ -99,8 +99,8 @@ fn setup(dir: &std::path::Path, mock: &MockServer) -> Engine {
     e
 }
 
-fn req(cases: &str) -> ScreenRequest {
-    ScreenRequest { cases: cases.into(), models: vec!["strict".into(), "loose".into()], label: None }
+fn req(cases: &str) -> LabelAuditRequest {
+    LabelAuditRequest { cases: cases.into(), models: vec!["strict".into(), "loose".into()], label: None }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -109,14 +109,14 @@ async fn two_models_that_disagree_dispute_some_labels() {
     let dir = tempfile::tempdir().unwrap();
     let e = setup(dir.path(), &mock);
 
-    let plan = e.cases_screen_plan(&req("all")).unwrap();
+    let plan = e.label_audit_plan(&req("all")).unwrap();
     assert_eq!((plan.cases, plan.calls), (4, 8));
     assert!(plan.tokens > 0 && plan.usd.unwrap() > 0.0 && !plan.sends_data_off_machine);
     assert_eq!(plan.destinations.iter().map(|d| d.model.as_str()).collect::<Vec<_>>(), vec!["strict", "loose"]);
     assert_eq!(mock.request_count(), 0, "planning sends nothing");
 
-    let run = e.cases_screen_create(&req("all")).unwrap();
-    let report = e.cases_screen_execute(&run).await.unwrap();
+    let run = e.label_audit_create(&req("all")).unwrap();
+    let report = e.label_audit_execute(&run).await.unwrap();
     assert_eq!((report.screened, report.agree), (4, 2));
     let v = serde_json::to_value(&report).unwrap();
     let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
@@ -139,13 +139,13 @@ async fn two_models_that_disagree_dispute_some_labels() {
     assert!(user.contains("FACT-NON1") && user.contains(BURN), "{user}");
     assert!(!user.contains("Non-reportable") && !user.contains("CardAudit_n1"), "{user}");
 
-    let all = e.cases_screen_results(&ScreenResultsRequest::default()).unwrap();
+    let all = e.label_audit_results(&LabelAuditResultsRequest::default()).unwrap();
     assert_eq!(all.run_id, run, "the latest audit when none is named");
     assert_eq!(all.rows.len(), 4);
     assert_eq!(all.rows.iter().filter(|r| r.disputed).count(), 2);
     assert!(all.tie_rule.contains("tie"));
     let only = e
-        .cases_screen_results(&ScreenResultsRequest {
+        .label_audit_results(&LabelAuditResultsRequest {
             run_id: Some(run.clone()),
             disputed_only: Some(true),
             clause: None,
@@ -153,10 +153,10 @@ async fn two_models_that_disagree_dispute_some_labels() {
         .unwrap();
     assert_eq!(only.rows.iter().map(|r| r.case_id.as_str()).collect::<Vec<_>>(), vec!["n1", "u1"]);
     let other_clause =
-        e.cases_screen_results(&ScreenResultsRequest { clause: Some(BURN.into()), ..Default::default() }).unwrap();
+        e.label_audit_results(&LabelAuditResultsRequest { clause: Some(BURN.into()), ..Default::default() }).unwrap();
     assert_eq!(other_clause.screened, 0);
 
-    let csv = e.cases_screen_csv(&run).unwrap();
+    let csv = e.label_audit_csv(&run).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines[0], "case_id,label,clause_id,disputed,strict verdict,strict clauses_met,strict open_question,strict agrees,loose verdict,loose clauses_met,loose open_question,loose agrees");
     assert!(
@@ -166,17 +166,17 @@ async fn two_models_that_disagree_dispute_some_labels() {
         "{csv}"
     );
 
-    let runs = e.cases_screen_runs().unwrap();
+    let runs = e.label_audit_list().unwrap();
     assert_eq!((runs.len(), runs[0].screened, runs[0].disputed, runs[0].status.as_str()), (1, 4, 2, "completed"));
 
     // Filters: a type, and case ids.
-    assert_eq!(e.cases_screen_plan(&req("type:Non-reportable")).unwrap().cases, 2);
-    assert_eq!(e.cases_screen_plan(&req("r1,u1")).unwrap().cases, 2);
-    assert_eq!(e.cases_screen_plan(&req(FALL)).unwrap().cases, 4);
-    assert_eq!(e.cases_screen_plan(&req("nope")).unwrap_err().code, psebench::ErrorCode::NotFound);
-    assert!(e.cases_screen_plan(&req("type:maybe")).unwrap_err().message.contains("type:Reportable"));
-    let none = ScreenRequest { models: vec![], ..req("all") };
-    assert!(e.cases_screen_plan(&none).is_err());
+    assert_eq!(e.label_audit_plan(&req("type:Non-reportable")).unwrap().cases, 2);
+    assert_eq!(e.label_audit_plan(&req("r1,u1")).unwrap().cases, 2);
+    assert_eq!(e.label_audit_plan(&req(FALL)).unwrap().cases, 4);
+    assert_eq!(e.label_audit_plan(&req("nope")).unwrap_err().code, psebench::ErrorCode::NotFound);
+    assert!(e.label_audit_plan(&req("type:maybe")).unwrap_err().message.contains("type:Reportable"));
+    let none = LabelAuditRequest { models: vec![], ..req("all") };
+    assert!(e.label_audit_plan(&none).is_err());
 
     // A stored value that no longer reads is an error naming where it is, not an empty answer.
     e.store()
@@ -187,7 +187,7 @@ async fn two_models_that_disagree_dispute_some_labels() {
             )
         })
         .unwrap();
-    let err = e.cases_screen_csv(&run).unwrap_err();
+    let err = e.label_audit_csv(&run).unwrap_err();
     assert!(
         err.message.contains("table label_audit_results, column conflicts_json")
             && err.message.contains(&format!("{run}, case n1, model loose")),
@@ -206,14 +206,14 @@ async fn an_audit_that_failed_resumes_where_it_stopped_and_unreadable_replies_ar
     let mock = MockServer::start(Script { rules, ..Default::default() }, 0).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let e = setup(dir.path(), &mock);
-    let run = e.cases_screen_create(&req("r1,n2")).unwrap();
-    e.cases_screen_execute(&run).await.unwrap();
-    let first = e.cases_screen_runs().unwrap().remove(0);
+    let run = e.label_audit_create(&req("r1,n2")).unwrap();
+    e.label_audit_execute(&run).await.unwrap();
+    let first = e.label_audit_list().unwrap().remove(0);
     assert_eq!(first.status.as_str(), "failed");
     assert!(first.error.as_deref().unwrap().contains("Model loose failed on case n2"), "{:?}", first.error);
     assert!(first.screened < 2);
 
-    let report = e.cases_screen_execute(&run).await.unwrap();
+    let report = e.label_audit_execute(&run).await.unwrap();
     assert_eq!(report.screened, 2);
     let answered =
         |rule: &str| mock.requests().iter().filter(|r| r.rule.as_deref() == Some(rule) && r.outcome == "ok").count();
@@ -221,14 +221,15 @@ async fn an_audit_that_failed_resumes_where_it_stopped_and_unreadable_replies_ar
     assert_eq!(answered("non"), 1, "strict screened n2 once, before the failure");
     // Three tries per screen (a screen interrupted by the failure is asked again in full on resume).
     assert!(mock.requests().iter().filter(|r| r.rule.as_deref() == Some("garbled")).count() >= 3);
-    let r = e.cases_screen_results(&ScreenResultsRequest { run_id: Some(run.clone()), ..Default::default() }).unwrap();
+    let r =
+        e.label_audit_results(&LabelAuditResultsRequest { run_id: Some(run.clone()), ..Default::default() }).unwrap();
     assert_eq!(r.status.as_str(), "completed");
     let r1 = r.rows.iter().find(|x| x.case_id == "r1").unwrap();
     assert_eq!(r1.verdicts["loose"].verdict, None);
     assert!(!r1.disputed, "an unreadable reply is no evidence against the label");
     // Running a finished audit again sends nothing.
     let before = mock.request_count();
-    e.cases_screen_execute(&run).await.unwrap();
+    e.label_audit_execute(&run).await.unwrap();
     assert_eq!(mock.request_count(), before);
 }
 
@@ -240,12 +241,12 @@ async fn the_audit_methods_work_through_the_rpc_surface() {
     let e = setup(dir.path(), &mock);
     let owner = Caller::Owner;
     let params = json!({"cases": "all", "models": ["strict", "loose"]});
-    let plan = call(&e, &owner, "cases.screen_plan", params.clone()).await.unwrap();
+    let plan = call(&e, &owner, "label_audit.plan", params.clone()).await.unwrap();
     for k in ["cases", "calls", "tokens", "usd", "destinations", "sends_data_off_machine"] {
         assert!(plan.get(k).is_some(), "the plan has {k}: {plan}");
     }
     let mut progress = e.jobs().subscribe();
-    let started = call(&e, &owner, "cases.screen_start", params).await.unwrap();
+    let started = call(&e, &owner, "label_audit.start", params).await.unwrap();
     let run = started["run_id"].as_str().unwrap().to_string();
     assert!(run.starts_with("audit-"));
     let last = loop {
@@ -258,21 +259,21 @@ async fn the_audit_methods_work_through_the_rpc_surface() {
     assert_eq!((last.counter("screened"), last.counter("agree"), last.counter("disputed")), (4.0, 2.0, 2.0));
     assert!(last.counters.contains_key("cost_usd"));
 
-    let r = call(&e, &owner, "cases.screen_results", json!({"disputed_only": true})).await.unwrap();
+    let r = call(&e, &owner, "label_audit.results", json!({"disputed_only": true})).await.unwrap();
     assert_eq!(r["run_id"], json!(run));
     assert_eq!((r["screened"].clone(), r["agree"].clone()), (json!(2), json!(0)));
     let row = &r["rows"][0];
     for k in ["case_id", "label", "clause_id", "verdicts", "disputed"] {
         assert!(row.get(k).is_some(), "a row has {k}: {row}");
     }
-    let runs = call(&e, &owner, "cases.screen_runs", json!({})).await.unwrap();
+    let runs = call(&e, &owner, "label_audit.list", json!({})).await.unwrap();
     assert_eq!(runs[0]["run_id"], json!(run));
-    let d = call(&e, &owner, "cases.screen_export", json!({"run_id": run})).await.unwrap();
+    let d = call(&e, &owner, "label_audit.export", json!({"run_id": run})).await.unwrap();
     assert_eq!(d["file_name"], json!(format!("label-audit-{run}.csv")));
-    let resumed = call(&e, &owner, "cases.screen_resume", json!({"run_id": run})).await.unwrap();
+    let resumed = call(&e, &owner, "label_audit.resume", json!({"run_id": run})).await.unwrap();
     assert_eq!(resumed["run_id"], json!(run));
-    let cancelled = call(&e, &owner, "cases.screen_cancel", json!({"run_id": run})).await.unwrap();
+    let cancelled = call(&e, &owner, "label_audit.cancel", json!({"run_id": run})).await.unwrap();
     assert!(cancelled["value"].is_boolean());
-    let wrong = call(&e, &owner, "cases.screen_cancel", json!({"run_id": "nope"})).await.unwrap_err();
+    let wrong = call(&e, &owner, "label_audit.cancel", json!({"run_id": "nope"})).await.unwrap_err();
     assert_eq!(wrong.code, psebench::ErrorCode::NotFound);
 }

@@ -26,7 +26,7 @@ const LAYERS: &[&[&str]] = &[
     &["tables"],
     &["authoring"],
     &["anchor", "screen"],
-    &["generation", "evaluation"],
+    &["generation", "evaluation", "label_audit"],
     &["review"],
     &["export", "results"],
     &["api"],

@@ -28,7 +28,7 @@ fn engine_with(secrets: Arc<dyn psebench::secrets::SecretStore>, use_cache: bool
 }
 
 fn add(e: &Engine, name: &str, kind: &str, base: &str, key: Option<&str>) {
-    e.models_add(&ModelAddRequest {
+    e.model_add(&ModelAddRequest {
         name: name.into(),
         kind: kind.into(),
         model: format!("{name}-id"),
@@ -185,7 +185,7 @@ async fn transient_faults_are_retried_until_success() {
     let mock = MockServer::start(failing(faults.clone()), 0).await.unwrap();
     let (_d, e) = engine_with(Arc::new(MemoryStore::default()), false);
     add(&e, "m", "openai-compatible", &mock.openai_base(), None);
-    e.models_add(&ModelAddRequest {
+    e.model_add(&ModelAddRequest {
         name: "m".into(),
         kind: "openai-compatible".into(),
         model: "x".into(),
@@ -298,7 +298,7 @@ async fn the_cache_keys_on_model_request_and_repeat_and_never_stores_errors() {
 async fn cancellation_stops_a_call_in_flight() {
     let mock = MockServer::start(Script { latency_ms: 5_000, ..Script::always("late") }, 0).await.unwrap();
     let (_d, e) = engine_with(Arc::new(MemoryStore::default()), false);
-    e.models_add(&ModelAddRequest {
+    e.model_add(&ModelAddRequest {
         name: "m".into(),
         kind: "openai-compatible".into(),
         model: "x".into(),
@@ -330,7 +330,7 @@ async fn rate_limits_cut_the_concurrency_limit() {
     s.rules[0].latency_ms = Some(20);
     let mock = MockServer::start(s, 0).await.unwrap();
     let (_d, e) = engine_with(Arc::new(MemoryStore::default()), false);
-    e.models_add(&ModelAddRequest {
+    e.model_add(&ModelAddRequest {
         name: "m".into(),
         kind: "openai-compatible".into(),
         model: "x".into(),
@@ -353,7 +353,7 @@ async fn keys_from_keyring_env_or_a_clear_error() {
     // keyring unavailable: storing a key says what to do instead
     let (_d, e) = engine_with(Arc::new(UnavailableStore), false);
     let err = e
-        .models_add(&ModelAddRequest {
+        .model_add(&ModelAddRequest {
             name: "m".into(),
             kind: "openai".into(),
             model: "x".into(),
@@ -366,7 +366,7 @@ async fn keys_from_keyring_env_or_a_clear_error() {
     assert!(err.message.contains("--api-key-env"), "{}", err.message);
     // the environment variable route works without any keyring
     std::env::set_var("PSEBENCH_TEST_KEY_A", "sk-right-0000000000");
-    e.models_add(&ModelAddRequest {
+    e.model_add(&ModelAddRequest {
         name: "m".into(),
         kind: "openai".into(),
         model: "x".into(),
@@ -377,7 +377,7 @@ async fn keys_from_keyring_env_or_a_clear_error() {
     .unwrap();
     assert_eq!(call(&e, "m", &ChatRequest::new(vec![Message::user("x")])).await.unwrap().text, "hi");
     // a remote provider without any key fails before sending anything
-    e.models_add(&ModelAddRequest {
+    e.model_add(&ModelAddRequest {
         name: "nokey".into(),
         kind: "anthropic".into(),
         model: "x".into(),
@@ -423,7 +423,7 @@ async fn a_key_never_reaches_the_database_errors_or_json_output() {
         .to_string();
     let err2 = call(&e, "echo", &ChatRequest::new(vec![Message::user("hi")])).await.unwrap_err().to_string();
     let listed = serde_json::to_string(&e.models_list().unwrap()).unwrap();
-    let shown = serde_json::to_string(&e.models_get("m").unwrap()).unwrap();
+    let shown = serde_json::to_string(&e.model_get("m").unwrap()).unwrap();
     let usage = serde_json::to_string(&e.usage_by_stage(Some("run-1")).unwrap()).unwrap();
     for (what, text) in
         [("error", &err1), ("error", &err2), ("models list", &listed), ("model view", &shown), ("usage", &usage)]
@@ -447,7 +447,7 @@ async fn a_key_never_reaches_the_database_errors_or_json_output() {
 async fn models_registry_and_locality() {
     let (_d, e) = engine_with(Arc::new(MemoryStore::default()), true);
     add(&e, "local", "openai-compatible", "http://127.0.0.1:9/v1", None);
-    e.models_add(&ModelAddRequest {
+    e.model_add(&ModelAddRequest {
         name: "remote".into(),
         kind: "openai".into(),
         model: "gpt-x".into(),
@@ -455,7 +455,7 @@ async fn models_registry_and_locality() {
         ..Default::default()
     })
     .unwrap();
-    e.models_add(&ModelAddRequest {
+    e.model_add(&ModelAddRequest {
         name: "lan".into(),
         kind: "openai-compatible".into(),
         model: "m".into(),
@@ -471,7 +471,7 @@ async fn models_registry_and_locality() {
     assert_eq!(by["remote"].key_source, "env:X");
     assert!(by["remote"].destination.contains("remote"));
     let err = e
-        .models_add(&ModelAddRequest {
+        .model_add(&ModelAddRequest {
             name: "bad name!".into(),
             kind: "openai".into(),
             model: "m".into(),
@@ -480,10 +480,10 @@ async fn models_registry_and_locality() {
         .unwrap_err();
     assert_eq!(err.code.as_str(), "invalid_input");
     let err = e
-        .models_add(&ModelAddRequest { name: "v".into(), kind: "vllm".into(), model: "m".into(), ..Default::default() })
+        .model_add(&ModelAddRequest { name: "v".into(), kind: "vllm".into(), model: "m".into(), ..Default::default() })
         .unwrap_err();
     assert!(err.message.contains("openai-compatible"));
-    e.models_remove("lan").unwrap();
+    e.model_remove("lan").unwrap();
     assert_eq!(e.models_list().unwrap().len(), 2);
 }
 
@@ -492,10 +492,10 @@ async fn models_test_makes_one_real_call() {
     let mock = MockServer::start(Script::always("ready"), 0).await.unwrap();
     let (_d, e) = engine_with(Arc::new(MemoryStore::default()), true);
     add(&e, "m", "gemini", &mock.root(), Some("k-gem-0000000"));
-    let r = e.models_test("m").await.unwrap();
+    let r = e.model_test("m").await.unwrap();
     assert_eq!(r.reply, "ready");
     assert!(r.input_tokens > 0 && r.output_tokens > 0);
-    let r2 = e.models_test("m").await.unwrap();
+    let r2 = e.model_test("m").await.unwrap();
     assert_eq!(r2.reply, "ready");
     assert_eq!(mock.request_count(), 2, "tests bypass the cache");
 }
@@ -518,39 +518,39 @@ async fn a_key_link_is_dropped_when_the_base_url_host_changes() {
         api_key: key.map(str::to_string),
         ..Default::default()
     };
-    e.models_add(&req("kr", &first.openai_base(), None, Some("sk-keyring-canary-0000"))).unwrap();
-    e.models_add(&req("ev", &first.openai_base(), Some("PSEBENCH_TEST_HOSTKEY"), None)).unwrap();
-    e.models_test("kr").await.unwrap();
-    e.models_test("ev").await.unwrap();
+    e.model_add(&req("kr", &first.openai_base(), None, Some("sk-keyring-canary-0000"))).unwrap();
+    e.model_add(&req("ev", &first.openai_base(), Some("PSEBENCH_TEST_HOSTKEY"), None)).unwrap();
+    e.model_test("kr").await.unwrap();
+    e.model_test("ev").await.unwrap();
     assert!(first.requests().iter().all(|r| r.had_key), "both keys reach the first address");
     // The same edit form, saved again with only the address changed (another loopback port).
     for (name, env) in [("kr", None), ("ev", Some("PSEBENCH_TEST_HOSTKEY"))] {
-        let v = e.models_add(&req(name, &elsewhere.openai_base(), env, None)).unwrap();
+        let v = e.model_add(&req(name, &elsewhere.openai_base(), env, None)).unwrap();
         assert_eq!(v.key_source, "none", "{name}");
         let notice = v.config.key_link_dropped.clone().unwrap_or_default();
         assert!(notice.contains("confirm"), "{name}: {notice}");
-        assert_eq!(e.models_get(name).unwrap().config.key_link_dropped, v.config.key_link_dropped);
-        e.models_test(name).await.unwrap();
+        assert_eq!(e.model_get(name).unwrap().config.key_link_dropped, v.config.key_link_dropped);
+        e.model_test(name).await.unwrap();
     }
     let sent = elsewhere.requests();
     assert_eq!(sent.len(), 2);
     assert!(sent.iter().all(|r| !r.had_key), "no key followed the new address");
     assert_eq!(secrets.get("model:kr").unwrap(), None, "the stored key was deleted");
     // Confirmed again: a key typed anew, or the variable with the confirmation.
-    e.models_add(&req("kr", &elsewhere.openai_base(), None, Some("sk-new-000000000"))).unwrap();
+    e.model_add(&req("kr", &elsewhere.openai_base(), None, Some("sk-new-000000000"))).unwrap();
     let ev = e
-        .models_add(&ModelAddRequest {
+        .model_add(&ModelAddRequest {
             confirm_key_for_new_host: Some(true),
             ..req("ev", &elsewhere.openai_base(), Some("PSEBENCH_TEST_HOSTKEY"), None)
         })
         .unwrap();
     assert_eq!((ev.key_source.as_str(), ev.config.key_link_dropped.clone()), ("env:PSEBENCH_TEST_HOSTKEY", None));
-    e.models_test("kr").await.unwrap();
-    e.models_test("ev").await.unwrap();
+    e.model_test("kr").await.unwrap();
+    e.model_test("ev").await.unwrap();
     assert!(elsewhere.requests()[2..].iter().all(|r| r.had_key));
     // Only the path changed (same scheme, host and port): the link stays.
     let v = e
-        .models_add(&req("ev", &format!("{}/other/v1", elsewhere.root()), Some("PSEBENCH_TEST_HOSTKEY"), None))
+        .model_add(&req("ev", &format!("{}/other/v1", elsewhere.root()), Some("PSEBENCH_TEST_HOSTKEY"), None))
         .unwrap();
     assert_eq!(v.key_source, "env:PSEBENCH_TEST_HOSTKEY");
 }
@@ -600,7 +600,7 @@ async fn local_servers_are_found_with_their_models_and_registered_ones_are_named
     assert!(s.models.iter().all(|m| m.registered_as.is_none()));
 
     // One click: register it as suggested; it is local, and the next look says so.
-    e.models_add(&ModelAddRequest {
+    e.model_add(&ModelAddRequest {
         name: s.models[0].suggested_name.clone(),
         kind: "openai-compatible".into(),
         model: "llama3:8b".into(),

@@ -7,8 +7,8 @@ use psebench::api::cards::CardAuditRequest;
 use psebench::api::models::ModelAddRequest;
 use psebench::api::policy::{NewClause, NewPolicy};
 use psebench::card::AuditStatus;
-use psebench::evaluation::EvalRunRequest;
-use psebench::generation::GenRequest;
+use psebench::evaluation::EvaluationRunRequest;
+use psebench::generation::GenerationRequest;
 use psebench::mock::{MockServer, Reply, Script, When};
 use psebench::ErrorCode;
 use serde_json::{json, Value};
@@ -149,7 +149,7 @@ fn a_new_policy_is_checked_listed_shown_and_deleted_only_while_unused() {
     let r = e.policy_create(&new_policy()).unwrap();
     assert_eq!(r.clauses.len(), 3);
     assert_eq!(r.guidance_sections, ["Lasting harm", "Care of the service"]);
-    let listed = e.policy_list().unwrap();
+    let listed = e.policies_list().unwrap();
     let mine = listed.iter().find(|p| p.id == POLICY).unwrap();
     assert!(!mine.builtin && mine.clauses == 3 && mine.guidance_sections == 2);
     assert!(listed.iter().any(|p| p.id == psebench::policy::DEFAULT_POLICY && p.builtin));
@@ -199,7 +199,7 @@ async fn cases_generated_and_evaluated_under_a_new_policy_use_only_its_clauses()
     let dir = tempfile::tempdir().unwrap();
     let e = super::eval::engine(dir.path());
     for name in ["writer", "checker", "triager", "info", "judge"] {
-        e.models_add(&ModelAddRequest {
+        e.model_add(&ModelAddRequest {
             name: name.into(),
             kind: "openai-compatible".into(),
             model: format!("{name}-id"),
@@ -233,7 +233,7 @@ async fn cases_generated_and_evaluated_under_a_new_policy_use_only_its_clauses()
     let opts = AnchorImportOptions { clause_id: Some(FALL.into()), policy: Some(POLICY.into()), ..Default::default() };
     assert_eq!(e.anchors_import(&path, &opts).unwrap().added.len(), 2);
 
-    let req = GenRequest {
+    let req = GenerationRequest {
         policy: POLICY.into(),
         cards: "all".into(),
         anchors_per_card: 2,
@@ -243,10 +243,10 @@ async fn cases_generated_and_evaluated_under_a_new_policy_use_only_its_clauses()
         concurrency: 2,
         ..Default::default()
     };
-    let plan = e.gen_plan(&req).unwrap();
+    let plan = e.generation_plan(&req).unwrap();
     assert_eq!((plan.cards, plan.units), (1, 2), "{:?}", plan.warnings);
-    let run = e.gen_create(&req).unwrap();
-    let s = e.gen_execute(&run).await.unwrap();
+    let run = e.generation_create(&req).unwrap();
+    let s = e.generation_execute(&run).await.unwrap();
     assert_eq!(s.status, "completed", "{:?}", s.message);
     assert_eq!(s.counts.accepted, 2);
 
@@ -262,7 +262,7 @@ async fn cases_generated_and_evaluated_under_a_new_policy_use_only_its_clauses()
     assert!(cases.iter().all(|c| c.policy == POLICY && c.clause_id == FALL));
     assert_eq!(cases[0].gold_clause.as_deref(), Some("Falls clause 1"));
 
-    let eval = EvalRunRequest {
+    let eval = EvaluationRunRequest {
         cases: "all".into(),
         model: "triager".into(),
         info_model: "info".into(),
@@ -271,8 +271,8 @@ async fn cases_generated_and_evaluated_under_a_new_policy_use_only_its_clauses()
         concurrency: 2,
         ..Default::default()
     };
-    let run = e.eval_create(&eval).unwrap();
-    let s = e.eval_execute(&run).await.unwrap();
+    let run = e.evaluation_create(&eval).unwrap();
+    let s = e.evaluation_execute(&run).await.unwrap();
     assert_eq!(s.status, "completed", "{:?}", s.message);
     assert_eq!(s.counts.done, 2);
     let ask = bodies(&mock, "eval");
@@ -288,7 +288,7 @@ async fn cases_generated_and_evaluated_under_a_new_policy_use_only_its_clauses()
         assert!(b.contains("The clauses as written for this policy"), "no summary-edition note for a user pack");
     }
     assert_new_policy_only("evaluated model", &ask);
-    for t in e.eval_trajectories(&run).unwrap() {
+    for t in e.evaluation_trajectories(&run).unwrap() {
         assert_eq!(t.predicted_verdict().map(|v| v.as_str()), Some("Reportable"));
         assert_eq!(t.judge.as_ref().unwrap().hits.len(), 1, "the judge saw the card's conditions");
     }

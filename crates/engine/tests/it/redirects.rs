@@ -110,7 +110,7 @@ fn engine() -> (tempfile::TempDir, Engine) {
 }
 
 fn add(e: &Engine, name: &str, kind: &str, base: &str) {
-    e.models_add(&ModelAddRequest {
+    e.model_add(&ModelAddRequest {
         name: name.into(),
         kind: kind.into(),
         model: format!("{name}-id"),
@@ -162,9 +162,9 @@ async fn a_redirecting_model_server_gets_neither_key_nor_case_text_to_another_or
     for (name, kind, status, path) in kinds {
         let (addr, hits) = redirector(status, sink_origin.clone()).await;
         add(&e, name, kind, &format!("http://{addr}{path}"));
-        assert!(e.models_get(name).unwrap().local, "{name}: a loopback address is planned as local");
+        assert!(e.model_get(name).unwrap().local, "{name}: a loopback address is planned as local");
         let direct = chat(&e, name, false).await;
-        let tested = e.models_test(name).await;
+        let tested = e.model_test(name).await;
         outcomes.push((name, addr, hits, direct, tested));
     }
     let seen = seen.lock().unwrap().clone();

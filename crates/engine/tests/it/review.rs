@@ -924,7 +924,7 @@ const HOSTILE: &str = "<script>alert(1)</script> <img src=x onerror=alert(2)> \u
 fn hostile_text_is_escaped_in_every_export_and_reads_back() {
     let (dir, e) = demo();
     let template_id = e.cases_list(&CaseFilter::default()).unwrap()[0].case_id.clone();
-    let mut case = serde_json::to_value(e.cases_show(&template_id).unwrap()).unwrap();
+    let mut case = serde_json::to_value(e.case_show(&template_id).unwrap()).unwrap();
     let narrative = format!("{HOSTILE} nul:\u{0}: {}", "N".repeat(1024 * 1024));
     case["case_id"] = "hostile_case_1".into();
     case["narrative"] = narrative.clone().into();

@@ -2,7 +2,7 @@
 //! (with M4 judge results), a session that draws rationales from it, reviewers ticking conditions
 //! through the engine's reviewer API, and the judge-against-reviewer statistics, exports and packs.
 
-use psebench::evaluation::EvalRunRequest;
+use psebench::evaluation::EvaluationRunRequest;
 use psebench::mock::MockServer;
 use psebench::review::*;
 use psebench::ErrorCode;
@@ -23,7 +23,7 @@ async fn reviewers_check_the_judge_on_rationales_from_an_eval_run() {
     let file = cases_file(&e, dir.path());
     let mut runs = Vec::new();
     for model in ["asker", "garbage"] {
-        let req = EvalRunRequest {
+        let req = EvaluationRunRequest {
             cases: file.display().to_string(),
             model: model.into(),
             info_model: "info".into(),
@@ -32,14 +32,14 @@ async fn reviewers_check_the_judge_on_rationales_from_an_eval_run() {
             concurrency: 2,
             ..Default::default()
         };
-        let run = e.eval_create(&req).unwrap();
-        assert_eq!(e.eval_execute(&run).await.unwrap().status, "completed");
+        let run = e.evaluation_create(&req).unwrap();
+        assert_eq!(e.evaluation_execute(&run).await.unwrap().status, "completed");
         runs.push(run);
     }
     let (asker_run, garbage_run) = (runs[0].clone(), runs[1].clone());
     // The judge read the asker's rationale where its verdict was right; its hit is the first condition.
     let judged: HashMap<String, Vec<String>> = e
-        .eval_trajectories(&asker_run)
+        .evaluation_trajectories(&asker_run)
         .unwrap()
         .into_iter()
         .filter_map(|t| t.judge.map(|j| (t.case_id, j.hits)))
@@ -120,7 +120,7 @@ async fn reviewers_check_the_judge_on_rationales_from_an_eval_run() {
             tasks_seen += 1;
             assert!(!saved.answer.complete, "an item with a rationale task is complete only once it is answered");
             let task = e.review_item(token, n).unwrap().rationale_task.expect("shown after the reveal");
-            let case = e.cases_show(&case_id).unwrap();
+            let case = e.case_show(&case_id).unwrap();
             assert_eq!(task.rationale, "The facts meet the clause and the harm bar.");
             let names: Vec<&str> = task.conditions.iter().map(|c| c.name.as_str()).collect();
             let case_names: Vec<&str> = case.boundary_conditions.iter().map(|b| b.name.as_str()).collect();

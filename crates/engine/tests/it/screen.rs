@@ -2,7 +2,7 @@
 //! the Instantiator and fixed on attempt 2, a conflict on every attempt that drops the candidate
 //! with the clauses named, and the plan's warning when the writer screens its own records.
 
-use psebench::generation::{GenCandidateFilter, GenRequest};
+use psebench::generation::{GenerationCandidateFilter, GenerationRequest};
 use psebench::mock::{MockServer, When};
 use serde_json::json;
 
@@ -37,8 +37,8 @@ async fn a_screen_conflict_goes_back_to_the_instantiator_and_is_fixed_on_attempt
     let e = setup(dir.path(), &mock);
     let mut req = request(REP, 1);
     req.include_missing = false;
-    let run = e.gen_create(&req).unwrap();
-    let s = e.gen_execute(&run).await.unwrap();
+    let run = e.generation_create(&req).unwrap();
+    let s = e.generation_execute(&run).await.unwrap();
     assert_eq!((s.status.as_str(), s.counts.accepted, s.counts.dropped), ("completed", 1, 0), "{:?}", s.message);
     assert_eq!(s.counts.retries, 2, "the Instantiator and the Narrator ran again; the screens are no retries");
 
@@ -65,7 +65,7 @@ async fn a_screen_conflict_goes_back_to_the_instantiator_and_is_fixed_on_attempt
         case.elements[0].value.as_deref().unwrap().contains("wet bathroom floor"),
         "the accepted record is the fixed one"
     );
-    let p = e.gen_provenance(&case.case_id).unwrap();
+    let p = e.generation_provenance(&case.case_id).unwrap();
     let stages: Vec<(String, u32, bool)> = p.attempts.iter().map(|a| (a.stage.clone(), a.attempt, a.passed)).collect();
     assert_eq!(
         stages,
@@ -84,7 +84,7 @@ async fn a_screen_conflict_goes_back_to_the_instantiator_and_is_fixed_on_attempt
     assert_eq!(conflict.calls[0].role, "clause_screen");
     assert_eq!(conflict.calls[0].model, "checker");
     assert_eq!(bodies_by(&mock, "screen-conflict").len(), 1);
-    let st = e.gen_stats(&run).unwrap();
+    let st = e.generation_stats(&run).unwrap();
     let inst = st.winning_attempts.iter().find(|r| r.stage == "instantiation").unwrap();
     assert_eq!(inst.attempts, vec![0, 1, 0], "the accepted facts came from the Instantiator's attempt 2");
     assert_eq!(bodies_by(&mock, "screen").len(), 1);
@@ -96,14 +96,14 @@ async fn a_conflict_on_every_attempt_drops_the_candidate_naming_the_clauses() {
     let mock = MockServer::start(script_with(front), 0).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let e = setup(dir.path(), &mock);
-    let run = e.gen_create(&request(REP, 1)).unwrap();
-    let s = e.gen_execute(&run).await.unwrap();
+    let run = e.generation_create(&request(REP, 1)).unwrap();
+    let s = e.generation_execute(&run).await.unwrap();
     assert_eq!(s.status.as_str(), "completed", "{:?}", s.message);
     assert_eq!((s.counts.accepted, s.counts.dropped, s.counts.skipped), (0, 1, 1));
     assert_eq!(bodies_by(&mock, "inst-rep").len(), 3, "three Instantiator attempts in total");
     assert_eq!(bodies_by(&mock, "screen-always").len(), 3);
 
-    let cands = e.gen_candidates(&run, &GenCandidateFilter::default()).unwrap();
+    let cands = e.generation_candidates(&run, &GenerationCandidateFilter::default()).unwrap();
     let parent = cands.iter().find(|c| c.missing_variant_id.is_none()).unwrap();
     assert_eq!(parent.status, "dropped");
     assert_eq!(parent.drop_stage.as_deref(), Some("clause_screen"));
@@ -114,7 +114,7 @@ async fn a_conflict_on_every_attempt_drops_the_candidate_naming_the_clauses() {
     assert_eq!(child.status, "skipped");
     assert!(child.drop_reason.as_deref().unwrap().contains("clause screen"));
 
-    let p = e.gen_provenance(&parent.candidate_id).unwrap();
+    let p = e.generation_provenance(&parent.candidate_id).unwrap();
     let screens: Vec<_> = p.attempts.iter().filter(|a| a.stage == "clause_screen").collect();
     assert_eq!(
         screens.iter().map(|a| (a.attempt, a.passed)).collect::<Vec<_>>(),
@@ -128,25 +128,25 @@ async fn the_plan_warns_when_the_writer_screens_its_own_records() {
     let mock = MockServer::start(script_with(vec![]), 0).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let e = setup(dir.path(), &mock);
-    let warned = |req: &GenRequest| {
-        e.gen_plan(req)
+    let warned = |req: &GenerationRequest| {
+        e.generation_plan(req)
             .unwrap()
             .warnings
             .iter()
             .any(|w| w.contains("same model as the writer") && w.contains("another family"))
     };
-    let own = GenRequest { screen_model: Some("writer".into()), ..request(REP, 1) };
+    let own = GenerationRequest { screen_model: Some("writer".into()), ..request(REP, 1) };
     assert!(warned(&own));
-    let plan = e.gen_plan(&own).unwrap();
+    let plan = e.generation_plan(&own).unwrap();
     let dest = plan.destinations.iter().find(|d| d.role == "clause screen").unwrap();
     assert_eq!(dest.model, "writer");
     // Without a verifier or screen model everything runs on the writer: warned too.
-    assert!(warned(&GenRequest { verifier_model: None, ..request(REP, 1) }));
+    assert!(warned(&GenerationRequest { verifier_model: None, ..request(REP, 1) }));
     assert!(!warned(&request(REP, 1)), "the verifier model screens by default");
-    assert!(!warned(&GenRequest { screen_model: Some("checker".into()), ..request(REP, 1) }));
+    assert!(!warned(&GenerationRequest { screen_model: Some("checker".into()), ..request(REP, 1) }));
     // The screen model is stored with the run.
-    let run = e.gen_create(&own).unwrap();
-    let v = e.gen_show(&run).unwrap();
+    let run = e.generation_create(&own).unwrap();
+    let v = e.generation_show(&run).unwrap();
     assert_eq!(v.config.screen_model.as_deref(), Some("writer"));
     assert_eq!(v.config.models.unwrap().screen.unwrap().name, "writer");
 }

@@ -124,14 +124,14 @@ fn a_corrupt_stored_configuration_is_an_error_naming_table_column_and_row() {
     e.store()
         .with_conn(|c| c.execute("UPDATE runs SET config_json = '{\"model\": ' WHERE run_id = ?1", [run]))
         .unwrap();
-    let err = e.eval_show(run).unwrap_err();
+    let err = e.evaluation_show(run).unwrap_err();
     let want = format!("The stored configuration of run {run} (table runs, column config_json) is not valid JSON");
     assert!(err.message.starts_with(&want), "{}", err.message);
     assert_eq!(err.code, psebench::ErrorCode::StoreFailed);
     // Lists that include the row fail the same way instead of showing a run without its settings.
-    assert!(e.eval_list().unwrap_err().message.starts_with(&want));
+    assert!(e.evaluation_list().unwrap_err().message.starts_with(&want));
     // The other runs are untouched.
-    assert!(e.eval_show(&runs[1]).is_ok());
+    assert!(e.evaluation_show(&runs[1]).is_ok());
 }
 
 #[test]
@@ -281,7 +281,7 @@ fn rebuilding_the_runs_table_keeps_runs_and_what_points_at_them() {
         .with_conn(|c| {
             Ok::<_, rusqlite::Error>((
                 c.query_row("SELECT owner_id FROM runs WHERE run_id = 'eval-1'", [], |r| r.get(0))?,
-                c.query_row("SELECT COUNT(*) FROM eval_items WHERE run_id = 'eval-1'", [], |r| r.get(0))?,
+                c.query_row("SELECT COUNT(*) FROM evaluation_items WHERE run_id = 'eval-1'", [], |r| r.get(0))?,
                 c.query_row("PRAGMA foreign_keys", [], |r| r.get(0))?,
             ))
         })
@@ -296,7 +296,7 @@ fn rebuilding_the_runs_table_keeps_runs_and_what_points_at_them() {
             )?;
             // Deleting a run still removes what points at it.
             c.execute("DELETE FROM runs WHERE run_id = 'eval-1'", [])?;
-            c.query_row("SELECT COUNT(*) FROM eval_items", [], |r| r.get::<_, i64>(0))
+            c.query_row("SELECT COUNT(*) FROM evaluation_items", [], |r| r.get::<_, i64>(0))
         })
         .map(|n| assert_eq!(n, 0))
         .unwrap();

@@ -41,15 +41,15 @@ const TABLE_OWNERS: &[(&str, &str)] = &[
     ("card_audit_log", "card"),
     ("anchors", "anchor"),
     ("anchor_job_items", "anchor"),
-    ("label_audit_results", "screen"),
+    ("label_audit_results", "label_audit"),
     // Pipelines and workflows.
-    ("eval_items", "evaluation"),
-    ("gen_run_cards", "generation"),
-    ("gen_run_anchors", "generation"),
-    ("gen_candidates", "generation"),
-    ("gen_attempts", "generation"),
-    ("author_extractions", "authoring"),
-    ("author_drafts", "authoring"),
+    ("evaluation_items", "evaluation"),
+    ("generation_run_cards", "generation"),
+    ("generation_run_anchors", "generation"),
+    ("generation_candidates", "generation"),
+    ("generation_attempts", "generation"),
+    ("authoring_extractions", "authoring"),
+    ("authoring_drafts", "authoring"),
     ("review_sessions", "review"),
     ("review_reviewers", "review"),
     ("review_items", "review"),
@@ -66,12 +66,6 @@ const CALL_WORDS: &[&str] = &["call", "calls"];
 fn is_calls_table(table: &str) -> bool {
     table.split('_').any(|w| CALL_WORDS.contains(&w))
 }
-
-/// (table, module): the calls tables of one kind of run, still written and read by that run's
-/// module until the call ledger (issue 26, item 2) folds them into one `llm` table. An entry whose
-/// table the migrations drop fails the test: remove it then.
-const UNTIL_THE_CALL_LEDGER: &[(&str, &str)] =
-    &[("gen_calls", "generation"), ("author_calls", "authoring"), ("author_draft_calls", "authoring")];
 
 /// Tables created by code rather than by a migration file.
 const BOOKKEEPING_TABLES: &[&str] = &["schema_migrations"];
@@ -189,14 +183,6 @@ fn every_table_in_the_schema_has_exactly_one_owner() {
     for (t, created) in &tables {
         if owner_of(t).is_none() {
             problems.push(format!("table `{t}` (created in {created}) has no owner: add it to TABLE_OWNERS"));
-        }
-    }
-    for (t, m) in UNTIL_THE_CALL_LEDGER {
-        if !tables.contains_key(*t) {
-            problems.push(format!("UNTIL_THE_CALL_LEDGER names `{t}`, which the migrations drop: remove the entry"));
-        }
-        if owner_of(t) == Some(m) {
-            problems.push(format!("UNTIL_THE_CALL_LEDGER lets `{m}` name its own table `{t}`: remove the entry"));
         }
     }
     let modules = engine_modules();
@@ -430,7 +416,7 @@ fn violations(rel: &str, module: &str, text: &str, tables: &BTreeMap<String, Str
                 continue; // an alias, a CTE, sqlite_master, a test's table
             }
             let Some(owner) = owner_of(&table) else { continue };
-            if owner == module || UNTIL_THE_CALL_LEDGER.contains(&(table.as_str(), module)) {
+            if owner == module {
                 continue;
             }
             out.push(format!("{rel}:{}: module {module} names table {table} owned by {owner}", lit.line + offset));
@@ -493,7 +479,7 @@ fn sql_names_only_tables_its_module_owns() {
 #[test]
 fn the_sql_scanner_reports_a_foreign_table_and_not_prose() {
     let mut tables = BTreeMap::new();
-    for t in ["runs", "eval_items", "review_items", "gen_run_anchors"] {
+    for t in ["runs", "evaluation_items", "review_items", "generation_run_anchors"] {
         tables.insert(t.to_string(), "m.sql".to_string());
     }
     let code = r##"
@@ -503,9 +489,9 @@ fn f(c: &Connection) {
     c.prepare(
         "SELECT e.case_id, r.reviewer
          FROM review_items r
-         JOIN eval_items e ON e.case_id = r.case_id",
+         JOIN evaluation_items e ON e.case_id = r.case_id",
     );
-    c.execute(r#"DELETE FROM gen_run_anchors WHERE anchor_id = ?1"#, [id]);
+    c.execute(r#"DELETE FROM generation_run_anchors WHERE anchor_id = ?1"#, [id]);
     let quote = '"';
     Err(ApiError::not_found("no run from runs of that id; select another"));
     c.execute("INSERT INTO review_items (session_id) VALUES (?1)", [id]);
@@ -523,14 +509,14 @@ mod tests {
         got,
         vec![
             "src/review/repo.rs:4: module review names table runs owned by jobs",
-            "src/review/repo.rs:8: module review names table eval_items owned by evaluation",
-            "src/review/repo.rs:10: module review names table gen_run_anchors owned by generation",
+            "src/review/repo.rs:8: module review names table evaluation_items owned by evaluation",
+            "src/review/repo.rs:10: module review names table generation_run_anchors owned by generation",
         ]
     );
     // Comma joins and aliases; a CREATE TABLE IF NOT EXISTS.
     let names: Vec<String> =
-        sql_table_names("SELECT 1 FROM runs r, eval_items e WHERE 1").into_iter().map(|(_, t)| t).collect();
-    assert_eq!(names, vec!["runs", "eval_items"]);
+        sql_table_names("SELECT 1 FROM runs r, evaluation_items e WHERE 1").into_iter().map(|(_, t)| t).collect();
+    assert_eq!(names, vec!["runs", "evaluation_items"]);
     let names: Vec<String> =
         sql_table_names("CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT)").into_iter().map(|(_, t)| t).collect();
     assert_eq!(names, vec!["schema_migrations"]);

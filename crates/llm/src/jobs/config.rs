@@ -1,5 +1,5 @@
 //! Parts shared by the typed configurations of runs (the configurations themselves live with
-//! their kind: `evaluation::EvalRunConfig`, `generation::GenRunConfig`).
+//! their kind: `evaluation::EvaluationRunConfig`, `generation::GenerationRunConfig`).
 
 use serde::{Deserialize, Serialize};
 

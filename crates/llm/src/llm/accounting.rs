@@ -1,4 +1,5 @@
-//! Token and cost accounting: one row per call (cache hits included), summed per stage and per run.
+//! Token and cost accounting over the call ledger (`ledger`): one row per call (cache hits
+//! included), summed per stage and per run.
 
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
@@ -6,21 +7,13 @@ use serde::{Deserialize, Serialize};
 use super::config::ModelConfig;
 use super::types::Usage;
 use crate::error::ApiResult;
+use crate::secrets::Secret;
 use crate::store::Store;
 use crate::util::now_rfc3339;
 
-/// Who is calling: a run (generation, evaluation) and its stage (instantiator, eval, info, judge, …).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct CallContext {
-    pub run_id: Option<String>,
-    pub stage: String,
-}
-
-impl CallContext {
-    pub fn new(run_id: Option<&str>, stage: &str) -> CallContext {
-        CallContext { run_id: run_id.map(str::to_string), stage: stage.to_string() }
-    }
-}
+pub use super::ledger::CallContext;
+use super::ledger::RequestDetail;
+use super::types::{ChatRequest, Role};
 
 pub struct CallRecord<'a> {
     pub ctx: &'a CallContext,
@@ -33,9 +26,18 @@ pub struct CallRecord<'a> {
     pub error: Option<String>,
     /// The provider batch that answered (None for a direct call or a cache hit).
     pub batch_id: Option<&'a str>,
+    /// The request as sent (its messages share their text with the caller's).
+    pub request: Option<&'a ChatRequest>,
+    pub response_text: Option<&'a str>,
+    pub provider_model: Option<&'a str>,
+    pub failed_attempts: &'a [String],
+    /// The model's key: blanked out of the request and reply before they are written (a
+    /// message or an echoing server may carry it).
+    pub key: Option<&'a Secret>,
 }
 
-/// One call-log row, owned, ready to be written.
+/// One ledger row, owned, ready to be written. The request is encoded when the row is written
+/// (on the store's thread, not the caller's).
 pub struct CallRow {
     run_id: Option<String>,
     stage: String,
@@ -49,13 +51,77 @@ pub struct CallRow {
     latency: i64,
     error: Option<String>,
     batch_id: Option<String>,
+    item: Option<String>,
+    step: Option<String>,
+    attempt: Option<u32>,
+    role: Option<String>,
+    prompt_name: Option<String>,
+    prompt_versions: Option<String>,
+    provider_model: Option<String>,
+    request: Option<(ChatRequest, RequestDetail)>,
+    response_text: Option<String>,
+    failed_attempts: Option<String>,
+    key: Option<Secret>,
+}
+
+/// The request as the ledger keeps it: messages (system text left out when asked), format,
+/// repeat index and the sampling settings sent. Written straight from the request (no copy of
+/// the messages into JSON values on the way).
+fn request_json(req: &ChatRequest, detail: RequestDetail) -> String {
+    let messages: Vec<LedgerMessage<'_>> = req
+        .messages
+        .iter()
+        .map(|m| match (detail, m.role) {
+            (RequestDetail::WithoutSystemText, Role::System) => LedgerMessage {
+                role: m.role,
+                content: std::borrow::Cow::Owned(format!(
+                    "[the run's system prompt, {} characters, kept with the run]",
+                    m.content.chars().count()
+                )),
+            },
+            _ => LedgerMessage { role: m.role, content: std::borrow::Cow::Borrowed(&m.content) },
+        })
+        .collect();
+    let kept = LedgerRequest {
+        messages,
+        response_format: &req.response_format,
+        repeat: req.repeat,
+        temperature: req.temperature,
+        top_p: req.top_p,
+        max_tokens: req.max_tokens,
+        seed: req.seed,
+    };
+    serde_json::to_string(&kept).unwrap_or_default()
+}
+
+/// The ledger's JSON of a request; field order and names are those readers of `request_json` know.
+#[derive(Serialize)]
+struct LedgerRequest<'a> {
+    messages: Vec<LedgerMessage<'a>>,
+    response_format: &'a crate::llm::types::ResponseFormat,
+    repeat: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_p: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<i64>,
+}
+
+#[derive(Serialize)]
+struct LedgerMessage<'a> {
+    role: Role,
+    content: std::borrow::Cow<'a, str>,
 }
 
 impl CallRow {
     pub fn of(r: &CallRecord<'_>) -> CallRow {
+        let ctx = r.ctx;
         CallRow {
-            run_id: r.ctx.run_id.clone(),
-            stage: r.ctx.stage.clone(),
+            run_id: ctx.run_id.clone(),
+            stage: ctx.stage.clone(),
             name: r.cfg.name.clone(),
             base_url: r.cfg.base_url.clone(),
             remote: !r.cfg.is_local() as i64,
@@ -71,44 +137,75 @@ impl CallRow {
             latency: r.latency_ms as i64,
             error: r.error.clone(),
             batch_id: r.batch_id.map(str::to_string),
+            item: ctx.item.clone(),
+            step: ctx.step.clone(),
+            attempt: ctx.attempt,
+            role: ctx.role.clone(),
+            prompt_name: ctx.prompt_name.clone(),
+            prompt_versions: ctx.prompt_versions.as_ref().and_then(|v| serde_json::to_string(v).ok()),
+            provider_model: r.provider_model.map(str::to_string),
+            request: r.request.map(|q| (q.clone(), ctx.request_detail)),
+            response_text: r.response_text.map(str::to_string),
+            failed_attempts: (!r.failed_attempts.is_empty())
+                .then(|| serde_json::to_string(r.failed_attempts).ok())
+                .flatten(),
+            key: r.key.cloned(),
         }
     }
 
-    /// Write the row on `c`.
-    pub fn insert(self, c: &rusqlite::Connection) -> ApiResult<()> {
-        c.prepare_cached(
+    /// Write the row on `c`; returns its id.
+    pub fn insert(self, c: &rusqlite::Connection) -> ApiResult<i64> {
+        let scrub = |t: String| match &self.key {
+            Some(k) => k.scrub(&t),
+            None => t,
+        };
+        let request = self.request.as_ref().map(|(q, d)| scrub(request_json(q, *d)));
+        let response_text = self.response_text.clone().map(scrub);
+        let failed_attempts = self.failed_attempts.clone().map(scrub);
+        let mut st = c.prepare_cached(
             "INSERT INTO llm_calls (run_id, stage, model_name, endpoint, remote, cache_hit, attempts, input_tokens, output_tokens,
-                                    cached_input_tokens, reasoning_tokens, cost_usd, latency_ms, ok, error, at, batch_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
-        )?
-        .execute(
-            params![
-                self.run_id,
-                self.stage,
-                self.name,
-                self.base_url,
-                self.remote,
-                self.cache_hit,
-                self.attempts,
-                self.tokens[0],
-                self.tokens[1],
-                self.tokens[2],
-                self.tokens[3],
-                self.cost,
-                self.latency,
-                self.error.is_none() as i64,
-                self.error,
-                now_rfc3339(),
-                self.batch_id
-            ],
+                                    cached_input_tokens, reasoning_tokens, cost_usd, latency_ms, ok, error, at, batch_id,
+                                    item, step, attempt, role, prompt_name, prompt_versions, provider_model, request_json,
+                                    response_text, failed_attempts)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,
+                     ?24, ?25, ?26, ?27)",
         )?;
-        Ok(())
+        st.execute(params![
+            self.run_id,
+            self.stage,
+            self.name,
+            self.base_url,
+            self.remote,
+            self.cache_hit,
+            self.attempts,
+            self.tokens[0],
+            self.tokens[1],
+            self.tokens[2],
+            self.tokens[3],
+            self.cost,
+            self.latency,
+            self.error.is_none() as i64,
+            self.error,
+            now_rfc3339(),
+            self.batch_id,
+            self.item,
+            self.step,
+            self.attempt,
+            self.role,
+            self.prompt_name,
+            self.prompt_versions,
+            self.provider_model,
+            request,
+            response_text,
+            failed_attempts
+        ])?;
+        Ok(c.last_insert_rowid())
     }
 }
 
-/// Add one row to the call log, committed together with other writes made at the same time
-/// (see `Store::call_grouped`). Runs on a blocking thread.
-pub async fn record(store: &Store, r: &CallRecord<'_>) -> ApiResult<()> {
+/// Add one row to the ledger, committed together with other writes made at the same time
+/// (see `Store::call_grouped`). Runs on a blocking thread. Returns the row's id.
+pub async fn record(store: &Store, r: &CallRecord<'_>) -> ApiResult<i64> {
     let row = CallRow::of(r);
     store.call_grouped(move |c| row.insert(c)).await
 }
@@ -146,7 +243,7 @@ fn totals_where(store: &Store, condition: &str, run_id: Option<&str>) -> ApiResu
         let mut stmt = c.prepare(&format!(
             "SELECT stage, model_name, count(*), sum(cache_hit), sum(1 - ok), sum(remote * (1 - cache_hit)), sum(batch_id IS NOT NULL), sum(input_tokens), sum(output_tokens),
                     sum(cached_input_tokens), sum(reasoning_tokens), sum(cost_usd)
-             FROM llm_calls WHERE {condition} GROUP BY stage, model_name ORDER BY stage, model_name"
+             FROM llm_calls WHERE counted = 1 AND {condition} GROUP BY stage, model_name ORDER BY stage, model_name"
         ))?;
         let rows = stmt.query_map([run_id], |r| {
             Ok(UsageTotals {
@@ -184,7 +281,7 @@ pub fn run_call_totals(conn: &rusqlite::Connection, run_id: &str) -> ApiResult<R
     let (calls, hits, input, output, cost): (i64, i64, i64, i64, f64) = conn.query_row(
         "SELECT count(*), coalesce(sum(cache_hit), 0), coalesce(sum(CASE WHEN cache_hit = 0 THEN input_tokens END), 0),
                 coalesce(sum(CASE WHEN cache_hit = 0 THEN output_tokens END), 0), coalesce(sum(cost_usd), 0)
-         FROM llm_calls WHERE run_id = ?1",
+         FROM llm_calls WHERE run_id = ?1 AND counted = 1",
         [run_id],
         |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
     )?;

@@ -2,7 +2,6 @@
 //! (messages, sampling parameters, output schema) and the repeat index.
 
 use rusqlite::{params, OptionalExtension};
-use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use super::config::ModelConfig;
@@ -14,6 +13,7 @@ use crate::util::now_rfc3339;
 /// What a cache key is the hash of, borrowed from the request: serialized straight into the hash
 /// (no copy of the messages), byte for byte the JSON object earlier versions hashed, so their
 /// cached replies still match.
+#[cfg(test)]
 #[derive(serde::Serialize)]
 struct KeyMaterial<'a> {
     endpoint: &'a str,
@@ -29,7 +29,128 @@ struct KeyMaterial<'a> {
 }
 
 /// The cache key of a request to a model.
+///
+/// The bytes hashed are exactly `KeyMaterial`'s JSON (see `key_by_derive`), written piece by
+/// piece so that the part before the second message can be reused: a run sends its system prompt
+/// (the whole policy, tens of KB) with every call, as one shared text, and hashing it again for
+/// every call was the largest single cost of building a request. The hash state after that
+/// prefix is kept for the few most recent shared texts (`PREFIXES`).
 pub fn key(cfg: &ModelConfig, req: &ChatRequest) -> String {
+    let mut h = match req.messages.first() {
+        Some(first) if first.content.len() >= MEMO_MIN_BYTES => prefix_state(cfg, first),
+        first => {
+            let mut h = Sha256::new();
+            write_head(&mut h, cfg);
+            if let Some(m) = first {
+                write_json(&mut h, m);
+            }
+            h
+        }
+    };
+    for m in req.messages.iter().skip(1) {
+        h.update(b",");
+        write_json(&mut h, m);
+    }
+    h.update(b"],\"temperature\":");
+    write_json(&mut h, &req.temperature);
+    h.update(b",\"top_p\":");
+    write_json(&mut h, &req.top_p);
+    h.update(b",\"max_tokens\":");
+    write_json(&mut h, &req.max_tokens);
+    h.update(b",\"seed\":");
+    write_json(&mut h, &req.seed);
+    h.update(b",\"response_format\":");
+    write_json(&mut h, &req.response_format);
+    h.update(b",\"repeat\":");
+    write_json(&mut h, &req.repeat);
+    h.update(b"}");
+    hex::encode(h.finalize())
+}
+
+/// First messages shorter than this are hashed each time (keeping them costs more than it saves).
+const MEMO_MIN_BYTES: usize = 4096;
+/// How many (model, shared first message) prefixes are kept.
+const MEMO_ENTRIES: usize = 8;
+
+/// A prefix's hash state: the model it was for, the shared first message (held, so its address
+/// cannot be reused by another text while the entry lives), and the state after it.
+struct Prefix {
+    head: (String, &'static str, String),
+    first: super::types::Message,
+    state: Sha256,
+}
+
+static PREFIXES: std::sync::Mutex<Vec<Prefix>> = std::sync::Mutex::new(Vec::new());
+
+/// The hash state after `{"endpoint":…,"kind":…,"model":…,"messages":[<first>`.
+fn prefix_state(cfg: &ModelConfig, first: &super::types::Message) -> Sha256 {
+    let same = |p: &Prefix| {
+        std::sync::Arc::ptr_eq(&p.first.content, &first.content)
+            && p.first.role == first.role
+            && p.head.0 == cfg.base_url
+            && p.head.1 == cfg.kind.as_str()
+            && p.head.2 == cfg.model
+    };
+    {
+        let mut memo = PREFIXES.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(i) = memo.iter().position(same) {
+            // Most recently used last.
+            let hit = memo.remove(i);
+            let state = hit.state.clone();
+            memo.push(hit);
+            return state;
+        }
+    }
+    let mut h = Sha256::new();
+    write_head(&mut h, cfg);
+    write_json(&mut h, first);
+    let mut memo = PREFIXES.lock().unwrap_or_else(|p| p.into_inner());
+    if memo.len() >= MEMO_ENTRIES {
+        memo.remove(0);
+    }
+    memo.push(Prefix {
+        head: (cfg.base_url.clone(), cfg.kind.as_str(), cfg.model.clone()),
+        first: first.clone(),
+        state: h.clone(),
+    });
+    h
+}
+
+/// `{"endpoint":…,"kind":…,"model":…,"messages":[`
+fn write_head(h: &mut Sha256, cfg: &ModelConfig) {
+    h.update(b"{\"endpoint\":");
+    write_json(h, &cfg.base_url);
+    h.update(b",\"kind\":");
+    write_json(h, cfg.kind.as_str());
+    h.update(b",\"model\":");
+    write_json(h, &cfg.model);
+    h.update(b",\"messages\":[");
+}
+
+/// One value's compact JSON into the hash, through a buffer (the hash takes few large writes
+/// faster than the many small ones the serializer makes).
+fn write_json<T: serde::Serialize + ?Sized>(h: &mut Sha256, v: &T) {
+    let mut buf = std::io::BufWriter::with_capacity(8192, HashWriter(h));
+    // Writing into a hash cannot fail, and these values always serialize.
+    let _ = serde_json::to_writer(&mut buf, v);
+    let _ = std::io::Write::flush(&mut buf);
+}
+
+struct HashWriter<'a>(&'a mut Sha256);
+
+impl std::io::Write for HashWriter<'_> {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.update(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The key through `KeyMaterial`'s derived serialization: what `key` must equal.
+#[cfg(test)]
+fn key_by_derive(cfg: &ModelConfig, req: &ChatRequest) -> String {
     let material = KeyMaterial {
         endpoint: &cfg.base_url,
         kind: cfg.kind.as_str(),
@@ -43,16 +164,14 @@ pub fn key(cfg: &ModelConfig, req: &ChatRequest) -> String {
         repeat: req.repeat,
     };
     let mut hasher = Sha256::new();
-    match serde_json::to_writer(&mut hasher, &material) {
-        Ok(()) => hex::encode(hasher.finalize()),
-        // Writing into a hash cannot fail, and these fields always serialize; keep a key anyway.
-        Err(_) => legacy_key(cfg, req),
-    }
+    let _ = serde_json::to_writer(HashWriter(&mut hasher), &material);
+    hex::encode(hasher.finalize())
 }
 
 /// The key as earlier versions built it (through a JSON value).
+#[cfg(test)]
 fn legacy_key(cfg: &ModelConfig, req: &ChatRequest) -> String {
-    let material = json!({
+    let material = serde_json::json!({
         "endpoint": cfg.base_url,
         "kind": cfg.kind.as_str(),
         "model": cfg.model,
@@ -192,5 +311,37 @@ mod key_tests {
         req.response_format = ResponseFormat::Json;
         req.temperature = Some(0.1 + 0.2);
         assert_eq!(key(&cfg, &req), legacy_key(&cfg, &req));
+        assert_eq!(key(&cfg, &req), key_by_derive(&cfg, &req));
+        let empty = ChatRequest::new(vec![]);
+        assert_eq!(key(&cfg, &empty), legacy_key(&cfg, &empty));
+    }
+
+    /// A long shared first message is hashed once per model; the keys stay those of earlier
+    /// versions, for the same text, another model, another text, and another role.
+    #[test]
+    fn a_shared_system_prompt_keeps_the_same_keys() {
+        let policy: std::sync::Arc<str> = format!("Policy \"text\" ü\n{}", "clause words ".repeat(2000)).into();
+        let a = ModelConfig::new("a", ProviderKind::OpenAiCompatible, "m-a", "http://127.0.0.1:9/v1");
+        let b = ModelConfig::new("b", ProviderKind::Anthropic, "m-b", "https://api.anthropic.com");
+        for turn in 0..3 {
+            let mut messages = vec![Message::system(&policy), Message::user("Case text")];
+            for t in 0..turn {
+                messages.push(Message::assistant(format!("{{\"action\": \"ASK\", \"q\": {t}}}")));
+                messages.push(Message::user("An answer"));
+            }
+            let req = ChatRequest::new(messages);
+            for cfg in [&a, &b, &a] {
+                assert_eq!(key(cfg, &req), legacy_key(cfg, &req));
+            }
+        }
+        let other: std::sync::Arc<str> = format!("{policy} and more").into();
+        let req = ChatRequest::new(vec![Message::system(&other), Message::user("Case text")]);
+        assert_eq!(key(&a, &req), legacy_key(&a, &req));
+        let as_user = ChatRequest::new(vec![Message::user(&policy), Message::user("Case text")]);
+        assert_eq!(key(&a, &as_user), legacy_key(&a, &as_user));
+        assert_ne!(
+            key(&a, &as_user),
+            key(&a, &ChatRequest::new(vec![Message::system(&policy), Message::user("Case text")]))
+        );
     }
 }

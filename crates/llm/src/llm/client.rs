@@ -256,8 +256,13 @@ impl LlmClient {
                         latency_ms: hit.latency_ms,
                         error: None,
                         batch_id: None,
+                        request: Some(&req),
+                        response_text: Some(&hit.text),
+                        provider_model: hit.provider_model.as_deref(),
+                        failed_attempts: &[],
+                        key: m.key.as_ref(),
                     };
-                    Box::pin(self.record(&rec)).await;
+                    hit.call_id = Box::pin(self.record(&rec)).await;
                     return Ok(hit);
                 }
                 Ok(None) => {}
@@ -342,7 +347,7 @@ impl LlmClient {
         match outcome {
             Ok(p) => {
                 let cost = m.cfg.cost(&p.usage);
-                let resp = ChatResponse {
+                let mut resp = ChatResponse {
                     text: p.text,
                     usage: p.usage,
                     finish_reason: p.finish_reason,
@@ -352,7 +357,9 @@ impl LlmClient {
                     latency_ms,
                     cost_usd: cost,
                     failed_attempts,
+                    call_id: None,
                 };
+                let cached = self.opts.use_cache.then(|| cache::CacheRow::of(&key, &m.cfg, &resp));
                 let rec = CallRecord {
                     ctx,
                     cfg: &m.cfg,
@@ -363,22 +370,35 @@ impl LlmClient {
                     latency_ms,
                     error: None,
                     batch_id: None,
+                    request: Some(&sent),
+                    response_text: Some(&resp.text),
+                    provider_model: resp.provider_model.as_deref(),
+                    failed_attempts: &resp.failed_attempts,
+                    key: m.key.as_ref(),
                 };
-                Box::pin(
-                    self.record_reply(&rec, self.opts.use_cache.then(|| cache::CacheRow::of(&key, &m.cfg, &resp))),
-                )
-                .await;
+                let id = Box::pin(self.record_reply(&rec, cached)).await;
+                resp.call_id = id;
                 Ok(resp)
             }
             Err(e) => {
-                Box::pin(self.record_failure(m, ctx, attempts, latency_ms, &e)).await;
+                Box::pin(self.record_failure(m, ctx, &sent, attempts, latency_ms, &failed_attempts, &e)).await;
                 Err(e)
             }
         }
     }
 
     /// Log a failed call (a cancellation is not a failure worth a warning) and account it.
-    async fn record_failure(&self, m: &ModelHandle, ctx: &CallContext, attempts: u32, latency_ms: u64, e: &LlmError) {
+    #[allow(clippy::too_many_arguments)]
+    async fn record_failure(
+        &self,
+        m: &ModelHandle,
+        ctx: &CallContext,
+        sent: &ChatRequest,
+        attempts: u32,
+        latency_ms: u64,
+        failed_attempts: &[String],
+        e: &LlmError,
+    ) {
         let message = m.scrub(&e.to_string());
         if !matches!(e, LlmError::Cancelled) {
             tracing::warn!(model = %m.cfg.name, stage = %ctx.stage, run = ?ctx.run_id, attempts, batched = m.batch, error = %message, "a model call failed");
@@ -393,6 +413,11 @@ impl LlmClient {
             latency_ms,
             error: Some(message),
             batch_id: None,
+            request: Some(sent),
+            response_text: None,
+            provider_model: None,
+            failed_attempts,
+            key: m.key.as_ref(),
         };
         Box::pin(self.record(&rec)).await;
     }
@@ -419,12 +444,12 @@ impl LlmClient {
         let (a, p) = match answered {
             Ok(x) => x,
             Err(e) => {
-                Box::pin(self.record_failure(m, ctx, 0, latency_ms, &e)).await;
+                Box::pin(self.record_failure(m, ctx, sent, 0, latency_ms, &[], &e)).await;
                 return Err(e);
             }
         };
         let cost = m.cfg.batch_cost(&p.usage);
-        let resp = ChatResponse {
+        let mut resp = ChatResponse {
             text: p.text,
             usage: p.usage,
             finish_reason: p.finish_reason,
@@ -434,6 +459,7 @@ impl LlmClient {
             latency_ms,
             cost_usd: cost,
             failed_attempts: a.problems.clone(),
+            call_id: None,
         };
         // Without the cache (`--no-cache`), the answer stays in the batch records instead, so a
         // resumed run still does not pay for it twice.
@@ -466,8 +492,14 @@ impl LlmClient {
             latency_ms,
             error: None,
             batch_id: Some(&a.batch_id),
+            request: Some(sent),
+            response_text: Some(&resp.text),
+            provider_model: resp.provider_model.as_deref(),
+            failed_attempts: &resp.failed_attempts,
+            key: m.key.as_ref(),
         };
-        Box::pin(self.record(&rec)).await;
+        let id = Box::pin(self.record(&rec)).await;
+        resp.call_id = id;
         Ok(resp)
     }
 
@@ -478,15 +510,19 @@ impl LlmClient {
 
     /// Log the call for token and cost accounting. A failed write does not fail the call (its
     /// reply is already here), but it is logged: the totals will be short by this call.
-    async fn record(&self, rec: &CallRecord<'_>) {
-        if let Err(e) = accounting::record(&self.store, rec).await {
-            tracing::warn!(model = %rec.cfg.name, stage = %rec.ctx.stage, run = ?rec.ctx.run_id, error = %e, "could not record a model call for accounting; usage totals will miss it");
+    async fn record(&self, rec: &CallRecord<'_>) -> Option<i64> {
+        match accounting::record(&self.store, rec).await {
+            Ok(id) => Some(id),
+            Err(e) => {
+                tracing::warn!(model = %rec.cfg.name, stage = %rec.ctx.stage, run = ?rec.ctx.run_id, error = %e, "could not record a model call in the ledger; usage totals will miss it");
+                None
+            }
         }
     }
 
     /// Log a good reply for accounting and keep it in the cache, in one grouped write (one store
     /// round trip per call). Either failing is logged and does not fail the call.
-    async fn record_reply(&self, rec: &CallRecord<'_>, cached: Option<ApiResult<cache::CacheRow>>) {
+    async fn record_reply(&self, rec: &CallRecord<'_>, cached: Option<ApiResult<cache::CacheRow>>) -> Option<i64> {
         let row = accounting::CallRow::of(rec);
         let cached = match cached {
             Some(Ok(c)) => Some(c),
@@ -509,8 +545,12 @@ impl LlmClient {
                 row.insert(c)
             })
             .await;
-        if let Err(e) = written {
-            tracing::warn!(model = %rec.cfg.name, stage = %stage, run = ?run, error = %e, "could not record a model call for accounting; usage totals will miss it");
+        match written {
+            Ok(id) => Some(id),
+            Err(e) => {
+                tracing::warn!(model = %rec.cfg.name, stage = %stage, run = ?run, error = %e, "could not record a model call in the ledger; usage totals will miss it");
+                None
+            }
         }
     }
 

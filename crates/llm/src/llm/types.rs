@@ -152,4 +152,9 @@ pub struct ChatResponse {
     /// unreadable bodies, cut connections), oldest first; empty when the first attempt answered.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed_attempts: Vec<String>,
+    /// The call's row in the ledger (`ledger`), to add the caller's reading of the reply to;
+    /// None when the row could not be written.
+    #[serde(skip)]
+    #[ts(skip)]
+    pub call_id: Option<i64>,
 }

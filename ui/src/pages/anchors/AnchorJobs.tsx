@@ -12,9 +12,9 @@ import { num, usd, when } from "../../format";
 import { canResumeJob, JOB_KIND_LABEL } from "./logic";
 
 export function AnchorJobs({ onOpen }: { onOpen: (runId: string, kind: AnchorJobKind) => void }) {
-  const jobs = useApi("anchors.jobs", {});
+  const jobs = useApi("anchor_job.list", {});
   const progress = useAllProgress();
-  const resume = useAction("anchors.job_resume");
+  const resume = useAction("anchor_job.resume");
   const list = jobs.data ?? [];
   if (list.length === 0) return jobs.error ? <ErrorBanner error={jobs.error} title="The anchor jobs could not be read." /> : null;
   const columns: Column<AnchorJobView>[] = [
@@ -50,7 +50,7 @@ export function AnchorJobs({ onOpen }: { onOpen: (runId: string, kind: AnchorJob
               onClick={async (e) => {
                 e.stopPropagation();
                 try {
-                  await api("anchors.job_cancel", { run_id: j.run_id });
+                  await api("anchor_job.cancel", { run_id: j.run_id });
                   toast("Stopping after the anchors in flight; finished outcomes are kept.");
                 } catch (err) {
                   toast(`The job could not be stopped: ${(err as Error).message}`, "error");

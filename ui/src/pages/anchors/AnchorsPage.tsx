@@ -50,7 +50,7 @@ function AnchorPreview({
   onRemove: () => void;
   onClose: () => void;
 }) {
-  const a = useApi("anchors.show", { anchor_id: id });
+  const a = useApi("anchor.show", { anchor_id: id });
   if (a.error)
     return (
       <Section title="Anchor">

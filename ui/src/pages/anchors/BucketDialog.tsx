@@ -22,7 +22,7 @@ export function BucketDialog({
 }) {
   const [choice, setChoice] = useState<string>(current ?? "");
   const [filter, setFilter] = useState("");
-  const move = useAction("anchors.set_bucket");
+  const move = useAction("anchor.set_bucket");
   const shown = useMemo(() => {
     const f = filter.trim().toLowerCase();
     return (clauses?.list ?? []).filter((c) => !f || `${c.global_no} ${c.short_title} ${c.label} ${c.category}`.toLowerCase().includes(f));

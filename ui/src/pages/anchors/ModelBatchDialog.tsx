@@ -8,6 +8,7 @@ import { useEffect, useMemo, useState } from "react";
 import { api, useAction, useApi, useProgress } from "../../api/client";
 import type { AnchorJobKind, AnchorSummary } from "../../api/generated";
 import { LocalityBadge, StatusBadge } from "../../components/Badges";
+import { CallsDisclosure } from "../../components/CallLedger";
 import { DataTable } from "../../components/DataTable";
 import { Modal } from "../../components/Dialog";
 import { EmptyState, ErrorBanner, Loading, Notice, toast } from "../../components/Feedback";
@@ -34,7 +35,7 @@ export function AnchorJobPanel({
   onOpenAnchor: (id: string) => void;
 }) {
   const live = useProgress(runId);
-  const job = useApi("anchors.job_show", { run_id: runId });
+  const job = useApi("anchor_job.show", { run_id: runId });
   const { reload } = job;
   const view = job.data;
   const status = live?.status ?? view?.status ?? "running";
@@ -71,7 +72,7 @@ export function AnchorJobPanel({
               onClick={async () => {
                 setStopping(true);
                 try {
-                  await api("anchors.job_cancel", { run_id: runId });
+                  await api("anchor_job.cancel", { run_id: runId });
                   toast("Stopping after the anchors in flight; finished outcomes are kept.");
                 } catch (e) {
                   toast(`The job could not be stopped: ${(e as Error).message}`, "error");
@@ -132,6 +133,7 @@ export function AnchorJobPanel({
           { key: "note", header: kind === "presort" ? "The model's reason (or the problem)" : "Note", render: (i) => <span className="small">{i.note ?? ""}</span> },
         ]}
       />
+      <CallsDisclosure runId={runId} />
     </div>
   );
 }
@@ -160,7 +162,7 @@ export function ModelBatchDialog({
   const [confirmed, setConfirmed] = useState(false);
   const [useBatch, setUseBatch] = useState(false);
   const [runId, setRunId] = useState<string | null>(jobRunId ?? null);
-  const action = useAction("anchors.job_start");
+  const action = useAction("anchor_job.start");
   const live = useProgress(runId);
 
   const list = models.data ?? [];

@@ -10,7 +10,7 @@ import { Checkbox, Select } from "../../components/Forms";
 
 export function RejudgeDialog({ runId, currentJudge, onClose }: { runId: string; currentJudge: string | null; onClose: () => void }) {
   const models = useApi("models.list", {});
-  const rejudge = useAction("eval.rejudge");
+  const rejudge = useAction("evaluation.rejudge");
   const list = models.data ?? [];
   const [name, setName] = useState<string>("");
   const [onlyMissing, setOnlyMissing] = useState(false);

@@ -3,7 +3,7 @@
 
 import { useEffect, useMemo, useState } from "react";
 import { useAction, useApi } from "../../api/client";
-import type { CaseSummary, Clause, EvalPlan, EvalRunRequest, ModelView } from "../../api/generated";
+import type { CaseSummary, Clause, EvaluationPlan, EvaluationRunRequest, ModelView } from "../../api/generated";
 import { LocalityBadge } from "../../components/Badges";
 import { BatchPlan, BatchSwitch } from "../../components/BatchMode";
 import { canBatch } from "../../components/batch";
@@ -77,7 +77,7 @@ function hostFromDestination(d: string): string {
   return m ? m[1] : d;
 }
 
-function PlanBox({ plan, error, loading, models, confirmed, onConfirm }: { plan?: EvalPlan; error?: { message: string }; loading: boolean; models: ModelView[]; confirmed: boolean; onConfirm: (v: boolean) => void }) {
+function PlanBox({ plan, error, loading, models, confirmed, onConfirm }: { plan?: EvaluationPlan; error?: { message: string }; loading: boolean; models: ModelView[]; confirmed: boolean; onConfirm: (v: boolean) => void }) {
   if (error && !loading) {
     return (
       <div className="plan plan-problem" role="status">
@@ -181,7 +181,7 @@ export function RunForm({ models, cases, clauses }: { models: ModelView[]; cases
   const cap = parseCap(capText);
   const [batch, setBatch] = useState(false);
   const [confirmedFor, setConfirmedFor] = useState<string | null>(null);
-  const start = useAction("eval.start");
+  const start = useAction("evaluation.start");
 
   // Keep the role choices valid when models are added or removed.
   useEffect(() => {
@@ -189,7 +189,7 @@ export function RunForm({ models, cases, clauses }: { models: ModelView[]; cases
   }, [models]);
 
   const numbersOk = Number.isInteger(turns) && turns >= 1 && turns <= 50 && Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 256 && Number.isInteger(repeat) && repeat >= 1 && repeat <= 20;
-  const req: EvalRunRequest | null =
+  const req: EvaluationRunRequest | null =
     roles.model && roles.info && roles.judge && numbersOk && !cap.error
       ? {
           cases: buildSelection(choice),
@@ -205,7 +205,7 @@ export function RunForm({ models, cases, clauses }: { models: ModelView[]; cases
         }
       : null;
   const planReq = useDebounced(req ? { ...req, label: undefined } : null, 250);
-  const plan = useApi("eval.plan", planReq);
+  const plan = useApi("evaluation.plan", planReq);
   const fresh = plan.data && planReq && JSON.stringify(planReq) === JSON.stringify(req ? { ...req, label: undefined } : null) && !plan.loading;
   const remoteKey = plan.data ? JSON.stringify(plan.data.destinations.filter((d) => d.remote).map((d) => d.destination)) : "";
   // Any change of where data goes asks again.

@@ -1,9 +1,10 @@
 // One run's live progress and outcome, and the list of every run with its actions.
 
 import { useState } from "react";
+import { CallsDisclosure } from "../../components/CallLedger";
 import { api, useAction, useAllProgress, useApi, useProgress } from "../../api/client";
 import { saveDownload, toUpload } from "../../api/files";
-import type { EvalRunView, Progress, ResumeParams, RunStatus } from "../../api/generated";
+import type { EvaluationRunView, Progress, ResumeParams, RunStatus } from "../../api/generated";
 import { StatusBadge } from "../../components/Badges";
 import { BatchPanel } from "../../components/BatchPanel";
 import { DataTable } from "../../components/DataTable";
@@ -23,7 +24,7 @@ const RESUME_NOTE = "Resuming runs only the unfinished cases; model replies alre
 
 async function exportRun(runId: string) {
   try {
-    const d = await api("eval.export", { run_id: runId });
+    const d = await api("evaluation.export", { run_id: runId });
     toast(await saveDownload(d));
   } catch (e) {
     toast(`The export failed: ${(e as Error).message}`, "error");
@@ -32,9 +33,9 @@ async function exportRun(runId: string) {
 
 /** The run picked in the URL: live progress while it works, then its outcome and next steps. */
 export function RunPanel({ runId }: { runId: string }) {
-  const run = useApi("eval.show", { run_id: runId });
+  const run = useApi("evaluation.show", { run_id: runId });
   const live = useProgress(runId);
-  const resume = useAction("eval.resume");
+  const resume = useAction("evaluation.resume");
   const [rejudging, setRejudging] = useState(false);
   const [raisingCap, setRaisingCap] = useState(false);
   const r = run.data;
@@ -88,7 +89,7 @@ export function RunPanel({ runId }: { runId: string }) {
             progress={{ ...progress, status: "running" }}
             onCancel={async () => {
               try {
-                await api("eval.cancel", { run_id: runId });
+                await api("evaluation.cancel", { run_id: runId });
                 toast("Stopping after the cases in flight…");
               } catch (e) {
                 toast(`The run could not be stopped: ${(e as Error).message}`, "error");
@@ -172,6 +173,7 @@ export function RunPanel({ runId }: { runId: string }) {
           </>
         )}
         {cfg.batch === true && <BatchPanel runId={r.run_id} running={running} />}
+        <CallsDisclosure runId={r.run_id} summary="Model calls of this run" />
         <details className="run-details">
           <summary>Run settings</summary>
           <KeyValues
@@ -194,7 +196,7 @@ export function RunPanel({ runId }: { runId: string }) {
   );
 }
 
-function StaticProgress({ r }: { r: EvalRunView }) {
+function StaticProgress({ r }: { r: EvaluationRunView }) {
   return (
     <div className="run-progress">
       <div className="row gap">
@@ -209,7 +211,7 @@ function StaticProgress({ r }: { r: EvalRunView }) {
 }
 
 function ImportDialog({ onClose }: { onClose: () => void }) {
-  const imp = useAction("eval.import");
+  const imp = useAction("evaluation.import");
   const [file, setFile] = useState<File | null>(null);
   return (
     <Modal
@@ -248,12 +250,12 @@ function ImportDialog({ onClose }: { onClose: () => void }) {
 }
 
 export function RunsList({ openRun }: { openRun: string | null }) {
-  const runs = useApi("eval.list", {});
+  const runs = useApi("evaluation.list", {});
   const progress = useAllProgress();
-  const resume = useAction("eval.resume");
+  const resume = useAction("evaluation.resume");
   const [importing, setImporting] = useState(false);
   const list = runs.data ?? [];
-  const liveCounts = (r: EvalRunView): { done: number; total: number; correct: number; cost: number; status: RunStatus } => {
+  const liveCounts = (r: EvaluationRunView): { done: number; total: number; correct: number; cost: number; status: RunStatus } => {
     const p = progress.get(r.run_id);
     if (p && p.status === "running") return { done: p.done, total: p.total, correct: p.counters.correct ?? 0, cost: p.counters.cost_usd ?? 0, status: "running" };
     return { done: r.counts.done, total: r.counts.total, correct: r.counts.correct, cost: r.counts.cost_usd, status: r.status };
@@ -271,7 +273,7 @@ export function RunsList({ openRun }: { openRun: string | null }) {
       <ErrorBanner error={resume.error} onDismiss={resume.clearError} title="The run did not resume." />
       {runs.loading && !runs.data && <Loading />}
       {runs.data && (
-        <DataTable<EvalRunView>
+        <DataTable<EvaluationRunView>
           rows={list}
           rowKey={(r) => r.run_id}
           selectedKey={openRun}

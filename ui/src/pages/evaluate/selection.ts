@@ -1,7 +1,7 @@
 // Which cases a run uses, as the engine's selection string (`all`, or a filter such as
 // `type=missing,clause=ID,origin=demo,limit=20,seed=1`), and back.
 
-import type { EvalRunView, ItemCounts } from "../../api/generated";
+import type { EvaluationRunView, ItemCounts } from "../../api/generated";
 import { isResumable } from "../../runStatus";
 
 export type CaseChoice = {
@@ -64,16 +64,16 @@ export function describeSelection(c: CaseChoice, clauseLabel?: (id: string) => s
 }
 
 /** Runs that can be resumed (stopped, failed, interrupted or stopped at their spending cap, and not imported). */
-export function canResume(r: EvalRunView): boolean {
+export function canResume(r: EvaluationRunView): boolean {
   return !isImported(r) && isResumable(r.status) && r.counts.done < r.counts.total;
 }
 
-export function isImported(r: EvalRunView): boolean {
+export function isImported(r: EvaluationRunView): boolean {
   return r.config.imported === true;
 }
 
 /** The model under test; imported runs without one show their label or id. */
-export function runModel(r: EvalRunView): string {
+export function runModel(r: EvaluationRunView): string {
   return r.config.model || (r.label ?? r.run_id);
 }
 

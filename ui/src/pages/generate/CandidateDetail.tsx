@@ -4,15 +4,16 @@
 
 import { ReactNode, useState } from "react";
 import { useApi } from "../../api/client";
-import type { Provenance, ProvenanceAttempt, ProvenanceCall } from "../../api/generated";
+import type { Provenance, ProvenanceAttempt } from "../../api/generated";
+import { CallList } from "../../components/CallLedger";
 import { CaseTypeBadge, EventTypeBadge, Id, VerdictBadge } from "../../components/Badges";
 import { ErrorBanner, Loading, Notice } from "../../components/Feedback";
 import { JsonBlock, Tabs } from "../../components/Layout";
-import { humanize, jsonText, num, tokens, usd, when } from "../../format";
+import { humanize, jsonText, tokens, usd, when } from "../../format";
 import { href } from "../../router";
 import type { ClauseIndex } from "../anchors/clauses";
 import { clauseLabel, clauseShort } from "../anchors/clauses";
-import { CANDIDATE_STATUS, displayValue, dropReasonParts, factsOf, groupAttempts, lastNarrative, leakRows, requestMessages, ROLE_LABEL, STAGE_LABEL, STAGE_LONG } from "./logic";
+import { CANDIDATE_STATUS, displayValue, dropReasonParts, factsOf, groupAttempts, lastNarrative, leakRows, ROLE_LABEL, STAGE_LABEL, STAGE_LONG } from "./logic";
 
 export function CandidateStatus({ status }: { status: string }) {
   const s = CANDIDATE_STATUS[status] ?? { label: status, icon: "•" };
@@ -111,53 +112,6 @@ function ValuesTable({ value, compare, caption }: { value: unknown; compare?: un
   );
 }
 
-function CallRow({ call }: { call: ProvenanceCall }) {
-  const version = call.prompt_versions[call.prompt_name];
-  const messages = requestMessages(call.request);
-  return (
-    <li className="tl-call">
-      <div className="tl-call-head">
-        <strong>{ROLE_LABEL[call.role] ?? humanize(call.role)}</strong>
-        <span className="muted small">({call.role})</span>
-        <span className="small">{call.model}</span>
-        <code className="id" title="Prompt template and version">
-          {call.prompt_name}
-          {version ? `@${version}` : ""}
-        </code>
-        <span className="small muted tl-usage">
-          {tokens(call.input_tokens)} in · {tokens(call.output_tokens)} out · {usd(call.cost_usd)} · {num(call.latency_ms)} ms
-          {call.cache_hit ? " · from the cache" : ""}
-        </span>
-      </div>
-      {call.parse_notes.length > 0 && (
-        <ul className="small muted tl-notes">
-          {call.parse_notes.map((n) => (
-            <li key={n}>{n}</li>
-          ))}
-        </ul>
-      )}
-      <details className="tl-raw">
-        <summary className="small">Request and response</summary>
-        {messages.map((m, i) => (
-          <div key={i} className="tl-msg">
-            <div className="small muted">{m.role === "system" ? "Instructions (system message)" : m.role === "user" ? "Input (user message)" : m.role}</div>
-            <pre className="json">{m.content}</pre>
-          </div>
-        ))}
-        <div className="tl-msg">
-          <div className="small muted">Raw response</div>
-          <pre className="json">{call.response_text ?? "(no response)"}</pre>
-        </div>
-        {Object.keys(call.prompt_versions).length > 1 && (
-          <div className="small muted">
-            Templates: {Object.entries(call.prompt_versions).map(([k, v]) => `${k}@${v}`).join(", ")}
-          </div>
-        )}
-      </details>
-    </li>
-  );
-}
-
 function AttemptItem({ a, canonical }: { a: ProvenanceAttempt; canonical: unknown }) {
   const guard = a.guard_findings.length > 0;
   const leaks = leakRows(a.verifier);
@@ -248,11 +202,7 @@ function AttemptItem({ a, canonical }: { a: ProvenanceAttempt; canonical: unknow
         </details>
       )}
       {a.calls.length > 0 && (
-        <ol className="tl-calls" aria-label={`Model calls of attempt ${a.attempt}`}>
-          {a.calls.map((c, i) => (
-            <CallRow key={i} call={c} />
-          ))}
-        </ol>
+        <CallList calls={a.calls} roleLabels={ROLE_LABEL} label={`Model calls of attempt ${a.attempt}`} />
       )}
     </li>
   );
@@ -299,7 +249,7 @@ function Block({ title, children }: { title: string; children: ReactNode }) {
 }
 
 export function CandidateDetail({ id, clauses, standalone = false }: { id: string; clauses: ClauseIndex | undefined; standalone?: boolean }) {
-  const prov = useApi("gen.provenance", { id });
+  const prov = useApi("generation.provenance", { id });
   const [tab, setTab] = useState("case");
   if (prov.error) return <ErrorBanner error={prov.error} title="The history of this candidate could not be shown." />;
   if (!prov.data) return <Loading label="Loading the case and its history…" />;

@@ -4,7 +4,7 @@
 
 import { ReactNode, useEffect, useMemo, useState } from "react";
 import { useAction, useApi } from "../../api/client";
-import type { AnchorBucket, CardSummary, GenPlan, ModelView } from "../../api/generated";
+import type { AnchorBucket, CardSummary, GenerationPlan, ModelView } from "../../api/generated";
 import type { EngineError } from "../../api/client";
 import { LocalityBadge } from "../../components/Badges";
 import { BatchPlan, BatchSwitch } from "../../components/BatchMode";
@@ -18,20 +18,20 @@ import { href, navigate } from "../../router";
 import type { ClauseIndex } from "../anchors/clauses";
 import { clauseShort } from "../anchors/clauses";
 import { CardPicker } from "./CardPicker";
-import { availability, DEFAULT_FORM, destinationsKey, formProblem, GenForm, selectedCards, STAGE_LABEL, toRequest } from "./logic";
+import { availability, DEFAULT_FORM, destinationsKey, formProblem, GenerationForm, selectedCards, STAGE_LABEL, toRequest } from "./logic";
 import { useDebounced } from "../anchors/hooks";
 import { usePolicyId } from "../../policyChoice";
 import { PlanConcurrency } from "../../components/RequestsInFlight";
 
 // The form survives leaving the page (for this session of the app).
-let remembered: GenForm | null = null;
+let remembered: GenerationForm | null = null;
 
 
 function modelLabel(m: ModelView): string {
   return `${m.name} — ${m.local ? "on this computer" : "remote"}`;
 }
 
-function CostLine({ plan, models }: { plan: GenPlan; models: ModelView[] }) {
+function CostLine({ plan, models }: { plan: GenerationPlan; models: ModelView[] }) {
   const e = plan.estimate;
   if (e.usd !== null) {
     const allLocal = plan.destinations.every((d) => !d.remote);
@@ -74,14 +74,14 @@ function PlanBox({
   onStart,
   starting,
 }: {
-  plan: GenPlan | undefined;
+  plan: GenerationPlan | undefined;
   loading: boolean;
   error: EngineError | undefined;
   problem: ReactNode;
   selected: CardSummary[];
   clauses: ClauseIndex | undefined;
   buckets: AnchorBucket[] | undefined;
-  form: GenForm;
+  form: GenerationForm;
   models: ModelView[];
   confirmed: boolean;
   setConfirmed: (v: boolean) => void;
@@ -329,8 +329,8 @@ export function Configure({ clauses }: { clauses: ClauseIndex | undefined }) {
   const models = useApi("models.list", {});
   const cards = useApi("cards.list", { policy: usePolicyId() });
   const buckets = useApi("anchors.buckets", { policy: usePolicyId() });
-  const [form, setFormState] = useState<GenForm>(remembered ?? DEFAULT_FORM);
-  const setForm = (patch: Partial<GenForm>) =>
+  const [form, setFormState] = useState<GenerationForm>(remembered ?? DEFAULT_FORM);
+  const setForm = (patch: Partial<GenerationForm>) =>
     setFormState((f) => {
       const n = { ...f, ...patch };
       remembered = n;
@@ -351,12 +351,12 @@ export function Configure({ clauses }: { clauses: ClauseIndex | undefined }) {
   const problem = formProblem(form);
   const policyId = usePolicyId();
   const request = useDebounced(problem ? null : toRequest(form, policyId), 350);
-  const plan = useApi("gen.plan", problem ? null : request);
+  const plan = useApi("generation.plan", problem ? null : request);
   const planData = problem ? undefined : plan.data;
   const destKey = destinationsKey(planData);
   const [confirmedKey, setConfirmedKey] = useState("");
   const confirmed = !!destKey && confirmedKey === destKey;
-  const start = useAction("gen.start");
+  const start = useAction("generation.start");
 
   const clausesWithApproved = useMemo(() => {
     const n = new Map<string, number>();
@@ -442,7 +442,7 @@ export function Configure({ clauses }: { clauses: ClauseIndex | undefined }) {
             <Select
               label="Take anchors from"
               value={form.anchorOrigin}
-              onChange={(v) => setForm({ anchorOrigin: v as GenForm["anchorOrigin"] })}
+              onChange={(v) => setForm({ anchorOrigin: v as GenerationForm["anchorOrigin"] })}
               options={[
                 { value: "all", label: "Built-in samples and imported anchors" },
                 { value: "imported", label: "Imported anchors only" },

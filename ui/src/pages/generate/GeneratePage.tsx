@@ -39,7 +39,7 @@ function RunningNow() {
 export function GeneratePage() {
   const route = useRoute();
   const clauses = useClauses();
-  const runs = useApi("gen.list", {});
+  const runs = useApi("generation.list", {});
   const runId = route.query.get("run");
   if (route.parts[1] === "case" && route.parts[2]) {
     return (

@@ -220,7 +220,7 @@ function Stats({ s, clauses }: { s: GenerationStats; clauses: ClauseIndex | unde
 }
 
 export function RunStats({ runId, tick, clauses }: { runId: string; tick: number; clauses: ClauseIndex | undefined }) {
-  const stats = useApi("gen.stats", { run_id: runId });
+  const stats = useApi("generation.stats", { run_id: runId });
   const { reload } = stats;
   useThrottled(tick, reload);
   if (stats.error) return <ErrorBanner error={stats.error} title="The statistics could not be computed." />;

@@ -2,8 +2,9 @@
 // case browser with each candidate's provenance.
 
 import { useMemo, useState } from "react";
+import { CallsDisclosure } from "../../components/CallLedger";
 import { useAction, useApi, useProgress } from "../../api/client";
-import type { GenCandidateView, GenRunView, Progress } from "../../api/generated";
+import type { GenerationCandidateView, GenerationRunView, Progress } from "../../api/generated";
 import { CaseTypeBadge, Id, StatusBadge } from "../../components/Badges";
 import { BatchPanel } from "../../components/BatchPanel";
 import { DataTable } from "../../components/DataTable";
@@ -16,12 +17,12 @@ import { href, setQuery, useRoute } from "../../router";
 import type { ClauseIndex } from "../anchors/clauses";
 import { clauseShort } from "../anchors/clauses";
 import { CandidateDetail, CandidateStatus } from "./CandidateDetail";
-import { CANDIDATE_STATUS, cardsInWords, runConfig, STAGE_LABEL } from "./logic";
+import { CANDIDATE_STATUS, cardsInWords, ROLE_LABEL, runConfig, STAGE_LABEL } from "./logic";
 import { isResumable } from "../../runStatus";
 import { RunStats } from "./RunStats";
 import { useThrottled } from "../anchors/hooks";
 
-function progressFromRun(r: GenRunView): Progress {
+function progressFromRun(r: GenerationRunView): Progress {
   const c = r.counts;
   return {
     run_id: r.run_id,
@@ -44,7 +45,7 @@ function CaseBrowser({ runId, clauses, tick }: { runId: string; clauses: ClauseI
   const clause = q.get("clause") ?? "";
   const card = q.get("card") ?? "";
   const open = q.get("case");
-  const cands = useApi("gen.candidates", { run_id: runId });
+  const cands = useApi("generation.candidates", { run_id: runId });
   const { reload } = cands;
   useThrottled(tick, reload);
   const all = useMemo(() => cands.data ?? [], [cands.data]);
@@ -108,7 +109,7 @@ function CaseBrowser({ runId, clauses, tick }: { runId: string; clauses: ClauseI
           {rows.length === all.length ? plural(all.length, "candidate") : `${rows.length} of ${plural(all.length, "candidate")}`}
         </span>
       </div>
-      <DataTable<GenCandidateView>
+      <DataTable<GenerationCandidateView>
         rows={rows}
         rowKey={(c) => c.candidate_id}
         selectedKey={open}
@@ -155,10 +156,10 @@ function CaseBrowser({ runId, clauses, tick }: { runId: string; clauses: ClauseI
 export function RunView({ runId, clauses }: { runId: string; clauses: ClauseIndex | undefined }) {
   const route = useRoute();
   const tab = route.query.get("tab") ?? "cases";
-  const run = useApi("gen.show", { run_id: runId });
+  const run = useApi("generation.show", { run_id: runId });
   const live = useProgress(runId);
-  const cancel = useAction("gen.cancel");
-  const resume = useAction("gen.resume");
+  const cancel = useAction("generation.cancel");
+  const resume = useAction("generation.resume");
   const [raisingCap, setRaisingCap] = useState(false);
   const r = run.data;
   const { reload } = run;
@@ -263,6 +264,7 @@ export function RunView({ runId, clauses }: { runId: string; clauses: ClauseInde
         <Stat label="tokens" value={tokens(c.input_tokens + c.output_tokens)} hint={`${num(c.calls)} calls${c.cache_hits ? `, ${c.cache_hits} from cache` : ""}`} />
         <Stat label="cost" value={usd(c.cost_usd)} />
       </div>
+      <CallsDisclosure runId={runId} roleLabels={ROLE_LABEL} summary="Model calls of this run" />
       <details className="card run-config">
         <summary>
           <strong>What this run was asked to do</strong>
@@ -306,7 +308,7 @@ export function RunView({ runId, clauses }: { runId: string; clauses: ClauseInde
 }
 
 export function RunsList() {
-  const runs = useApi("gen.list", {});
+  const runs = useApi("generation.list", {});
   if (runs.error) return <ErrorBanner error={runs.error} />;
   if (!runs.data) return <Loading />;
   if (runs.data.length === 0)
@@ -316,7 +318,7 @@ export function RunsList() {
       </EmptyState>
     );
   return (
-    <DataTable<GenRunView>
+    <DataTable<GenerationRunView>
       rows={runs.data}
       rowKey={(r) => r.run_id}
       onOpen={(r) => setQuery("run", r.run_id)}

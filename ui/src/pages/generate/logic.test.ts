@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AnchorBucket, CardSummary, GenPlan, ProvenanceAttempt } from "../../api/generated";
+import type { AnchorBucket, CardSummary, GenerationPlan, ProvenanceAttempt } from "../../api/generated";
 import {
   attemptSegments,
   availability,
@@ -115,8 +115,8 @@ describe("anchors per clause", () => {
 
 describe("plans and progress", () => {
   it("changes the confirmation key when a destination changes", () => {
-    const plan = { destinations: [{ role: "r", model: "m", destination: "https://x", remote: true }] } as unknown as GenPlan;
-    const other = { destinations: [{ role: "r", model: "n", destination: "https://x", remote: true }] } as unknown as GenPlan;
+    const plan = { destinations: [{ role: "r", model: "m", destination: "https://x", remote: true }] } as unknown as GenerationPlan;
+    const other = { destinations: [{ role: "r", model: "n", destination: "https://x", remote: true }] } as unknown as GenerationPlan;
     expect(destinationsKey(plan)).not.toBe(destinationsKey(other));
     expect(destinationsKey(undefined)).toBe("");
   });

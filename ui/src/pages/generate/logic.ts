@@ -1,14 +1,14 @@
 // Pure logic of the Generate page (unit-tested in logic.test.ts): the cards request, anchors
 // available per clause, stage and role words, the progress counters, attempt bars, facts.
 
-import type { AnchorBucket, CardSummary, GenPlan, GenRequest, GenRunConfig, ProvenanceAttempt } from "../../api/generated";
+import type { AnchorBucket, CardSummary, GenerationPlan, GenerationRequest, GenerationRunConfig, ProvenanceAttempt } from "../../api/generated";
 import { jsonText } from "../../format";
 import { DEFAULT_POLICY } from "../../api/generated";
 import { parseCap } from "../../components/SpendingCap";
 
 export type CardMode = "all" | "clause" | "chosen";
 
-export type GenForm = {
+export type GenerationForm = {
   mode: CardMode;
   clause: string;
   chosen: string[];
@@ -27,7 +27,7 @@ export type GenForm = {
   batch: boolean;
 };
 
-export const DEFAULT_FORM: GenForm = {
+export const DEFAULT_FORM: GenerationForm = {
   mode: "all",
   clause: "",
   chosen: [],
@@ -45,14 +45,14 @@ export const DEFAULT_FORM: GenForm = {
 };
 
 /** The engine's `cards` value: "all", a clause id, or card ids joined by commas ("" = nothing chosen yet). */
-export function cardsSpec(f: Pick<GenForm, "mode" | "clause" | "chosen">): string {
+export function cardsSpec(f: Pick<GenerationForm, "mode" | "clause" | "chosen">): string {
   if (f.mode === "all") return "all";
   if (f.mode === "clause") return f.clause;
   return f.chosen.join(",");
 }
 
 /** Why the form cannot be planned yet (in words), or null. */
-export function formProblem(f: GenForm): string | null {
+export function formProblem(f: GenerationForm): string | null {
   if (!f.model) return "Choose the model that writes the cases.";
   if (f.mode === "clause" && !f.clause) return "Choose a clause.";
   if (f.mode === "chosen" && f.chosen.length === 0) return "Tick at least one card.";
@@ -64,7 +64,7 @@ export function formProblem(f: GenForm): string | null {
   return null;
 }
 
-export function toRequest(f: GenForm, policy: string = DEFAULT_POLICY): GenRequest {
+export function toRequest(f: GenerationForm, policy: string = DEFAULT_POLICY): GenerationRequest {
   return {
     policy,
     cards: cardsSpec(f),
@@ -83,7 +83,7 @@ export function toRequest(f: GenForm, policy: string = DEFAULT_POLICY): GenReque
 }
 
 /** The cards a form selects, from the card list (what the engine will plan, approved-only for all/clause). */
-export function selectedCards(f: Pick<GenForm, "mode" | "clause" | "chosen">, cards: CardSummary[]): CardSummary[] {
+export function selectedCards(f: Pick<GenerationForm, "mode" | "clause" | "chosen">, cards: CardSummary[]): CardSummary[] {
   if (f.mode === "all") return cards.filter((c) => c.status === "approved");
   if (f.mode === "clause") return cards.filter((c) => c.clause_id === f.clause && c.status === "approved");
   const set = new Set(f.chosen);
@@ -99,7 +99,7 @@ export type ClauseAvailability = {
 };
 
 /** Per clause of the selected cards: anchors in its bucket (for the chosen origin) and how many each card will use. */
-export function availability(cards: CardSummary[], buckets: AnchorBucket[], origin: GenForm["anchorOrigin"], perCard: number): ClauseAvailability[] {
+export function availability(cards: CardSummary[], buckets: AnchorBucket[], origin: GenerationForm["anchorOrigin"], perCard: number): ClauseAvailability[] {
   const count = new Map<string, number>();
   for (const b of buckets) {
     if (!b.clause_id) continue;
@@ -115,7 +115,7 @@ export function availability(cards: CardSummary[], buckets: AnchorBucket[], orig
 }
 
 /** A key of where a plan sends data; a confirmation is asked again when it changes. */
-export function destinationsKey(plan: GenPlan | undefined): string {
+export function destinationsKey(plan: GenerationPlan | undefined): string {
   if (!plan) return "";
   return plan.destinations.map((d) => `${d.role}=${d.model}@${d.destination}:${d.remote}`).join("|");
 }
@@ -217,15 +217,7 @@ export function groupAttempts(attempts: ProvenanceAttempt[], candidateId: string
 }
 
 /** `{messages: [{role, content}]}` → the messages, whatever else the request holds. */
-export function requestMessages(request: unknown): { role: string; content: string }[] {
-  if (!request || typeof request !== "object") return [];
-  const m = (request as { messages?: unknown }).messages;
-  if (!Array.isArray(m)) return [];
-  return m.map((x) => {
-    const o = (x ?? {}) as { role?: unknown; content?: unknown };
-    return { role: jsonText(o.role ?? ""), content: typeof o.content === "string" ? o.content : JSON.stringify(o.content, null, 2) };
-  });
-}
+export { requestMessages } from "../../components/CallLedger";
 
 export type LeakRow = { condition: string; verdict: string; evidence: string | null; explanation: string };
 
@@ -263,7 +255,7 @@ export type RunConfig = {
 };
 
 /** A generation run's config as the engine sends it, any part of it possibly absent. */
-export type StoredGenConfig = Partial<Omit<GenRunConfig, "request">> & { request?: Partial<GenRequest> };
+export type StoredGenConfig = Partial<Omit<GenerationRunConfig, "request">> & { request?: Partial<GenerationRequest> };
 
 export function runConfig(config: StoredGenConfig | null): RunConfig {
   const c = config ?? {};

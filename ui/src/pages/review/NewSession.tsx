@@ -160,7 +160,7 @@ export function GuidelinesEditor({ value, onChange, label = "Guidelines (Markdow
 
 /** The rationale task: a switch, then the evaluation runs whose judged rationales reviewers check. */
 function RationaleChoice({ on, setOn, runs, setRuns }: { on: boolean; setOn: (v: boolean) => void; runs: Set<string>; setRuns: (s: Set<string>) => void }) {
-  const list = useApi("eval.list", {});
+  const list = useApi("evaluation.list", {});
   const evalRuns = (list.data ?? []).filter((r) => r.counts.done > 0);
   return (
     <div className="stack">

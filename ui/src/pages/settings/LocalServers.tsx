@@ -9,7 +9,7 @@ import { Section } from "../../components/Layout";
 
 export function LocalServersSection() {
   const discover = useAction("models.discover");
-  const add = useAction("models.add");
+  const add = useAction("model.add");
   const [found, setFound] = useState<DiscoverResult | null>(null);
   const [extra, setExtra] = useState("");
   const port = Number(extra);

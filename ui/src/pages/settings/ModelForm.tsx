@@ -13,7 +13,7 @@ import { checkForm, emptyForm, formFromView, formToRequest, hostOf, isLoopback, 
 export function ModelFormDialog({ existing, takenNames, onClose }: { existing: ModelView | null; takenNames: string[]; onClose: () => void }) {
   const [f, setF] = useState<ModelForm>(() => (existing ? formFromView(existing) : emptyForm()));
   const [tried, setTried] = useState(false);
-  const add = useAction("models.add");
+  const add = useAction("model.add");
   const editing = existing !== null;
   const keyStored = existing?.key_in_keyring ?? false;
   const info = providerInfo(f.kind);

@@ -200,7 +200,7 @@ export function checkForm(f: ModelForm, opts: { editing: boolean; keyStored: boo
   return e;
 }
 
-/** The request for `models.add`. A stored key is kept when no new one is typed. */
+/** The request for `model.add`. A stored key is kept when no new one is typed. */
 export function formToRequest(f: ModelForm): ModelAddRequest {
   const info = providerInfo(f.kind);
   const req: ModelAddRequest = { name: f.name.trim(), kind: f.kind, model: f.model.trim(), local: f.local };

@@ -134,8 +134,8 @@ pub struct AnchorJobView {
     pub finished_at: Option<String>,
     /// Why the job stopped, when it did not finish.
     pub error: Option<String>,
-    /// Outcomes of the anchors handled so far, in the job's order (`anchors.jobs` leaves the
-    /// items out; `anchors.job_show` has them).
+    /// Outcomes of the anchors handled so far, in the job's order (`anchor_job.list` leaves the
+    /// items out; `anchor_job.show` has them).
     pub result: AnchorBatchResult,
 }
 
@@ -163,7 +163,7 @@ impl Engine {
     }
 
     /// What an anchor job would send and cost, before anything is sent.
-    pub fn anchors_job_plan(&self, req: &AnchorJobRequest) -> ApiResult<AnchorJobPlan> {
+    pub fn anchor_job_plan(&self, req: &AnchorJobRequest) -> ApiResult<AnchorJobPlan> {
         let cfg = self.anchor_model_handle(&req.model, req.batch)?.cfg.clone();
         let anchors = self.anchor_job_anchors(req)?;
         let prompt = load_split(req.kind.prompt_id())?;
@@ -227,7 +227,7 @@ impl Engine {
     }
 
     /// Create an anchor job (nothing is sent yet); its anchors are frozen now.
-    pub fn anchors_job_create(&self, req: &AnchorJobRequest) -> ApiResult<String> {
+    pub fn anchor_job_create(&self, req: &AnchorJobRequest) -> ApiResult<String> {
         self.anchor_model_handle(&req.model, req.batch)?;
         let policy = policy_of(&req.policy);
         if req.kind == AnchorJobKind::Presort {
@@ -302,13 +302,13 @@ impl Engine {
     }
 
     /// One anchor job with the outcome of every anchor handled so far.
-    pub fn anchors_job_show(&self, run_id: &str) -> ApiResult<AnchorJobView> {
+    pub fn anchor_job_show(&self, run_id: &str) -> ApiResult<AnchorJobView> {
         let (run, cfg) = self.anchor_job_config(run_id)?;
         self.anchor_job_view(run, cfg, true)
     }
 
     /// Every anchor job, newest first (without the per-anchor outcomes).
-    pub fn anchors_jobs(&self) -> ApiResult<Vec<AnchorJobView>> {
+    pub fn anchor_job_list(&self) -> ApiResult<Vec<AnchorJobView>> {
         let runs = self.store().with_read(|c| jobs::list_runs(c, Some(RunKind::AnchorJob)))?;
         let mut out = Vec::new();
         for run in runs {
@@ -319,13 +319,13 @@ impl Engine {
     }
 
     /// Ask an anchor job running in this process to stop after the anchors in flight.
-    pub fn anchors_job_cancel(&self, run_id: &str) -> ApiResult<bool> {
+    pub fn anchor_job_cancel(&self, run_id: &str) -> ApiResult<bool> {
         self.anchor_job_config(run_id)?;
         Ok(self.jobs().cancel(run_id))
     }
 
     /// Refuse at once to resume a job another live process works on (changes nothing).
-    pub fn anchors_job_check_resumable(&self, run_id: &str) -> ApiResult<()> {
+    pub fn anchor_job_check_resumable(&self, run_id: &str) -> ApiResult<()> {
         self.anchor_job_config(run_id)?;
         self.store().with_conn(|c| jobs::ensure_free(c, run_id, self.jobs().owner()))
     }

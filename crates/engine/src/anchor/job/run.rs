@@ -50,7 +50,7 @@ impl Engine {
     }
 
     /// Run (or resume) an anchor job here: handle every anchor that has no outcome yet or failed.
-    pub async fn anchors_job_execute(&self, run_id: &str) -> ApiResult<()> {
+    pub async fn anchor_job_execute(&self, run_id: &str) -> ApiResult<()> {
         // One row by its key each: quick, so they stay on this thread.
         let (_, cfg) = self.anchor_job_config(run_id)?;
         let handle = self.anchor_model_handle(&cfg.model, cfg.batch)?;
@@ -142,7 +142,7 @@ impl Job for AnchorJob<'_> {
     async fn run_item(&self, anchor_id: String, tokens: &ItemTokens) -> ItemOutcome {
         let e = self.engine;
         let id = anchor_id.clone();
-        let anchor = match e.blocking(move |e| e.anchors_show(&id)).await {
+        let anchor = match e.blocking(move |e| e.anchor_show(&id)).await {
             Ok(a) => a,
             Err(err) if err.code == ErrorCode::NotFound => {
                 let item = AnchorBatchItem {
@@ -160,9 +160,10 @@ impl Job for AnchorJob<'_> {
             Err(err) => return ItemOutcome::Halt(store_failed(&err.message)),
         };
         // Only an Abort (or a takeover) ends the calls in flight; a stop request lets them finish.
+        let item_ctx = self.ctx.clone().item(anchor.anchor_id.as_str());
         let h = match &self.inputs {
-            Inputs::Presort(p) => e.presort_one(&self.handle, p, &anchor, &self.ctx, &tokens.abort).await,
-            Inputs::Translate(p) => e.translate_one(&self.handle, p, &anchor, &self.ctx, &tokens.abort).await,
+            Inputs::Presort(p) => e.presort_one(&self.handle, p, &anchor, &item_ctx, &tokens.abort).await,
+            Inputs::Translate(p) => e.translate_one(&self.handle, p, &anchor, &item_ctx, &tokens.abort).await,
         };
         let spent_usd = h.spent.cost;
         if tokens.abort.is_cancelled() {

@@ -127,7 +127,7 @@ impl Engine {
     }
 
     /// What "draft every clause" would do and cost, before anything is sent.
-    pub fn author_draft_all_plan(&self, req: &DraftAllRequest) -> ApiResult<DraftAllPlan> {
+    pub fn authoring_draft_all_plan(&self, req: &DraftAllRequest) -> ApiResult<DraftAllPlan> {
         let policy = super::policy_or_default(&req.policy);
         let kinds = kinds_or_default(&req.kinds);
         let cfg = self.model_handle(&req.model)?.cfg.clone();
@@ -183,8 +183,8 @@ impl Engine {
     }
 
     /// Create a "draft every clause" job (not started).
-    pub fn author_draft_all_create(&self, req: &DraftAllRequest) -> ApiResult<String> {
-        let plan = self.author_draft_all_plan(req)?;
+    pub fn authoring_draft_all_create(&self, req: &DraftAllRequest) -> ApiResult<String> {
+        let plan = self.authoring_draft_all_plan(req)?;
         if plan.to_draft == 0 {
             return Err(ApiError::invalid(if plan.skipped > 0 {
                 "Nothing to draft: every clause without an approved extraction is skipped, and the others already have drafts. Approve extractions first."
@@ -213,7 +213,7 @@ impl Engine {
     }
 
     /// Run (or resume) a "draft every clause" job: draft every item still to draft.
-    pub async fn author_draft_all_execute(&self, run_id: &str) -> ApiResult<()> {
+    pub async fn authoring_draft_all_execute(&self, run_id: &str) -> ApiResult<()> {
         // One row by its key: quick, so it stays on this thread.
         let cfg = self.draft_all_config(run_id)?;
         let policy = super::policy_or_default(&cfg.policy);
@@ -222,7 +222,7 @@ impl Engine {
     }
 
     /// Ask a running drafting job of this process to stop after the current item.
-    pub fn author_draft_all_cancel(&self, run_id: &str) -> ApiResult<bool> {
+    pub fn authoring_draft_all_cancel(&self, run_id: &str) -> ApiResult<bool> {
         self.draft_all_config(run_id)?;
         Ok(self.jobs().cancel(run_id))
     }
@@ -246,7 +246,7 @@ pub struct DraftAllRun {
 
 impl Engine {
     /// Every "draft every clause" job, newest first.
-    pub fn author_draft_all_runs(&self) -> ApiResult<Vec<DraftAllRun>> {
+    pub fn authoring_draft_all_list(&self) -> ApiResult<Vec<DraftAllRun>> {
         let runs = self.store().with_conn(|c| jobs::list_runs(c, Some(RunKind::Authoring)))?;
         let mut out = Vec::new();
         for r in runs {

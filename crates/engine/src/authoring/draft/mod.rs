@@ -18,7 +18,7 @@ use std::collections::HashSet;
 
 use self::checks::{check_cards, check_variants, item_label, CheckContext};
 use self::coverage::{coverage, CoverageReport};
-use super::{call_record, clause_text, policy_or_default, AuthorCall};
+use super::{call_record, clause_text, policy_or_default, AuthoringCall};
 use crate::card::actions::{line_diff, DiffLine};
 use crate::card::lint::Severity;
 use crate::card::schema::{card_schema_value, VARIANTS_SCHEMA};
@@ -170,7 +170,7 @@ pub struct Draft {
     pub edited_at: Option<String>,
     pub run_id: Option<String>,
     pub created_at: String,
-    pub calls: Vec<AuthorCall>,
+    pub calls: Vec<AuthoringCall>,
 }
 
 /// A draft as listed.
@@ -468,7 +468,7 @@ impl Engine {
                     ),
                 )
             })?;
-        let extraction = self.author_show(&approved.extraction_id)?;
+        let extraction = self.authoring_extraction_show(&approved.extraction_id)?;
         let mut citable: Vec<String> = vec![clause.label.clone()];
         for s in &extraction.sections {
             if !citable.contains(&s.section_id) {
@@ -556,12 +556,12 @@ impl Engine {
     }
 
     /// Draft cards or variants for one clause, check them, and store the draft.
-    pub async fn author_draft(&self, req: &DraftRequest) -> ApiResult<DraftResult> {
-        let d = self.author_draft_in(req, None, &CancellationToken::new()).await?;
+    pub async fn authoring_draft(&self, req: &DraftRequest) -> ApiResult<DraftResult> {
+        let d = self.authoring_draft_in(req, None, &CancellationToken::new()).await?;
         Ok(DraftResult { draft_id: d.draft_id, cards: d.item_ids, attempts: d.attempts, problems: d.problems })
     }
 
-    pub(crate) async fn author_draft_in(
+    pub(crate) async fn authoring_draft_in(
         &self,
         req: &DraftRequest,
         run_id: Option<&str>,
@@ -592,13 +592,14 @@ impl Engine {
                 response_format: crate::llm::ResponseFormat::Json,
                 ..ChatRequest::new(vec![Message::system(system), Message::user(user)])
             };
-            let resp = self.llm().chat(&handle, &chat, &ctx, cancel).await?;
             let mut versions = IndexMap::new();
             versions.insert(t.draft.prompt.name.clone(), t.draft.prompt.version.clone());
             if attempt > 1 {
                 versions.insert(t.feedback.name.clone(), t.feedback.version.clone());
             }
-            let mut rec = call_record("drafter", attempt, &t.draft.prompt, versions, &handle, &chat, &resp);
+            let call_ctx = ctx.clone().role("drafter").attempt(attempt).prompt(&t.draft.prompt.name, versions.clone());
+            let resp = self.llm().chat(&handle, &chat, &call_ctx, cancel).await?;
+            let mut rec = call_record("drafter", attempt, &t.draft.prompt, versions, &handle, &resp);
             let (parsed, items, self_check, mut problems) = read_reply(kind, &resp.text, &inputs);
             let (more, cov) = if parsed.is_some() { check_items(kind, &items, &inputs) } else { (vec![], None) };
             problems.extend(more);
@@ -664,11 +665,11 @@ impl Engine {
                 Ok(d.draft_id)
             })
             .await?;
-        self.blocking(move |e| e.author_draft_show(&id)).await
+        self.blocking(move |e| e.authoring_draft_show(&id)).await
     }
 
     /// Drafts, optionally of one policy, clause or status.
-    pub fn author_drafts(&self, f: &DraftFilter) -> ApiResult<Vec<DraftSummary>> {
+    pub fn authoring_drafts(&self, f: &DraftFilter) -> ApiResult<Vec<DraftSummary>> {
         let rows = self.store().with_conn(|c| {
             repo::list(c, f.policy.as_deref(), f.clause.as_deref(), f.status.as_deref().filter(|s| !s.is_empty()), None)
         })?;
@@ -676,7 +677,7 @@ impl Engine {
     }
 
     /// One draft with its items, problems, coverage, nearest existing cards and model calls.
-    pub fn author_draft_show(&self, id: &str) -> ApiResult<Draft> {
+    pub fn authoring_draft_show(&self, id: &str) -> ApiResult<Draft> {
         let mut d = self.store().with_conn(|c| repo::get(c, id))?.ok_or_else(|| {
             ApiError::not_found(format!("There is no draft \"{id}\"; `psebench author list --drafts` shows them."))
         })?;
@@ -692,12 +693,12 @@ impl Engine {
     }
 
     /// Replace a draft's items with an edited version and check them again.
-    pub fn author_draft_edit(&self, req: &DraftEditRequest) -> ApiResult<Draft> {
+    pub fn authoring_draft_edit(&self, req: &DraftEditRequest) -> ApiResult<Draft> {
         let by = req.by.trim();
         if by.is_empty() {
             return Err(ApiError::invalid("Say who edited the draft (your name), so its history stays meaningful."));
         }
-        let mut d = self.author_draft_show(&req.draft_id)?;
+        let mut d = self.authoring_draft_show(&req.draft_id)?;
         if d.status == "accepted" || d.status == "rejected" {
             return Err(ApiError::conflict(format!(
                 "Draft {} was already {}; edit the cards in the library instead, or draft again.",
@@ -719,18 +720,18 @@ impl Engine {
         d.edited_by = Some(by.to_string());
         d.edited_at = Some(crate::util::now_rfc3339());
         self.store().with_tx(|tx| repo::update(tx, &d))?;
-        self.author_draft_show(&d.draft_id)
+        self.authoring_draft_show(&d.draft_id)
     }
 
     /// A drafted card (or, for variants, the parent with them) against a library card.
-    pub fn author_draft_diff(&self, req: &DraftDiffRequest) -> ApiResult<DraftDiff> {
-        let d = self.author_draft_show(&req.draft_id)?;
+    pub fn authoring_draft_diff(&self, req: &DraftDiffRequest) -> ApiResult<DraftDiff> {
+        let d = self.authoring_draft_show(&req.draft_id)?;
         let pos = d
             .item_ids
             .iter()
             .position(|i| i == &req.item_id)
             .ok_or_else(|| ApiError::not_found(format!("Draft {} has no item \"{}\".", d.draft_id, req.item_id)))?;
-        let against = self.cards_show(&req.against, None)?;
+        let against = self.card_show(&req.against, None)?;
         let mine = match d.kind {
             DraftKind::Missing => {
                 let mut parent = against.card.clone();
@@ -751,12 +752,12 @@ impl Engine {
 
     /// Accept a draft's items into the library as `draft` cards (origin `authored`); for variants,
     /// the parent card gets a new version with them. Refused while an accepted item has errors.
-    pub fn author_accept(&self, req: &AcceptRequest) -> ApiResult<AcceptResult> {
+    pub fn authoring_accept(&self, req: &AcceptRequest) -> ApiResult<AcceptResult> {
         let by = req.by.trim();
         if by.is_empty() {
             return Err(ApiError::invalid("A draft is accepted by a named person: give your name (--by NAME)."));
         }
-        let mut d = self.author_draft_show(&req.draft_id)?;
+        let mut d = self.authoring_draft_show(&req.draft_id)?;
         if d.status == "accepted" || d.status == "rejected" {
             return Err(ApiError::conflict(format!(
                 "Draft {} was already {} by {}.",
@@ -878,7 +879,7 @@ impl Engine {
     }
 
     /// Reject a draft; the reason is kept with it.
-    pub fn author_reject(&self, req: &RejectRequest) -> ApiResult<Draft> {
+    pub fn authoring_reject(&self, req: &RejectRequest) -> ApiResult<Draft> {
         let by = req.by.trim();
         if by.is_empty() {
             return Err(ApiError::invalid("A draft is rejected by a named person: give your name (--by NAME)."));
@@ -887,7 +888,7 @@ impl Engine {
         if reason.is_empty() {
             return Err(ApiError::invalid("Say why the draft is rejected (--reason); the reason is kept with it."));
         }
-        let mut d = self.author_draft_show(&req.draft_id)?;
+        let mut d = self.authoring_draft_show(&req.draft_id)?;
         if d.status == "accepted" || d.status == "rejected" {
             return Err(ApiError::conflict(format!("Draft {} was already {}.", d.draft_id, d.status)));
         }
@@ -896,7 +897,7 @@ impl Engine {
         d.decided_at = Some(crate::util::now_rfc3339());
         d.decision_notes = Some(reason.to_string());
         self.store().with_tx(|tx| repo::update(tx, &d))?;
-        self.author_draft_show(&d.draft_id)
+        self.authoring_draft_show(&d.draft_id)
     }
 }
 

@@ -1,4 +1,5 @@
-//! Storage of drafts (`author_drafts`) and of the model calls behind them (`author_draft_calls`).
+//! Storage of drafts (`authoring_drafts`); the model calls behind them are in the call ledger, linked
+//! by draft id.
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
@@ -10,7 +11,7 @@ use crate::error::{ApiError, ApiResult};
 /// How many drafts a clause has had (the next one's number is this plus one).
 pub fn count_for_clause(conn: &Connection, policy: &str, clause: &str) -> ApiResult<i64> {
     Ok(conn.query_row(
-        "SELECT COUNT(*) FROM author_drafts WHERE policy_id = ?1 AND clause_id = ?2",
+        "SELECT COUNT(*) FROM authoring_drafts WHERE policy_id = ?1 AND clause_id = ?2",
         params![policy, clause],
         |r| r.get(0),
     )?)
@@ -18,7 +19,7 @@ pub fn count_for_clause(conn: &Connection, policy: &str, clause: &str) -> ApiRes
 
 pub fn insert(conn: &Connection, d: &Draft) -> ApiResult<()> {
     conn.execute(
-        "INSERT INTO author_drafts (id, policy_id, clause_id, kind, parent_card_id, extraction_id, extraction_version,
+        "INSERT INTO authoring_drafts (id, policy_id, clause_id, kind, parent_card_id, extraction_id, extraction_version,
             items_json, problems_json, self_check_json, coverage_json, attempts, model, prompt_versions, status,
             decided_by, decided_at, decision_notes, accepted_ids_json, edited_by, edited_at, run_id, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
@@ -54,7 +55,7 @@ pub fn insert(conn: &Connection, d: &Draft) -> ApiResult<()> {
 /// Replace the content and decision fields of a stored draft (edits, acceptance, rejection).
 pub fn update(conn: &Connection, d: &Draft) -> ApiResult<()> {
     conn.execute(
-        "UPDATE author_drafts SET items_json = ?2, problems_json = ?3, coverage_json = ?4, status = ?5,
+        "UPDATE authoring_drafts SET items_json = ?2, problems_json = ?3, coverage_json = ?4, status = ?5,
             decided_by = ?6, decided_at = ?7, decision_notes = ?8, accepted_ids_json = ?9, edited_by = ?10,
             edited_at = ?11
          WHERE id = ?1",
@@ -172,7 +173,7 @@ fn from_raw(r: RawDraft) -> ApiResult<Draft> {
 }
 
 pub fn get(conn: &Connection, id: &str) -> ApiResult<Option<Draft>> {
-    let row = conn.query_row(&format!("SELECT {COLS} FROM author_drafts WHERE id = ?1"), [id], raw).optional()?;
+    let row = conn.query_row(&format!("SELECT {COLS} FROM authoring_drafts WHERE id = ?1"), [id], raw).optional()?;
     let Some(row) = row else { return Ok(None) };
     let mut d = from_raw(row)?;
     d.calls = calls_of(conn, CallOwner::Draft, id)?;
@@ -188,7 +189,7 @@ pub fn list(
     run_id: Option<&str>,
 ) -> ApiResult<Vec<Draft>> {
     let mut st = conn.prepare(&format!(
-        "SELECT {COLS} FROM author_drafts
+        "SELECT {COLS} FROM authoring_drafts
          WHERE (?1 IS NULL OR policy_id = ?1) AND (?2 IS NULL OR clause_id = ?2) AND (?3 IS NULL OR status = ?3)
            AND (?4 IS NULL OR run_id = ?4)
          ORDER BY created_at, rowid"

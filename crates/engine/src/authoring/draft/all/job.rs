@@ -85,7 +85,7 @@ impl Job for DraftAllJob<'_> {
             parent: item.parent_card_id.clone(),
             model: self.cfg.model.clone(),
         };
-        match self.engine.author_draft_in(&req, Some(&self.run_id), &tokens.stop).await {
+        match self.engine.authoring_draft_in(&req, Some(&self.run_id), &tokens.stop).await {
             Ok(d) => {
                 let spent_usd: f64 = d.calls.iter().map(|c| c.cost_usd).sum();
                 {

@@ -1,2 +1,0 @@
-// Anchors page: see ./anchors/AnchorsPage.tsx.
-export { AnchorsPage } from "./anchors/AnchorsPage";

@@ -1,2 +1,0 @@
-// Cases page (the code lives in ./caseBrowser).
-export { CasesPage } from "./caseBrowser/CasesPage";

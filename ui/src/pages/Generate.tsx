@@ -1,2 +1,0 @@
-// Generate cases page: see ./generate/GeneratePage.tsx.
-export { GeneratePage } from "./generate/GeneratePage";

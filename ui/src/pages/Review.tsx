@@ -1,2 +1,0 @@
-// Expert review: the page lives in ./review/ (owner pages, questionnaire, helpers).
-export { ReviewPage } from "./review/Owner";

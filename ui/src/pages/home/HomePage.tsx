@@ -1,0 +1,187 @@
+// Home: what the store holds, where the user is in the workflow, and the next step.
+
+import { ReactNode, useEffect } from "react";
+import { useAction, useAllProgress, useApi } from "../../api/client";
+import { StatusBadge } from "../../components/Badges";
+import { ErrorBanner, Loading, Notice, toast } from "../../components/Feedback";
+import { PageHeader, Section, Stat } from "../../components/Layout";
+import { RunProgress } from "../../components/Progress";
+import { num, when } from "../../format";
+import { href } from "../../router";
+import { usePolicyId } from "../../policyChoice";
+
+type Step = { n: number; title: string; state: "done" | "todo" | "optional"; text: ReactNode; action?: ReactNode };
+
+function count(list: { key: string; count: number }[] | undefined, key?: string): number {
+  if (!list) return 0;
+  return list.filter((c) => key === undefined || c.key === key).reduce((a, c) => a + c.count, 0);
+}
+
+export function HomePage() {
+  const info = useApi("store.info", {});
+  const policy = useApi("policy.show", { id: usePolicyId() });
+  const runs = useApi("evaluation.list", {});
+  const models = useApi("models.list", {});
+  const demo = useAction("demo.load");
+  const progress = useAllProgress();
+
+  useEffect(() => {
+    // Benchmarks read this: when the Home page first showed real data (ms since navigation start).
+    if (info.data) {
+      const w = window as unknown as { __psebenchFirstPaint?: number };
+      if (w.__psebenchFirstPaint === undefined) requestAnimationFrame(() => (w.__psebenchFirstPaint ??= performance.now()));
+    }
+  }, [info.data]);
+  if (info.error) return <ErrorBanner error={info.error} title="The store could not be read." />;
+  if (!info.data) return <Loading />;
+  const d = info.data;
+  const cards = count(d.cards_by_status);
+  const approved = count(d.cards_by_status, "approved");
+  const cases = count(d.cases_by_type);
+  const finished = (runs.data ?? []).filter((r) => r.status === "completed");
+  const running = Array.from(progress.values()).filter((p) => p.status === "running");
+  const official = policy.data ? policy.data.official_text.clauses || policy.data.official_text.guidance : false;
+
+  const steps: Step[] = [
+    {
+      n: 1,
+      title: "Policy",
+      state: official ? "done" : "optional",
+      text: official
+        ? "Official clause and guidance text is imported."
+        : `You are using the ${policy.data?.edition ?? "summary"} edition of ${policy.data?.name ?? "the policy"}. Import the official text before real triage work.`,
+      action: <a className="btn" href={href("/policy", { tab: "import" })}>{official ? "View policy" : "Import official text"}</a>,
+    },
+    {
+      n: 2,
+      title: "Clause cards",
+      state: approved > 0 ? "done" : "todo",
+      text: `${num(approved)} of ${num(cards)} cards are approved and ready to generate from.`,
+      action: <a className="btn" href="#/cards">Open the card library</a>,
+    },
+    {
+      n: 3,
+      title: "Cases",
+      state: cases > 0 ? "done" : "todo",
+      text:
+        cases > 0 ? (
+          `${num(cases)} cases: ${d.cases_by_type.map((c) => `${num(c.count)} ${c.key}`).join(", ")}.`
+        ) : (
+          "No cases yet. Generate them from the card library, or open the 90 hand-written demo cases to try everything now."
+        ),
+      action:
+        cases > 0 ? (
+          <a className="btn" href="#/cases">Browse cases</a>
+        ) : (
+          <>
+            <button
+              className="btn btn-primary"
+              disabled={demo.busy}
+              onClick={async () => {
+                const r = await demo.run({});
+                if (r) toast(`Loaded ${r.imported} demo cases.`);
+              }}
+            >
+              Open the 90 demo cases
+            </button>
+            <a className="btn" href="#/generate">Generate</a>
+          </>
+        ),
+    },
+    {
+      n: 4,
+      title: "Models",
+      state: (models.data?.length ?? 0) > 0 ? "done" : "todo",
+      text:
+        (models.data?.length ?? 0) > 0
+          ? `${models.data!.length} model(s) registered (${models.data!.filter((m) => m.local).length} on this computer).`
+          : "Register the models to evaluate, and the information provider and judge models.",
+      action: <a className="btn" href="#/settings">Models and keys</a>,
+    },
+    {
+      n: 5,
+      title: "Evaluation runs",
+      state: (runs.data?.length ?? 0) > 0 ? "done" : "todo",
+      text: (runs.data?.length ?? 0) > 0 ? `${runs.data!.length} run(s), ${finished.length} finished.` : "Run a model through the two-role environment.",
+      action: <a className="btn" href="#/evaluate">Evaluate</a>,
+    },
+    {
+      n: 6,
+      title: "Results",
+      state: finished.length > 0 ? "done" : "todo",
+      text:
+        finished.length > 0
+          ? "Leaderboard, the paper's tables, charts and every transcript."
+          : "Results appear when a run finishes. Until then you can explore example results of fictional models.",
+      action: finished.length > 0 ? <a className="btn" href="#/results">See results</a> : <a className="btn" href="#/results">Explore results</a>,
+    },
+    {
+      n: 7,
+      title: "Expert review",
+      state: "optional",
+      text: "Have patient-safety experts rate cases for realism and plausibility, blind to the expected verdict.",
+      action: <a className="btn" href="#/review">Expert review</a>,
+    },
+  ];
+
+  return (
+    <>
+      <PageHeader title="PSEBench Studio" subtitle="Build, check and run policy-grounded benchmarks for patient-safety event triage." />
+      <ErrorBanner error={demo.error} onDismiss={demo.clearError} />
+      {running.length > 0 && (
+        <Section title="Running now">
+          <div className="stack">
+            {running.map((p) => (
+              <div key={p.run_id}>
+                <a href={p.kind === "eval" ? href("/evaluate", { run: p.run_id }) : p.kind === "anchors" ? href("/anchors") : href("/generate", { run: p.run_id })}>{p.run_id}</a>
+                <RunProgress progress={p} unit={p.kind === "eval" ? "cases" : p.kind === "anchors" ? "anchors" : "candidates"} />
+              </div>
+            ))}
+          </div>
+        </Section>
+      )}
+      <div className="grid-3">
+        <Stat label="approved clause cards" value={num(approved)} hint={`${num(cards)} in the library`} />
+        <Stat label="benchmark cases" value={num(cases)} />
+        <Stat label="finished evaluation runs" value={num(finished.length)} />
+      </div>
+      <Section title="Where you are">
+        <ol className="steps">
+          {steps.map((s) => (
+            <li key={s.n} className={`step-item step-${s.state}`}>
+              <span className="step-mark" aria-hidden>
+                {s.state === "done" ? "✓" : s.n}
+              </span>
+              <div className="step-text">
+                <strong>{s.title}</strong>
+                <span className="sr-only">{s.state === "done" ? " (done)" : s.state === "todo" ? " (to do)" : " (optional)"}</span>
+                <div className="muted">{s.text}</div>
+              </div>
+              <div className="row gap">{s.action}</div>
+            </li>
+          ))}
+        </ol>
+      </Section>
+      {(runs.data?.length ?? 0) > 0 && (
+        <Section title="Recent runs">
+          <ul className="plain-list">
+            {runs.data!.slice(0, 5).map((r) => (
+              <li key={r.run_id} className="row gap">
+                <StatusBadge status={r.status} />
+                <a href={r.status === "completed" ? href("/results", { runs: r.run_id }) : href("/evaluate", { run: r.run_id })}>
+                  {r.config.model || r.run_id}
+                </a>
+                <span className="muted small">
+                  {num(r.counts.done)}/{num(r.counts.total)} cases · {when(r.created_at)}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </Section>
+      )}
+      <Notice>
+        Data lives in <code>{d.path}</code>. Nothing leaves this computer unless you run a remote model, and the app says so before it does.
+      </Notice>
+    </>
+  );
+}
