@@ -201,7 +201,7 @@ mod tests {
         crate::case::io::write_cases(&cases_path, &cases).unwrap();
         crate::trajectory::io::write_trajectories(&trajectories_path, &trajectories).unwrap();
         e.cases_import(&cases_path, false, "imported").unwrap();
-        let run_ids = e.eval_import(&trajectories_path).unwrap();
+        let run_ids = e.evaluation_import(&trajectories_path).unwrap();
         assert_eq!(run_ids.len(), 3);
         let g = e.results_grid(&ResultsRequest { run_ids: run_ids.clone() }).unwrap();
         assert_eq!(g.models.len(), 3);
