@@ -78,6 +78,23 @@ impl GroupQueue {
             tracing::debug!(error = %e.message, "group commit could not open a transaction; writes ran one by one");
             return;
         }
+        if jobs.len() == 1 {
+            // A group of one needs no savepoint: the transaction is the write's own.
+            if let Some(job) = jobs.into_iter().next() {
+                let (ok, finish) = job(conn);
+                let end = cached(conn, if ok { "COMMIT" } else { "ROLLBACK" });
+                if let Err(e) = &end {
+                    tracing::warn!(error = %e, "could not end the transaction of a grouped write");
+                    if !conn.is_autocommit() {
+                        if let Err(e) = conn.execute_batch("ROLLBACK") {
+                            tracing::warn!(error = %e, "could not roll back a grouped write whose commit failed");
+                        }
+                    }
+                }
+                finish(end.map_err(ApiError::from));
+            }
+            return;
+        }
         let mut finishes: Vec<Finish> = Vec::with_capacity(jobs.len());
         for job in jobs {
             let saved = cached(conn, "SAVEPOINT grouped_write");
@@ -162,5 +179,51 @@ mod tests {
             })
             .unwrap();
         assert_eq!(stored, expected);
+    }
+
+    fn count(s: &Store) -> i64 {
+        s.with_read(|c| c.query_row("SELECT count(*) FROM t", [], |r| r.get(0))).unwrap()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_queued_write_waits_for_the_next_flush_and_commits_with_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(&dir.path().join("t.db")).unwrap();
+        s.with_conn(|c| c.execute_batch("CREATE TABLE t (v INTEGER)")).unwrap();
+        let first = s.queue_grouped(|c| -> ApiResult<usize> { Ok(c.execute("INSERT INTO t VALUES (1)", [])?) });
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        assert_eq!(count(&s), 0, "nothing commits a queued write until someone flushes");
+        // A write made the ordinary way commits the queued one with it (queued first, so never after it).
+        s.call_grouped(|c| -> ApiResult<usize> { Ok(c.execute("INSERT INTO t VALUES (2)", [])?) }).await.unwrap();
+        assert_eq!(count(&s), 2);
+        assert_eq!(first.committed().await.unwrap(), 1);
+        // A queued write on its own is committed by a flush.
+        let third = s.queue_grouped(|c| -> ApiResult<usize> { Ok(c.execute("INSERT INTO t VALUES (3)", [])?) });
+        s.flush_grouped();
+        assert_eq!(third.committed().await.unwrap(), 1);
+        assert_eq!(count(&s), 3);
+    }
+
+    #[test]
+    fn a_failing_write_alone_in_its_group_is_rolled_back_and_the_next_one_lands() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(&dir.path().join("t.db")).unwrap();
+        s.with_conn(|c| c.execute_batch("CREATE TABLE t (v INTEGER)")).unwrap();
+        // No runtime here: the flush commits on this thread.
+        let bad = s.queue_grouped(|c| -> ApiResult<()> {
+            c.execute("INSERT INTO t VALUES (1)", [])?;
+            Err(ApiError::invalid("refused on purpose"))
+        });
+        s.flush_grouped();
+        let good = s.queue_grouped(|c| -> ApiResult<()> {
+            c.execute("INSERT INTO t VALUES (2)", []).map(|_| ())?;
+            Ok(())
+        });
+        s.flush_grouped();
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        assert!(rt.block_on(bad.committed()).is_err());
+        rt.block_on(good.committed()).unwrap();
+        let kept: i64 = s.with_read(|c| c.query_row("SELECT coalesce(sum(v), 0) FROM t", [], |r| r.get(0))).unwrap();
+        assert_eq!(kept, 2);
     }
 }

@@ -314,17 +314,38 @@ impl Store {
         T: Send + 'static,
         F: FnOnce(&Connection) -> ApiResult<T> + Send + 'static,
     {
-        let done = self.group.push(f);
-        if self.group.needs_drain() {
-            // One blocking-thread hop drains the whole group; writes queued meanwhile join it.
-            let store = self.clone();
-            drop(tokio::task::spawn_blocking(move || {
-                let conn = store.lock();
-                store.group.drain(&conn);
-            }));
+        let done = self.queue_grouped(f);
+        self.flush_grouped();
+        done.committed().await
+    }
+
+    /// Queue a grouped write (see [`Store::call_grouped`]) without starting its commit: it joins
+    /// the next group another write or [`Store::flush_grouped`] commits, after every write queued
+    /// before it. For a chain of writes whose last one is awaited anyway: they share its commit.
+    pub fn queue_grouped<T, F>(&self, f: F) -> GroupedWrite<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> ApiResult<T> + Send + 'static,
+    {
+        GroupedWrite { done: self.group.push(f) }
+    }
+
+    /// Start committing the queued grouped writes, unless a commit that will take them is
+    /// already on its way. Needs a tokio runtime; without one they are committed here.
+    pub fn flush_grouped(&self) {
+        if !self.group.needs_drain() {
+            return;
         }
-        // The drain holds the connection until every write it took is committed (or failed).
-        done.await.map_err(|_| ApiError::internal("a grouped store write was dropped before it finished"))?
+        // One blocking-thread hop drains the whole group; writes queued meanwhile join it.
+        let store = self.clone();
+        let drain = move || {
+            let conn = store.lock();
+            store.group.drain(&conn);
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(rt) => drop(rt.spawn_blocking(drain)),
+            Err(_) => drain(),
+        }
     }
 
     /// [`Store::with_tx`] for async code: `f` runs in one transaction on a blocking thread,
@@ -404,4 +425,17 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> ApiResult<T> + Send + '
     tokio::task::spawn_blocking(f)
         .await
         .map_err(|e| ApiError::internal(format!("a store task stopped unexpectedly: {e}")))?
+}
+
+/// A grouped write queued with [`Store::queue_grouped`]: its result once committed.
+pub struct GroupedWrite<T> {
+    done: tokio::sync::oneshot::Receiver<ApiResult<T>>,
+}
+
+impl<T> GroupedWrite<T> {
+    /// Wait for the write's commit (it must have been flushed, by the caller or another write).
+    pub async fn committed(self) -> ApiResult<T> {
+        // The drain holds the connection until every write it took is committed (or failed).
+        self.done.await.map_err(|_| ApiError::internal("a grouped store write was dropped before it finished"))?
+    }
 }

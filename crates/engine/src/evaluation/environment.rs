@@ -10,7 +10,9 @@ use super::context::{condition_list, fact_list, EvalPrompts};
 use super::judge_input::fenced_rationale;
 use super::parse::{eval_reply, info_reply, judge_reply, EvalReply};
 use crate::case::Case;
-use crate::llm::{CallContext, CancellationToken, ChatRequest, LlmClient, LlmError, Message, ModelHandle, Usage};
+use crate::llm::{
+    CallChain, CallContext, CancellationToken, ChatRequest, LlmClient, LlmError, Message, ModelHandle, Usage,
+};
 use crate::trajectory::{
     Action, EvalRole, EvalTurn, InfoRole, InfoStatus, InfoTurn, JudgeResult, Trajectory, TrajectoryUsage, Turn,
 };
@@ -102,15 +104,19 @@ pub async fn run_case(
     repeat: u32,
     turns_budget: u32,
     run_id: &str,
+    chain: &CallChain,
     cancel: &CancellationToken,
 ) -> Result<CaseOutcome, LlmError> {
     let element_names: Vec<&str> = case.element_names().collect();
     let bc_names: Vec<&str> = case.condition_names().collect();
     // The ledger keeps each call's item and messages; the run's system prompts (the whole policy)
     // are kept with the run, not once per call.
-    let ctx_eval = CallContext::new(Some(run_id), "eval").item(&case.case_id).role("eval").without_system_text();
-    let ctx_info = CallContext::new(Some(run_id), "info").item(&case.case_id).role("info").without_system_text();
-    let ctx_judge = CallContext::new(Some(run_id), "judge").item(&case.case_id).role("judge").without_system_text();
+    // The case's calls queue their ledger rows on its chain: each is committed before the case's
+    // next call is sent, and the last one with the finished case.
+    let ctx = |stage: &str| {
+        CallContext::new(Some(run_id), stage).item(&case.case_id).role(stage).without_system_text().chained(chain)
+    };
+    let (ctx_eval, ctx_info, ctx_judge) = (ctx("eval"), ctx("info"), ctx("judge"));
     let mut meter = Meter {
         usage_eval: Usage::default(),
         usage_info: Usage::default(),

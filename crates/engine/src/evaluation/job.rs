@@ -14,7 +14,7 @@ use crate::context::Engine;
 use crate::error::ApiResult;
 use crate::jobs::runner::{ItemOutcome, ItemTokens, Job, JobSetup, Nouns, RunEnd, Tally};
 use crate::jobs::RunKind;
-use crate::llm::LlmError;
+use crate::llm::{CallChain, LlmError};
 
 /// The cases of the run's pending items and the judge's clause texts, read once the run is claimed.
 #[derive(Default)]
@@ -141,6 +141,7 @@ impl Job for EvaluationJob<'_> {
         let clause_text =
             loaded.clause_texts.get(&(case.policy.clone(), case.clause_id.clone())).cloned().unwrap_or_default();
         let e = self.engine;
+        let chain = CallChain::new(e.store());
         // Stop ends the calls in flight too: a stopped case is simply done again on resume.
         let outcome = run_case(
             e.llm(),
@@ -152,6 +153,7 @@ impl Job for EvaluationJob<'_> {
             repeat,
             self.turns,
             &self.run_id,
+            &chain,
             &tokens.stop,
         )
         .await;
@@ -172,6 +174,8 @@ impl Job for EvaluationJob<'_> {
                         )
                     })
                     .await;
+                // Committed with the case (queued before it): this only reports a failed row.
+                chain.settle().await;
                 if let Err(err) = saved {
                     return ItemOutcome::Halt(err.message);
                 }

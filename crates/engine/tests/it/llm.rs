@@ -615,3 +615,40 @@ async fn local_servers_are_found_with_their_models_and_registered_ones_are_named
     let view = e.models_list().unwrap().into_iter().find(|m| m.config.name == "llama3-8b").unwrap();
     assert!(view.local);
 }
+
+fn ledger_rows(e: &Engine) -> i64 {
+    e.store().with_read(|c| c.query_row("SELECT count(*) FROM llm_calls", [], |r| r.get(0))).unwrap()
+}
+
+/// A chained call returns before its ledger row is committed; the item's next call commits it
+/// before that call is sent, and settling the chain (or the item's own last write) commits the rest.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chained_calls_are_on_disk_before_the_next_call_of_their_item_is_sent() {
+    let mock = MockServer::start(script_json_reply(), 0).await.unwrap();
+    let (_d, e) = engine_with(Arc::new(MemoryStore::default()), false);
+    add(&e, "m", "openai-compatible", &mock.openai_base(), None);
+    let handle = e.model_handle("m").unwrap();
+    let chain = psebench::llm::CallChain::new(e.store());
+    let ctx = CallContext::new(Some("run-1"), "eval").item("case-1").chained(&chain);
+    let cancel = CancellationToken::new();
+    let first = e.llm().chat(&handle, &structured_request(), &ctx, &cancel).await.unwrap();
+    assert_eq!(first.call_id, None, "the row is queued, not yet written");
+    assert_eq!(ledger_rows(&e), 0);
+    let second = ChatRequest { repeat: 1, ..structured_request() };
+    e.llm().chat(&handle, &second, &ctx, &cancel).await.unwrap();
+    assert_eq!(ledger_rows(&e), 1, "the first call's row was committed before the second call went out");
+    chain.settle().await;
+    assert_eq!(ledger_rows(&e), 2);
+    // A chain dropped with a row still queued commits it.
+    e.llm().chat(&handle, &ChatRequest { repeat: 2, ..structured_request() }, &ctx, &cancel).await.unwrap();
+    drop(ctx);
+    drop(chain);
+    for _ in 0..200 {
+        if ledger_rows(&e) == 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(ledger_rows(&e), 3);
+    assert_eq!(mock.request_count(), 3);
+}

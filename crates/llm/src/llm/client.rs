@@ -51,12 +51,15 @@ pub struct ModelHandle {
     key: Option<Secret>,
     /// Calls go through the provider's batch API (see `batch`).
     batch: bool,
+    /// The model's server is on this machine (called without the system's proxy), read once.
+    loopback: bool,
 }
 
 impl ModelHandle {
     /// A handle with an explicit key (tests, one-off tools).
     pub fn with_key(cfg: ModelConfig, key: Option<&str>) -> ModelHandle {
-        ModelHandle { cfg, key: key.map(Secret::new), batch: false }
+        let loopback = cfg.is_loopback();
+        ModelHandle { cfg, key: key.map(Secret::new), batch: false, loopback }
     }
     /// The same model, called through its provider's batch API when `on` and the provider has
     /// one (an OpenAI-compatible server is still called directly).
@@ -143,7 +146,12 @@ impl LlmClient {
         // Loopback model servers are called without the system's proxy (see `origin::Clients`).
         let connect_timeout = opts.connect_timeout;
         let http = origin::Clients::new(|| {
-            reqwest::Client::builder().connect_timeout(connect_timeout).pool_max_idle_per_host(256).tcp_nodelay(true)
+            reqwest::Client::builder()
+                .connect_timeout(connect_timeout)
+                .pool_max_idle_per_host(256)
+                .tcp_nodelay(true)
+                // Retries are this client's own (`retry`); reqwest's would copy every request first.
+                .retry(reqwest::retry::never())
         });
         LlmClient {
             http: http.clone(),
@@ -191,7 +199,8 @@ impl LlmClient {
         if key.is_none() && cfg.kind.requires_key() && !cfg.is_local() {
             return Err(LlmError::MissingKey { model: cfg.name.clone() });
         }
-        Ok(ModelHandle { cfg, key, batch: false })
+        let loopback = cfg.is_loopback();
+        Ok(ModelHandle { cfg, key, batch: false, loopback })
     }
 
     fn limiter(&self, cfg: &ModelConfig) -> Arc<AdaptiveLimiter> {
@@ -236,6 +245,10 @@ impl LlmClient {
         cancel: &CancellationToken,
     ) -> Result<ChatResponse, LlmError> {
         let started = Instant::now();
+        if let Some(chain) = &ctx.chain {
+            // The item's earlier replies are on disk before this call is made (see `chain`).
+            chain.settle().await;
+        }
         let req = Self::with_defaults(&m.cfg, req);
         let key = cache::key(&m.cfg, &req);
         if self.opts.use_cache {
@@ -287,6 +300,7 @@ impl LlmClient {
             return Box::pin(self.chat_batched(m, &sent, &key, ctx, cancel, started)).await;
         }
         let mut call = wire::build(&m.cfg, m.key.as_ref().map(Secret::expose), &sent);
+        let mut payload = call.body_bytes();
         let limiter = self.limiter(&m.cfg);
         let mut attempts = 0u32;
         let mut failed_attempts: Vec<String> = Vec::new();
@@ -300,7 +314,7 @@ impl LlmClient {
             };
             attempts += 1;
             let result = tokio::select! {
-                r = Box::pin(self.attempt(m, &call, &sent)) => r,
+                r = Box::pin(self.attempt(m, &call, payload.clone(), &sent)) => r,
                 _ = cancel.cancelled() => Err(LlmError::Cancelled),
             };
             drop(slot);
@@ -323,6 +337,7 @@ impl LlmClient {
                         .insert(m.cfg.name.clone(), format_level(&weaker));
                     sent.response_format = weaker;
                     call = wire::build(&m.cfg, m.key.as_ref().map(Secret::expose), &sent);
+                    payload = call.body_bytes();
                 }
                 Err(e) if e.is_transient() && attempts <= self.opts.retry.max_retries => {
                     if matches!(e, LlmError::RateLimited { .. }) {
@@ -511,6 +526,11 @@ impl LlmClient {
     /// Log the call for token and cost accounting. A failed write does not fail the call (its
     /// reply is already here), but it is logged: the totals will be short by this call.
     async fn record(&self, rec: &CallRecord<'_>) -> Option<i64> {
+        if let Some(chain) = &rec.ctx.chain {
+            let row = accounting::CallRow::of(rec);
+            chain.hold(chain.store().queue_grouped(move |c| row.insert(c)));
+            return None;
+        }
         match accounting::record(&self.store, rec).await {
             Ok(id) => Some(id),
             Err(e) => {
@@ -533,18 +553,20 @@ impl LlmClient {
             None => None,
         };
         let (model, stage, run) = (rec.cfg.name.clone(), rec.ctx.stage.clone(), rec.ctx.run_id.clone());
-        let written = self
-            .store
-            .call_grouped(move |c| {
-                if let Some(entry) = cached {
-                    if let Err(err) = entry.insert(c) {
-                        // The reply is still good; only its reuse is lost.
-                        tracing::warn!(model = %model, error = %err, "could not store a reply in the response cache");
-                    }
+        let write = move |c: &rusqlite::Connection| {
+            if let Some(entry) = cached {
+                if let Err(err) = entry.insert(c) {
+                    // The reply is still good; only its reuse is lost.
+                    tracing::warn!(model = %model, error = %err, "could not store a reply in the response cache");
                 }
-                row.insert(c)
-            })
-            .await;
+            }
+            row.insert(c)
+        };
+        if let Some(chain) = &rec.ctx.chain {
+            chain.hold(chain.store().queue_grouped(write));
+            return None;
+        }
+        let written = self.store.call_grouped(write).await;
         match written {
             Ok(id) => Some(id),
             Err(e) => {
@@ -570,14 +592,16 @@ impl LlmClient {
         &self,
         m: &ModelHandle,
         call: &wire::HttpCall,
+        payload: bytes::Bytes,
         req: &ChatRequest,
     ) -> Result<ParsedReply, LlmError> {
+        // The content type is among the call's headers.
         let mut rb = self
             .http
-            .for_model(&m.cfg)
+            .pick(m.loopback)
             .post(&call.url)
             .timeout(Duration::from_secs(m.cfg.timeout_secs as u64))
-            .json(&call.body);
+            .body(payload);
         for (k, v) in &call.headers {
             rb = rb.header(*k, v);
         }

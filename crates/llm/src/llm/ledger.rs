@@ -46,6 +46,11 @@ pub struct CallContext {
     pub prompt_versions: Option<IndexMap<String, String>>,
     #[serde(default)]
     pub request_detail: RequestDetail,
+    /// The item's chain of ledger writes (see `chain`): the call's row is queued on it instead of
+    /// being committed before the call returns. `call_id` is then not known to the caller.
+    #[serde(skip)]
+    #[ts(skip)]
+    pub chain: Option<super::chain::CallChain>,
 }
 
 impl CallContext {
@@ -74,6 +79,11 @@ impl CallContext {
     pub fn prompt(mut self, name: impl Into<String>, versions: IndexMap<String, String>) -> CallContext {
         self.prompt_name = Some(name.into());
         self.prompt_versions = Some(versions);
+        self
+    }
+    /// Queue the call's ledger row on the item's chain (see `chain`).
+    pub fn chained(mut self, chain: &super::chain::CallChain) -> CallContext {
+        self.chain = Some(chain.clone());
         self
     }
     pub fn without_system_text(mut self) -> CallContext {

@@ -5,6 +5,7 @@
 pub mod accounting;
 pub mod batch;
 pub mod cache;
+pub mod chain;
 pub mod client;
 pub mod config;
 pub mod error;
@@ -17,6 +18,7 @@ pub mod retry;
 pub mod types;
 pub mod wire;
 
+pub use chain::CallChain;
 pub use client::{ClientOptions, LlmClient, ModelHandle};
 pub use config::{ModelConfig, ProviderKind};
 pub use error::LlmError;

@@ -70,7 +70,12 @@ impl Clients {
 
     /// The client for calls to this model's server.
     pub fn for_model(&self, cfg: &ModelConfig) -> &reqwest::Client {
-        if cfg.is_loopback() {
+        self.pick(cfg.is_loopback())
+    }
+
+    /// The client for a server on this machine (`loopback`) or elsewhere.
+    pub fn pick(&self, loopback: bool) -> &reqwest::Client {
+        if loopback {
             &self.direct
         } else {
             &self.proxied

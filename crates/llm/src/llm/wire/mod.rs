@@ -1,6 +1,7 @@
 //! Each provider's real wire format: building the HTTP request and reading the reply.
 
 pub mod anthropic;
+pub mod encode;
 pub mod gemini;
 pub mod openai;
 
@@ -14,6 +15,13 @@ pub struct HttpCall {
     pub url: String,
     pub headers: Vec<(&'static str, String)>,
     pub body: Value,
+}
+
+impl HttpCall {
+    /// The body as sent: JSON bytes, made once per call and shared by its attempts.
+    pub fn body_bytes(&self) -> bytes::Bytes {
+        bytes::Bytes::from(encode::to_bytes(&self.body))
+    }
 }
 
 /// What a provider's success body says.
