@@ -48,7 +48,7 @@ impl Api {
         let mut opts = EngineOptions::default();
         opts.client.use_cache = !cli.no_cache;
         let engine = Engine::open_with(&path, opts)?;
-        Ok(Api { client: Client { engine }, rt: crate::commands::runtime()? })
+        Ok(Api { client: Client { engine }, rt: crate::commands::command_runtime()? })
     }
 
     /// Call one API method and wait for its answer.

@@ -331,7 +331,8 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
                     opts.cases
                 );
             }
-            let b = runtime()?.block_on(psebench_bench::eval_throughput::run(dir.path(), &opts))?;
+            // On the runtime `psebench eval run` uses.
+            let b = super::command_runtime()?.block_on(psebench_bench::eval_throughput::run(dir.path(), &opts))?;
             if cli.json {
                 print_json(&b);
             } else {

@@ -30,7 +30,20 @@ pub fn engine(cli: &Cli) -> Result<Api, ApiError> {
     Api::open(cli)
 }
 
-/// A runtime for commands that talk to models or serve HTTP.
+/// The runtime of commands run through the API table (`Api`): one worker thread beside the
+/// command's own thread. A command drives one job at a time and its slow work (the store, files)
+/// runs on blocking threads, so more workers only add hand-offs between threads: with one, the
+/// evaluation loop spends about a tenth less CPU per model request at the same throughput
+/// (BENCHMARKS.md, "Evaluation throughput"). `psebench serve` keeps one worker per core.
+pub fn command_runtime() -> Result<tokio::runtime::Runtime, ApiError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .map_err(|e| ApiError::internal(format!("could not start the async runtime: {e}")))
+}
+
+/// A runtime for commands that serve HTTP or run benches.
 pub fn runtime() -> Result<tokio::runtime::Runtime, ApiError> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
