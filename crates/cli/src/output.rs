@@ -81,3 +81,30 @@ pub fn confirm_remote(remote: &[String], what: &str, yes: bool) -> Result<(), Ap
         Err(ApiError::new(psebench::ErrorCode::Cancelled, "Not started."))
     }
 }
+
+/// "Made with" lines of a run: protocol, policy edition, fingerprints, judge and prompts.
+pub fn print_provenance(p: Option<&psebench::protocol::RunProvenance>) {
+    let Some(p) = p else {
+        println!("Made with: not recorded (imported from a file, or made by an older version, which followed the studio protocol)");
+        return;
+    };
+    let short = |h: &str| h.chars().take(12).collect::<String>();
+    println!("Made with:");
+    let what = if p.protocol.is_paper() {
+        "the paper's method only"
+    } else {
+        "the paper's method with this application's additions"
+    };
+    println!("  Protocol      {} ({what})", p.protocol);
+    for e in &p.policy_editions {
+        let edition = if e.edition == "official" { "imported official text" } else { "summary edition" };
+        println!("  Policy        {}, {edition}, hash {}", e.policy, short(&e.source_hash));
+    }
+    println!("  Card library  {}", short(&p.library_fingerprint));
+    println!("  Case set      {} item(s), {}", p.case_count, short(&p.case_set_fingerprint));
+    if let Some(j) = &p.judge_model {
+        println!("  Judge         {j}");
+    }
+    let prompts: Vec<String> = p.prompt_versions.iter().map(|(n, v)| format!("{n} {v}")).collect();
+    println!("  Prompts       {}", prompts.join(", "));
+}

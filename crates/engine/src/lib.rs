@@ -21,7 +21,8 @@
 //! tables                                the paper's tables (CSV, Markdown, LaTeX)
 //! charts                                the paper's charts (SVG, PNG)
 //! metrics                               M1–M8, intervals, paired tests, per-clause rows
-//! card · trajectory                     clause cards; evaluation transcripts
+//! card · trajectory · protocol          clause cards; evaluation transcripts; the protocol a run
+//!                                       follows (paper|studio), what made it, whether runs compare
 //! case                                  benchmark cases
 //! policy                                policy packs (built-in ones parsed from `builtin`)
 //! context                               the engine handle: store, LLM client, jobs, secrets
@@ -66,6 +67,7 @@ pub mod generation;
 pub mod label_audit;
 pub mod metrics;
 pub mod policy;
+pub mod protocol;
 pub mod results;
 pub mod review;
 pub mod screen;

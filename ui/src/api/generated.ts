@@ -932,7 +932,15 @@ export type EvalTurn = { role: EvalRole, raw: string, action: Action | null, ask
 
 export type EvaluationImportParams = { file: Upload, };
 
-export type EvaluationPlan = { cases: number, by_type: { [key in string]?: number }, items: number, destinations: Array<Destination>, sends_data_off_machine: boolean, estimate: CostEstimate, 
+export type EvaluationPlan = { 
+/**
+ * The method the run would follow.
+ */
+protocol: Protocol, 
+/**
+ * The policies of the selected cases: each case is shown its own policy's prompt.
+ */
+policies: Array<string>, cases: number, by_type: { [key in string]?: number }, items: number, destinations: Array<Destination>, sends_data_off_machine: boolean, estimate: CostEstimate, 
 /**
  * Per clause, the clause text the judge is shown: an approved extraction (with its version)
  * or the built-in clause text when no extraction is approved.
@@ -993,6 +1001,11 @@ prompt_versions?: { [key in string]?: string },
  */
 batch?: boolean, 
 /**
+ * What made the run: protocol, prompts, policy edition, library and case-set fingerprints,
+ * judge (absent in imported runs and in runs made before runs recorded it).
+ */
+provenance?: RunProvenance, 
+/**
  * The run was imported from a file (it cannot be executed).
  */
 imported?: boolean, 
@@ -1030,7 +1043,11 @@ batch: boolean,
 /**
  * Stop scheduling new cases before the spending would pass this many US$ (none: no cap).
  */
-max_cost_usd?: number, };
+max_cost_usd?: number, 
+/**
+ * `studio` (default) or `paper`: the method the run follows (`protocol`).
+ */
+protocol: Protocol, };
 
 /**
  * A run as listed.
@@ -1167,7 +1184,11 @@ export type GenerationDestination = { role: string, model: string, destination: 
 /**
  * What a run would do, before anything is sent anywhere.
  */
-export type GenerationPlan = { policy: string, cards: number, 
+export type GenerationPlan = { 
+/**
+ * The method the run would follow (`paper`: no clause screen).
+ */
+protocol: Protocol, policy: string, cards: number, 
 /**
  * Cards by event type (`Reportable`, `Non_Reportable`, `Uncertain`).
  */
@@ -1259,7 +1280,13 @@ batch?: boolean,
  * Stop starting new card-and-anchor pairs before the spending would pass this many US$
  * (none: no cap). A resume may raise or drop it.
  */
-max_cost_usd?: number, };
+max_cost_usd?: number, 
+/**
+ * `studio` (default: the paper's method with the clause screen and this application's other
+ * checks) or `paper` (the paper's method only). Left out of stored requests when `studio`, so
+ * runs stored before protocols read and write back unchanged.
+ */
+protocol?: Protocol, };
 
 export type GenerationRunConfig = { 
 /**
@@ -1303,7 +1330,12 @@ prompt_versions: { [key in string]?: string },
  * The plan's estimated cost of one card-and-anchor pair in US$ (what a spending cap counts
  * with until pairs finish; absent in older runs and when a price is unknown).
  */
-unit_estimate_usd?: number, };
+unit_estimate_usd?: number, 
+/**
+ * What made the run: protocol, prompts, policy edition, library and card-set fingerprints
+ * (absent in runs made before runs recorded it).
+ */
+provenance?: RunProvenance, };
 
 /**
  * The models a generation run calls, by role.
@@ -1744,6 +1776,19 @@ export type PolicyCreateResult = { id: string, clauses: Array<string>, guidance_
 
 export type PolicyDeleteResult = { id: string, deleted: boolean, };
 
+/**
+ * The policy text a run read.
+ */
+export type PolicyEdition = { policy: string, 
+/**
+ * `summary` (the pack's own summaries) or `official` (text the user imported).
+ */
+edition: string, 
+/**
+ * SHA-256 (hex) of the policy's sections as the run read them.
+ */
+source_hash: string, };
+
 export type PolicyImportParams = { policy: string, clauses?: Upload, guidance?: Upload, };
 
 export type PolicyImportResult = { policy: string, documents: Array<ImportedDocument>, };
@@ -1804,6 +1849,11 @@ export type Progress = { run_id: string, kind: RunKind, status: RunStatus, total
  * Named counters (asks, parse failures, tokens, cost, accepted, dropped, …).
  */
 counters: { [key in string]?: number }, elapsed_secs: number, eta_secs: number | null, message: string | null, };
+
+/**
+ * The method a run follows.
+ */
+export type Protocol = "paper" | "studio";
 
 /**
  * The whole story of a case or a dropped candidate.
@@ -1941,7 +1991,12 @@ export type RejudgeRequest = { run_id: string, judge_model: string,
 /**
  * Judge only trajectories without a usable judgement (default: all that can count in M4).
  */
-only_missing: boolean, concurrency: number | null, };
+only_missing: boolean, concurrency: number | null, 
+/**
+ * `paper` (the judge reads the rationale and the boundary conditions) or `studio` (also the
+ * clause's wording). Default: the protocol the run was made with.
+ */
+protocol?: Protocol, };
 
 /**
  * One repeat of a case in a run, as listed next to its transcript.
@@ -2421,6 +2476,35 @@ model: string, base_url: string, temperature: number | null, max_tokens: number 
 local: boolean, };
 
 export type RunParams = { run_id: string, };
+
+/**
+ * What made a run: enough to tell whether two runs' numbers can be compared.
+ */
+export type RunProvenance = { protocol: Protocol, 
+/**
+ * Every prompt the run uses, name → version.
+ */
+prompt_versions: { [key in string]?: string }, 
+/**
+ * The policy editions the run read (one per policy of its cases).
+ */
+policy_editions: Array<PolicyEdition>, 
+/**
+ * SHA-256 over the policy's cards (id, version, status) when the run was created.
+ */
+library_fingerprint: string, 
+/**
+ * SHA-256 over the run's cases (evaluation) or the cards it generates from (generation).
+ */
+case_set_fingerprint: string, 
+/**
+ * Number of cases the case-set fingerprint covers.
+ */
+case_count: number, 
+/**
+ * The M4 judge's registered name and model id (evaluation runs).
+ */
+judge_model?: string, };
 
 export type RunStarted = { run_id: string, };
 

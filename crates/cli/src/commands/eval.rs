@@ -5,6 +5,7 @@ use psebench::api::rpc::{
 use psebench::evaluation::rejudge::{RejudgeRequest, RejudgeSummary};
 use psebench::evaluation::{EvaluationPlan, EvaluationRunRequest, EvaluationRunView, EvaluationSummary};
 use psebench::jobs::RunStatus;
+use psebench::protocol::Protocol;
 use psebench::ApiError;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,7 +13,7 @@ use std::process::ExitCode;
 use super::engine;
 use super::follow::{follow_call, follow_run, Follow};
 use crate::api::Api;
-use crate::output::{print_json, table};
+use crate::output::{print_json, print_provenance, table};
 use crate::Cli;
 
 #[derive(Subcommand)]
@@ -55,6 +56,10 @@ pub enum EvalCmd {
         /// Print the plan (cases, destinations, cost estimate, requests in flight) and stop.
         #[arg(long)]
         plan: bool,
+        /// paper: the paper's method only (its instructions, no reply repair, a judge that reads
+        /// the rationale and the boundary conditions); studio: with this application's additions.
+        #[arg(long, default_value = "studio", value_parser = parse_protocol)]
+        protocol: Protocol,
     },
     /// The provider batches of a run in batch mode, with their state and counts.
     Batches { run: String },
@@ -91,10 +96,19 @@ pub enum EvalCmd {
         /// Judge calls in flight at once (default 4).
         #[arg(long)]
         concurrency: Option<u32>,
+        /// paper: the judge reads the rationale and the boundary conditions; studio: also the
+        /// clause's wording (default: the run's own protocol).
+        #[arg(long, value_parser = parse_protocol)]
+        protocol: Option<Protocol>,
     },
 }
 
+pub(crate) fn parse_protocol(s: &str) -> Result<Protocol, String> {
+    Protocol::parse(s)
+}
+
 fn print_plan(p: &EvaluationPlan) {
+    eprintln!("Protocol: {}. Policies: {}.", p.protocol, p.policies.join(", "));
     let types: Vec<String> = p.by_type.iter().map(|(k, v)| format!("{v} {k}")).collect();
     eprintln!("{} case(s) ({}), {} evaluation item(s).", p.cases, types.join(", "), p.items);
     for d in &p.destinations {
@@ -192,6 +206,7 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
             yes,
             batch,
             plan: only_plan,
+            protocol,
         } => {
             let req = EvaluationRunRequest {
                 cases: cases.clone(),
@@ -204,6 +219,7 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                 label: label.clone(),
                 batch: *batch,
                 max_cost_usd: *max_cost,
+                protocol: *protocol,
             };
             let plan: EvaluationPlan = e.call("evaluation.plan", &req)?;
             if *only_plan {
@@ -235,12 +251,13 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
             print_summary(cli, &s);
             return Ok(if s.status == RunStatus::Completed { ExitCode::SUCCESS } else { ExitCode::from(1) });
         }
-        EvalCmd::Rejudge { run, judge_model, only_missing, concurrency } => {
+        EvalCmd::Rejudge { run, judge_model, only_missing, concurrency, protocol } => {
             let req = RejudgeRequest {
                 run_id: run.clone(),
                 judge_model: judge_model.clone(),
                 only_missing: *only_missing,
                 concurrency: *concurrency,
+                protocol: *protocol,
             };
             let how = Follow {
                 unit: "judgements",
@@ -305,6 +322,7 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                 if let Some(err) = &v.run.error {
                     println!("{err}");
                 }
+                print_provenance(v.run.config.provenance.as_ref());
                 println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
             }
         }

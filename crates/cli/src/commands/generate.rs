@@ -68,6 +68,10 @@ pub struct RunArgs {
     /// Print the plan and the cost estimate, and stop.
     #[arg(long)]
     pub plan: bool,
+    /// paper: the paper's pipeline only (no clause screen, no text guards, one try for a
+    /// checker's reply); studio: with this application's additions.
+    #[arg(long, default_value = "studio", value_parser = super::eval::parse_protocol)]
+    pub protocol: psebench::protocol::Protocol,
     /// Do not ask before sending card and anchor text to remote providers.
     #[arg(long)]
     pub yes: bool,
@@ -218,6 +222,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
             label: a.label.clone(),
             batch: a.batch,
             max_cost_usd: a.max_cost,
+            protocol: a.protocol,
         };
         let plan: GenerationPlan = e.call("generation.plan", &req)?;
         if a.plan {
@@ -289,6 +294,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
                     v.label.as_ref().map(|l| format!(" — {l}")).unwrap_or_default()
                 );
                 println!("Request: {}", serde_json::to_string(&v.config.request).unwrap_or_default());
+                crate::output::print_provenance(v.config.provenance.as_ref());
                 println!(
                     "Created {}; started {}; finished {}",
                     v.created_at,

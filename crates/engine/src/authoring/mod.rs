@@ -362,7 +362,7 @@ impl Engine {
             .authoring_self_check(&t, &handle, &clause_txt, &sections, &checked.valid, base_repeat, &mut calls)
             .await?;
 
-        let document = extraction_document(&pack, &clause.clause_id, &sections, &chosen_ids);
+        let document = extraction_document(&pack, &official, &clause.clause_id, &sections, &chosen_ids);
         let mut ordered = checked.valid.clone();
         ordered.sort_by_key(|c| sections.position(&c.section_id).unwrap_or(usize::MAX));
         let clause_id = clause.clause_id.clone();
@@ -538,7 +538,7 @@ impl Engine {
         }
         final_list.sort_by_key(|c| sections.position(&c.section_id).unwrap_or(usize::MAX));
         let ids: Vec<String> = final_list.iter().map(|c| c.section_id.clone()).collect();
-        x.document = extraction_document(&pack, &x.clause_id, &sections, &ids);
+        x.document = extraction_document(&pack, &official, &x.clause_id, &sections, &ids);
         x.sections = final_list;
         x.status = "approved".into();
         x.approved_by = Some(by.to_string());

@@ -9,6 +9,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 use crate::jobs::RunModel;
+use crate::protocol::{Protocol, RunProvenance};
 
 /// The models an evaluation run calls, by role.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -70,6 +71,11 @@ pub struct EvaluationRunConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub batch: Option<bool>,
+    /// What made the run: protocol, prompts, policy edition, library and case-set fingerprints,
+    /// judge (absent in imported runs and in runs made before runs recorded it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub provenance: Option<RunProvenance>,
     /// The run was imported from a file (it cannot be executed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -96,6 +102,11 @@ impl EvaluationRunConfig {
     /// Batch mode (off when not recorded).
     pub fn is_batch(&self) -> bool {
         self.batch.unwrap_or(false)
+    }
+    /// The protocol the run follows (`studio` for runs made before protocols existed, which
+    /// behaved as `studio` does).
+    pub fn protocol(&self) -> Protocol {
+        self.provenance.as_ref().map(|p| p.protocol).unwrap_or_default()
     }
     pub fn is_imported(&self) -> bool {
         self.imported.unwrap_or(false)

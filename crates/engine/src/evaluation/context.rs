@@ -9,11 +9,14 @@ use crate::case::Case;
 use crate::error::ApiResult;
 use crate::policy::{OfficialSection, PolicyPack};
 use crate::prompt::{load, Prompt};
+use crate::protocol::Protocol;
 use crate::trajectory::InfoStatus;
 
-/// Every template the environment uses, loaded once per run.
+/// Every template the environment uses, loaded once per run for the run's protocol.
 #[derive(Debug, Clone)]
 pub struct EvalPrompts {
+    /// The protocol the templates were chosen for.
+    pub protocol: Protocol,
     pub system: Prompt,
     pub initial: Prompt,
     pub followup_answered: Prompt,
@@ -31,22 +34,31 @@ pub struct EvalPrompts {
 }
 
 impl EvalPrompts {
-    pub fn load() -> ApiResult<EvalPrompts> {
+    /// The templates of a protocol. `paper` differs in two: the evaluated model's instructions
+    /// (`eval_system_paper`: the paper's order and content, without this application's extra
+    /// cues) and the judge's user message (`judge_user_paper`: the rationale and the boundary
+    /// conditions only, no clause text). The other turns already say what the paper's say.
+    pub fn load(protocol: Protocol) -> ApiResult<EvalPrompts> {
         let info_system = load("info_system")?;
         let judge_system = load("judge_system")?;
+        let (system, judge_user) = match protocol {
+            Protocol::Paper => ("eval_system_paper", "judge_user_paper"),
+            Protocol::Studio => ("eval_system", "judge_user"),
+        };
         Ok(EvalPrompts {
+            protocol,
             info_system_text: info_system.text.as_str().into(),
             judge_system_text: judge_system.text.as_str().into(),
             info_system,
             judge_system,
-            system: load("eval_system")?,
+            system: load(system)?,
             initial: load("eval_initial")?,
             followup_answered: load("eval_followup_answered")?,
             followup_refused: load("eval_followup_refused_too_vague")?,
             followup_unknown: load("eval_followup_unknown")?,
             force_answer: load("eval_force_answer")?,
             info_user: load("info_user")?,
-            judge_user: load("judge_user")?,
+            judge_user: load(judge_user)?,
         })
     }
 
@@ -131,32 +143,18 @@ pub fn system_prompt(prompts: &EvalPrompts, pack: &PolicyPack, official: &[Offic
     ])
 }
 
-/// The clause text the judge is shown for a case: the clause's approved extraction when there is
-/// one, otherwise the clause's official wording if imported, else its summary.
+/// The clause text the judge is shown for a case (`studio` protocol): the clause's approved
+/// extraction when there is one, always led by the clause's own wording; otherwise the clause's
+/// official wording if imported, else its summary.
 pub fn judge_clause_text(
     pack: &PolicyPack,
     official: &[OfficialSection],
     clause_id: &str,
     approved: Option<&crate::policy::extraction::ApprovedExtraction>,
 ) -> String {
-    if let Some(x) = approved {
-        return x.document.trim().to_string();
-    }
-    let Some(c) = pack.clause(clause_id) else {
-        return format!("(The policy has no clause {clause_id}.)");
-    };
-    let off: Vec<String> = official
-        .iter()
-        .filter(|s| s.source == "clauses" && s.evidence_id == c.label)
-        .map(|s| format!("### {}\n{}", s.heading, s.body.trim()))
-        .collect();
-    if off.is_empty() {
-        format!(
-            "### {} — {}\n{}\n\n(A short summary of the clause, not its official wording.)",
-            c.label, c.short_title, c.summary
-        )
-    } else {
-        off.join("\n\n")
+    match approved {
+        Some(x) => crate::policy::extraction::context_with_clause(&x.document, pack, official, clause_id),
+        None => crate::policy::context::clause_wording(pack, official, clause_id),
     }
 }
 

@@ -155,9 +155,13 @@ pub async fn run_case(
         note_failed_attempts(&mut extra, &resp.failed_attempts, &mut meter);
         extra.insert(
             "prompt_versions".into(),
-            json!({"eval_system": prompts.system.version, "eval_initial": prompts.initial.version, "eval_force_answer": prompts.force_answer.version}),
+            json!({
+                prompts.system.name.as_str(): prompts.system.version,
+                prompts.initial.name.as_str(): prompts.initial.version,
+                prompts.force_answer.name.as_str(): prompts.force_answer.version
+            }),
         );
-        let parsed = eval_reply(&resp.text);
+        let parsed = eval_reply(&resp.text, prompts.protocol.repairs_replies());
         let (action, question) = match &parsed {
             Ok(p) => {
                 if !p.notes.is_empty() {
@@ -371,14 +375,13 @@ async fn run_judge(
     cancel: &CancellationToken,
     meter: &mut Meter,
 ) -> Result<JudgeResult, LlmError> {
-    let user = prompts
-        .judge_user
-        .render(&[
-            ("clause_text", clause_text),
-            ("rationale", &fenced_rationale(rationale)),
-            ("boundary_conditions", &condition_list(case)),
-        ])
-        .map_err(|e| LlmError::Config(e.message))?;
+    let (fenced, conditions) = (fenced_rationale(rationale), condition_list(case));
+    let mut slots = vec![("rationale", fenced.as_str()), ("boundary_conditions", conditions.as_str())];
+    // The paper's judge reads the rationale and the conditions only.
+    if prompts.protocol.judge_sees_clause() {
+        slots.push(("clause_text", clause_text));
+    }
+    let user = prompts.judge_user.render(&slots).map_err(|e| LlmError::Config(e.message))?;
     let mut last_problem = String::new();
     let mut failed: Vec<String> = Vec::new();
     for attempt in 0..ROLE_ATTEMPTS {
@@ -404,7 +407,10 @@ async fn run_judge(
                 extra.insert("model".into(), json!(judge.cfg.name));
                 extra.insert(
                     "prompt_versions".into(),
-                    json!({"judge_system": prompts.judge_system.version, "judge_user": prompts.judge_user.version}),
+                    json!({
+                        prompts.judge_system.name.as_str(): prompts.judge_system.version,
+                        prompts.judge_user.name.as_str(): prompts.judge_user.version
+                    }),
                 );
                 return Ok(JudgeResult { hits: p.value.hits, extra });
             }

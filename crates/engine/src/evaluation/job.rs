@@ -21,6 +21,8 @@ use crate::llm::{CallChain, LlmError};
 struct Loaded {
     cases: HashMap<String, Arc<Case>>,
     clause_texts: ClauseTexts,
+    /// The evaluated model's system prompt per policy: each case is shown its own policy's.
+    systems: HashMap<String, Arc<str>>,
     plan_item_usd: f64,
 }
 
@@ -29,7 +31,6 @@ pub(super) struct EvaluationJob<'e> {
     pub run_id: String,
     pub roles: Arc<Roles>,
     pub prompts: Arc<EvalPrompts>,
-    pub system: Arc<str>,
     pub turns: u32,
     pub concurrency: usize,
     pub batch: bool,
@@ -46,7 +47,6 @@ impl<'e> EvaluationJob<'e> {
         run_id: &str,
         roles: Roles,
         prompts: EvalPrompts,
-        system: Arc<str>,
         turns: u32,
         concurrency: usize,
         batch: bool,
@@ -57,7 +57,6 @@ impl<'e> EvaluationJob<'e> {
             run_id: run_id.to_string(),
             roles: Arc::new(roles),
             prompts: Arc::new(prompts),
-            system,
             turns,
             concurrency,
             batch,
@@ -116,17 +115,30 @@ impl Job for EvaluationJob<'_> {
         let list: Vec<Arc<Case>> = cases.values().cloned().collect();
         let (clause_texts, _) =
             e.blocking(move |e| e.eval_clause_texts(&list.iter().map(|c| c.as_ref()).collect::<Vec<_>>())).await?;
+        let mut policies: Vec<String> = cases.values().map(|c| c.policy.clone()).collect();
+        policies.sort();
+        policies.dedup();
+        let prompts = self.prompts.clone();
+        let systems: HashMap<String, Arc<str>> = e
+            .blocking(move |e| {
+                policies
+                    .into_iter()
+                    .map(|p| Ok((p.clone(), Arc::from(e.eval_system_prompt(&p, &prompts)?))))
+                    .collect::<ApiResult<HashMap<String, Arc<str>>>>()
+            })
+            .await?;
+        let system_chars = systems.values().map(|s| s.len()).max().unwrap_or(0);
         let todo: Vec<Case> = pending.iter().filter_map(|(id, _)| cases.get(id).map(|c| c.as_ref().clone())).collect();
         let plan_item_usd = if todo.is_empty() {
             0.0
         } else {
             let r = &self.roles;
-            let est = super::estimate(self.system.len(), &todo, 1, &r.eval.cfg, &r.info.cfg, &r.judge.cfg);
+            let est = super::estimate(system_chars, &todo, 1, &r.eval.cfg, &r.info.cfg, &r.judge.cfg);
             // Batch mode pays batch prices.
             if self.batch { est.usd_batch } else { est.usd }.map(|u| u / todo.len() as f64).unwrap_or(0.0)
         };
         *self.loaded.lock().unwrap_or_else(|p| p.into_inner()) =
-            Arc::new(Loaded { cases, clause_texts, plan_item_usd });
+            Arc::new(Loaded { cases, clause_texts, systems, plan_item_usd });
         *self.live.lock().unwrap_or_else(|p| p.into_inner()) = counts;
         Ok(pending)
     }
@@ -140,6 +152,7 @@ impl Job for EvaluationJob<'_> {
         let Some(case) = loaded.cases.get(&case_id).cloned() else { return ItemOutcome::Skipped };
         let clause_text =
             loaded.clause_texts.get(&(case.policy.clone(), case.clause_id.clone())).cloned().unwrap_or_default();
+        let Some(system) = loaded.systems.get(&case.policy).cloned() else { return ItemOutcome::Skipped };
         let e = self.engine;
         let chain = CallChain::new(e.store());
         // Stop ends the calls in flight too: a stopped case is simply done again on resume.
@@ -147,7 +160,7 @@ impl Job for EvaluationJob<'_> {
             e.llm(),
             &self.roles,
             &self.prompts,
-            &self.system,
+            &system,
             &case,
             &clause_text,
             repeat,

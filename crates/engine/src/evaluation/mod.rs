@@ -29,6 +29,7 @@ use crate::llm::ModelConfig;
 use crate::metrics::{MetricsOptions, MetricsReport};
 use crate::policy::extraction::{context_note, ClauseContextNote};
 use crate::policy::repo as policy_repo;
+use crate::protocol::{fingerprint, Protocol, RunProvenance};
 use crate::trajectory::Trajectory;
 pub use config::{EvaluationRunConfig, EvaluationRunModels};
 use context::EvalPrompts;
@@ -57,6 +58,8 @@ pub struct EvaluationRunRequest {
     pub batch: bool,
     /// Stop scheduling new cases before the spending would pass this many US$ (none: no cap).
     pub max_cost_usd: Option<f64>,
+    /// `studio` (default) or `paper`: the method the run follows (`protocol`).
+    pub protocol: Protocol,
 }
 
 impl Default for EvaluationRunRequest {
@@ -72,6 +75,7 @@ impl Default for EvaluationRunRequest {
             label: None,
             batch: false,
             max_cost_usd: None,
+            protocol: Protocol::Studio,
         }
     }
 }
@@ -100,6 +104,10 @@ pub struct CostEstimate {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct EvaluationPlan {
+    /// The method the run would follow.
+    pub protocol: Protocol,
+    /// The policies of the selected cases: each case is shown its own policy's prompt.
+    pub policies: Vec<String>,
     pub cases: usize,
     pub by_type: BTreeMap<String, usize>,
     pub items: usize,
@@ -133,6 +141,17 @@ pub struct EvaluationRunView {
     #[serde(flatten)]
     pub run: RunRow<EvaluationRunConfig>,
     pub counts: ItemCounts,
+}
+
+/// The policies of some cases, each once, in first-seen order.
+fn policies_of(cases: &[Case]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in cases {
+        if !out.contains(&c.policy) {
+            out.push(c.policy.clone());
+        }
+    }
+    out
 }
 
 fn estimate(
@@ -225,10 +244,58 @@ impl Engine {
         Ok((texts, notes))
     }
 
-    fn eval_system_prompt(&self, policy: &str, prompts: &EvalPrompts) -> ApiResult<String> {
-        let (pack, official) = self.store().with_conn(|c| {
-            Ok::<_, ApiError>((policy_repo::load_pack(c, policy)?, policy_repo::official_sections(c, policy)?))
+    /// What makes a new run: its protocol and prompts, the policy editions and card library of
+    /// its cases' policies, its case set and its judge.
+    fn evaluation_provenance(
+        &self,
+        protocol: Protocol,
+        prompts: &EvalPrompts,
+        cases: &[Case],
+        judge: &ModelConfig,
+    ) -> ApiResult<RunProvenance> {
+        let mut policies: Vec<&str> = cases.iter().map(|c| c.policy.as_str()).collect();
+        policies.sort();
+        policies.dedup();
+        let (policy_editions, library) = self.store().with_read(|c| {
+            let mut editions = Vec::new();
+            let mut cards = Vec::new();
+            for p in &policies {
+                if let Ok(pack) = policy_repo::load_pack(c, p) {
+                    editions.push(fingerprint::policy_edition(&pack, &policy_repo::official_sections(c, p)?));
+                }
+                for r in crate::card::repo::list_rows(c, Some(p), None)? {
+                    cards.push((r.card_id, r.current_version, r.status));
+                }
+            }
+            Ok::<_, ApiError>((editions, fingerprint::library(&cards)))
         })?;
+        Ok(RunProvenance {
+            protocol,
+            prompt_versions: prompts.versions(),
+            policy_editions,
+            library_fingerprint: library,
+            case_set_fingerprint: fingerprint::case_set(cases),
+            case_count: cases.len(),
+            judge_model: Some(format!("{} ({})", judge.name, judge.model)),
+        })
+    }
+
+    /// The evaluated model's system prompt for the cases of one policy.
+    fn eval_system_prompt(&self, policy: &str, prompts: &EvalPrompts) -> ApiResult<String> {
+        let (pack, official) = self
+            .store()
+            .with_conn(|c| {
+                Ok::<_, ApiError>((policy_repo::load_pack(c, policy)?, policy_repo::official_sections(c, policy)?))
+            })
+            .map_err(|e| {
+                if e.code == ErrorCode::NotFound {
+                    ApiError::invalid(format!(
+                        "Some cases belong to policy \"{policy}\", which is not in this store, so their model could not be shown that policy. Import the policy pack first, or leave those cases out of the selection."
+                    ))
+                } else {
+                    e
+                }
+            })?;
         context::system_prompt(prompts, &pack, &official)
     }
 
@@ -241,9 +308,13 @@ impl Engine {
                 "The selection has no cases. Load the 90 demo cases, import cases, or generate some.",
             ));
         }
-        let policy = cases[0].policy.clone();
-        let prompts = EvalPrompts::load()?;
-        let system = self.eval_system_prompt(&policy, &prompts)?;
+        let prompts = EvalPrompts::load(req.protocol)?;
+        let policies = policies_of(&cases);
+        // Every policy of the selection must be in the store: each case is shown its own.
+        let mut system_chars = 0;
+        for p in &policies {
+            system_chars = system_chars.max(self.eval_system_prompt(p, &prompts)?.len());
+        }
         let mut by_type = BTreeMap::new();
         for c in &cases {
             *by_type.entry(c.case_type.as_str().to_string()).or_insert(0) += 1;
@@ -259,7 +330,7 @@ impl Engine {
             .collect();
         let cap = jobs::budget::check_cap(req.max_cost_usd)?;
         jobs::budget::check_priced(cap, &[&m, &i, &j])?;
-        let estimate = estimate(system.len(), &cases, req.repeat, &m, &i, &j);
+        let estimate = estimate(system_chars, &cases, req.repeat, &m, &i, &j);
         let items = cases.len() * req.repeat.max(1) as usize;
         let concurrency = jobs::concurrency::plan(
             self.llm(),
@@ -268,6 +339,8 @@ impl Engine {
             items,
         );
         Ok(EvaluationPlan {
+            protocol: req.protocol,
+            policies,
             cases: cases.len(),
             by_type,
             items,
@@ -297,7 +370,8 @@ impl Engine {
         if cases.is_empty() {
             return Err(ApiError::invalid("The selection has no cases."));
         }
-        let prompts = EvalPrompts::load()?;
+        let prompts = EvalPrompts::load(req.protocol)?;
+        let provenance = self.evaluation_provenance(req.protocol, &prompts, &cases, &j)?;
         let run_id = jobs::new_run_id(RunKind::Eval);
         let config = EvaluationRunConfig {
             cases: Some(req.cases.clone()),
@@ -316,6 +390,7 @@ impl Engine {
             max_cost_usd: cap,
             prompt_versions: Some(prompts.versions()),
             batch: req.batch.then_some(true),
+            provenance: Some(provenance),
             ..EvaluationRunConfig::default()
         };
         let ids: Vec<String> = cases.iter().map(|c| c.case_id.clone()).collect();
@@ -333,7 +408,7 @@ impl Engine {
         // One row by its key: quick, so it stays on this thread.
         let run = self.evaluation_run(run_id)?;
         let cfg = &run.config;
-        let (model, policy) = (cfg.model.as_str(), cfg.policy.as_deref().unwrap_or(""));
+        let model = cfg.model.as_str();
         let (info_model, judge_model) =
             (cfg.info_model.as_deref().unwrap_or(""), cfg.judge_model.as_deref().unwrap_or(""));
         if model.is_empty() {
@@ -347,11 +422,8 @@ impl Engine {
         };
         let cap = cfg.max_cost_usd;
         jobs::budget::check_priced(cap, &[&roles.eval.cfg, &roles.info.cfg, &roles.judge.cfg])?;
-        let prompts = EvalPrompts::load()?;
-        let (pol, p) = (policy.to_string(), prompts.clone());
-        let system: Arc<str> = self.blocking(move |e| e.eval_system_prompt(&pol, &p)).await?.into();
-        let job =
-            job::EvaluationJob::new(self, run_id, roles, prompts, system, cfg.turns(), cfg.concurrency(), batch, cap);
+        let prompts = EvalPrompts::load(cfg.protocol())?;
+        let job = job::EvaluationJob::new(self, run_id, roles, prompts, cfg.turns(), cfg.concurrency(), batch, cap);
         jobs::runner::execute(self.runner_services(), &job).await
     }
 
@@ -553,6 +625,15 @@ impl Engine {
             cases.push(c);
         }
         Ok((cases, all))
+    }
+
+    /// Whether stored evaluation runs can be compared: what differs in how they were made.
+    pub fn runs_comparability(&self, run_ids: &[String]) -> ApiResult<crate::protocol::Comparability> {
+        let runs = run_ids
+            .iter()
+            .map(|r| Ok((r.clone(), self.evaluation_run(r)?.config.provenance)))
+            .collect::<ApiResult<Vec<_>>>()?;
+        Ok(crate::protocol::comparability(&runs))
     }
 
     /// Metrics of stored runs (one entry per model).

@@ -29,10 +29,24 @@ fn opt_string(v: Option<&Value>) -> Option<String> {
 }
 
 /// Parse a reply of the model under test. `Err` means the turn is unusable (no verdict).
-pub fn eval_reply(raw: &str) -> Result<Parsed<EvalReply>, String> {
-    let ex = extract_json_object(raw).map_err(|e| e.to_string())?;
-    let mut notes = ex.repairs;
-    let obj = ex.value;
+///
+/// With `repair` (the `studio` protocol) the object is found leniently: code fences, prose around
+/// it and trailing commas are repaired and noted, and an evidence string is read as a one-item
+/// list. Without it (the `paper` protocol) the whole reply must be exactly one JSON object, as the
+/// evaluated model is told; anything else is a null verdict for the turn.
+pub fn eval_reply(raw: &str, repair: bool) -> Result<Parsed<EvalReply>, String> {
+    let (obj, mut notes) = if repair {
+        let ex = extract_json_object(raw).map_err(|e| e.to_string())?;
+        (ex.value, ex.repairs)
+    } else {
+        let v: Value = serde_json::from_str(raw.trim()).map_err(|e| {
+            format!("the reply is not exactly one JSON object ({e}); the paper protocol does not repair replies")
+        })?;
+        if !v.is_object() {
+            return Err("the reply is JSON but not an object; the paper protocol does not repair replies".into());
+        }
+        (v, Vec::new())
+    };
     let action = obj.get("action").and_then(Value::as_str).map(|s| s.trim().to_ascii_uppercase());
     match action.as_deref() {
         Some("ASK") => {
@@ -56,9 +70,13 @@ pub fn eval_reply(raw: &str) -> Result<Parsed<EvalReply>, String> {
                 Some(Value::Array(items)) => {
                     Some(items.iter().filter_map(|i| i.as_str().map(|s| s.trim().to_string())).collect())
                 }
-                Some(Value::String(s)) => {
+                Some(Value::String(s)) if repair => {
                     notes.push("\"clause_and_guidance_evidence\" was a string, read as a one-item list".into());
                     Some(vec![s.trim().to_string()])
+                }
+                Some(Value::String(_)) => {
+                    notes.push("\"clause_and_guidance_evidence\" was a string, not a list; no evidence read".into());
+                    None
                 }
                 _ => None,
             };
@@ -161,9 +179,10 @@ mod tests {
 
     #[test]
     fn eval_ask_and_answer() {
-        let p = eval_reply(r#"{"action": "ASK", "ask_question": "How long in ICU?", "final_verdict": null}"#).unwrap();
+        let p = eval_reply(r#"{"action": "ASK", "ask_question": "How long in ICU?", "final_verdict": null}"#, true)
+            .unwrap();
         assert_eq!(p.value, EvalReply::Ask { question: "How long in ICU?".into() });
-        let p = eval_reply("```json\n{\"action\":\"ANSWER\",\"final_verdict\":\"Reportable\",\"targeted_clause\":\"Surgical Events clause 1\",\"clause_and_guidance_evidence\":\"Surgical Events clause 1\",\"rationale\":\"r\"}\n```").unwrap();
+        let p = eval_reply("```json\n{\"action\":\"ANSWER\",\"final_verdict\":\"Reportable\",\"targeted_clause\":\"Surgical Events clause 1\",\"clause_and_guidance_evidence\":\"Surgical Events clause 1\",\"rationale\":\"r\"}\n```", true).unwrap();
         match p.value {
             EvalReply::Answer(f) => {
                 assert_eq!(f.final_verdict.as_deref(), Some("Reportable"));
@@ -176,10 +195,33 @@ mod tests {
 
     #[test]
     fn eval_garbage_and_bad_actions_are_unusable() {
-        assert!(eval_reply("I think it is reportable.").is_err());
-        assert!(eval_reply(r#"{"action": "MAYBE"}"#).is_err());
-        assert!(eval_reply(r#"{"action": "ASK", "ask_question": "  "}"#).is_err());
-        assert!(eval_reply(r#"{"verdict": "Reportable"}"#).is_err());
+        for repair in [true, false] {
+            assert!(eval_reply("I think it is reportable.", repair).is_err());
+            assert!(eval_reply(r#"{"action": "MAYBE"}"#, repair).is_err());
+            assert!(eval_reply(r#"{"action": "ASK", "ask_question": "  "}"#, repair).is_err());
+            assert!(eval_reply(r#"{"verdict": "Reportable"}"#, repair).is_err());
+        }
+    }
+
+    #[test]
+    fn without_repair_only_a_bare_object_is_read() {
+        let bare = r#"{"action":"ANSWER","ask_question":null,"final_verdict":"Uncertain","targeted_clause":null,"clause_and_guidance_evidence":["G1"],"rationale":"r"}"#;
+        let p = eval_reply(&format!("  {bare}\n"), false).unwrap();
+        assert!(p.notes.is_empty());
+        assert!(matches!(p.value, EvalReply::Answer(ref f) if f.final_verdict.as_deref() == Some("Uncertain")));
+        for wrapped in
+            [format!("```json\n{bare}\n```"), format!("Here is my answer: {bare}"), bare.replace("\"r\"}", "\"r\",}")]
+        {
+            assert!(eval_reply(&wrapped, true).is_ok(), "studio repairs {wrapped}");
+            let e = eval_reply(&wrapped, false).unwrap_err();
+            assert!(e.contains("paper protocol"), "{e}");
+        }
+        let s = eval_reply(
+            r#"{"action":"ANSWER","final_verdict":"Reportable","clause_and_guidance_evidence":"C1"}"#,
+            false,
+        )
+        .unwrap();
+        assert!(matches!(s.value, EvalReply::Answer(ref f) if f.clause_and_guidance_evidence.is_none()));
     }
 
     #[test]

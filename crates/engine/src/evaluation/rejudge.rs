@@ -18,6 +18,7 @@ use crate::error::ApiResult;
 use crate::jobs::runner::{ItemOutcome, ItemTokens, Job, JobSetup, Nouns, RunEnd, Tally};
 use crate::jobs::{self, RunKind, RunStatus};
 use crate::llm::{CallContext, LlmError, ModelHandle};
+use crate::protocol::Protocol;
 use crate::trajectory::Trajectory;
 
 /// Judge calls in flight at once when the request does not say.
@@ -32,6 +33,11 @@ pub struct RejudgeRequest {
     pub only_missing: bool,
     #[serde(default)]
     pub concurrency: Option<u32>,
+    /// `paper` (the judge reads the rationale and the boundary conditions) or `studio` (also the
+    /// clause's wording). Default: the protocol the run was made with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub protocol: Option<Protocol>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -181,6 +187,26 @@ impl Job for RejudgeJob<'_> {
     async fn summary(&self, end: RunEnd) -> ApiResult<RejudgeSummary> {
         let (run, judge) = (self.run_id.clone(), self.judge.cfg.name.clone());
         self.engine.store().call(move |c| jobs::set_config_field(c, &run, "judge_model", &judge)).await?;
+        // The run's provenance names the judge whose judgements it now holds, and says when they
+        // were made under another protocol than the run's.
+        let (run, protocol) = (self.run_id.clone(), self.prompts.protocol);
+        let named = format!("{} ({})", self.judge.cfg.name, self.judge.cfg.model);
+        self.engine
+            .store()
+            .call(move |c| {
+                let row = jobs::get_run(c, &run)?.typed::<super::EvaluationRunConfig>()?;
+                let mut config = row.config;
+                if let Some(p) = config.provenance.as_mut() {
+                    p.judge_model = Some(if p.protocol == protocol {
+                        named
+                    } else {
+                        format!("{named}, judged under the {protocol} protocol")
+                    });
+                    jobs::set_config(c, &run, &config)?;
+                }
+                Ok::<_, crate::error::ApiError>(())
+            })
+            .await?;
         let summary = RejudgeSummary {
             run_id: self.run_id.clone(),
             judge_model: self.judge.cfg.name.clone(),
@@ -203,7 +229,8 @@ impl Engine {
         let run = self.evaluation_run(run_id)?;
         let before = (run.status, run.error);
         let judge = self.model_handle(&req.judge_model)?;
-        let prompts = EvalPrompts::load()?;
+        let protocol = req.protocol.unwrap_or(run.config.protocol());
+        let prompts = EvalPrompts::load(protocol)?;
         let run = run_id.to_string();
         let trajectories = self.blocking(move |e| e.evaluation_trajectories(&run)).await?;
         let case_ids: Vec<String> = trajectories.iter().map(|t| t.case_id.clone()).collect();

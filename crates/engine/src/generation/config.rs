@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::GenerationRequest;
 use crate::jobs::RunModel;
+use crate::protocol::{Protocol, RunProvenance};
 
 /// The models a generation run calls, by role.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -62,6 +63,11 @@ pub struct GenerationRunConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub unit_estimate_usd: Option<f64>,
+    /// What made the run: protocol, prompts, policy edition, library and card-set fingerprints
+    /// (absent in runs made before runs recorded it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub provenance: Option<RunProvenance>,
     /// Keys written by other versions, kept as they are.
     #[serde(flatten)]
     #[ts(skip)]
@@ -72,6 +78,10 @@ impl GenerationRunConfig {
     /// Units worked on at once (4 when not recorded; at least 1).
     pub fn concurrency(&self) -> usize {
         self.concurrency.unwrap_or(4).max(1) as usize
+    }
+    /// The protocol the run follows (`studio` for runs made before protocols existed).
+    pub fn protocol(&self) -> Protocol {
+        self.provenance.as_ref().map(|p| p.protocol).unwrap_or(self.request.protocol)
     }
     /// Batch mode (off when not recorded).
     pub fn is_batch(&self) -> bool {

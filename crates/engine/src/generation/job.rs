@@ -27,6 +27,7 @@ pub(super) struct GenerationJob<'e> {
     pub background: String,
     pub screen: ScreenShared,
     pub roles: RunRoles,
+    pub protocol: crate::protocol::Protocol,
     /// The run's frozen cards and anchor texts, read before the run is claimed.
     pub bundles: HashMap<String, Arc<CardBundle>>,
     pub anchors: HashMap<String, String>,
@@ -140,6 +141,7 @@ impl Job for GenerationJob<'_> {
             background: &self.background,
             screen: &self.screen,
             roles: &self.roles,
+            protocol: self.protocol,
             // Stop lets the calls in flight finish (they are kept); Abort ends them.
             stop: tokens.stop.clone(),
             abort: tokens.abort.clone(),

@@ -32,6 +32,7 @@ use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::jobs::budget::CapChange;
 use crate::jobs::{self, RunKind, RunModel, RunRow, RunStatus};
 use crate::llm::ModelConfig;
+use crate::protocol::{fingerprint, Protocol, RunProvenance};
 use pipeline::{CardBundle, RunRoles};
 use prompts::GenerationPrompts;
 
@@ -84,6 +85,15 @@ pub struct GenerationRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub max_cost_usd: Option<f64>,
+    /// `studio` (default: the paper's method with the clause screen and this application's other
+    /// checks) or `paper` (the paper's method only). Left out of stored requests when `studio`, so
+    /// runs stored before protocols read and write back unchanged.
+    #[serde(default, skip_serializing_if = "is_studio")]
+    pub protocol: Protocol,
+}
+
+fn is_studio(p: &Protocol) -> bool {
+    *p == Protocol::Studio
 }
 
 fn default_policy() -> String {
@@ -115,6 +125,7 @@ impl Default for GenerationRequest {
             label: None,
             batch: false,
             max_cost_usd: None,
+            protocol: Protocol::Studio,
         }
     }
 }
@@ -153,6 +164,8 @@ pub struct GenerationCostEstimate {
 /// What a run would do, before anything is sent anywhere.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct GenerationPlan {
+    /// The method the run would follow (`paper`: no clause screen).
+    pub protocol: Protocol,
     pub policy: String,
     pub cards: usize,
     /// Cards by event type (`Reportable`, `Non_Reportable`, `Uncertain`).
@@ -407,6 +420,7 @@ impl Engine {
             planned.units,
         );
         Ok(GenerationPlan {
+            protocol: req.protocol,
             cap: jobs::budget::CapForecast::of(
                 cap,
                 if req.batch { estimate.usd_batch } else { estimate.usd },
@@ -461,6 +475,7 @@ impl Engine {
             concurrency: Some(req.concurrency.clamp(1, 256)),
             batch: req.batch.then_some(true),
             warnings: planned.warnings.clone(),
+            provenance: Some(self.generation_run_provenance(req.protocol, &prompts, &planned)?),
             prompt_versions: prompts.versions(),
             unit_estimate_usd,
             extra: IndexMap::new(),
@@ -472,6 +487,42 @@ impl Engine {
             Ok(())
         })?;
         Ok(run_id)
+    }
+
+    /// What makes a new generation run: its protocol and prompts, the policy edition and card
+    /// library it reads, and the cards it generates from.
+    fn generation_run_provenance(
+        &self,
+        protocol: Protocol,
+        prompts: &GenerationPrompts,
+        planned: &plan::Planned,
+    ) -> ApiResult<RunProvenance> {
+        let policy = planned.policy.as_str();
+        let (edition, library) = self.store().with_read(|c| {
+            let pack = crate::policy::repo::load_pack(c, policy)?;
+            let official = crate::policy::repo::official_sections(c, policy)?;
+            let cards: Vec<(String, i64, String)> = crate::card::repo::list_rows(c, Some(policy), None)?
+                .into_iter()
+                .map(|r| (r.card_id, r.current_version, r.status))
+                .collect();
+            Ok::<_, ApiError>((fingerprint::policy_edition(&pack, &official), fingerprint::library(&cards)))
+        })?;
+        let cards: Vec<(String, i64)> =
+            planned.cards.iter().map(|c| (c.card.clause_card_id.clone(), c.version)).collect();
+        let mut prompt_versions = prompts.versions();
+        // A paper run never calls the clause screen.
+        if !protocol.screens_records() {
+            prompt_versions.shift_remove("gen_clause_screen");
+        }
+        Ok(RunProvenance {
+            protocol,
+            prompt_versions,
+            policy_editions: vec![edition],
+            library_fingerprint: library,
+            case_set_fingerprint: fingerprint::card_set(&cards),
+            case_count: cards.len(),
+            judge_model: None,
+        })
     }
 
     /// A stored generation run with its typed configuration.
@@ -531,6 +582,7 @@ impl Engine {
             background,
             screen: pipeline::ScreenShared { policy_clauses: screen_clauses, known: known_clauses },
             roles,
+            protocol: cfg.protocol(),
             bundles,
             anchors,
             concurrency: cfg.concurrency(),

@@ -22,6 +22,7 @@ use crate::context::Engine;
 use crate::error::ApiError;
 use crate::llm::json_extract::extract_json_object;
 use crate::llm::{CallContext, CancellationToken, ChatRequest, LlmError, Message, ModelHandle};
+use crate::protocol::Protocol;
 
 /// Attempts each producer stage gets before a candidate is dropped.
 pub const MAX_ATTEMPTS: u32 = 3;
@@ -99,6 +100,9 @@ pub struct RunShared<'a> {
     pub background: &'a str,
     pub screen: &'a ScreenShared,
     pub roles: &'a RunRoles,
+    /// The method the run follows: `paper` runs no clause screen, no text guards and gives a
+    /// checking role one try at a readable reply.
+    pub protocol: Protocol,
     /// Stops the run between calls (the call in flight finishes and is kept).
     pub stop: CancellationToken,
     /// Aborts calls in flight too.
@@ -170,7 +174,8 @@ impl RunShared<'_> {
     }
 
     /// A checking role's call, asked again (with a different repeat index) while its reply cannot
-    /// be read. Returns the parsed value, or None after `FORMAT_TRIES` unreadable replies.
+    /// be read. Returns the parsed value, or None after the protocol's tries (`FORMAT_TRIES` in
+    /// `studio`, one in `paper`) gave unreadable replies.
     #[allow(clippy::too_many_arguments)]
     async fn checked<T>(
         &self,
@@ -184,7 +189,7 @@ impl RunShared<'_> {
         parse: impl Fn(&str) -> Parsed<T>,
     ) -> Result<Option<T>, StepError> {
         let handle = if role == STAGE_SCREEN { &self.roles.screen } else { &self.roles.verifier };
-        for t in 0..FORMAT_TRIES {
+        for t in 0..self.protocol.checker_format_tries() {
             let mut r =
                 self.call(role, prompt, false, values, handle, schema_name, schema.clone(), attempt + 100 * t).await?;
             match parse(&r.text) {
@@ -620,9 +625,12 @@ impl RunShared<'_> {
             }
         };
         rec.output = Value::String(narrative.clone());
-        let mut findings = guards::check_narrative(&narrative, &b.guard);
-        if let Some(v) = variant {
-            findings.extend(guards::check_masked_leaks(&b.card, full, &v.masked_basic_event_elements, &narrative));
+        let mut findings = Vec::new();
+        if self.protocol.guards_text() {
+            findings = guards::check_narrative(&narrative, &b.guard);
+            if let Some(v) = variant {
+                findings.extend(guards::check_masked_leaks(&b.card, full, &v.masked_basic_event_elements, &narrative));
+            }
         }
         if !findings.is_empty() {
             rec.issues = findings.clone();
@@ -676,7 +684,11 @@ impl RunShared<'_> {
                 apply_verdict(&mut rec, verdict);
             }
             Some(v) => {
-                let nulls = guards::check_masked_null(&v.masked_basic_event_elements, &extracted);
+                let nulls = if self.protocol.guards_text() {
+                    guards::check_masked_null(&v.masked_basic_event_elements, &extracted)
+                } else {
+                    Vec::new()
+                };
                 if !nulls.is_empty() {
                     rec.issues = nulls.clone();
                     rec.guard_findings = nulls;
@@ -823,6 +835,11 @@ impl RunShared<'_> {
                     return Ok(Err("its complete case was dropped at narration"));
                 }
             };
+            // The paper's pipeline has no clause screen: a narrated record is accepted.
+            if !self.protocol.screens_records() {
+                accept(self, b, cand, &values, &narrative, None).await?;
+                return Ok(Ok(values));
+            }
             let rec = match replay.get(&(STAGE_SCREEN.to_string(), k)) {
                 Some(r) => r.clone(),
                 None => {

@@ -154,9 +154,10 @@ fn select_cards(engine: &Engine, policy: &str, spec: &str) -> ApiResult<Selected
             let found = engine.store().with_conn(|c| approved_extraction(c, policy, &card.clause_id))?;
             extractions.insert(card.clause_id.clone(), found);
         }
-        // The clause's approved extraction, when there is one, replaces the built-in context.
+        // The clause's approved extraction, when there is one, replaces the built-in context; the
+        // clause's own wording always leads it, even in a document approved without it.
         let context = match extractions.get(&card.clause_id).and_then(Option::as_ref) {
-            Some(x) => x.document.clone(),
+            Some(x) => crate::policy::extraction::context_with_clause(&x.document, &pack, &official, &card.clause_id),
             None => card_context(&card, &pack, &official),
         };
         out.push(PlannedCard {

@@ -91,7 +91,9 @@ impl<'e> AuditJob<'e> {
             .await
             .map_err(store_failed)?;
         let context = match extraction {
-            Some(x) => x.document,
+            Some(x) => {
+                crate::policy::extraction::context_with_clause(&x.document, &p.pack, &p.official, &case.clause_id)
+            }
             None => {
                 crate::policy::context::clause_context(&case.clause_id, &case.gold_legal_basis, &p.pack, &p.official)
             }

@@ -13,6 +13,23 @@ fn official(sections: &[OfficialSection], source: &str, id: &str) -> Vec<String>
         .collect()
 }
 
+/// The clause's own wording: its official text where the user imported it, otherwise its summary,
+/// marked as such.
+pub fn clause_wording(pack: &PolicyPack, sections: &[OfficialSection], clause_id: &str) -> String {
+    let Some(c) = pack.clause(clause_id) else {
+        return format!("(The policy has no clause {clause_id}.)");
+    };
+    let off = official(sections, "clauses", &c.label);
+    if off.is_empty() {
+        format!(
+            "### {} — {}\n{}\n\n(A short summary of the clause, not its official wording.)",
+            c.label, c.short_title, c.summary
+        )
+    } else {
+        off.join("\n\n")
+    }
+}
+
 /// Markdown context for a clause and the legal basis of a card or case.
 pub fn clause_context(
     clause_id: &str,

@@ -4,6 +4,29 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::{OfficialSection, PolicyPack};
+
+/// The heading of the first section of every extraction document: the target clause itself.
+pub fn target_clause_heading(label: &str) -> String {
+    format!("## Target clause [{label}]")
+}
+
+/// A clause's context built from its approved extraction, always led by the clause's own wording.
+/// Documents made since the clause is copied into them already start with it; an older document,
+/// or one approved without the clause, gets the wording put in front.
+pub fn context_with_clause(document: &str, pack: &PolicyPack, official: &[OfficialSection], clause_id: &str) -> String {
+    let label = pack.clause(clause_id).map(|c| c.label.as_str()).unwrap_or(clause_id);
+    let document = document.trim();
+    if document.contains(&target_clause_heading(label)) {
+        return document.to_string();
+    }
+    format!(
+        "{}\n\n{}\n\n{document}",
+        target_clause_heading(label),
+        super::context::clause_wording(pack, official, clause_id)
+    )
+}
+
 /// The newest approved extraction of one clause.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ApprovedExtraction {

@@ -94,18 +94,34 @@ pub fn policy_sections(pack: &PolicyPack, official: &[OfficialSection]) -> Polic
     PolicySections { policy_id: pack.id.clone(), edition: edition.into(), sections, source_hash }
 }
 
-/// The extraction document: the chosen sections copied whole, in source order, each under a fixed
-/// heading naming its id. Ids not among the sections are skipped (callers validate first).
-pub fn extraction_document(pack: &PolicyPack, clause_id: &str, sections: &PolicySections, chosen: &[String]) -> String {
+/// The extraction document: the target clause's own wording first (copied here by code, never
+/// left to the model's choice), then the chosen sections copied whole, in source order, each under
+/// a fixed heading naming its id. Ids not among the sections are skipped (callers validate first);
+/// the clause's own official section is not repeated.
+pub fn extraction_document(
+    pack: &PolicyPack,
+    official: &[OfficialSection],
+    clause_id: &str,
+    sections: &PolicySections,
+    chosen: &[String],
+) -> String {
     let label = pack.clause(clause_id).map(|c| c.label.as_str()).unwrap_or(clause_id);
-    let mut picked: Vec<(usize, &PolicySection)> =
-        chosen.iter().filter_map(|id| sections.position(id).map(|p| (p, &sections.sections[p]))).collect();
+    let mut picked: Vec<(usize, &PolicySection)> = chosen
+        .iter()
+        .filter(|id| !(id.as_str() == label && sections.edition == "official"))
+        .filter_map(|id| sections.position(id).map(|p| (p, &sections.sections[p])))
+        .collect();
     picked.sort_by_key(|(p, _)| *p);
     picked.dedup_by_key(|(p, _)| *p);
     let mut out = format!(
         "# Policy passages for {label}\n\nEdition: {}. Source hash: {}. Each passage below is copied unchanged from the policy text.\n",
         sections.edition, sections.source_hash
     );
+    out.push_str(&format!(
+        "\n{}\n\n{}\n",
+        super::extraction::target_clause_heading(label),
+        super::context::clause_wording(pack, official, clause_id)
+    ));
     for (_, s) in picked {
         out.push_str(&format!("\n## Section [{}]\n\n### {}\n\n{}\n", s.section_id, s.heading, s.body));
     }
@@ -156,9 +172,39 @@ mod tests {
         let pack = super::super::builtin_pack(super::super::DEFAULT_POLICY).unwrap();
         let s = policy_sections(&pack, &[]);
         let (first, third) = (s.sections[0].clone(), s.sections[2].clone());
-        let doc = extraction_document(&pack, "x", &s, &[third.section_id.clone(), first.section_id.clone()]);
+        let doc = extraction_document(&pack, &[], "x", &s, &[third.section_id.clone(), first.section_id.clone()]);
         let a = doc.find(&first.body).unwrap();
         let b = doc.find(&third.body).unwrap();
         assert!(a < b, "source order, not the order given");
+    }
+
+    #[test]
+    fn the_target_clause_always_comes_first() {
+        let pack = super::super::builtin_pack(super::super::DEFAULT_POLICY).unwrap();
+        let clause = pack.clauses[3].clone();
+        // Summary edition: the clause is never among the sections, yet the document starts with it.
+        let s = policy_sections(&pack, &[]);
+        let doc = extraction_document(&pack, &[], &clause.clause_id, &s, &[s.sections[1].section_id.clone()]);
+        let head = doc.find(&super::super::extraction::target_clause_heading(&clause.label)).unwrap();
+        assert!(head < doc.find(&clause.summary).unwrap());
+        assert!(doc.find(&clause.summary).unwrap() < doc.find(&s.sections[1].body).unwrap());
+        // Nothing chosen: still the clause.
+        let bare = extraction_document(&pack, &[], &clause.clause_id, &s, &[]);
+        assert!(bare.contains(&clause.summary));
+        // Official edition: the clause's official text first, and not twice when it was chosen too.
+        let off = vec![OfficialSection {
+            source: "clauses".into(),
+            ord: 0,
+            level: 2,
+            heading: "Clause heading".into(),
+            evidence_id: clause.label.clone(),
+            matched: true,
+            body: "OFFICIAL WORDING OF THE CLAUSE".into(),
+            file_name: "f.md".into(),
+            imported_at: "t".into(),
+        }];
+        let so = policy_sections(&pack, &off);
+        let doc = extraction_document(&pack, &off, &clause.clause_id, &so, &[clause.label.clone()]);
+        assert_eq!(doc.matches("OFFICIAL WORDING OF THE CLAUSE").count(), 1, "{doc}");
     }
 }

@@ -20,7 +20,7 @@ const LAYERS: &[&[&str]] = &[
     &["context"],
     &["policy"],
     &["case"],
-    &["card", "trajectory"],
+    &["card", "trajectory", "protocol"],
     &["metrics"],
     &["charts"],
     &["tables"],

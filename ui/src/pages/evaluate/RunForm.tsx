@@ -200,6 +200,7 @@ export function RunForm({ models, cases, clauses }: { models: ModelView[]; cases
           concurrency,
           repeat,
           batch,
+          protocol: "studio",
           ...(label.trim() ? { label: label.trim() } : {}),
           ...(cap.cap !== undefined ? { max_cost_usd: cap.cap } : {}),
         }
