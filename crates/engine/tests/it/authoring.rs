@@ -267,3 +267,73 @@ async fn an_approved_extraction_is_the_judges_clause_text() {
     assert!(with >= 1, "the judge saw the approved extraction");
     assert!(with + without >= 2);
 }
+
+/// An extraction approved as an older version stored it (without the target clause's own
+/// wording): the Instantiator and the judge still get the clause's wording, ahead of the sections.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_extraction_without_the_clause_still_gives_its_wording_to_the_instantiator_and_the_judge() {
+    use super::generation::{request, script_with, setup, FALL, REP};
+    let mut front = clean_rules();
+    front[0] = rule("extract", sys(EXTRACTOR), j(pick(&[(CM5, &["scope"])])));
+    let mut script = script_with(front);
+    script.rules.extend(super::eval::script().rules);
+    let mock = MockServer::start(script, 0).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let e = setup(dir.path(), &mock);
+    add_model(&e, &mock);
+    super::eval::register(&e, &mock);
+    let pack = psebench::policy::builtin_pack("mn29").unwrap();
+    let (fall, med) = (pack.clause(FALL).unwrap().clone(), pack.clause(MED).unwrap().clone());
+
+    // A new extraction starts with the clause, copied by code (the model picked one guidance section).
+    let x = extracted_and_approved(&e, FALL).await;
+    let head = x.document.find(&format!("## Target clause [{}]", fall.label)).expect("the clause leads");
+    assert!(head < x.document.find(&fall.summary).unwrap());
+    assert!(x.document.find(&fall.summary).unwrap() < x.document.find("## Section [").unwrap());
+
+    // Make both clauses' approved documents look like an older version's: no clause in them.
+    let y = extracted_and_approved(&e, MED).await;
+    let strip = |doc: &str| {
+        let cut = doc.find("\n## Section [").unwrap();
+        let start = doc.find("## Target clause").unwrap();
+        format!("{}{}", &doc[..start], &doc[cut + 1..])
+    };
+    for (id, doc) in [(&x.extraction_id, strip(&x.document)), (&y.extraction_id, strip(&y.document))] {
+        assert!(!doc.contains("Target clause"));
+        e.store()
+            .with_conn(|c| c.execute("UPDATE authoring_extractions SET document = ?1 WHERE id = ?2", (&doc, id)))
+            .unwrap();
+    }
+
+    let run = e.generation_create(&request(REP, 1)).unwrap();
+    let s = e.generation_execute(&run).await.unwrap();
+    assert_eq!(s.status, "completed", "{:?}", s.message);
+    let cm5 = e.authoring_sections("mn29").unwrap().get(CM5).unwrap().body.clone();
+    let inst = bodies_by(&mock, "inst-rep");
+    assert!(!inst.is_empty());
+    for b in inst {
+        let u = user_text(&b);
+        let (clause_at, section_at) = (u.find(&fall.summary).expect("the clause's wording"), u.find(&cm5).unwrap());
+        assert!(clause_at < section_at, "the clause comes first");
+    }
+
+    let file = super::eval::cases_file(&e, dir.path());
+    let req = EvaluationRunRequest {
+        cases: file.display().to_string(),
+        model: "asker".into(),
+        info_model: "info".into(),
+        judge_model: "judge".into(),
+        concurrency: 1,
+        ..Default::default()
+    };
+    let run = e.evaluation_create(&req).unwrap();
+    let summary = e.evaluation_execute(&run).await.unwrap();
+    assert_eq!(summary.status, "completed", "{:?}", summary.message);
+    let with_med: Vec<String> =
+        bodies_by(&mock, "judge").iter().map(|b| user_text(b)).filter(|u| u.contains(&cm5)).collect();
+    assert!(!with_med.is_empty(), "the medication-error cases were judged with the extraction");
+    for u in with_med {
+        let clause_part = &u[..u.find("<<<BEGIN REASONING>>>").unwrap()];
+        assert!(clause_part.contains(&med.summary), "the judge saw the clause's wording: {clause_part}");
+    }
+}

@@ -560,6 +560,7 @@ async fn rejudging_a_run_replaces_missing_judgements_and_the_metrics_say_how_man
             judge_model: "judge".into(),
             only_missing: true,
             concurrency: Some(2),
+            protocol: None,
         })
         .await
         .unwrap();
@@ -581,6 +582,7 @@ async fn rejudging_a_run_replaces_missing_judgements_and_the_metrics_say_how_man
             judge_model: "judge".into(),
             only_missing: true,
             concurrency: None,
+            protocol: None,
         })
         .await
         .unwrap();

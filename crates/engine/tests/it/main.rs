@@ -25,6 +25,7 @@ mod llm;
 mod model_test;
 mod policy;
 mod policy_new;
+mod protocol;
 mod redirects;
 mod review;
 mod review_rationale;
