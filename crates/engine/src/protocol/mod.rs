@@ -148,8 +148,8 @@ pub const ADDITIONS: &[Addition] = &[
     Addition {
         id: "blind_first_review",
         what: "Expert reviewers rate realism and plausibility and give their own verdict before the by-construction verdict is shown.",
-        changes: "Agreement with the by-construction verdict is not anchored on seeing it first.",
-        switch: "the session's \"Show the verdict from the start\" option when creating a review session",
+        changes: "Adds a blind agreement figure; the agree mark afterwards is the paper's question.",
+        switch: "nothing to turn off for the paper's number: review results report the agree mark beside the blind agreement",
     },
 ];
 
@@ -206,5 +206,14 @@ mod tests {
         assert!(s.screens_records() && s.guards_text() && s.repairs_replies() && s.judge_sees_clause());
         let ids: std::collections::HashSet<&str> = ADDITIONS.iter().map(|a| a.id).collect();
         assert_eq!(ids.len(), ADDITIONS.len());
+    }
+
+    #[test]
+    fn the_readme_lists_every_addition() {
+        let readme = include_str!("../../../../README.md");
+        let section = &readme[readme.find("## Fidelity to the paper").expect("the README has the section")..];
+        for a in ADDITIONS {
+            assert!(section.contains(&format!("(`{}`)", a.id)), "README's fidelity table lacks {}", a.id);
+        }
     }
 }
