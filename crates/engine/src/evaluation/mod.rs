@@ -352,7 +352,12 @@ impl Engine {
                 items as u64,
             ),
             estimate,
-            clause_contexts: self.eval_clause_texts(&cases.iter().collect::<Vec<_>>())?.1,
+            // Under the paper protocol the judge is shown no clause text at all.
+            clause_contexts: if req.protocol.judge_sees_clause() {
+                self.eval_clause_texts(&cases.iter().collect::<Vec<_>>())?.1
+            } else {
+                Vec::new()
+            },
             batch: crate::llm::batch::plan::note(req.batch, &[&m, &i, &j]),
             concurrency,
         })

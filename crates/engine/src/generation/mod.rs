@@ -388,37 +388,30 @@ impl Engine {
         for c in &planned.candidates {
             *candidates_by_type.entry(c.case_type.as_str().to_string()).or_insert(0) += 1;
         }
-        let destinations: Vec<GenerationDestination> = [
-            ("instantiator and narrators", &producer),
-            ("extractor and verifiers", &verifier),
-            ("clause screen", &screen),
-        ]
-        .iter()
-        .map(|(role, c)| GenerationDestination {
-            role: role.to_string(),
-            model: c.name.clone(),
-            destination: c.destination(),
-            remote: !c.is_local(),
-        })
-        .collect();
+        let screens = req.protocol.screens_records();
+        // The paper protocol runs no clause screen: its model is neither called nor shown.
+        let mut roles = vec![("instantiator and narrators", &producer), ("extractor and verifiers", &verifier)];
+        if screens {
+            roles.push(("clause screen", &screen));
+        }
+        let destinations: Vec<GenerationDestination> = roles
+            .iter()
+            .map(|(role, c)| GenerationDestination {
+                role: role.to_string(),
+                model: c.name.clone(),
+                destination: c.destination(),
+                remote: !c.is_local(),
+            })
+            .collect();
         let mut warnings = planned.warnings.clone();
-        if let Some(w) = same_model_warning(&producer, &screen) {
+        if let Some(w) = same_model_warning(&producer, &screen).filter(|_| screens) {
             warnings.push(w);
         }
         let screen_policy_chars = self.screen_policy_text(&planned.policy)?.0.len() as f64;
         let cap = jobs::budget::check_cap(req.max_cost_usd)?;
         jobs::budget::check_priced(cap, &[&producer, &verifier, &screen])?;
-        let estimate = plan::estimate(&planned, &prompts, &producer, &verifier, &screen, screen_policy_chars);
-        let concurrency = jobs::concurrency::plan(
-            self.llm(),
-            &[
-                ("instantiator and narrators", &producer),
-                ("extractor and verifiers", &verifier),
-                ("clause screen", &screen),
-            ],
-            req.concurrency,
-            planned.units,
-        );
+        let estimate = plan::estimate(&planned, &prompts, &producer, &verifier, &screen, screen_policy_chars, screens);
+        let concurrency = jobs::concurrency::plan(self.llm(), &roles, req.concurrency, planned.units);
         Ok(GenerationPlan {
             protocol: req.protocol,
             cap: jobs::budget::CapForecast::of(
@@ -457,7 +450,15 @@ impl Engine {
             None
         } else {
             let chars = self.screen_policy_text(&planned.policy)?.0.len() as f64;
-            let e = plan::estimate(&planned, &prompts, &producer, &verifier, &screen, chars);
+            let e = plan::estimate(
+                &planned,
+                &prompts,
+                &producer,
+                &verifier,
+                &screen,
+                chars,
+                req.protocol.screens_records(),
+            );
             // Batch mode pays batch prices.
             if req.batch { e.usd_batch } else { e.usd }.map(|u| u / planned.units as f64)
         };

@@ -298,6 +298,7 @@ pub fn estimate(
     verifier: &ModelConfig,
     screen: &ModelConfig,
     screen_policy_chars: f64,
+    screens: bool,
 ) -> GenerationCostEstimate {
     const RETRY_FACTOR_INST: f64 = 1.2;
     const RETRY_FACTOR_NARR: f64 = 1.1;
@@ -363,7 +364,11 @@ pub fn estimate(
                 slots + VERDICT,
                 3.0,
             );
-            // One screen of the complete record (missing variants share their parent's).
+            // One screen of the complete record (missing variants share their parent's); none
+            // under the paper protocol.
+            if !screens {
+                continue;
+            }
             let screen_in = t(&prompts.clause_screen) + screen_policy_chars + ctx + meanings + slots;
             stages[3].calls += RETRY_FACTOR_SCREEN.round() as u64;
             stages[3].input_tokens += tokens(screen_in * RETRY_FACTOR_SCREEN) as u64;
@@ -389,11 +394,14 @@ pub fn estimate(
             );
         }
     }
-    let (usd, usd_batch) = crate::llm::batch::plan::costs(&[
-        (producer, prod_in, prod_out),
-        (verifier, ver_in, ver_out),
-        (screen, scr_in, scr_out),
-    ]);
+    if !screens {
+        stages.retain(|s| s.stage != "clause_screen");
+    }
+    let mut priced = vec![(producer, prod_in, prod_out), (verifier, ver_in, ver_out)];
+    if screens {
+        priced.push((screen, scr_in, scr_out));
+    }
+    let (usd, usd_batch) = crate::llm::batch::plan::costs(&priced);
     GenerationCostEstimate {
         calls: stages.iter().map(|s| s.calls).sum(),
         input_tokens: stages.iter().map(|s| s.input_tokens).sum(),
@@ -401,6 +409,6 @@ pub fn estimate(
         usd,
         usd_batch,
         per_stage: stages,
-        assumptions: "sizes of the cards, contexts and anchors as planned; about 160 characters per slot value, 1,100 per complete and 700 per missing narrative; 1.2 instantiation, 1.1 narration and 1.4 missing-narration attempts per candidate; 1.2 clause screens per complete record, each with every clause of the policy; 4 characters per token; cached replies cost nothing".into(),
+        assumptions: "sizes of the cards, contexts and anchors as planned; about 160 characters per slot value, 1,100 per complete and 700 per missing narrative; 1.2 instantiation, 1.1 narration and 1.4 missing-narration attempts per candidate; 1.2 clause screens per complete record (studio protocol), each with every clause of the policy; 4 characters per token; cached replies cost nothing".into(),
     }
 }

@@ -45,7 +45,13 @@ async fn a_paper_generation_makes_no_screen_call_and_says_so() {
     let e = setup(dir.path(), &mock);
 
     let paper = GenerationRequest { protocol: Protocol::Paper, ..request(REP, 2) };
-    assert_eq!(e.generation_plan(&paper).unwrap().protocol, Protocol::Paper);
+    let plan = e.generation_plan(&paper).unwrap();
+    assert_eq!(plan.protocol, Protocol::Paper);
+    assert!(plan.destinations.iter().all(|d| d.role != "clause screen"), "no screen model is called");
+    assert!(plan.estimate.per_stage.iter().all(|s| s.stage != "clause_screen"));
+    let studio_plan = e.generation_plan(&request(REP, 2)).unwrap();
+    assert!(studio_plan.destinations.iter().any(|d| d.role == "clause screen"));
+    assert!(studio_plan.estimate.calls > plan.estimate.calls);
     let run = e.generation_create(&paper).unwrap();
     let s = e.generation_execute(&run).await.unwrap();
     assert_eq!(s.status, "completed", "{:?}", s.message);
