@@ -291,9 +291,7 @@ mod tests {
                 cut_off: false,
             }
         );
-        assert!(
-            matches!(replies[1], Reply::Reasoned { form: ReasoningForm::Native, answer: None, cut_off: true, .. })
-        );
+        assert!(matches!(replies[1], Reply::Reasoned { form: ReasoningForm::Native, answer: None, cut_off: true, .. }));
         assert_eq!(replies[2], &Reply::Text { text: "plain".into() });
     }
 }

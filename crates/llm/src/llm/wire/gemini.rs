@@ -4,8 +4,8 @@
 use serde_json::{json, Map, Value};
 
 use super::{u64_at, HttpCall, ParsedReply};
-use crate::llm::reasoning;
 use crate::llm::config::ModelConfig;
+use crate::llm::reasoning;
 use crate::llm::types::{ChatRequest, ResponseFormat, Role, Usage};
 
 pub fn build(cfg: &ModelConfig, key: Option<&str>, req: &ChatRequest) -> HttpCall {

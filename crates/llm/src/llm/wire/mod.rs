@@ -113,9 +113,13 @@ mod tests {
         let p = openai::parse(&body).expect("parsed");
         assert_eq!((p.text.as_str(), p.reasoning.as_deref()), (ANSWER, Some(DECOY)));
         // Only reasoning, stopped at the limit: no content at all.
-        let body = json!({"choices": [{"message": {"content": null, "reasoning_content": DECOY}, "finish_reason": "length"}]});
+        let body =
+            json!({"choices": [{"message": {"content": null, "reasoning_content": DECOY}, "finish_reason": "length"}]});
         let p = openai::parse(&body).expect("parsed");
-        assert_eq!((p.text.as_str(), p.reasoning.as_deref(), p.finish_reason.as_deref()), ("", Some(DECOY), Some("length")));
+        assert_eq!(
+            (p.text.as_str(), p.reasoning.as_deref(), p.finish_reason.as_deref()),
+            ("", Some(DECOY), Some("length"))
+        );
     }
 
     #[test]

@@ -3,8 +3,8 @@
 use serde_json::{json, Map, Value};
 
 use super::{u64_at, HttpCall, ParsedReply};
-use crate::llm::reasoning;
 use crate::llm::config::{ModelConfig, ProviderKind};
+use crate::llm::reasoning;
 use crate::llm::types::{ChatRequest, ResponseFormat, Role, Usage};
 
 pub const AZURE_DEFAULT_API_VERSION: &str = "2024-10-21";
