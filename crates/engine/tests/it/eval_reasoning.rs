@@ -82,7 +82,8 @@ async fn eval_reads_the_answer_of_every_kind_of_reasoning_model() {
         ),
     ];
     for (model, _, form, cut_off) in MODELS {
-        let reply = if cut_off { reasoned(form, DECOY, None, true) } else { reasoned(form, DECOY, Some(answer()), false) };
+        let reply =
+            if cut_off { reasoned(form, DECOY, None, true) } else { reasoned(form, DECOY, Some(answer()), false) };
         rules.push(rule(model, None, reply));
     }
     rules.append(&mut s.rules);
@@ -151,7 +152,11 @@ async fn eval_reads_the_answer_of_every_kind_of_reasoning_model() {
         } else {
             assert_eq!(answer_turn.action, Some(Action::Answer), "{model}: {}", answer_turn.raw);
             assert!(extra.get("parse_error").is_none(), "{model}");
-            assert_eq!(t.predicted_verdict().map(|v| v.as_str()), Some("Reportable"), "{model}: verdict from the answer");
+            assert_eq!(
+                t.predicted_verdict().map(|v| v.as_str()),
+                Some("Reportable"),
+                "{model}: verdict from the answer"
+            );
         }
     }
 
@@ -160,12 +165,8 @@ async fn eval_reads_the_answer_of_every_kind_of_reasoning_model() {
     let t = e.evaluation_trajectories(&think_run).unwrap().remove(0);
     assert_eq!(t.turns.len(), 3, "ask, information, answer");
     assert!(turn_extra(&t, 0)["reasoning"].as_str().unwrap_or_default().contains(ASK_MARKER));
-    let second = mock
-        .requests()
-        .into_iter()
-        .filter(|r| r.model == "think-id")
-        .nth(1)
-        .expect("the think model was called twice");
+    let second =
+        mock.requests().into_iter().filter(|r| r.model == "think-id").nth(1).expect("the think model was called twice");
     assert!(!second.body.to_string().contains(ASK_MARKER), "reasoning is not sent back to the model");
     assert!(second.body.to_string().contains("What does the first recorded field say?"));
 }
