@@ -36,7 +36,7 @@ function startAndRead(cmd: string, args: string[], env: Record<string, string>, 
   });
 }
 
-/** The scripted models: "asker" asks once then answers, "answerer" answers at once, "garbage" writes prose, "slow" answers after 0.7 s. */
+/** The scripted models: "asker" thinks (a `<think>` block), asks once, then answers; "answerer" answers at once, "garbage" writes prose, "slow" answers after 0.7 s. */
 export const MOCK_SCRIPT = {
   rules: [
     { name: "info", when: { system_contains: "look-up service" }, reply: { json: { status: "answered", answer_to_eval: "The patient stayed 3 days in intensive care.", fields_used: [] } } },
@@ -44,7 +44,11 @@ export const MOCK_SCRIPT = {
     {
       name: "asker-first",
       when: { model: "asker", user_turns_max: 1 },
-      reply: { json: { action: "ASK", ask_question: "How long did the patient stay in intensive care?", final_verdict: null, targeted_clause: null, clause_and_guidance_evidence: null, rationale: null } },
+      reply: {
+        reasoning: "Whether the harm was serious depends on the stay in intensive care; {not yet known}.",
+        form: "think_tags",
+        answer: { json: { action: "ASK", ask_question: "How long did the patient stay in intensive care?", final_verdict: null, targeted_clause: null, clause_and_guidance_evidence: null, rationale: null } },
+      },
     },
     {
       name: "asker-then",

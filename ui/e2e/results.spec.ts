@@ -127,6 +127,13 @@ test("case grid: filters, then open transcripts (ask, provider answer, final ans
   await expect(page).toHaveURL(/#\/results\/trajectory\?.*run=.*case=/);
   await expect(page.getByText("Asks", { exact: true })).toBeVisible();
   await expect(page.getByText("How long did the patient stay in intensive care?", { exact: true })).toBeVisible();
+  // The model's reasoning sits beside the question, closed until opened.
+  const reasoning = page.getByTestId("turn-reasoning").first();
+  await expect(reasoning.locator("summary")).toContainText(/Model's reasoning \(\d+ tokens?\)/);
+  const thought = reasoning.getByText("Whether the harm was serious depends on the stay in intensive care; {not yet known}.");
+  await expect(thought).toBeHidden();
+  await reasoning.locator("summary").click();
+  await expect(thought).toBeVisible();
   await expect(page.getByText("Information provider").first()).toBeVisible();
   await expect(page.getByText("The patient stayed 3 days in intensive care.")).toBeVisible();
   await expect(page.getByText("Answers", { exact: true })).toBeVisible();

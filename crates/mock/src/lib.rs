@@ -11,5 +11,5 @@ mod stream_array;
 
 pub use normalize::Api;
 mod batch;
-pub use script::{BatchBehaviour, Fault, FaultRate, Reply, Rule, Script, UsageOverride, When};
+pub use script::{BatchBehaviour, Fault, FaultRate, ReasoningForm, Reply, Rule, Script, UsageOverride, When};
 pub use server::{MockServer, RecordedRequest};

@@ -14,6 +14,24 @@
 //!   "default_reply": {"text": "ok"}
 //! }
 //! ```
+//!
+//! A reply can come from a reasoning model: `{"reasoning": "…", "form": "think_tags",
+//! "answer": {"json": {…}}}` sends the reasoning, then the answer, in one of these forms:
+//!
+//! | `form`              | OpenAI / Azure                          | Anthropic        | Gemini                |
+//! |---------------------|-----------------------------------------|------------------|-----------------------|
+//! | `native` (default)  | `message.reasoning_content`             | a thinking block | a part with `thought` |
+//! | `reasoning_content` | `message.reasoning_content`             | a thinking block | a part with `thought` |
+//! | `reasoning_field`   | `message.reasoning`                     | a thinking block | a part with `thought` |
+//! | `think_tags`        | `<think>…</think>` before the answer    | the same, inline | the same, inline      |
+//! | `thinking_tags`     | `<thinking>…</thinking>` before it      | the same, inline | the same, inline      |
+//! | `think_close`       | the reasoning, `</think>`, the answer   | the same, inline | the same, inline      |
+//!
+//! `"cut_off": true` sends only the reasoning (an inline block left open) with the finish reason
+//! of a reply stopped at its token limit (`length`, `max_tokens`, `MAX_TOKENS`). Reasoning
+//! tokens are reported (`reasoning_tokens`, `thoughtsTokenCount`; Anthropic has no such field),
+//! estimated from the reasoning's length unless the rule's `usage` gives them, and counted in
+//! the output tokens as the providers count them.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -95,6 +113,19 @@ pub struct When {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Reply {
+    /// A reasoning model's reply: its reasoning (with the same placeholders as a template), then
+    /// `answer` (any other reply), sent in the shape `form` names. With `cut_off`, the model
+    /// was stopped at its token limit while still reasoning: the answer is not sent, an inline
+    /// block is left open, and the finish reason says so.
+    Reasoned {
+        reasoning: String,
+        #[serde(default)]
+        form: ReasoningForm,
+        #[serde(default)]
+        answer: Option<Box<Reply>>,
+        #[serde(default)]
+        cut_off: bool,
+    },
     Text {
         text: String,
     },
@@ -108,10 +139,33 @@ pub enum Reply {
     },
 }
 
+/// Where a reasoning reply puts its reasoning.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReasoningForm {
+    /// The provider's own shape: `reasoning_content` on OpenAI and Azure, a thinking block on
+    /// Anthropic, a thought part on Gemini.
+    #[default]
+    Native,
+    /// `<think>…</think>` at the start of the content.
+    ThinkTags,
+    /// `<thinking>…</thinking>` at the start of the content.
+    ThinkingTags,
+    /// Only a closing `</think>` after the reasoning, as servers whose chat template opened the
+    /// block send it.
+    ThinkClose,
+    /// The message's `reasoning_content` field (OpenAI-style APIs; native elsewhere).
+    ReasoningContent,
+    /// The message's `reasoning` field (OpenAI-style APIs; native elsewhere).
+    ReasoningField,
+}
+
 /// Token counts to report instead of the estimate.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct UsageOverride {
     pub input_tokens: Option<u64>,
+    /// Every generated token, the reasoning included (Gemini's `candidatesTokenCount` is sent
+    /// without the reasoning, as Gemini counts it).
     pub output_tokens: Option<u64>,
     pub cached_input_tokens: Option<u64>,
     pub reasoning_tokens: Option<u64>,
@@ -210,5 +264,34 @@ impl Script {
     /// A script that answers everything with `text`.
     pub fn always(text: &str) -> Script {
         Script { default_reply: Some(Reply::Text { text: text.to_string() }), ..Default::default() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reasoning_reply_is_read_from_a_script_and_other_replies_are_unchanged() {
+        let s = Script::from_json(
+            r#"{"rules": [
+                {"reply": {"reasoning": "hmm {x}", "form": "think_tags", "answer": {"json": {"a": 1}}}},
+                {"reply": {"reasoning": "still thinking", "cut_off": true}},
+                {"reply": {"text": "plain"}}
+            ]}"#,
+        )
+        .expect("valid script");
+        let replies: Vec<&Reply> = s.rules.iter().filter_map(|r| r.reply.as_ref()).collect();
+        assert_eq!(
+            replies[0],
+            &Reply::Reasoned {
+                reasoning: "hmm {x}".into(),
+                form: ReasoningForm::ThinkTags,
+                answer: Some(Box::new(Reply::Json { json: serde_json::json!({"a": 1}) })),
+                cut_off: false,
+            }
+        );
+        assert!(matches!(replies[1], Reply::Reasoned { form: ReasoningForm::Native, answer: None, cut_off: true, .. }));
+        assert_eq!(replies[2], &Reply::Text { text: "plain".into() });
     }
 }

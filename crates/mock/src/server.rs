@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 
 use super::normalize::{self, Api, Normalized};
 use super::reset::{ResettableListener, RESET_HEADER};
-use super::script::{Fault, Reply, Rule, Script};
+use super::script::{Fault, ReasoningForm, Reply, Rule, Script};
 
 /// A request as the mock received it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -429,6 +429,47 @@ fn reply_text(reply: &Reply, n: &Normalized, caps: &[String], seq: u64) -> Strin
         Reply::Text { text } => text.clone(),
         Reply::Json { json } => fill_value(json, n, caps, seq).to_string(),
         Reply::Template { template } => fill(template, n, caps, seq),
+        Reply::Reasoned { answer, .. } => answer.as_ref().map(|a| reply_text(a, n, caps, seq)).unwrap_or_default(),
+    }
+}
+
+/// A reasoning reply's reasoning as the mock sends it.
+struct Reasoning {
+    text: String,
+    form: ReasoningForm,
+    cut_off: bool,
+}
+
+fn reply_reasoning(reply: &Reply, n: &Normalized, caps: &[String], seq: u64) -> Option<Reasoning> {
+    match reply {
+        Reply::Reasoned { reasoning, form, cut_off, .. } => {
+            Some(Reasoning { text: fill(reasoning, n, caps, seq), form: *form, cut_off: *cut_off })
+        }
+        _ => None,
+    }
+}
+
+/// The reply's content and the reasoning sent apart from it (with the OpenAI field that holds
+/// it), once the reasoning is put where its form says.
+fn place_reasoning(api: Api, answer: String, r: &Reasoning) -> (String, Option<(&'static str, String)>) {
+    let answer = if r.cut_off { String::new() } else { answer };
+    let inline = |open: &str, close: &str| {
+        if r.cut_off {
+            format!("{open}{}", r.text)
+        } else {
+            format!("{open}{}{close}\n\n{answer}", r.text)
+        }
+    };
+    match r.form {
+        ReasoningForm::ThinkTags => (inline("<think>\n", "\n</think>"), None),
+        ReasoningForm::ThinkingTags => (inline("<thinking>\n", "\n</thinking>"), None),
+        ReasoningForm::ThinkClose => (inline("", "\n</think>"), None),
+        ReasoningForm::ReasoningField if matches!(api, Api::OpenAi | Api::Azure) => {
+            (answer, Some(("reasoning", r.text.clone())))
+        }
+        ReasoningForm::Native | ReasoningForm::ReasoningContent | ReasoningForm::ReasoningField => {
+            (answer, Some(("reasoning_content", r.text.clone())))
+        }
     }
 }
 
@@ -601,48 +642,92 @@ pub(super) fn prepare(s: &Arc<MockState>, path: &str, body: Value, norm: Result<
             text = rest.to_string();
         }
     }
+    let thinking = reply_reasoning(reply, &n, &caps, seq);
+    let answer_chars = if thinking.as_ref().is_some_and(|r| r.cut_off) { 0 } else { text.len() };
+    let (text, apart) = match &thinking {
+        Some(r) => place_reasoning(n.api, text, r),
+        None => (text, None),
+    };
+    let cut_off = thinking.as_ref().is_some_and(|r| r.cut_off);
     let over = rule.and_then(|r| r.usage.clone()).unwrap_or_default();
     let input = over.input_tokens.unwrap_or_else(|| estimate_tokens(n.input_chars()));
-    let output = over.output_tokens.unwrap_or_else(|| estimate_tokens(text.len()));
     let cached =
         over.cached_input_tokens.unwrap_or_else(|| (input as f64 * script.cached_fraction.clamp(0.0, 1.0)) as u64);
-    let reasoning = over.reasoning_tokens.unwrap_or(0);
+    let reasoning =
+        over.reasoning_tokens.unwrap_or_else(|| thinking.as_ref().map(|r| estimate_tokens(r.text.len())).unwrap_or(0));
+    // Every generated token, the reasoning included, as OpenAI and Anthropic count them.
+    let output = over.output_tokens.unwrap_or_else(|| {
+        let answer = if answer_chars > 0 { estimate_tokens(answer_chars) } else { 0 };
+        (answer + reasoning).max(1)
+    });
     push(s, record);
     let body = match n.api {
-        Api::OpenAi | Api::Azure => json!({
-            "id": format!("chatcmpl-mock-{seq}"),
-            "object": "chat.completion",
-            "created": 1_700_000_000u64 + seq,
-            "model": n.model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {
-                "prompt_tokens": input, "completion_tokens": output, "total_tokens": input + output,
-                "prompt_tokens_details": {"cached_tokens": cached},
-                "completion_tokens_details": {"reasoning_tokens": reasoning}
-            }
-        }),
-        Api::Anthropic => {
-            let content = match (&n.forced_tool, serde_json::from_str::<Value>(&text)) {
-                (Some(name), Ok(input_json)) => {
-                    json!([{"type": "tool_use", "id": format!("toolu_mock_{seq}"), "name": name, "input": input_json}])
+        Api::OpenAi | Api::Azure => {
+            let mut message = json!({"role": "assistant", "content": text});
+            if let Some((field, r)) = apart {
+                if text.is_empty() {
+                    message["content"] = Value::Null;
                 }
-                _ => json!([{"type": "text", "text": text}]),
+                message[field] = json!(r);
+            }
+            json!({
+                "id": format!("chatcmpl-mock-{seq}"),
+                "object": "chat.completion",
+                "created": 1_700_000_000u64 + seq,
+                "model": n.model,
+                "choices": [{"index": 0, "message": message, "finish_reason": if cut_off { "length" } else { "stop" }}],
+                "usage": {
+                    "prompt_tokens": input, "completion_tokens": output, "total_tokens": input + output,
+                    "prompt_tokens_details": {"cached_tokens": cached},
+                    "completion_tokens_details": {"reasoning_tokens": reasoning}
+                }
+            })
+        }
+        Api::Anthropic => {
+            let mut content: Vec<Value> = Vec::new();
+            if let Some((_, r)) = apart {
+                content.push(json!({"type": "thinking", "thinking": r, "signature": format!("mock-signature-{seq}")}));
+            }
+            match (&n.forced_tool, serde_json::from_str::<Value>(&text)) {
+                (Some(name), Ok(input_json)) => content.push(
+                    json!({"type": "tool_use", "id": format!("toolu_mock_{seq}"), "name": name, "input": input_json}),
+                ),
+                _ if text.is_empty() && !content.is_empty() => {}
+                _ => content.push(json!({"type": "text", "text": text})),
+            }
+            let stop = if cut_off {
+                "max_tokens"
+            } else if n.forced_tool.is_some() {
+                "tool_use"
+            } else {
+                "end_turn"
             };
             json!({
                 "id": format!("msg_mock_{seq}"), "type": "message", "role": "assistant", "model": n.model,
                 "content": content,
-                "stop_reason": if n.forced_tool.is_some() { "tool_use" } else { "end_turn" },
+                "stop_reason": stop,
                 "usage": {"input_tokens": input - cached, "output_tokens": output, "cache_read_input_tokens": cached, "cache_creation_input_tokens": 0}
             })
         }
-        Api::Gemini => json!({
-            "candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}],
-            "usageMetadata": {
-                "promptTokenCount": input, "candidatesTokenCount": output, "totalTokenCount": input + output + reasoning,
-                "cachedContentTokenCount": cached, "thoughtsTokenCount": reasoning
-            },
-            "modelVersion": n.model
-        }),
+        Api::Gemini => {
+            let mut parts: Vec<Value> = Vec::new();
+            if let Some((_, r)) = apart {
+                parts.push(json!({"text": r, "thought": true}));
+            }
+            if !text.is_empty() || parts.is_empty() {
+                parts.push(json!({"text": text}));
+            }
+            // Gemini counts the answer and the thinking apart.
+            let candidates = output.saturating_sub(reasoning);
+            json!({
+                "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": if cut_off { "MAX_TOKENS" } else { "STOP" }, "index": 0}],
+                "usageMetadata": {
+                    "promptTokenCount": input, "candidatesTokenCount": candidates, "totalTokenCount": input + output,
+                    "cachedContentTokenCount": cached, "thoughtsTokenCount": reasoning
+                },
+                "modelVersion": n.model
+            })
+        }
     };
     (Answer::Ok(body), latency)
 }

@@ -453,6 +453,7 @@ impl Engine {
                     return Ok(check);
                 }
                 Err(why) => {
+                    let why = resp.unreadable_reason(&why.to_string());
                     rec.parse_notes = vec![format!("unreadable: {why}")];
                     calls.push(rec);
                     last = why;

@@ -80,6 +80,27 @@ fn note_failed_attempts(extra: &mut IndexMap<String, Value>, failed: &[String], 
     }
 }
 
+/// Keep a reasoning model's reasoning on its turn, beside the answer (`raw`), with the tokens
+/// the provider says it spent on it.
+fn note_reasoning(extra: &mut IndexMap<String, Value>, resp: &crate::llm::ChatResponse) {
+    if let Some(r) = &resp.reasoning {
+        extra.insert("reasoning".into(), json!(r));
+    }
+    if resp.usage.reasoning_tokens > 0 {
+        extra.insert("reasoning_tokens".into(), json!(resp.usage.reasoning_tokens));
+    }
+}
+
+/// The model under test's reasoning tokens over the case, for the trajectory's usage (absent
+/// when none were reported).
+fn reasoning_usage(u: &Usage) -> IndexMap<String, Value> {
+    let mut extra = IndexMap::new();
+    if u.reasoning_tokens > 0 {
+        extra.insert("reasoning_tokens".into(), json!(u.reasoning_tokens));
+    }
+    extra
+}
+
 impl Meter {
     fn total(&self) -> Usage {
         let mut u = self.usage_eval;
@@ -153,6 +174,7 @@ pub async fn run_case(
         extra.insert("latency_ms".into(), json!(resp.latency_ms));
         extra.insert("cache_hit".into(), json!(resp.cache_hit));
         note_failed_attempts(&mut extra, &resp.failed_attempts, &mut meter);
+        note_reasoning(&mut extra, &resp);
         extra.insert(
             "prompt_versions".into(),
             json!({
@@ -162,6 +184,7 @@ pub async fn run_case(
             }),
         );
         let parsed = eval_reply(&resp.text, prompts.protocol.repairs_replies());
+        let parsed = parsed.map_err(|why| resp.unreadable_reason(&why));
         let (action, question) = match &parsed {
             Ok(p) => {
                 if !p.notes.is_empty() {
@@ -276,7 +299,7 @@ pub async fn run_case(
             usage: TrajectoryUsage {
                 prompt_tokens: meter.usage_eval.input_tokens,
                 completion_tokens: meter.usage_eval.output_tokens,
-                extra: Default::default(),
+                extra: reasoning_usage(&meter.usage_eval),
             },
             error,
             extra,

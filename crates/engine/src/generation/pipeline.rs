@@ -127,16 +127,14 @@ struct Reply {
     record: CallRecord,
     /// The model stopped at its token limit (the reply is probably incomplete).
     cut_off: bool,
+    /// The reply held a reasoning model's reasoning and no answer.
+    only_reasoning: bool,
 }
 
 /// Why a reply could not be read, saying so when the model was stopped at its token limit (small
-/// local models often are, mid-object).
-fn unreadable_reason(cut_off: bool, why: &str) -> String {
-    if cut_off {
-        format!("the reply stopped at the model's token limit before it was complete ({why}); give the model more output tokens")
-    } else {
-        why.to_string()
-    }
+/// local models often are, mid-object) and when a reasoning model never got past its reasoning.
+fn unreadable_reason(r: &Reply, why: &str) -> String {
+    crate::llm::reasoning::unreadable_reason(why, r.cut_off, r.only_reasoning)
 }
 
 impl RunShared<'_> {
@@ -166,11 +164,8 @@ impl RunShared<'_> {
             e => StepError::Llm(e),
         })?;
         let record = CallRecord { call_id: resp.call_id, parsed: None, parse_notes: Vec::new() };
-        let cut_off = resp
-            .finish_reason
-            .as_deref()
-            .is_some_and(|f| matches!(f.to_ascii_lowercase().as_str(), "length" | "max_tokens"));
-        Ok(Reply { text: resp.text, record, cut_off })
+        let (cut_off, only_reasoning) = (resp.cut_off(), resp.only_reasoning());
+        Ok(Reply { text: resp.text, record, cut_off, only_reasoning })
     }
 
     /// A checking role's call, asked again (with a different repeat index) while its reply cannot
@@ -200,7 +195,7 @@ impl RunShared<'_> {
                     return Ok(Some(v));
                 }
                 Err(why) => {
-                    let why = unreadable_reason(r.cut_off, &why.to_string());
+                    let why = unreadable_reason(&r, &why.to_string());
                     r.record.parse_notes = vec![format!("unreadable: {why}")];
                     calls.push(r.record);
                 }
@@ -451,7 +446,7 @@ impl RunShared<'_> {
         };
         let (values, bad) = match parsed {
             Err(why) => {
-                let why = unreadable_reason(r.cut_off, &why.to_string());
+                let why = unreadable_reason(&r, &why.to_string());
                 r.record.parse_notes = vec![format!("unreadable: {why}")];
                 calls.push(r.record);
                 rec.issues = vec![unreadable("slot values", &why, "{\"slot_values\": {...}}")];
@@ -609,7 +604,7 @@ impl RunShared<'_> {
         };
         let narrative = match parse_narrative(&text) {
             Err(why) => {
-                let why = unreadable_reason(r.cut_off, &why.to_string());
+                let why = unreadable_reason(&r, &why.to_string());
                 r.record.parse_notes = vec![format!("unreadable: {why}")];
                 calls.push(r.record);
                 rec.issues = vec![unreadable("a narrative", &why, "{\"event_narrative\": \"...\"}")];
@@ -1133,8 +1128,16 @@ mod tests {
     #[test]
     fn a_reply_cut_at_the_token_limit_says_so() {
         let why = "expected `:` at line 19 column 22";
-        assert_eq!(unreadable_reason(false, why), why);
-        let cut = unreadable_reason(true, why);
+        let reply = |cut_off, only_reasoning| Reply {
+            text: String::new(),
+            record: CallRecord { call_id: None, parsed: None, parse_notes: Vec::new() },
+            cut_off,
+            only_reasoning,
+        };
+        assert_eq!(unreadable_reason(&reply(false, false), why), why);
+        let cut = unreadable_reason(&reply(true, false), why);
         assert!(cut.contains("token limit") && cut.contains(why), "{cut}");
+        let only = unreadable_reason(&reply(true, true), why);
+        assert!(only.contains("only the model's reasoning") && only.contains("more output tokens"), "{only}");
     }
 }

@@ -17,6 +17,7 @@ mod common;
 mod concurrency;
 mod cost_cap;
 mod eval;
+mod eval_reasoning;
 mod generation;
 mod keyring;
 mod label_audit;

@@ -216,7 +216,16 @@ pub async fn get(store: &Store, key: &str) -> ApiResult<Option<ChatResponse>> {
         }
     }
     match hit {
-        Some(j) => Ok(Some(CACHED_REPLY.parse(&j, key)?)),
+        Some(j) => {
+            let mut resp: ChatResponse = CACHED_REPLY.parse(&j, key)?;
+            if resp.reasoning.is_none() {
+                // Cached before reasoning was kept apart: take inline think blocks out now.
+                let (text, reasoning) = super::reasoning::separate(&resp.text, None);
+                resp.text = text;
+                resp.reasoning = reasoning;
+            }
+            Ok(Some(resp))
+        }
         None => Ok(None),
     }
 }

@@ -364,6 +364,7 @@ impl LlmClient {
                 let cost = m.cfg.cost(&p.usage);
                 let mut resp = ChatResponse {
                     text: p.text,
+                    reasoning: p.reasoning,
                     usage: p.usage,
                     finish_reason: p.finish_reason,
                     provider_model: p.provider_model,
@@ -466,6 +467,7 @@ impl LlmClient {
         let cost = m.cfg.batch_cost(&p.usage);
         let mut resp = ChatResponse {
             text: p.text,
+            reasoning: p.reasoning,
             usage: p.usage,
             finish_reason: p.finish_reason,
             provider_model: p.provider_model,

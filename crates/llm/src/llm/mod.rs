@@ -1,6 +1,7 @@
 //! The LLM provider layer: one interface over OpenAI-compatible servers, OpenAI, Azure OpenAI,
 //! Anthropic and Gemini, with shared middleware (retries, adaptive concurrency, cache,
-//! accounting, cancellation) and a tolerant JSON extractor.
+//! accounting, cancellation), a tolerant JSON extractor, and the separation of a reasoning
+//! model's reasoning from its answer (`reasoning`).
 
 pub mod accounting;
 pub mod batch;
@@ -13,6 +14,7 @@ pub mod json_extract;
 pub mod ledger;
 pub mod limiter;
 pub mod origin;
+pub mod reasoning;
 pub mod registry;
 pub mod retry;
 pub mod types;

@@ -114,7 +114,9 @@ impl ChatRequest {
     }
 }
 
-/// Token usage as reported by the provider.
+/// Token usage as reported by the provider. `output_tokens` counts every generated token,
+/// the reasoning included; `reasoning_tokens` is the part of them spent on reasoning, where the
+/// provider reports it (OpenAI-compatible servers that do, Gemini; Anthropic does not).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Usage {
     pub input_tokens: u64,
@@ -135,7 +137,13 @@ impl Usage {
 /// What came back (from the provider or the cache).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ChatResponse {
+    /// The answer, without the model's reasoning (see `reasoning`).
     pub text: String,
+    /// What a reasoning model wrote before its answer (inline think blocks, a separate reasoning
+    /// field, Anthropic thinking blocks, Gemini thought parts); never part of `text`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub reasoning: Option<String>,
     pub usage: Usage,
     pub finish_reason: Option<String>,
     /// The model id the provider says answered.

@@ -11,6 +11,7 @@ import { JsonBlock, KeyValues, Section, Tabs } from "../../components/Layout";
 import { humanize, jsonText, num, tokens, usd, verdictKey } from "../../format";
 import { href, navigate, Route, setQuery } from "../../router";
 import { trajectoryBase, trajectoryLink } from "./CasesGrid";
+import { reasoningSummary, reasoningText } from "./reasoning";
 import { cellWords, correctOf, filterFromQuery, filterRows, Grid, neighbours, present, sortFromQuery, sortRows, verdictOf } from "./grid";
 
 type Extra = Record<string, JsonValue | undefined>;
@@ -22,16 +23,33 @@ const INFO_STATUS: Record<string, { icon: string; word: string; cls: string }> =
   unknown: { icon: "?", word: "Unknown: not in the record", cls: "info-unknown" },
 };
 
-function Message({ who, kind, tag, children, details }: { who: string; kind: string; tag?: ReactNode; children: ReactNode; details?: ReactNode }) {
+function Message({ who, kind, tag, children, details, reasoning }: { who: string; kind: string; tag?: ReactNode; children: ReactNode; details?: ReactNode; reasoning?: ReactNode }) {
   return (
     <li className={`msg msg-${kind}`}>
       <div className="msg-head">
         <span className="msg-who">{who}</span>
         {tag}
       </div>
+      {reasoning}
       <div className="msg-body">{children}</div>
       {details}
     </li>
+  );
+}
+
+/** A reasoning model's reasoning, kept apart from its answer and closed until asked for. */
+function Reasoning({ turn }: { turn: Extra }) {
+  const summary = reasoningSummary(turn);
+  const text = reasoningText(turn);
+  if (!summary || !text) return null;
+  return (
+    <details className="msg-reasoning" data-testid="turn-reasoning">
+      <summary>
+        {summary}
+        <span className="sr-only"> — written before the answer; never read as the answer</span>
+      </summary>
+      <pre className="reasoning-text">{text}</pre>
+    </details>
   );
 }
 
@@ -40,6 +58,7 @@ function TurnDetails({ turn, raw }: { turn: Extra; raw?: string }) {
   const items: [ReactNode, ReactNode][] = [];
   if (turn.turn !== undefined) items.push(["Turn", `${jsonText(turn.turn)}${turn.forced ? " (final turn: an answer was required)" : ""}`]);
   if (turn.prompt_tokens !== undefined) items.push(["Tokens", `${num(Number(turn.prompt_tokens))} in, ${num(Number(turn.completion_tokens ?? 0))} out`]);
+  if (turn.reasoning_tokens !== undefined) items.push(["Reasoning tokens", `${num(Number(turn.reasoning_tokens))} (part of the tokens out)`]);
   if (turn.latency_ms !== undefined) items.push(["Time", `${num(Number(turn.latency_ms))} ms`]);
   if (turn.cache_hit !== undefined) items.push(["From the cache", turn.cache_hit ? "yes (no new call was made)" : "no"]);
   if (turn.attempts !== undefined && Number(turn.attempts) > 1) items.push(["Attempts", jsonText(turn.attempts)]);
@@ -141,20 +160,20 @@ function Transcript({ v }: { v: TrajectoryView }) {
         const x = extra(et);
         if (et.action === "ASK")
           return (
-            <Message key={i} who="Model under test" kind="model" tag={<span className="action-tag">Asks</span>} details={<TurnDetails turn={x} raw={et.raw} />}>
+            <Message key={i} who="Model under test" kind="model" tag={<span className="action-tag">Asks</span>} reasoning={<Reasoning turn={x} />} details={<TurnDetails turn={x} raw={et.raw} />}>
               <p className="msg-text">{et.ask_question || <span className="muted">(an empty question)</span>}</p>
             </Message>
           );
         if (et.action === "ANSWER") {
           const final = i === lastAnswer && t.final ? t.final : parseAnswer(et.raw);
           return (
-            <Message key={i} who="Model under test" kind="model answer" tag={<span className="action-tag">Answers</span>} details={<TurnDetails turn={x} raw={et.raw} />}>
+            <Message key={i} who="Model under test" kind="model answer" tag={<span className="action-tag">Answers</span>} reasoning={<Reasoning turn={x} />} details={<TurnDetails turn={x} raw={et.raw} />}>
               {final ? <AnswerFields a={final} /> : <pre className="raw">{et.raw}</pre>}
             </Message>
           );
         }
         return (
-          <Message key={i} who="Model under test" kind="problem" tag={<span className="problem-tag"><span aria-hidden>⚠</span> No readable answer</span>} details={<TurnDetails turn={x} />}>
+          <Message key={i} who="Model under test" kind="problem" tag={<span className="problem-tag"><span aria-hidden>⚠</span> No readable answer</span>} reasoning={<Reasoning turn={x} />} details={<TurnDetails turn={x} />}>
             <p className="small">
               This reply could not be read as a question or an answer{x.parse_error ? `: ${jsonText(x.parse_error)}` : "."}
             </p>
@@ -326,7 +345,7 @@ function Metadata({ v, repeat }: { v: TrajectoryView; repeat: number }) {
           ["Clause", `${v.case.gold_clause ?? v.case.clause_id}`],
           ["Clause card", <Id value={v.case.clause_card_id} />],
           ...(v.case.missing_variant_id ? ([["Missing-information variant", <Id value={v.case.missing_variant_id} />]] as [string, ReactNode][]) : []),
-          ["Model under test: tokens", `${tokens(t.usage.prompt_tokens)} in, ${tokens(t.usage.completion_tokens)} out`],
+          ["Model under test: tokens", `${tokens(t.usage.prompt_tokens)} in, ${tokens(t.usage.completion_tokens)} out${typeof t.usage.reasoning_tokens === "number" ? ` (${tokens(t.usage.reasoning_tokens)} of them reasoning)` : ""}`],
           ["Information provider: tokens", usage(info)],
           ["Judge: tokens", usage(judge)],
           ["Cost", typeof x.cost_usd === "number" ? usd(x.cost_usd) : "–"],

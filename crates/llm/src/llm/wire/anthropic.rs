@@ -5,6 +5,7 @@ use serde_json::{json, Map, Value};
 
 use super::{u64_at, HttpCall, ParsedReply};
 use crate::llm::config::ModelConfig;
+use crate::llm::reasoning;
 use crate::llm::types::{ChatRequest, ResponseFormat, Role, Usage};
 
 pub const DEFAULT_VERSION: &str = "2023-06-01";
@@ -12,6 +13,8 @@ pub const DEFAULT_VERSION: &str = "2023-06-01";
 pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 /// System prompts longer than this (characters) are marked for prompt caching.
 const CACHE_MARK_CHARS: usize = 4000;
+/// Stands in the reasoning for a thinking block the provider sent encrypted.
+const REDACTED_NOTE: &str = "[part of the reasoning was withheld by the provider]";
 const TOOL_DESCRIPTION: &str = "Return the answer as the tool input, following the schema exactly.";
 
 fn wants_prefill(req: &ChatRequest) -> bool {
@@ -63,9 +66,13 @@ pub fn build(cfg: &ModelConfig, key: Option<&str>, req: &ChatRequest) -> HttpCal
 pub fn parse(req: &ChatRequest, body: &Value) -> Result<ParsedReply, String> {
     let blocks = body.get("content").and_then(Value::as_array).ok_or("no content blocks in the reply")?;
     let mut text = String::new();
+    let mut thinking: Vec<&str> = Vec::new();
     for b in blocks {
         match b.get("type").and_then(Value::as_str) {
             Some("text") => text.push_str(b.get("text").and_then(Value::as_str).unwrap_or("")),
+            Some("thinking") => thinking.extend(b.get("thinking").and_then(Value::as_str)),
+            // Encrypted by the provider: nothing to show but that it was there.
+            Some("redacted_thinking") => thinking.push(REDACTED_NOTE),
             Some("tool_use") => {
                 if let Some(input) = b.get("input") {
                     text = serde_json::to_string(input).map_err(|e| e.to_string())?;
@@ -75,6 +82,8 @@ pub fn parse(req: &ChatRequest, body: &Value) -> Result<ParsedReply, String> {
             _ => {}
         }
     }
+    let native = thinking.iter().map(|t| t.trim()).filter(|t| !t.is_empty()).collect::<Vec<_>>().join("\n\n");
+    let (mut text, reasoning) = reasoning::separate(&text, Some(native));
     if wants_prefill(req) && !text.trim_start().starts_with('{') {
         text.insert(0, '{');
     }
@@ -85,10 +94,12 @@ pub fn parse(req: &ChatRequest, body: &Value) -> Result<ParsedReply, String> {
         input_tokens: u64_at(&u, "/input_tokens") + cached + u64_at(&u, "/cache_creation_input_tokens"),
         output_tokens: u64_at(&u, "/output_tokens"),
         cached_input_tokens: cached,
+        // Anthropic counts thinking in output_tokens and does not say how much of it there was.
         reasoning_tokens: 0,
     };
     Ok(ParsedReply {
         text,
+        reasoning,
         usage,
         finish_reason: body.get("stop_reason").and_then(Value::as_str).map(str::to_string),
         provider_model: body.get("model").and_then(Value::as_str).map(str::to_string),

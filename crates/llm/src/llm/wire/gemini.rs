@@ -5,6 +5,7 @@ use serde_json::{json, Map, Value};
 
 use super::{u64_at, HttpCall, ParsedReply};
 use crate::llm::config::ModelConfig;
+use crate::llm::reasoning;
 use crate::llm::types::{ChatRequest, ResponseFormat, Role, Usage};
 
 pub fn build(cfg: &ModelConfig, key: Option<&str>, req: &ChatRequest) -> HttpCall {
@@ -109,26 +110,29 @@ pub fn parse(body: &Value) -> Result<ParsedReply, String> {
             None => "no candidates in the reply".to_string(),
         }
     })?;
-    let text = cand
-        .pointer("/content/parts")
-        .and_then(Value::as_array)
-        .map(|parts| {
-            parts
-                .iter()
-                .filter(|p| p.get("thought").and_then(Value::as_bool) != Some(true))
-                .filter_map(|p| p.get("text").and_then(Value::as_str))
-                .collect::<Vec<_>>()
-                .join("")
-        })
-        .unwrap_or_default();
+    let parts: &[Value] = cand.pointer("/content/parts").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+    let is_thought = |p: &&Value| p.get("thought").and_then(Value::as_bool) == Some(true);
+    let texts = |thought: bool| {
+        parts
+            .iter()
+            .filter(|p| is_thought(p) == thought)
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+    };
+    let content = texts(false).join("");
+    let thoughts = texts(true).iter().map(|t| t.trim()).filter(|t| !t.is_empty()).collect::<Vec<_>>().join("\n\n");
+    let (text, reasoning) = reasoning::separate(&content, Some(thoughts));
     let u = body.get("usageMetadata").cloned().unwrap_or(Value::Null);
+    let thoughts_tokens = u64_at(&u, "/thoughtsTokenCount");
     Ok(ParsedReply {
         text,
+        reasoning,
         usage: Usage {
             input_tokens: u64_at(&u, "/promptTokenCount"),
-            output_tokens: u64_at(&u, "/candidatesTokenCount"),
+            // Gemini counts thinking apart from the answer; it is billed as output all the same.
+            output_tokens: u64_at(&u, "/candidatesTokenCount") + thoughts_tokens,
             cached_input_tokens: u64_at(&u, "/cachedContentTokenCount"),
-            reasoning_tokens: u64_at(&u, "/thoughtsTokenCount"),
+            reasoning_tokens: thoughts_tokens,
         },
         finish_reason: cand.get("finishReason").and_then(Value::as_str).map(str::to_string),
         provider_model: body.get("modelVersion").and_then(Value::as_str).map(str::to_string),

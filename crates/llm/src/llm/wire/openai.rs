@@ -4,6 +4,7 @@ use serde_json::{json, Map, Value};
 
 use super::{u64_at, HttpCall, ParsedReply};
 use crate::llm::config::{ModelConfig, ProviderKind};
+use crate::llm::reasoning;
 use crate::llm::types::{ChatRequest, ResponseFormat, Role, Usage};
 
 pub const AZURE_DEFAULT_API_VERSION: &str = "2024-10-21";
@@ -69,7 +70,7 @@ pub fn build(cfg: &ModelConfig, key: Option<&str>, req: &ChatRequest) -> HttpCal
 pub fn parse(body: &Value) -> Result<ParsedReply, String> {
     let choice = body.pointer("/choices/0").ok_or("no choices in the reply")?;
     let msg = choice.get("message").ok_or("the first choice has no message")?;
-    let text = match msg.get("content") {
+    let content = match msg.get("content") {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Array(parts)) => {
             parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("")
@@ -84,6 +85,13 @@ pub fn parse(body: &Value) -> Result<ParsedReply, String> {
         }
         Some(other) => other.to_string(),
     };
+    // DeepSeek, vLLM and llama.cpp send `reasoning_content`; OpenRouter and Ollama `reasoning`.
+    let native = ["reasoning_content", "reasoning"]
+        .iter()
+        .filter_map(|f| msg.get(*f).and_then(Value::as_str))
+        .find(|r| !r.trim().is_empty())
+        .map(str::to_string);
+    let (text, reasoning) = reasoning::separate(&content, native);
     let usage = body.get("usage").map(|u| Usage {
         input_tokens: u64_at(u, "/prompt_tokens"),
         output_tokens: u64_at(u, "/completion_tokens"),
@@ -92,6 +100,7 @@ pub fn parse(body: &Value) -> Result<ParsedReply, String> {
     });
     Ok(ParsedReply {
         text,
+        reasoning,
         usage: usage.unwrap_or_default(),
         finish_reason: choice.get("finish_reason").and_then(Value::as_str).map(str::to_string),
         provider_model: body.get("model").and_then(Value::as_str).map(str::to_string),
