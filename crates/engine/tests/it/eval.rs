@@ -618,7 +618,7 @@ fn table_downloads_guard_model_names_that_look_like_formulas() {
         std::fs::write(&f, text).unwrap();
         imported.extend(e.evaluation_import(&f).unwrap());
     }
-    let empty = psebench::metrics::MetricsReport { models: Vec::new(), paired_tests: Vec::new() };
+    let empty = psebench::metrics::MetricsReport::default();
     let pack = psebench::policy::builtin_pack("mn29").unwrap();
     let ids: Vec<String> = psebench::tables::all_tables(&empty, &pack).into_iter().map(|t| t.id).collect();
     assert_eq!(ids.len(), 9);
