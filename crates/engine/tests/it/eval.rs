@@ -201,7 +201,9 @@ async fn three_kinds_of_model_through_the_whole_environment() {
         exported.extend(psebench::trajectory::io::read_trajectories(&p).unwrap());
     }
     let from_files = compute(&cases, &exported, &opts);
-    assert_eq!(from_db, from_files);
+    // The store also says whether the runs compare (three studio runs on the same cases: yes).
+    assert_eq!(from_db.comparability.as_ref().map(|c| c.comparable), Some(true));
+    assert_eq!(psebench::metrics::MetricsReport { comparability: None, ..from_db.clone() }, from_files);
     let by = |m: &str| from_db.models.iter().find(|x| x.model == m).unwrap().clone();
     let (a, d, g) = (by("asker"), by("direct"), by("garbage"));
     assert_eq!((a.m1, d.m1, g.m1), (Some(50.0), Some(25.0), Some(0.0)));
