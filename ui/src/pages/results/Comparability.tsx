@@ -47,13 +47,29 @@ const PROTOCOL_TEXT: Record<string, { label: string; explain: string }> = {
   studio: { label: "studio protocol", explain: "Made with the paper's method plus this application's additions." },
 };
 
+/** The protocols the runs shown follow (recorded ones only). */
+export function protocolsOf(c: Comparability | undefined): Set<string> {
+  return new Set((c?.marks ?? []).flatMap((m) => (m.protocol ? [m.protocol] : [])));
+}
+
+/** One line under the leaderboard when every run follows the same protocol; null otherwise. */
+export function sharedProtocolText(c: Comparability | undefined): string | null {
+  const protocols = protocolsOf(c);
+  if (protocols.size !== 1 || (c?.marks ?? []).some((m) => m.unrecorded)) return null;
+  const p = [...protocols][0];
+  const text = PROTOCOL_TEXT[p];
+  return text ? `Every run here follows the ${text.label}: ${text.explain.charAt(0).toLowerCase()}${text.explain.slice(1)}` : null;
+}
+
 /**
- * Under a model's name: the protocol of its run, and the mark when it differs from the others.
- * "Not recorded" is shown only beside runs that do record how they were made.
+ * Under a model's name: the protocol of its run (when the runs shown do not all follow the same
+ * one), and the mark when it differs from the others. "Not recorded" is shown only beside runs
+ * that do record how they were made.
  */
-export function RunMarkBadges({ mark, showUnrecorded }: { mark: RunMark | undefined; showUnrecorded: boolean }) {
+export function RunMarkBadges({ mark, showProtocol, showUnrecorded }: { mark: RunMark | undefined; showProtocol: boolean; showUnrecorded: boolean }) {
   if (!mark) return null;
-  const protocol = mark.protocol ? PROTOCOL_TEXT[mark.protocol] : undefined;
+  const protocol = mark.protocol && showProtocol ? PROTOCOL_TEXT[mark.protocol] : undefined;
+  if (!protocol && !(mark.unrecorded && showUnrecorded) && mark.differs.length === 0) return null;
   const differs = mark.differs.map(differenceText);
   return (
     <span className="run-marks">

@@ -6,7 +6,7 @@ import type { MetricsReport, ModelMetrics } from "../../api/generated";
 import { Tip, useTip } from "../../components/Tooltip";
 import { num } from "../../format";
 import { Breakable } from "./Breakable";
-import { marksByModel, RunMarkBadges } from "./Comparability";
+import { marksByModel, protocolsOf, RunMarkBadges, sharedProtocolText } from "./Comparability";
 import { ANSWERED, answeredCount, bestIndices, ciText, mcnemarVerdict, metricCi, metricPrf, METRICS, MetricKey, metricValue, prfText, pValueText, withoutTranscriptNote } from "./metrics";
 
 type SortKey = "model" | "answered" | "tokens" | MetricKey;
@@ -103,6 +103,9 @@ export function Leaderboard({ report }: { report: MetricsReport }) {
   const hasConsistency = report.models.some((m) => m.consistency);
   const marks = useMemo(() => marksByModel(report.comparability), [report.comparability]);
   const someRecorded = (report.comparability?.marks ?? []).some((m) => !m.unrecorded);
+  // Each row names its run's protocol when the runs shown do not all follow the same one.
+  const mixedProtocols = protocolsOf(report.comparability).size > 1;
+  const sharedProtocol = sharedProtocolText(report.comparability);
   const refused = report.refused_pairs ?? [];
   return (
     <div className="stack">
@@ -124,7 +127,7 @@ export function Leaderboard({ report }: { report: MetricsReport }) {
               <tr key={m.model}>
                 <th scope="row" className="lb-model">
                   <Breakable text={m.model} />
-                  <RunMarkBadges mark={marks.get(m.model)} showUnrecorded={someRecorded} />
+                  <RunMarkBadges mark={marks.get(m.model)} showProtocol={mixedProtocols} showUnrecorded={someRecorded} />
                 </th>
                 {METRICS.map((info) => (
                   <MetricCell key={info.key} m={m} k={info.key} best={best[info.key].has(rows.indexOf(m))} />
@@ -142,6 +145,7 @@ export function Leaderboard({ report }: { report: MetricsReport }) {
       <p className="small muted">
         All metrics are percentages; the best value of each column is in bold. Point at or tab to an F1 value for its precision, recall and counts
         (TP, FP, FN). Intervals under M1, M7 and M8 are 95 % bootstrap intervals over cases.
+        {sharedProtocol && ` ${sharedProtocol}`}
       </p>
       {(report.paired_tests.length > 0 || refused.length > 0) && <PairedTests report={report} />}
       {hasConsistency && <ConsistencyTable report={report} />}

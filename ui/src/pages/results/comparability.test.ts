@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Comparability } from "../../api/generated";
-import { differenceText, marksByModel } from "./Comparability";
+import { differenceText, marksByModel, protocolsOf, sharedProtocolText } from "./Comparability";
 
 describe("comparability marks", () => {
   const c: Comparability = {
@@ -27,5 +27,13 @@ describe("comparability marks", () => {
     expect(differenceText("policy edition: mn29 official ab12")).toBe("Policy text: mn29 official ab12");
     expect(differenceText("case set: 45 cases 0123456789")).toBe("Cases: 45 cases 0123456789");
     expect(differenceText("something else")).toBe("something else");
+  });
+
+  it("names the protocol once when every run follows the same one", () => {
+    expect([...protocolsOf(c)].sort()).toEqual(["paper", "studio"]);
+    expect(sharedProtocolText(c)).toBeNull();
+    const alike: Comparability = { comparable: true, differing: [], sentence: null, marks: [c.marks[0], { ...c.marks[0], run_id: "r4", model: "claude" }] };
+    expect(sharedProtocolText(alike)).toBe("Every run here follows the studio protocol: made with the paper's method plus this application's additions.");
+    expect(sharedProtocolText({ ...alike, marks: [...alike.marks, c.marks[2]] })).toBeNull();
   });
 });
