@@ -67,7 +67,8 @@ test("the leaderboard marks a paper run beside a studio run, and pairs only runs
   await page.goto(`${studio.url}#/results?runs=${studioRun},${fewer}`);
   await expect(page.getByRole("alert").filter({ hasText: "These runs differ in case set" })).toBeVisible();
   await expect(page.getByRole("heading", { name: "Pairs not tested" })).toBeVisible();
-  await expect(page.getByText(`Runs ${studioRun} and ${fewer} were made on different case sets (3 and 2 cases)`)).toBeVisible();
+  // Pairs are named in the models' order (answerer, then asker).
+  await expect(page.getByText(`Runs ${fewer} and ${studioRun} were made on different case sets (2 and 3 cases)`)).toBeVisible();
   await expect(page.getByText("Compare runs made on the same cases.")).toBeVisible();
   await expect(page.getByRole("columnheader", { name: "p (exact)" })).toHaveCount(0);
 
