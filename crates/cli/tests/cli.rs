@@ -326,6 +326,40 @@ fn eval_run_metrics_report_export_import_through_the_cli() {
     assert_eq!(files["models"][0]["cases"], 30);
     let (run_m1, file_m1) = (m["models"][0]["M1"].as_f64().unwrap(), files["models"][0]["M1"].as_f64().unwrap());
     assert!((file_m1 - run_m1 * 5.0 / 30.0).abs() < 1e-9, "{file_m1} vs {run_m1}");
+
+    // A paper run beside the studio one: marked in `metrics` and `report`, still paired (same cases).
+    let paper = env.json(&[
+        "eval",
+        "run",
+        "--cases",
+        "origin=demo,type=complete,limit=5",
+        "--model",
+        "m",
+        "--info-model",
+        "info",
+        "--judge-model",
+        "judge",
+        "--protocol",
+        "paper",
+    ]);
+    let paper_id = paper["run_id"].as_str().unwrap().to_string();
+    let both = env.json(&["metrics", "--run", &run_id, &paper_id, "--bootstrap", "0"]);
+    assert_eq!(both["comparability"]["comparable"], false);
+    assert_eq!(both["comparability"]["marks"][1]["differs"][0], "protocol: paper");
+    assert_eq!(both["models"].as_array().unwrap().len(), 2, "the existing keys are kept");
+    assert_eq!(both["paired_tests"].as_array().unwrap().len(), 1);
+    let human = env.ok(&["metrics", "--run", &run_id, &paper_id, "--bootstrap", "0"]);
+    assert!(human.starts_with("Not directly comparable: These runs differ in protocol"), "{human}");
+    assert!(human.contains(&format!("m [{paper_id}] †")), "{human}");
+    assert!(human.contains(&format!("† m [{paper_id}] (run {paper_id}): protocol: paper")), "{human}");
+    let marked_dir = env.dir.path().join("marked");
+    let said = env.ok(&["report", "--run", &run_id, &paper_id, "--out", s(&marked_dir)]);
+    assert!(said.contains("Not directly comparable: These runs differ in protocol"), "{said}");
+    let written = env.json(&["report", "--run", &run_id, &paper_id, "--out", s(&marked_dir)]);
+    assert_eq!(written["comparability"]["comparable"], false);
+    assert!(written["files"].as_array().is_some_and(|f| !f.is_empty()));
+    let csv = std::fs::read_to_string(marked_dir.join("tables/table1_overall.csv")).unwrap();
+    assert!(csv.contains(&format!("m [{paper_id}] †")), "{csv}");
 }
 
 /// `eval run --batch`: the plan gives the online and batch cost, the calls go out as provider

@@ -614,6 +614,27 @@ latex: string,
 first: number, span: number, };
 
 /**
+ * The verdict over a set of runs.
+ */
+export type Comparability = { 
+/**
+ * No recorded aspect differs.
+ */
+comparable: boolean, 
+/**
+ * The aspects that differ between runs (empty when comparable).
+ */
+differing: Array<string>, 
+/**
+ * One sentence saying what differs (and which runs record nothing); none when all is alike.
+ */
+sentence: string | null, 
+/**
+ * One mark per run, in the order given.
+ */
+marks: Array<RunMark>, };
+
+/**
  * What bounds the requests a run keeps in flight at one endpoint.
  */
 export type ConcurrencyBound = "run" | "endpoint";
@@ -1599,7 +1620,17 @@ chi2: number | null, };
  */
 export type MeanSd = { n: number, mean: number | null, sd: number | null, };
 
-export type MetricsReport = { models: Array<ModelMetrics>, paired_tests: Array<McNemar>, };
+export type MetricsReport = { models: Array<ModelMetrics>, paired_tests: Array<McNemar>, 
+/**
+ * Pairs of models left out of `paired_tests` because their runs were made on different
+ * case sets.
+ */
+refused_pairs?: Array<RefusedPair>, 
+/**
+ * Whether the runs scored can be compared (what differs in how they were made), for stored
+ * runs.
+ */
+comparability?: Comparability, };
 
 export type MissingShape = { variants: number, 
 /**
@@ -1984,6 +2015,11 @@ rationale: string,
  * The conditions to tick, in the order of the case.
  */
 conditions: Array<RationaleCondition>, };
+
+/**
+ * A pair of models whose paired test was refused, and why (in a sentence for the reader).
+ */
+export type RefusedPair = { model_a: string, model_b: string, reason: string, };
 
 export type RejectRequest = { draft_id: string, by: string, reason: string, };
 
@@ -2455,6 +2491,29 @@ export type RunIds = { run_ids: Array<string>, };
 export type RunKind = "eval" | "generation" | "authoring" | "label_audit" | "anchors";
 
 /**
+ * What is known of one run's difference from the others shown with it.
+ */
+export type RunMark = { run_id: string, 
+/**
+ * The run's model as the metrics report names it (the model, with the run id in brackets
+ * when several runs of one model are shown); empty when not known.
+ */
+model: string, 
+/**
+ * `paper` or `studio`; none when the run does not record it.
+ */
+protocol: string | null, 
+/**
+ * The aspects in which this run departs from the most common value among the runs shown
+ * (`protocol`, `prompts`, `policy edition`, `case set`, `judge`), each with its value.
+ */
+differs: Array<string>, 
+/**
+ * The run records no provenance (imported from a file, or made before runs recorded it).
+ */
+unrecorded: boolean, };
+
+/**
  * A model as recorded when a run was created: what was called, without secrets.
  */
 export type RunModel = { 
@@ -2854,6 +2913,8 @@ export interface ApiMethods {
   "evaluation.export": { params: RunParams; result: Download };
   /** Import uploaded trajectories as completed runs. */
   "evaluation.import": { params: EvaluationImportParams; result: RunIds };
+  /** Whether stored runs can be compared: what differs in how they were made (protocol, prompts, policy edition, case set, judge), with a mark per run and one sentence. */
+  "evaluation.comparability": { params: RunIds; result: Comparability };
   /** M1–M8 of stored runs, one entry per model. */
   "metrics.runs": { params: ResultsRequest; result: MetricsReport };
   /** Metrics, the paper's tables and every chart for a set of runs. */

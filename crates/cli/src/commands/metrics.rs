@@ -1,6 +1,7 @@
 use clap::Args;
 use psebench::api::rpc::{MetricsFilesParams, MetricsRunsParams};
 use psebench::metrics::{FileMetrics, MetricsOptions, MetricsReport, ModelMetrics, Prf};
+use psebench::protocol::comparability::DAGGER;
 use psebench::ApiError;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -202,6 +203,7 @@ fn consistency_table(models: &[ModelMetrics]) {
 
 fn paired_table(r: &MetricsReport) {
     if r.paired_tests.is_empty() {
+        refused_pairs(r);
         return;
     }
     section("Paired McNemar tests on verdict correctness (shared cases)");
@@ -221,6 +223,40 @@ fn paired_table(r: &MetricsReport) {
         })
         .collect();
     table(&["A", "B", "SHARED", "A ONLY", "B ONLY", "EXACT P", "CHI2 (CC)"], &rows);
+    refused_pairs(r);
+}
+
+/// Pairs whose paired test was refused (runs on different case sets), one line each.
+fn refused_pairs(r: &MetricsReport) {
+    if r.refused_pairs.is_empty() {
+        return;
+    }
+    section("Paired tests not made");
+    for p in &r.refused_pairs {
+        println!("{} and {}: {}", p.model_a, p.model_b, p.reason);
+    }
+}
+
+/// Whether the runs compare, in one line before the tables.
+fn comparability_line(r: &MetricsReport) {
+    let Some(c) = &r.comparability else { return };
+    let Some(sentence) = &c.sentence else { return };
+    if c.comparable {
+        println!("Note: {sentence}");
+    } else {
+        println!("Not directly comparable: {sentence}");
+        println!("Models marked {DAGGER} were made differently from the others (see the note under the first table).");
+    }
+    println!();
+}
+
+/// What each marked model's run differs in, under the first table.
+fn comparability_footnotes(r: &MetricsReport) {
+    let Some(c) = &r.comparability else { return };
+    for m in c.differing_marks() {
+        let name = if m.model.is_empty() { &m.run_id } else { &m.model };
+        println!("{DAGGER} {name} (run {}): {}", m.run_id, m.differs.join("; "));
+    }
 }
 
 /// p-values: fixed notation down to 0.0001, scientific below, and a bound where a double
@@ -235,12 +271,17 @@ fn format_p(p: f64) -> String {
     }
 }
 
-pub fn print_report(r: &MetricsReport) {
-    if r.models.is_empty() {
+pub fn print_report(report: &MetricsReport) {
+    if report.models.is_empty() {
         println!("No trajectories to score.");
         return;
     }
+    comparability_line(report);
+    // Models whose runs differ from the others carry a dagger after their name.
+    let (shown, _) = report.marked();
+    let r: &MetricsReport = &shown;
     overall_table(&r.models);
+    comparability_footnotes(r);
     prf_table(&r.models);
     case_type_table(&r.models);
     behavior_table(&r.models);

@@ -1,5 +1,6 @@
 use clap::Args;
 use psebench::export::{ReportRequest, ReportWritten};
+use psebench::protocol::comparability::DAGGER;
 use psebench::ApiError;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -53,7 +54,12 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> Result<ExitCode, ApiError> {
     let files = &written.files;
     if cli.json {
         let files: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
-        print_json(&serde_json::json!({ "out": args.out.display().to_string(), "files": files }));
+        let mut out = serde_json::json!({ "out": args.out.display().to_string(), "files": files });
+        if let Some(c) = &written.comparability {
+            out["comparability"] = serde_json::to_value(c)
+                .map_err(|e| ApiError::internal(format!("the comparability could not be written as JSON ({e})")))?;
+        }
+        print_json(&out);
         return Ok(ExitCode::SUCCESS);
     }
     let Some(models) = written.models else {
@@ -75,6 +81,15 @@ pub fn run(cli: &Cli, args: &ReportArgs) -> Result<ExitCode, ApiError> {
     for f in files {
         let shown = f.strip_prefix(&args.out).unwrap_or(f);
         println!("  {}", shown.display());
+    }
+    if let Some(sentence) = written.comparability.as_ref().and_then(|c| c.sentence.as_deref()) {
+        let not = written.comparability.as_ref().is_some_and(|c| !c.comparable);
+        if not {
+            println!("Not directly comparable: {sentence}");
+            println!("The models whose runs differ carry a {DAGGER} in every table and chart, with a note saying what differs.");
+        } else {
+            println!("Note: {sentence}");
+        }
     }
     if models == 0 {
         println!("No model results were found in the trajectories, so the tables are empty and the charts say so.");

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::files::Download;
 use super::Engine;
-use crate::charts::{render_png, render_svg, ChartKind};
+use crate::charts::{render_png_noted, render_svg_noted, ChartKind};
 use crate::error::{ApiError, ApiResult};
 
 pub use crate::results::{
@@ -45,14 +45,15 @@ impl Engine {
     pub fn results_chart_file(&self, req: &ChartFileRequest) -> ApiResult<Download> {
         let kind = chart_kind(&req.chart)?;
         let d = self.results_data(&req.run_ids)?;
+        let (report, notes) = d.report.marked();
         match req.format.as_str() {
             "svg" => {
-                let svg = render_svg(kind, &d.report, &d.pack)?;
+                let svg = render_svg_noted(kind, &report, &d.pack, &notes)?;
                 Ok(Download::from_bytes(&format!("{}.svg", kind.id()), "image/svg+xml", svg.as_bytes(), kind.title()))
             }
             "png" => {
                 let scale = req.scale.unwrap_or(2);
-                let png = render_png(kind, &d.report, &d.pack, scale)?;
+                let png = render_png_noted(kind, &report, &d.pack, scale, &notes)?;
                 let name =
                     if scale == 1 { format!("{}.png", kind.id()) } else { format!("{}@{scale}x.png", kind.id()) };
                 Ok(Download::from_bytes(&name, "image/png", &png, kind.title()))

@@ -91,6 +91,7 @@ use crate::llm::cache::CacheStats;
 use crate::llm::ledger::{CallFilter, LedgerCall};
 use crate::metrics::{FileMetrics, MetricsOptions, MetricsReport};
 use crate::policy::sections::PolicySections;
+use crate::protocol::Comparability;
 use crate::review::{
     ReviewAdjudicateRequest, ReviewAdjudication, ReviewAnswerPatch, ReviewAnswerSaved, ReviewAvailable,
     ReviewCreateRequest, ReviewExportFormat, ReviewExportResult, ReviewItemView, ReviewLinks, ReviewLinksRequest,
@@ -903,6 +904,9 @@ api_methods! {
             dir.run(|paths| e.evaluation_import(&paths[0])).map(|run_ids| RunIds { run_ids })
         })
         .await?
+    }
+    "evaluation.comparability" ["Whether stored runs can be compared: what differs in how they were made (protocol, prompts, policy edition, case set, judge), with a mark per run and one sentence."] (e, p: RunIds) -> Comparability {
+        blocking(move || e.runs_comparability(&p.run_ids)).await?
     }
     "metrics.runs" ["M1–M8 of stored runs, one entry per model."] (e, p: ResultsRequest) -> MetricsReport {
         blocking(move || e.results_data(&p.run_ids).map(|d| d.report.clone())).await?

@@ -46,7 +46,12 @@ pub struct ClauseBars {
 
 /// Bars sorted hardest first (lowest mean M1; ties keep the pack's order), or the reason there
 /// are none.
-pub fn per_clause(report: &MetricsReport, pack: &PolicyPack, title: &str) -> Result<ClauseBars, (String, Vec<String>)> {
+pub fn per_clause(
+    report: &MetricsReport,
+    pack: &PolicyPack,
+    title: &str,
+    extra: &[String],
+) -> Result<ClauseBars, (String, Vec<String>)> {
     let rows = clause_rows(report, pack);
     let mut bars = Vec::new();
     let mut missing = Vec::new();
@@ -74,6 +79,8 @@ pub fn per_clause(report: &MetricsReport, pack: &PolicyPack, title: &str) -> Res
             if missing.len() == 1 { "is" } else { "are" }
         ));
     }
+    // Notes from the caller (e.g. runs that are not comparable) come after the chart's own.
+    notes.extend_from_slice(extra);
     if bars.is_empty() {
         return Err((
             "No per-clause results yet. Per-clause accuracy needs cases linked to clauses of the policy.".into(),

@@ -199,14 +199,15 @@ enum Prepared {
 }
 
 impl Prepared {
-    fn new(kind: ChartKind, report: &MetricsReport, pack: &PolicyPack) -> Prepared {
+    /// `extra` notes are added under the chart's own (e.g. that the runs shown are not comparable).
+    fn new(kind: ChartKind, report: &MetricsReport, pack: &PolicyPack, extra: &[String]) -> Prepared {
         let title = kind.title();
         let result = match kind {
-            ChartKind::M5M6Scatter => scatter::m5_m6(report, title).map(Prepared::Scatter),
-            ChartKind::TokensVsM1 => scatter::tokens_vs_m1(report, title).map(Prepared::Scatter),
-            ChartKind::PerClauseDifficulty => bars::per_clause(report, pack, title).map(Prepared::Bars),
-            ChartKind::UncertainRouting => stacked::routing(report, title).map(Prepared::Stacked),
-            ChartKind::AskDistribution => stacked::asks(report, title).map(Prepared::Stacked),
+            ChartKind::M5M6Scatter => scatter::m5_m6(report, title, extra).map(Prepared::Scatter),
+            ChartKind::TokensVsM1 => scatter::tokens_vs_m1(report, title, extra).map(Prepared::Scatter),
+            ChartKind::PerClauseDifficulty => bars::per_clause(report, pack, title, extra).map(Prepared::Bars),
+            ChartKind::UncertainRouting => stacked::routing(report, title, extra).map(Prepared::Stacked),
+            ChartKind::AskDistribution => stacked::asks(report, title, extra).map(Prepared::Stacked),
         };
         match result {
             Ok(p) => p,
@@ -255,20 +256,40 @@ impl Prepared {
 /// Size of a chart in logical pixels (the SVG size and the 1× PNG size).
 pub fn chart_size(kind: ChartKind, report: &MetricsReport, pack: &PolicyPack) -> Result<(u32, u32), ChartError> {
     fonts::ensure_fonts()?;
-    Ok(Prepared::new(kind, report, pack).size())
+    Ok(Prepared::new(kind, report, pack, &[]).size())
 }
 
 /// The chart's title and caption as text (for alt text and the app's figure captions).
 pub fn chart_text(kind: ChartKind, report: &MetricsReport, pack: &PolicyPack) -> Result<ChartText, ChartError> {
+    chart_text_noted(kind, report, pack, &[])
+}
+
+/// [`chart_text`] with notes of the caller's after the chart's own.
+pub fn chart_text_noted(
+    kind: ChartKind,
+    report: &MetricsReport,
+    pack: &PolicyPack,
+    notes: &[String],
+) -> Result<ChartText, ChartError> {
     fonts::ensure_fonts()?;
-    let p = Prepared::new(kind, report, pack);
+    let p = Prepared::new(kind, report, pack, notes);
     Ok(ChartText { id: kind.id().to_string(), title: kind.title().to_string(), caption: p.frame().caption_text() })
 }
 
 /// Render a chart as an SVG document.
 pub fn render_svg(kind: ChartKind, report: &MetricsReport, pack: &PolicyPack) -> Result<String, ChartError> {
+    render_svg_noted(kind, report, pack, &[])
+}
+
+/// [`render_svg`] with notes of the caller's under the chart's own.
+pub fn render_svg_noted(
+    kind: ChartKind,
+    report: &MetricsReport,
+    pack: &PolicyPack,
+    notes: &[String],
+) -> Result<String, ChartError> {
     fonts::ensure_fonts()?;
-    let chart = Prepared::new(kind, report, pack);
+    let chart = Prepared::new(kind, report, pack, notes);
     let (w, h) = chart.size();
     let mut svg = String::new();
     {
@@ -292,11 +313,22 @@ pub fn render_png(
     pack: &PolicyPack,
     scale: u32,
 ) -> Result<Vec<u8>, ChartError> {
+    render_png_noted(kind, report, pack, scale, &[])
+}
+
+/// [`render_png`] with notes of the caller's under the chart's own.
+pub fn render_png_noted(
+    kind: ChartKind,
+    report: &MetricsReport,
+    pack: &PolicyPack,
+    scale: u32,
+    notes: &[String],
+) -> Result<Vec<u8>, ChartError> {
     if !(1..=4).contains(&scale) {
         return Err(ChartError::InvalidScale(scale));
     }
     fonts::ensure_fonts()?;
-    let chart = Prepared::new(kind, report, pack);
+    let chart = Prepared::new(kind, report, pack, notes);
     let (w, h) = chart.size();
     let (pw, ph) = (w * scale, h * scale);
     let pixels = u64::from(pw) * u64::from(ph);

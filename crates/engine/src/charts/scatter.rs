@@ -60,7 +60,7 @@ pub fn join_names(names: &[String]) -> String {
 }
 
 /// The M5-vs-M6 scatter, or `None` (with the reason) when no model has both values.
-pub fn m5_m6(report: &MetricsReport, title: &str) -> Result<Scatter, (String, Vec<String>)> {
+pub fn m5_m6(report: &MetricsReport, title: &str, extra: &[String]) -> Result<Scatter, (String, Vec<String>)> {
     let mut points = Vec::new();
     let mut skipped = Vec::new();
     for (index, m) in report.models.iter().enumerate() {
@@ -78,6 +78,8 @@ pub fn m5_m6(report: &MetricsReport, title: &str) -> Result<Scatter, (String, Ve
             join_names(&skipped)
         ));
     }
+    // Notes from the caller (e.g. runs that are not comparable) come after the chart's own.
+    notes.extend_from_slice(extra);
     if points.is_empty() {
         return Err(("No model has both M5 and M6 yet. They need missing-information cases in the run.".into(), notes));
     }
@@ -104,7 +106,7 @@ pub fn m5_m6(report: &MetricsReport, title: &str) -> Result<Scatter, (String, Ve
 }
 
 /// Average completion tokens per case against M1, or the reason it cannot be drawn.
-pub fn tokens_vs_m1(report: &MetricsReport, title: &str) -> Result<Scatter, (String, Vec<String>)> {
+pub fn tokens_vs_m1(report: &MetricsReport, title: &str, extra: &[String]) -> Result<Scatter, (String, Vec<String>)> {
     let mut points = Vec::new();
     let mut no_tokens = Vec::new();
     let mut no_m1 = Vec::new();
@@ -124,6 +126,8 @@ pub fn tokens_vs_m1(report: &MetricsReport, title: &str) -> Result<Scatter, (Str
     if !no_m1.is_empty() {
         notes.push(format!("Not plotted (M1 undefined): {}.", join_names(&no_m1)));
     }
+    // Notes from the caller (e.g. runs that are not comparable) come after the chart's own.
+    notes.extend_from_slice(extra);
     if points.is_empty() {
         return Err(("No model has both token counts and a verdict accuracy yet.".into(), notes));
     }

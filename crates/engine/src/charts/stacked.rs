@@ -128,7 +128,7 @@ fn values(map: &IndexMap<String, f64>, keys: &[&str]) -> Vec<f64> {
 }
 
 /// Verdicts on uncertain cases per model, best (most routed to Uncertain) first.
-pub fn routing(report: &MetricsReport, title: &str) -> Result<Stacked, (String, Vec<String>)> {
+pub fn routing(report: &MetricsReport, title: &str, extra: &[String]) -> Result<Stacked, (String, Vec<String>)> {
     let keys = ["Uncertain", "Reportable", "Non-reportable", "none"];
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
@@ -142,6 +142,8 @@ pub fn routing(report: &MetricsReport, title: &str) -> Result<Stacked, (String, 
     if !skipped.is_empty() {
         notes.push(format!("Not shown (no uncertain cases were scored): {}.", join_names(&skipped)));
     }
+    // Notes from the caller (e.g. runs that are not comparable) come after the chart's own.
+    notes.extend_from_slice(extra);
     if rows.is_empty() {
         return Err(("No uncertain cases have been scored yet, so there is no routing to show.".into(), notes));
     }
@@ -168,7 +170,7 @@ pub fn routing(report: &MetricsReport, title: &str) -> Result<Stacked, (String, 
 }
 
 /// Number of questions asked on missing cases per model, keenest askers first.
-pub fn asks(report: &MetricsReport, title: &str) -> Result<Stacked, (String, Vec<String>)> {
+pub fn asks(report: &MetricsReport, title: &str, extra: &[String]) -> Result<Stacked, (String, Vec<String>)> {
     let keys = ["0", "1", "2", "3", "4+"];
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
@@ -186,6 +188,8 @@ pub fn asks(report: &MetricsReport, title: &str) -> Result<Stacked, (String, Vec
     if !skipped.is_empty() {
         notes.push(format!("Not shown (no missing cases were scored): {}.", join_names(&skipped)));
     }
+    // Notes from the caller (e.g. runs that are not comparable) come after the chart's own.
+    notes.extend_from_slice(extra);
     if rows.is_empty() {
         return Err((
             "No missing-information cases have been scored yet, so there are no questions to count.".into(),

@@ -98,7 +98,7 @@ fn all_null_models_render_a_no_data_chart() {
     m.behavior.uncertain_routing_pct = None;
     m.behavior.missing_ask_count_pct = None;
     m.by_clause.clear();
-    let r = crate::metrics::MetricsReport { models: vec![m], paired_tests: Vec::new() };
+    let r = crate::metrics::MetricsReport { models: vec![m], ..Default::default() };
     for kind in ChartKind::ALL {
         let svg = render_svg(kind, &r, &pack).unwrap();
         assert!(svg.contains("No data to plot"), "{}", kind.id());
@@ -272,7 +272,7 @@ fn png_export_decodes_with_its_size_dpi_and_colours() {
         let at = ((2.0 * y) as usize * frame.width as usize + (2.0 * x) as usize) * 3;
         [rgb[at], rgb[at + 1], rgb[at + 2]]
     };
-    let Prepared::Empty(e) = Prepared::new(kind, &empty(), &pack) else { panic!("expected the no-data chart") };
+    let Prepared::Empty(e) = Prepared::new(kind, &empty(), &pack, &[]) else { panic!("expected the no-data chart") };
     let body = e.frame.body(e.height);
     let plot_bg = [style::PLOT_BG.0, style::PLOT_BG.1, style::PLOT_BG.2];
     assert_eq!(px(1.0, 1.0), [255, 255, 255], "page background");

@@ -25,6 +25,9 @@ use crate::trajectory::{
 /// Label shown with every example run.
 pub const EXAMPLE_LABEL: &str = "Example results (fictional models, for exploring the screens)";
 
+/// The judge the example runs' provenance names (no judge is called).
+pub const EXAMPLE_JUDGE: &str = "none (example run)";
+
 /// How a fictional model behaves.
 struct Profile {
     name: &'static str,
@@ -271,6 +274,8 @@ impl Engine {
             return Err(ApiError::not_found("This build has no demo cases to show example results for."));
         }
         cases.sort_by(|a, b| a.case_id.cmp(&b.case_id));
+        // Made alike, so the example runs compare among themselves without a warning.
+        let provenance = self.example_provenance()?;
         let mut run_ids = Vec::new();
         self.store().with_tx(|tx| -> ApiResult<()> {
             for (i, p) in PROFILES.iter().enumerate() {
@@ -283,6 +288,7 @@ impl Engine {
                     info_model: Some("example (no model)".into()),
                     judge_model: Some("example (no model)".into()),
                     example: Some(true),
+                    provenance: Some(provenance.clone()),
                     ..EvaluationRunConfig::default()
                 };
                 jobs::insert_run(tx, &run_id, RunKind::Eval, Some(EXAMPLE_LABEL), &config)?;
@@ -324,6 +330,13 @@ mod tests {
         assert_eq!(e.evaluation_list().unwrap().len(), 3);
         let run = e.evaluation_show(&first.run_ids[0]).unwrap();
         assert_eq!(run.run.label.as_deref(), Some(EXAMPLE_LABEL));
+        // The example runs record how they were made, alike, so they compare without a warning.
+        let c = e.runs_comparability(&first.run_ids).unwrap();
+        assert!(c.comparable && c.sentence.is_none(), "{c:?}");
+        assert_eq!(c.marks[0].protocol.as_deref(), Some("studio"));
+        assert_eq!(c.marks[0].model, "example-careful");
+        let recorded = e.evaluation_run(&first.run_ids[0]).unwrap().config.provenance.unwrap();
+        assert_eq!((recorded.case_count, recorded.judge_model.as_deref()), (90, Some(EXAMPLE_JUDGE)));
         let report = e
             .metrics_for_runs(&first.run_ids, &MetricsOptions { bootstrap_resamples: 0, ..Default::default() })
             .unwrap();

@@ -2,6 +2,7 @@
 //! estimate), create, execute with progress and cancellation, resume, list, show, export and
 //! import trajectories, and metrics over stored runs.
 
+pub mod compare;
 pub mod config;
 pub mod context;
 pub mod environment;
@@ -253,6 +254,17 @@ impl Engine {
         cases: &[Case],
         judge: &ModelConfig,
     ) -> ApiResult<RunProvenance> {
+        self.provenance_of(protocol, prompts.versions(), cases, Some(format!("{} ({})", judge.name, judge.model)))
+    }
+
+    /// The provenance of a run over `cases` with these prompts and judge (also the example runs').
+    pub(crate) fn provenance_of(
+        &self,
+        protocol: Protocol,
+        prompt_versions: indexmap::IndexMap<String, String>,
+        cases: &[Case],
+        judge_model: Option<String>,
+    ) -> ApiResult<RunProvenance> {
         let mut policies: Vec<&str> = cases.iter().map(|c| c.policy.as_str()).collect();
         policies.sort();
         policies.dedup();
@@ -271,12 +283,12 @@ impl Engine {
         })?;
         Ok(RunProvenance {
             protocol,
-            prompt_versions: prompts.versions(),
+            prompt_versions,
             policy_editions,
             library_fingerprint: library,
             case_set_fingerprint: fingerprint::case_set(cases),
             case_count: cases.len(),
-            judge_model: Some(format!("{} ({})", judge.name, judge.model)),
+            judge_model,
         })
     }
 
@@ -632,18 +644,12 @@ impl Engine {
         Ok((cases, all))
     }
 
-    /// Whether stored evaluation runs can be compared: what differs in how they were made.
-    pub fn runs_comparability(&self, run_ids: &[String]) -> ApiResult<crate::protocol::Comparability> {
-        let runs = run_ids
-            .iter()
-            .map(|r| Ok((r.clone(), self.evaluation_run(r)?.config.provenance)))
-            .collect::<ApiResult<Vec<_>>>()?;
-        Ok(crate::protocol::comparability(&runs))
-    }
-
-    /// Metrics of stored runs (one entry per model).
+    /// Metrics of stored runs (one entry per model), with what differs in how the runs were made
+    /// and the paired tests refused across case sets.
     pub fn metrics_for_runs(&self, run_ids: &[String], opts: &MetricsOptions) -> ApiResult<MetricsReport> {
         let (cases, trajectories) = self.runs_for_metrics(run_ids)?;
-        Ok(crate::metrics::compute(&cases, &trajectories, opts))
+        let mut report = crate::metrics::compute(&cases, &trajectories, opts);
+        self.compare_runs_in(run_ids, &mut report)?;
+        Ok(report)
     }
 }

@@ -26,7 +26,8 @@ impl Engine {
         let (cases, trajectories) = self.runs_for_metrics(run_ids)?;
         let policy = cases.first().map(|c| c.policy.clone()).unwrap_or_else(|| crate::policy::DEFAULT_POLICY.into());
         let pack = self.store().with_conn(|c| policy_repo::load_pack(c, &policy))?;
-        let report = crate::metrics::compute(&cases, &trajectories, &MetricsOptions::default());
+        let mut report = crate::metrics::compute(&cases, &trajectories, &MetricsOptions::default());
+        self.compare_runs_in(run_ids, &mut report)?;
         let files = report::write_report_files(&report, &pack, out)?;
         Ok((report, files))
     }
@@ -89,6 +90,9 @@ pub struct ReportWritten {
     pub files: Vec<std::path::PathBuf>,
     /// Models with results, when evaluation results were asked for (None: statistics only).
     pub models: Option<usize>,
+    /// Whether the stored runs reported on can be compared (None for files and statistics).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comparability: Option<crate::protocol::Comparability>,
 }
 
 /// The policy pack the cases were written under (the first case's; the default when there are none).
@@ -134,7 +138,7 @@ impl Engine {
             generation_files =
                 self.generation_report_files(req.generation.as_deref(), policy.as_deref(), !req.all_cards, &req.out)?;
             if !wants_eval {
-                return Ok(ReportWritten { files: generation_files, models: None });
+                return Ok(ReportWritten { files: generation_files, models: None, comparability: None });
             }
         }
         let (report, mut files) = if !req.run_ids.is_empty() {
@@ -159,6 +163,6 @@ impl Engine {
             (report, files)
         };
         files.extend(generation_files);
-        Ok(ReportWritten { files, models: Some(report.models.len()) })
+        Ok(ReportWritten { files, models: Some(report.models.len()), comparability: report.comparability })
     }
 }

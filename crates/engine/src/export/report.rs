@@ -3,17 +3,19 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::charts::{chart_text, render_png, render_svg, ChartKind};
+use crate::charts::{chart_text_noted, render_png_noted, render_svg_noted, ChartKind};
 use crate::error::ApiError;
 use crate::metrics::MetricsReport;
 use crate::policy::PolicyPack;
-use crate::tables::all_tables;
+use crate::tables::all_tables_noted;
 use crate::util::files::write_atomic;
 
 /// Write `tables/<id>.{csv,md,tex}`, `charts/<id>.{svg,png}`, `charts/<id>@2x.png`, the report as
 /// `metrics.json`, and `index.md` into `out_dir` (created if needed). Returns every path written,
-/// in the order written; `index.md` is last.
+/// in the order written; `index.md` is last. When the report's runs are not comparable, the models
+/// whose runs differ carry a dagger in every table and chart, and a note says what differs.
 pub fn write_report_files(report: &MetricsReport, pack: &PolicyPack, out_dir: &Path) -> Result<Vec<PathBuf>, ApiError> {
+    let (shown, notes) = report.marked();
     let mut written = Vec::new();
     let mut put = |rel: String, bytes: &[u8]| -> Result<(), ApiError> {
         let path = out_dir.join(&rel);
@@ -40,9 +42,12 @@ pub fn write_report_files(report: &MetricsReport, pack: &PolicyPack, out_dir: &P
         "Written by psebench {}. All scores are percentages unless marked otherwise.\n\n",
         crate::version()
     ));
+    for n in &notes {
+        index.push_str(&format!("**Not directly comparable.** {n}\n\n"));
+    }
 
     index.push_str("## Tables\n\n| Table | Files |\n| :--- | :--- |\n");
-    for t in all_tables(report, pack) {
+    for t in all_tables_noted(&shown, pack, &notes) {
         put(format!("tables/{}.csv", t.id), t.to_csv()?.as_bytes())?;
         put(format!("tables/{}.md", t.id), t.to_markdown().as_bytes())?;
         put(format!("tables/{}.tex", t.id), t.to_latex().as_bytes())?;
@@ -56,10 +61,10 @@ pub fn write_report_files(report: &MetricsReport, pack: &PolicyPack, out_dir: &P
     index.push_str("\n## Charts\n\n");
     for kind in ChartKind::ALL {
         let id = kind.id();
-        put(format!("charts/{id}.svg"), render_svg(kind, report, pack)?.as_bytes())?;
-        put(format!("charts/{id}.png"), &render_png(kind, report, pack, 1)?)?;
-        put(format!("charts/{id}@2x.png"), &render_png(kind, report, pack, 2)?)?;
-        let text = chart_text(kind, report, pack)?;
+        put(format!("charts/{id}.svg"), render_svg_noted(kind, &shown, pack, &notes)?.as_bytes())?;
+        put(format!("charts/{id}.png"), &render_png_noted(kind, &shown, pack, 1, &notes)?)?;
+        put(format!("charts/{id}@2x.png"), &render_png_noted(kind, &shown, pack, 2, &notes)?)?;
+        let text = chart_text_noted(kind, &shown, pack, &notes)?;
         index.push_str(&format!(
             "### {}\n\n![{}](charts/{id}.png)\n\n{}\n\nFiles: [SVG](charts/{id}.svg) · [PNG](charts/{id}.png) · [PNG 2×](charts/{id}@2x.png)\n\n",
             text.title, text.title, text.caption

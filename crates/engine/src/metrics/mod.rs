@@ -122,7 +122,7 @@ pub(crate) fn read_runs(golds: &Golds, path: &Path) -> ApiResult<Vec<ModelRuns>>
 pub(crate) fn report_from_runs(golds: &Golds, runs: &[ModelRuns], opts: &MetricsOptions) -> MetricsReport {
     let (models, correctness): (Vec<ModelMetrics>, Vec<Correctness>) =
         parallel_map(runs, |r| score_model(golds, r, opts)).into_iter().unzip();
-    MetricsReport { models, paired_tests: paired::all_pairs(&correctness) }
+    MetricsReport { models, paired_tests: paired::all_pairs(&correctness), ..Default::default() }
 }
 
 /// Trajectories of one model that `compute` leaves out.

@@ -162,8 +162,58 @@ pub struct McNemar {
     pub chi2: Option<f64>,
 }
 
+/// A pair of models whose paired test was refused, and why (in a sentence for the reader).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct RefusedPair {
+    pub model_a: String,
+    pub model_b: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct MetricsReport {
     pub models: Vec<ModelMetrics>,
     pub paired_tests: Vec<McNemar>,
+    // ---- extensions for stored runs (absent when empty) ----
+    /// Pairs of models left out of `paired_tests` because their runs were made on different
+    /// case sets.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<RefusedPair>>", optional)]
+    pub refused_pairs: Vec<RefusedPair>,
+    /// Whether the runs scored can be compared (what differs in how they were made), for stored
+    /// runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub comparability: Option<crate::protocol::Comparability>,
+}
+
+impl MetricsReport {
+    /// The report as the tables and charts show it, with the notes to print under them: when the
+    /// runs are not comparable, each model whose run differs carries a dagger after its name and
+    /// the one note says what differs. Otherwise the report itself and no note.
+    pub fn marked(&self) -> (std::borrow::Cow<'_, MetricsReport>, Vec<String>) {
+        let Some((c, note)) = self.comparability.as_ref().and_then(|c| c.note().map(|n| (c, n))) else {
+            return (std::borrow::Cow::Borrowed(self), Vec::new());
+        };
+        let mut shown = self.clone();
+        for m in &mut shown.models {
+            m.model = c.label(&m.model);
+        }
+        for t in &mut shown.paired_tests {
+            t.model_a = c.label(&t.model_a);
+            t.model_b = c.label(&t.model_b);
+        }
+        (std::borrow::Cow::Owned(shown), vec![note])
+    }
+
+    /// Move the paired tests for which `refuse` gives a reason into `refused_pairs`.
+    pub fn refuse_pairs(&mut self, refuse: impl Fn(&str, &str) -> Option<String>) {
+        let tests = std::mem::take(&mut self.paired_tests);
+        for t in tests {
+            match refuse(&t.model_a, &t.model_b) {
+                Some(reason) => self.refused_pairs.push(RefusedPair { model_a: t.model_a, model_b: t.model_b, reason }),
+                None => self.paired_tests.push(t),
+            }
+        }
+    }
 }

@@ -9,6 +9,10 @@ use super::RunProvenance;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct RunMark {
     pub run_id: String,
+    /// The run's model as the metrics report names it (the model, with the run id in brackets
+    /// when several runs of one model are shown); empty when not known.
+    #[serde(default)]
+    pub model: String,
     /// `paper` or `studio`; none when the run does not record it.
     pub protocol: Option<String>,
     /// The aspects in which this run departs from the most common value among the runs shown
@@ -29,6 +33,52 @@ pub struct Comparability {
     pub sentence: Option<String>,
     /// One mark per run, in the order given.
     pub marks: Vec<RunMark>,
+}
+
+/// The mark put after a model's name in tables, charts and the command line when its run differs
+/// from the others shown.
+pub const DAGGER: &str = "†";
+
+impl Comparability {
+    /// The marks of runs that differ from the others (none when the runs are comparable).
+    pub fn differing_marks(&self) -> impl Iterator<Item = &RunMark> {
+        self.marks.iter().filter(|m| !m.differs.is_empty())
+    }
+
+    /// Whether the model (as the report names it) is marked as differing.
+    pub fn marks_model(&self, model: &str) -> bool {
+        self.differing_marks().any(|m| m.model == model)
+    }
+
+    /// A model's name as tables and charts show it: with a dagger when its run differs.
+    pub fn label(&self, model: &str) -> String {
+        if self.marks_model(model) {
+            format!("{model} {DAGGER}")
+        } else {
+            model.to_string()
+        }
+    }
+
+    /// The note under tables and charts when the runs are not comparable: the sentence, then
+    /// what each marked run differs in. None when they are comparable.
+    pub fn note(&self) -> Option<String> {
+        if self.comparable {
+            return None;
+        }
+        let mut note =
+            format!("{DAGGER} {}", self.sentence.as_deref().unwrap_or("These runs are not directly comparable."));
+        let each: Vec<String> = self
+            .differing_marks()
+            .map(|m| {
+                let name = if m.model.is_empty() { m.run_id.clone() } else { m.model.clone() };
+                format!("{name} ({})", m.differs.join("; "))
+            })
+            .collect();
+        if !each.is_empty() {
+            note.push_str(&format!(" Marked: {}.", each.join("; ")));
+        }
+        Some(note)
+    }
 }
 
 type Aspect = (&'static str, fn(&RunProvenance) -> String);
@@ -87,6 +137,7 @@ pub fn comparability(runs: &[(String, Option<RunProvenance>)]) -> Comparability 
         .iter()
         .map(|(id, p)| RunMark {
             run_id: id.clone(),
+            model: String::new(),
             protocol: p.as_ref().map(|p| p.protocol.to_string()),
             differs: Vec::new(),
             unrecorded: p.is_none(),

@@ -12,13 +12,13 @@ pub use transcript::{RepeatOutcome, TrajectoryRequest, TrajectoryView};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::charts::{chart_text, render_svg, ChartKind};
+use crate::charts::{chart_text_noted, render_svg_noted, ChartKind};
 use crate::context::Engine;
 use crate::error::{ApiError, ApiResult};
 use crate::evaluation::EvaluationRunView;
 use crate::metrics::{MetricsOptions, MetricsReport};
 use crate::policy::{repo as policy_repo, PolicyPack};
-use crate::tables::{all_tables, Table};
+use crate::tables::{all_tables_noted, Table};
 use grid::build_grid;
 
 /// Which runs to show.
@@ -69,17 +69,19 @@ impl ResultsData {
         if let Some(v) = self.views.get() {
             return Ok(v);
         }
+        // Runs that are not comparable are marked on the models' names and in a note.
+        let (report, notes) = self.report.marked();
         let mut charts = Vec::new();
         for kind in ChartKind::ALL {
-            let text = chart_text(kind, &self.report, &self.pack)?;
+            let text = chart_text_noted(kind, &report, &self.pack, &notes)?;
             charts.push(ChartView {
                 id: text.id,
                 title: text.title,
                 caption: text.caption,
-                svg: render_svg(kind, &self.report, &self.pack)?,
+                svg: render_svg_noted(kind, &report, &self.pack, &notes)?,
             });
         }
-        Ok(self.views.get_or_init(|| (all_tables(&self.report, &self.pack), charts)))
+        Ok(self.views.get_or_init(|| (all_tables_noted(&report, &self.pack, &notes), charts)))
     }
 
     /// The case-by-model grid (waits for the background build if it is still running).
@@ -139,7 +141,8 @@ impl Engine {
         let (cases, trajectories) = self.runs_for_scoring(run_ids)?;
         let policy = cases.first().map(|c| c.policy.clone()).unwrap_or_else(|| crate::policy::DEFAULT_POLICY.into());
         let pack = self.store().with_read(|c| policy_repo::load_pack(c, &policy))?;
-        let report = crate::metrics::compute(&cases, &trajectories, &MetricsOptions::default());
+        let mut report = crate::metrics::compute(&cases, &trajectories, &MetricsOptions::default());
+        self.compare_runs_in(run_ids, &mut report)?;
         // Build the grid, then free the loaded runs and hand the heap back, without making this
         // request wait.
         let building = std::thread::spawn(move || {

@@ -129,12 +129,12 @@ pub fn report(n: usize, with_nulls: bool) -> MetricsReport {
             m
         })
         .collect();
-    MetricsReport { models, paired_tests: Vec::new() }
+    MetricsReport { models, ..Default::default() }
 }
 
 /// An empty report (no models).
 pub fn empty() -> MetricsReport {
-    MetricsReport { models: Vec::new(), paired_tests: Vec::new() }
+    MetricsReport::default()
 }
 
 /// The built-in MN29 pack (its clauses drive the per-clause outputs).

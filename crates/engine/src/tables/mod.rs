@@ -18,6 +18,6 @@ pub use crate::metrics::per_clause::{clause_rows, ClauseRow};
 pub use crate::util::format::fmt_thousands;
 pub use model::{fmt_fixed, Align, Best, Cell, Column, ColumnGroup, Table};
 pub use paper::{
-    all_tables, ask_count_distribution, m3_by_case_type, m4_by_case_type, per_clause_m1, prf_breakdown, table1_overall,
-    table2_m1_by_case_type, table3_behavior, uncertain_routing,
+    all_tables, all_tables_noted, ask_count_distribution, m3_by_case_type, m4_by_case_type, per_clause_m1,
+    prf_breakdown, table1_overall, table2_m1_by_case_type, table3_behavior, uncertain_routing,
 };

@@ -22,6 +22,21 @@ pub fn all_tables(report: &MetricsReport, pack: &PolicyPack) -> Vec<Table> {
     ]
 }
 
+/// [`all_tables`] with notes of the caller's (e.g. that the runs shown are not comparable) after
+/// each caption.
+pub fn all_tables_noted(report: &MetricsReport, pack: &PolicyPack, notes: &[String]) -> Vec<Table> {
+    let mut tables = all_tables(report, pack);
+    for t in &mut tables {
+        for n in notes {
+            if !t.caption.is_empty() {
+                t.caption.push(' ');
+            }
+            t.caption.push_str(n);
+        }
+    }
+    tables
+}
+
 fn f1(p: &Option<Prf>) -> Option<f64> {
     p.map(|p| p.f1)
 }

@@ -50,7 +50,7 @@ fn small() -> MetricsReport {
     b.uncertain_routing_counts = None;
     b.behavior.missing_ask_count_pct = None;
     b.behavior.missing_avg_asks = None;
-    MetricsReport { models: vec![a, b], paired_tests: Vec::new() }
+    MetricsReport { models: vec![a, b], ..Default::default() }
 }
 
 #[test]

@@ -201,7 +201,9 @@ async fn three_kinds_of_model_through_the_whole_environment() {
         exported.extend(psebench::trajectory::io::read_trajectories(&p).unwrap());
     }
     let from_files = compute(&cases, &exported, &opts);
-    assert_eq!(from_db, from_files);
+    // The store also says whether the runs compare (three studio runs on the same cases: yes).
+    assert_eq!(from_db.comparability.as_ref().map(|c| c.comparable), Some(true));
+    assert_eq!(psebench::metrics::MetricsReport { comparability: None, ..from_db.clone() }, from_files);
     let by = |m: &str| from_db.models.iter().find(|x| x.model == m).unwrap().clone();
     let (a, d, g) = (by("asker"), by("direct"), by("garbage"));
     assert_eq!((a.m1, d.m1, g.m1), (Some(50.0), Some(25.0), Some(0.0)));
@@ -618,7 +620,7 @@ fn table_downloads_guard_model_names_that_look_like_formulas() {
         std::fs::write(&f, text).unwrap();
         imported.extend(e.evaluation_import(&f).unwrap());
     }
-    let empty = psebench::metrics::MetricsReport { models: Vec::new(), paired_tests: Vec::new() };
+    let empty = psebench::metrics::MetricsReport::default();
     let pack = psebench::policy::builtin_pack("mn29").unwrap();
     let ids: Vec<String> = psebench::tables::all_tables(&empty, &pack).into_iter().map(|t| t.id).collect();
     assert_eq!(ids.len(), 9);

@@ -14,6 +14,7 @@ mod call_ledger;
 mod cards;
 mod cases;
 mod common;
+mod compare;
 mod concurrency;
 mod cost_cap;
 mod eval;

@@ -6,6 +6,7 @@ import type { MetricsReport, ModelMetrics } from "../../api/generated";
 import { Tip, useTip } from "../../components/Tooltip";
 import { num } from "../../format";
 import { Breakable } from "./Breakable";
+import { marksByModel, protocolsOf, RunMarkBadges, sharedProtocolText } from "./Comparability";
 import { ANSWERED, answeredCount, bestIndices, ciText, mcnemarVerdict, metricCi, metricPrf, METRICS, MetricKey, metricValue, prfText, pValueText, withoutTranscriptNote } from "./metrics";
 
 type SortKey = "model" | "answered" | "tokens" | MetricKey;
@@ -100,6 +101,12 @@ export function Leaderboard({ report }: { report: MetricsReport }) {
     return out;
   }, [rows]);
   const hasConsistency = report.models.some((m) => m.consistency);
+  const marks = useMemo(() => marksByModel(report.comparability), [report.comparability]);
+  const someRecorded = (report.comparability?.marks ?? []).some((m) => !m.unrecorded);
+  // Each row names its run's protocol when the runs shown do not all follow the same one.
+  const mixedProtocols = protocolsOf(report.comparability).size > 1;
+  const sharedProtocol = sharedProtocolText(report.comparability);
+  const refused = report.refused_pairs ?? [];
   return (
     <div className="stack">
       <div className="table-wrap leaderboard-wrap">
@@ -120,6 +127,7 @@ export function Leaderboard({ report }: { report: MetricsReport }) {
               <tr key={m.model}>
                 <th scope="row" className="lb-model">
                   <Breakable text={m.model} />
+                  <RunMarkBadges mark={marks.get(m.model)} showProtocol={mixedProtocols} showUnrecorded={someRecorded} />
                 </th>
                 {METRICS.map((info) => (
                   <MetricCell key={info.key} m={m} k={info.key} best={best[info.key].has(rows.indexOf(m))} />
@@ -137,8 +145,9 @@ export function Leaderboard({ report }: { report: MetricsReport }) {
       <p className="small muted">
         All metrics are percentages; the best value of each column is in bold. Point at or tab to an F1 value for its precision, recall and counts
         (TP, FP, FN). Intervals under M1, M7 and M8 are 95 % bootstrap intervals over cases.
+        {sharedProtocol && ` ${sharedProtocol}`}
       </p>
-      {report.paired_tests.length > 0 && <PairedTests report={report} />}
+      {(report.paired_tests.length > 0 || refused.length > 0) && <PairedTests report={report} />}
       {hasConsistency && <ConsistencyTable report={report} />}
     </div>
   );
@@ -150,6 +159,7 @@ function PairedTests({ report }: { report: MetricsReport }) {
   const top = [...report.models].sort((a, b) => (b.M1 ?? -1) - (a.M1 ?? -1))[0]?.model ?? "";
   const [focus, setFocus] = useState(many ? top : "");
   const tests = focus ? report.paired_tests.filter((t) => t.model_a === focus || t.model_b === focus) : report.paired_tests;
+  const refused = (report.refused_pairs ?? []).filter((p) => !focus || p.model_a === focus || p.model_b === focus);
   return (
     <section className="card">
       <div className="card-head">
@@ -173,35 +183,52 @@ function PairedTests({ report }: { report: MetricsReport }) {
           </select>
         </div>
       )}
-      <div className="table-wrap pairs-wrap">
-        <table className="data">
-          <caption className="sr-only">Paired McNemar tests between models</caption>
-          <thead>
-            <tr>
-              <th>Model A</th>
-              <th>Model B</th>
-              <th className="num">Shared cases</th>
-              <th className="num">Only A right</th>
-              <th className="num">Only B right</th>
-              <th className="num">p (exact)</th>
-              <th>Reading</th>
-            </tr>
-          </thead>
-          <tbody>
-            {tests.map((t) => (
-              <tr key={`${t.model_a}|${t.model_b}`}>
-                <td>{t.model_a}</td>
-                <td>{t.model_b}</td>
-                <td className="num">{num(t.shared_cases)}</td>
-                <td className="num">{num(t.a_only)}</td>
-                <td className="num">{num(t.b_only)}</td>
-                <td className={`num ${t.p_value < 0.05 ? "best" : ""}`}>{pValueText(t.p_value)}</td>
-                <td className="small">{mcnemarVerdict(t)}</td>
+      {tests.length > 0 && (
+        <div className="table-wrap pairs-wrap">
+          <table className="data">
+            <caption className="sr-only">Paired McNemar tests between models</caption>
+            <thead>
+              <tr>
+                <th>Model A</th>
+                <th>Model B</th>
+                <th className="num">Shared cases</th>
+                <th className="num">Only A right</th>
+                <th className="num">Only B right</th>
+                <th className="num">p (exact)</th>
+                <th>Reading</th>
               </tr>
+            </thead>
+            <tbody>
+              {tests.map((t) => (
+                <tr key={`${t.model_a}|${t.model_b}`}>
+                  <td>{t.model_a}</td>
+                  <td>{t.model_b}</td>
+                  <td className="num">{num(t.shared_cases)}</td>
+                  <td className="num">{num(t.a_only)}</td>
+                  <td className="num">{num(t.b_only)}</td>
+                  <td className={`num ${t.p_value < 0.05 ? "best" : ""}`}>{pValueText(t.p_value)}</td>
+                  <td className="small">{mcnemarVerdict(t)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {refused.length > 0 && (
+        <div className="refused-pairs">
+          <h3>Pairs not tested</h3>
+          <ul>
+            {refused.map((p) => (
+              <li key={`${p.model_a}|${p.model_b}`}>
+                <strong>
+                  {p.model_a} and {p.model_b}:
+                </strong>{" "}
+                {p.reason}
+              </li>
             ))}
-          </tbody>
-        </table>
-      </div>
+          </ul>
+        </div>
+      )}
     </section>
   );
 }

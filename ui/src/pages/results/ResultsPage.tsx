@@ -9,6 +9,7 @@ import { PageHeader, Tabs } from "../../components/Layout";
 import { num, plural, when } from "../../format";
 import { setQuery, useRoute } from "../../router";
 import { CasesGrid } from "./CasesGrid";
+import { ComparabilityBanner } from "./Comparability";
 import { decodeGrid } from "./grid";
 import { Leaderboard } from "./Leaderboard";
 import { ChartsTab, TablesTab } from "./TablesCharts";
@@ -187,6 +188,7 @@ export function ResultsPage() {
         <EmptyState title="Choose runs to compare">Tick one or more finished runs above.</EmptyState>
       ) : (
         <>
+          <ComparabilityBanner c={metrics?.comparability} />
           <Tabs tabs={TABS} active={tab} onChange={(t) => setQuery("tab", t === "leaderboard" ? null : t)} label="Results views" />
           <div role="tabpanel" aria-labelledby={`tab-${tab}`} className="results-panel">
             {tab === "cases" ? (
