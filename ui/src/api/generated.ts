@@ -1066,9 +1066,10 @@ batch: boolean,
  */
 max_cost_usd?: number, 
 /**
- * `studio` (default) or `paper`: the method the run follows (`protocol`).
+ * `studio` (default) or `paper`: the method the run follows (`protocol`). Optional in
+ * requests: callers that do not say get `studio`.
  */
-protocol: Protocol, };
+protocol?: Protocol, };
 
 /**
  * A run as listed.

@@ -59,7 +59,9 @@ pub struct EvaluationRunRequest {
     pub batch: bool,
     /// Stop scheduling new cases before the spending would pass this many US$ (none: no cap).
     pub max_cost_usd: Option<f64>,
-    /// `studio` (default) or `paper`: the method the run follows (`protocol`).
+    /// `studio` (default) or `paper`: the method the run follows (`protocol`). Optional in
+    /// requests: callers that do not say get `studio`.
+    #[ts(as = "Option<Protocol>", optional)]
     pub protocol: Protocol,
 }
 

@@ -89,6 +89,7 @@ pub struct GenerationRequest {
     /// checks) or `paper` (the paper's method only). Left out of stored requests when `studio`, so
     /// runs stored before protocols read and write back unchanged.
     #[serde(default, skip_serializing_if = "is_studio")]
+    #[ts(as = "Option<Protocol>", optional)]
     pub protocol: Protocol,
 }
 
