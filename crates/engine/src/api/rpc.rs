@@ -841,6 +841,9 @@ api_methods! {
     "calls.list" ["The call ledger: every model call of a run (or of one item: a generation candidate, an extraction, a draft, a case), in order, with its request, reply, parse notes, failed attempts, tokens and cost. Filters: item, step, attempt, role; offset and limit (default 500)."] (e, p: CallFilter) -> Vec<LedgerCall> {
         blocking(move || e.calls_list(&p)).await?
     }
+    "protocol.additions" ["What the studio protocol adds to the paper's method: each addition, what it changes in the results, and how to turn it off."] (e, p: NoParams) -> Vec<crate::protocol::Addition> {
+        crate::protocol::ADDITIONS.to_vec()
+    }
     "evaluation.plan" ["What an evaluation run would do and cost, without starting it."] (e, p: EvaluationRunRequest) -> EvaluationPlan {
         blocking(move || e.evaluation_plan(&p)).await?
     }
