@@ -188,7 +188,7 @@ test("a run under the paper protocol says so in its plan, its Made with panel an
   await registerMockModels(studio, ["answerer", "info", "judge"]);
   await page.goto(`${studio.url}#/evaluate`);
   const protocol = page.getByRole("group", { name: "Protocol" });
-  await expect(protocol.getByLabel(/^Studio — the paper's method with this application's additions \(recommended\)/)).toBeChecked();
+  await expect(protocol.getByRole("radio", { name: /^Studio — the paper's method with this application's additions \(recommended\)/ })).toBeChecked();
   // What studio adds comes from the engine's own list.
   await protocol.getByText("What does the studio protocol add?").click();
   await expect(protocol.getByText(/A reply of the evaluated model is read leniently/)).toBeVisible();
@@ -197,10 +197,10 @@ test("a run under the paper protocol says so in its plan, its Made with panel an
   await page.getByLabel("At most this many cases").fill("2");
   await page.getByLabel("Model under test").selectOption("answerer");
   await page.getByLabel("Information provider").selectOption("info");
-  await page.getByLabel("Judge").selectOption("judge");
+  await page.getByLabel("Judge", { exact: true }).selectOption("judge");
   const plan = page.locator(".plan");
   await expect(plan.getByTestId("plan-protocol")).toContainText("Studio protocol");
-  await protocol.getByLabel(/^Paper — the paper's method only/).check();
+  await protocol.getByRole("radio", { name: /^Paper — the paper's method only/ }).check();
   await expect(protocol.getByText(/the judge reads only the\s+rationale and the boundary conditions/)).toBeVisible();
   await expect(plan.getByTestId("plan-protocol")).toContainText("Paper protocol");
   await expect(plan.getByTestId("plan-protocol")).toContainText("the paper's method only");

@@ -257,13 +257,13 @@ test("the paper protocol is sent: its plan has no clause screen, and the run say
   await page.getByLabel("Writer model").selectOption("writer");
   const plan = page.getByTestId("plan");
   const protocol = page.getByRole("group", { name: "Protocol" });
-  await expect(protocol.getByLabel(/^Studio — /)).toBeChecked();
+  await expect(protocol.getByRole("radio", { name: /^Studio — / })).toBeChecked();
   await expect(plan.getByTestId("plan-protocol")).toContainText("Studio protocol");
   await expect(plan.getByTestId("destinations").getByRole("listitem")).toHaveCount(3);
   await expect(plan.getByTestId("destinations")).toContainText("Clause screen");
   await expect(page.getByLabel("Clause screen model")).toBeVisible();
 
-  await protocol.getByLabel(/^Paper — the paper's method only/).check();
+  await protocol.getByRole("radio", { name: /^Paper — the paper's method only/ }).check();
   await expect(page.getByTestId("paper-note")).toContainText("No clause screen runs");
   await expect(page.getByLabel("Clause screen model")).toHaveCount(0);
   await expect(page.getByTestId("screen-not-used")).toContainText("Not used");

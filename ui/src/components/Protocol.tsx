@@ -30,7 +30,7 @@ export function StudioAdditions({ summary = "What does the studio protocol add?"
       {!additions.data && !additions.error && <p className="muted">Loading…</p>}
       {additions.data && (
         <>
-          <p>The paper protocol turns every one of these off.</p>
+          <p>Under the paper protocol, the additions that concern generation and evaluation are turned off.</p>
           <ul>
             {additions.data.map((a) => (
               <li key={a.id}>
@@ -53,7 +53,8 @@ export function ProtocolChoiceField({ value, onChange, note, hideLegend = false 
       {PROTOCOL_CHOICES.map((c) => (
         <div key={c.value} className="protocol-option">
           <label>
-            <input type="radio" name={name} value={c.value} checked={value === c.value} onChange={() => onChange(c.value)} /> {c.label}
+            <input type="radio" name={name} value={c.value} checked={value === c.value} onChange={() => onChange(c.value)} />
+            {c.label}
           </label>
           <div className="hint">{c.detail}</div>
         </div>

@@ -117,21 +117,10 @@ function PlanBox({
   return (
     <div className={`plan ${loading ? "plan-stale" : ""}`} aria-busy={loading} aria-live="polite">
       <h3>Plan</h3>
+      <p className="plan-protocol row gap wrap" data-testid="plan-protocol">
+        <ProtocolBadge protocol={plan.protocol} /> <span className="small muted">{protocolMeaning(plan.protocol)}</span>
+      </p>
       <dl className="plan-figures">
-        <div>
-          <dt>Protocol</dt>
-          <dd data-testid="plan-protocol">
-            <ProtocolBadge protocol={plan.protocol} /> <span className="small muted">{protocolMeaning(plan.protocol)}</span>
-          </dd>
-        </div>
-        {policies && (
-          <div>
-            <dt>Policies</dt>
-            <dd>
-              {policies} <span className="small muted">(each case is shown its own policy)</span>
-            </dd>
-          </div>
-        )}
         <div>
           <dt>Cases</dt>
           <dd>
@@ -143,6 +132,14 @@ function PlanBox({
             </span>
           </dd>
         </div>
+        {policies && (
+          <div>
+            <dt>Policies</dt>
+            <dd>
+              {policies} <span className="small muted">(each case is shown its own policy)</span>
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Evaluation items</dt>
           <dd>
