@@ -1599,6 +1599,15 @@ mod tests {
         assert_eq!(err.code, ErrorCode::NotFound);
     }
 
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_studio_additions_are_listed_for_the_ui() {
+        let e = Engine::open_in_memory().unwrap();
+        let list = call(&e, &Caller::Owner, "protocol.additions", Value::Null).await.unwrap();
+        let ids: Vec<&str> = list.as_array().unwrap().iter().map(|a| a["id"].as_str().unwrap()).collect();
+        assert_eq!(ids, crate::protocol::ADDITIONS.iter().map(|a| a.id).collect::<Vec<_>>());
+        assert!(list[0]["what"].as_str().is_some_and(|w| !w.is_empty()));
+    }
+
     #[test]
     fn every_alias_names_a_method_and_no_method_is_an_alias() {
         let methods: Vec<&str> = METHODS.iter().chain(CLI_METHODS).map(|(n, _)| *n).collect();
