@@ -204,7 +204,7 @@ mod tests {
             imported_at: "t".into(),
         }];
         let so = policy_sections(&pack, &off);
-        let doc = extraction_document(&pack, &off, &clause.clause_id, &so, &[clause.label.clone()]);
+        let doc = extraction_document(&pack, &off, &clause.clause_id, &so, std::slice::from_ref(&clause.label));
         assert_eq!(doc.matches("OFFICIAL WORDING OF THE CLAUSE").count(), 1, "{doc}");
     }
 }
