@@ -182,3 +182,61 @@ test("re-judge an imported run whose answers were never judged", async ({ page, 
   expect(unjudged).toBeGreaterThan(0);
   expect(errors).toEqual([]);
 });
+
+test("a run under the paper protocol says so in its plan, its Made with panel and the re-judge dialog", async ({ page, studio }) => {
+  const errors = watchErrors(page);
+  await registerMockModels(studio, ["answerer", "info", "judge"]);
+  await page.goto(`${studio.url}#/evaluate`);
+  const protocol = page.getByRole("group", { name: "Protocol" });
+  await expect(protocol.getByRole("radio", { name: /^Studio — the paper's method with this application's additions \(recommended\)/ })).toBeChecked();
+  // What studio adds comes from the engine's own list.
+  await protocol.getByText("What does the studio protocol add?").click();
+  await expect(protocol.getByText(/A reply of the evaluated model is read leniently/)).toBeVisible();
+
+  await page.getByLabel("Case type").selectOption("complete");
+  await page.getByLabel("At most this many cases").fill("2");
+  await page.getByLabel("Model under test").selectOption("answerer");
+  await page.getByLabel("Information provider").selectOption("info");
+  await page.getByLabel("Judge", { exact: true }).selectOption("judge");
+  const plan = page.locator(".plan");
+  await expect(plan.getByTestId("plan-protocol")).toContainText("Studio protocol");
+  await protocol.getByRole("radio", { name: /^Paper — the paper's method only/ }).check();
+  await expect(protocol.getByText(/the judge reads only the\s+rationale and the boundary conditions/)).toBeVisible();
+  await expect(plan.getByTestId("plan-protocol")).toContainText("Paper protocol");
+  await expect(plan.getByTestId("plan-protocol")).toContainText("the paper's method only");
+  await page.getByLabel("Name of the run (optional)").fill("paper check");
+  await page.getByRole("button", { name: /Start the run \(2 items\)/ }).click();
+  await expect(page).toHaveURL(/#\/evaluate\?run=eval-/);
+  await expect(page.getByText("Finished.")).toBeVisible({ timeout: 30_000 });
+
+  const made = page.getByTestId("made-with");
+  await expect(made.getByRole("heading", { name: "Made with" })).toBeVisible();
+  await expect(made.getByText("Paper protocol")).toBeVisible();
+  await expect(made).toContainText("the paper's method only");
+  await expect(made).toContainText("summary edition");
+  await expect(made).toContainText("2 cases");
+  await expect(made).toContainText("judge");
+  // The prompts are collapsed until asked for.
+  await expect(made.getByText("eval_system_paper")).toBeHidden();
+  await made.getByText(/prompts, with their versions/).click();
+  await expect(made.getByText("eval_system_paper")).toBeVisible();
+  // The list of runs marks it too.
+  await expect(page.getByRole("row", { name: /answerer/ }).getByText("Paper protocol")).toBeVisible();
+
+  // Re-judging keeps the run's own protocol unless another is chosen.
+  await page.getByRole("button", { name: "Re-judge (M4)" }).click();
+  const dialog = page.getByRole("dialog", { name: "Re-judge this run (M4)" });
+  const choice = dialog.getByLabel("Protocol");
+  await expect(choice).toHaveValue("");
+  await expect(choice.locator("option:checked")).toHaveText("The run's own protocol (Paper)");
+  await choice.selectOption("studio");
+  await expect(dialog.getByText(/not comparable with runs judged the run's own way/)).toBeVisible();
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+
+  // An imported run recorded nothing about how it was made.
+  const runs = (await studio.api("evaluation.list", {})) as { run_id: string; config: { imported?: boolean } }[];
+  const imported = runs.find((r) => r.config.imported)!;
+  await page.goto(`${studio.url}#/evaluate?run=${imported.run_id}`);
+  await expect(page.getByTestId("made-with")).toContainText("Not recorded (imported, or made by an older version; such runs followed the studio protocol)");
+  expect(errors).toEqual([]);
+});

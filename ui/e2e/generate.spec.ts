@@ -243,3 +243,50 @@ test("lists runs and shows the library statistics", async ({ page }) => {
   await expect(lib.getByRole("link", { name: "Death or serious injury associated with a fall" })).toHaveAttribute("href", "#/cards?clause=CareManagement_7_Fall");
   expect(errors).toEqual([]);
 });
+
+test("the paper protocol is sent: its plan has no clause screen, and the run says it was made under it", async ({ page }) => {
+  test.setTimeout(90_000);
+  const errors = watchErrors(page);
+  await page.goto(`${studio.url}#/generate`);
+  await page.getByLabel("Cards I choose").check();
+  await page.getByLabel("Find cards").fill(CARD);
+  await page.getByRole("checkbox", { name: new RegExp(`^${CARD}:`) }).check();
+  await page.getByLabel("Anchors per card").fill("1");
+  await page.getByLabel("Work at once").fill("1");
+  await page.getByLabel("Name (optional)").fill("Paper pilot");
+  await page.getByLabel("Writer model").selectOption("writer");
+  const plan = page.getByTestId("plan");
+  const protocol = page.getByRole("group", { name: "Protocol" });
+  await expect(protocol.getByRole("radio", { name: /^Studio — / })).toBeChecked();
+  await expect(plan.getByTestId("plan-protocol")).toContainText("Studio protocol");
+  await expect(plan.getByTestId("destinations").getByRole("listitem")).toHaveCount(3);
+  await expect(plan.getByTestId("destinations")).toContainText("Clause screen");
+  await expect(page.getByLabel("Clause screen model")).toBeVisible();
+
+  await protocol.getByRole("radio", { name: /^Paper — the paper's method only/ }).check();
+  await expect(page.getByTestId("paper-note")).toContainText("No clause screen runs");
+  await expect(page.getByLabel("Clause screen model")).toHaveCount(0);
+  await expect(page.getByTestId("screen-not-used")).toContainText("Not used");
+  await expect(plan.getByTestId("plan-protocol")).toContainText("Paper protocol");
+  await expect(plan.getByTestId("plan-protocol")).toContainText("no clause screen");
+  await expect(plan.getByTestId("destinations").getByRole("listitem")).toHaveCount(2);
+  await expect(plan.getByTestId("destinations")).not.toContainText("Clause screen");
+
+  await page.getByRole("button", { name: "Start generating 2 candidate cases" }).click();
+  await expect(page.getByRole("heading", { name: "Paper pilot", level: 1 })).toBeVisible();
+  await expect(page.getByText("Finished.", { exact: true })).toBeVisible({ timeout: 60_000 });
+  const made = page.getByTestId("made-with");
+  await expect(made.getByText("Paper protocol")).toBeVisible();
+  await expect(made).toContainText("1 card");
+  await made.getByText(/prompts, with their versions/).click();
+  await expect(made.getByText("gen_instantiator")).toBeVisible();
+  await expect(made.getByText("gen_clause_screen")).toHaveCount(0);
+  await page.getByText("What this run was asked to do").click();
+  await expect(page.getByText("not used (the paper protocol has no clause screen)")).toBeVisible();
+  // No model call of this run went to the clause screen.
+  const [run] = (await studio.api("generation.list")).filter((r) => r.label === "Paper pilot");
+  const calls = await studio.api("calls.list", { run_id: run.run_id, item: null, step: null, attempt: null, role: null, offset: null, limit: null });
+  expect(calls.length).toBeGreaterThan(0);
+  expect(calls.filter((c) => c.stage === "clause_screen" || c.role === "clause_screen")).toEqual([]);
+  expect(errors).toEqual([]);
+});

@@ -15,6 +15,23 @@ cards: Array<string>, };
 export type Action = "ASK" | "ANSWER";
 
 /**
+ * One place where the `studio` protocol departs from the paper.
+ */
+export type Addition = { id: string, 
+/**
+ * What the addition is.
+ */
+what: string, 
+/**
+ * What it changes in the results.
+ */
+changes: string, 
+/**
+ * How to turn it off.
+ */
+switch: string, };
+
+/**
  * The final call on a case.
  */
 export type AdjudicationDecision = { "kind": "accept" } | { "kind": "relabel", verdict: ReviewVerdict, } | { "kind": "reject" };
@@ -2896,6 +2913,8 @@ export interface ApiMethods {
   "usage.by_stage": { params: UsageParams; result: Array<UsageTotals> };
   /** The call ledger: every model call of a run (or of one item: a generation candidate, an extraction, a draft, a case), in order, with its request, reply, parse notes, failed attempts, tokens and cost. Filters: item, step, attempt, role; offset and limit (default 500). */
   "calls.list": { params: CallFilter; result: Array<LedgerCall> };
+  /** What the studio protocol adds to the paper's method: each addition, what it changes in the results, and how to turn it off. */
+  "protocol.additions": { params: NoParams; result: Array<Addition> };
   /** What an evaluation run would do and cost, without starting it. */
   "evaluation.plan": { params: EvaluationRunRequest; result: EvaluationPlan };
   /** Create an evaluation run and start it in the background. */

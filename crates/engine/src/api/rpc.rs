@@ -842,6 +842,9 @@ api_methods! {
     "calls.list" ["The call ledger: every model call of a run (or of one item: a generation candidate, an extraction, a draft, a case), in order, with its request, reply, parse notes, failed attempts, tokens and cost. Filters: item, step, attempt, role; offset and limit (default 500)."] (e, p: CallFilter) -> Vec<LedgerCall> {
         blocking(move || e.calls_list(&p)).await?
     }
+    "protocol.additions" ["What the studio protocol adds to the paper's method: each addition, what it changes in the results, and how to turn it off."] (e, p: NoParams) -> Vec<crate::protocol::Addition> {
+        crate::protocol::ADDITIONS.to_vec()
+    }
     "evaluation.plan" ["What an evaluation run would do and cost, without starting it."] (e, p: EvaluationRunRequest) -> EvaluationPlan {
         blocking(move || e.evaluation_plan(&p)).await?
     }
@@ -1598,6 +1601,15 @@ mod tests {
         assert!(err.message.contains("card.show"), "{}", err.message);
         let err = call(&e, &Caller::Owner, "nope.nothing", Value::Null).await.unwrap_err();
         assert_eq!(err.code, ErrorCode::NotFound);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_studio_additions_are_listed_for_the_ui() {
+        let e = Engine::open_in_memory().unwrap();
+        let list = call(&e, &Caller::Owner, "protocol.additions", Value::Null).await.unwrap();
+        let ids: Vec<&str> = list.as_array().unwrap().iter().map(|a| a["id"].as_str().unwrap()).collect();
+        assert_eq!(ids, crate::protocol::ADDITIONS.iter().map(|a| a.id).collect::<Vec<_>>());
+        assert!(list[0]["what"].as_str().is_some_and(|w| !w.is_empty()));
     }
 
     #[test]

@@ -14,6 +14,8 @@ function NewRun() {
   const models = useApi("models.list", {});
   const cases = useApi("cases.list", { include_excluded: false });
   const policy = useApi("policy.show", { id: usePolicyId() });
+  const policies = useApi("policies.list", {});
+  const policyName = (id: string) => policies.data?.find((p) => p.id === id)?.name;
   const demo = useAction("demo.load");
   const error = models.error ?? cases.error;
   return (
@@ -50,7 +52,7 @@ function NewRun() {
       )}
       {models.data && cases.data && cases.data.length > 0 && models.data.length === 0 && <NoModels />}
       {models.data && cases.data && cases.data.length > 0 && models.data.length > 0 && (
-        <RunForm models={models.data} cases={cases.data} clauses={policy.data?.clauses ?? []} />
+        <RunForm models={models.data} cases={cases.data} clauses={policy.data?.clauses ?? []} policyName={policyName} />
       )}
     </Section>
   );

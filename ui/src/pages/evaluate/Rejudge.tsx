@@ -7,19 +7,36 @@ import { useAction, useApi } from "../../api/client";
 import { Modal } from "../../components/Dialog";
 import { ErrorBanner, Notice, toast } from "../../components/Feedback";
 import { Checkbox, Select } from "../../components/Forms";
+import type { Protocol } from "../../api/generated";
+import { rejudgeChoices } from "../../components/protocol";
 
-export function RejudgeDialog({ runId, currentJudge, onClose }: { runId: string; currentJudge: string | null; onClose: () => void }) {
+export function RejudgeDialog({
+  runId,
+  currentJudge,
+  runProtocol,
+  protocolRecorded,
+  onClose,
+}: {
+  runId: string;
+  currentJudge: string | null;
+  /** The protocol the run was made with (studio when it recorded none). */
+  runProtocol: Protocol;
+  protocolRecorded: boolean;
+  onClose: () => void;
+}) {
   const models = useApi("models.list", {});
   const rejudge = useAction("evaluation.rejudge");
   const list = models.data ?? [];
   const [name, setName] = useState<string>("");
   const [onlyMissing, setOnlyMissing] = useState(false);
   const [remoteOk, setRemoteOk] = useState(false);
+  // "": the run's own protocol (the engine's default when none is sent).
+  const [protocol, setProtocol] = useState<"" | Protocol>("");
   const chosen = list.find((m) => m.name === (name || currentJudge || list[0]?.name));
   const remote = chosen ? !chosen.local : false;
   const start = async () => {
     if (!chosen) return;
-    const r = await rejudge.run({ run_id: runId, judge_model: chosen.name, only_missing: onlyMissing, concurrency: null });
+    const r = await rejudge.run({ run_id: runId, judge_model: chosen.name, only_missing: onlyMissing, concurrency: null, ...(protocol ? { protocol } : {}) });
     if (r) {
       toast(`Re-judging with ${chosen.name}; the run shows its progress.`);
       onClose();
@@ -60,6 +77,17 @@ export function RejudgeDialog({ runId, currentJudge, onClose }: { runId: string;
           hint={currentJudge ? `The run was judged by ${currentJudge}.` : "This run has no judge on record (for example, it was imported)."}
         />
       )}
+      <Select
+        label="Protocol"
+        value={protocol}
+        onChange={(v) => setProtocol(v as "" | Protocol)}
+        options={rejudgeChoices(runProtocol, protocolRecorded)}
+        hint={
+          protocol && protocol !== runProtocol
+            ? "The new judgements follow another protocol than the rest of this run; its M4 is then not comparable with runs judged the run's own way."
+            : "What the judge is shown. Keep the run's own protocol unless you mean to compare with runs made the other way."
+        }
+      />
       <Checkbox
         label="Only answers without a usable judgement"
         checked={onlyMissing}

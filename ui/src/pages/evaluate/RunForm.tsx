@@ -3,8 +3,10 @@
 
 import { useEffect, useMemo, useState } from "react";
 import { useAction, useApi } from "../../api/client";
-import type { CaseSummary, Clause, EvaluationPlan, EvaluationRunRequest, ModelView } from "../../api/generated";
+import type { CaseSummary, Clause, EvaluationPlan, EvaluationRunRequest, ModelView, Protocol } from "../../api/generated";
 import { LocalityBadge } from "../../components/Badges";
+import { ProtocolBadge, ProtocolChoiceField } from "../../components/Protocol";
+import { DEFAULT_PROTOCOL, planPolicies, protocolMeaning } from "../../components/protocol";
 import { BatchPlan, BatchSwitch } from "../../components/BatchMode";
 import { canBatch } from "../../components/batch";
 import { EmptyState, ErrorBanner, Loading, toast } from "../../components/Feedback";
@@ -77,7 +79,23 @@ function hostFromDestination(d: string): string {
   return m ? m[1] : d;
 }
 
-function PlanBox({ plan, error, loading, models, confirmed, onConfirm }: { plan?: EvaluationPlan; error?: { message: string }; loading: boolean; models: ModelView[]; confirmed: boolean; onConfirm: (v: boolean) => void }) {
+function PlanBox({
+  plan,
+  error,
+  loading,
+  models,
+  confirmed,
+  onConfirm,
+  policyName,
+}: {
+  plan?: EvaluationPlan;
+  error?: { message: string };
+  loading: boolean;
+  models: ModelView[];
+  confirmed: boolean;
+  onConfirm: (v: boolean) => void;
+  policyName: (id: string) => string | undefined;
+}) {
   if (error && !loading) {
     return (
       <div className="plan plan-problem" role="status">
@@ -95,9 +113,13 @@ function PlanBox({ plan, error, loading, models, confirmed, onConfirm }: { plan?
     const m = models.find((x) => x.name === n);
     return m && !m.local && (m.price_in === null || m.price_out === null);
   }) : [];
+  const policies = planPolicies(plan, policyName);
   return (
     <div className={`plan ${loading ? "plan-stale" : ""}`} aria-busy={loading} aria-live="polite">
       <h3>Plan</h3>
+      <p className="plan-protocol row gap wrap" data-testid="plan-protocol">
+        <ProtocolBadge protocol={plan.protocol} /> <span className="small muted">{protocolMeaning(plan.protocol)}</span>
+      </p>
       <dl className="plan-figures">
         <div>
           <dt>Cases</dt>
@@ -110,6 +132,14 @@ function PlanBox({ plan, error, loading, models, confirmed, onConfirm }: { plan?
             </span>
           </dd>
         </div>
+        {policies && (
+          <div>
+            <dt>Policies</dt>
+            <dd>
+              {policies} <span className="small muted">(each case is shown its own policy)</span>
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Evaluation items</dt>
           <dd>
@@ -169,8 +199,9 @@ function PlanBox({ plan, error, loading, models, confirmed, onConfirm }: { plan?
   );
 }
 
-export function RunForm({ models, cases, clauses }: { models: ModelView[]; cases: CaseSummary[]; clauses: Clause[] }) {
+export function RunForm({ models, cases, clauses, policyName = () => undefined }: { models: ModelView[]; cases: CaseSummary[]; clauses: Clause[]; policyName?: (id: string) => string | undefined }) {
   const last = useMemo(lastRoles, []);
+  const [protocol, setProtocol] = useState<Protocol>(DEFAULT_PROTOCOL);
   const [choice, setChoice] = useState<CaseChoice>(ALL_CASES);
   const [roles, setRoles] = useState<Roles>(() => ({ model: pick(last.model, models, "model"), info: pick(last.info, models, "info"), judge: pick(last.judge, models, "judge") }));
   const [turns, setTurns] = useState(10);
@@ -200,7 +231,7 @@ export function RunForm({ models, cases, clauses }: { models: ModelView[]; cases
           concurrency,
           repeat,
           batch,
-          protocol: "studio",
+          protocol,
           ...(label.trim() ? { label: label.trim() } : {}),
           ...(cap.cap !== undefined ? { max_cost_usd: cap.cap } : {}),
         }
@@ -293,6 +324,18 @@ export function RunForm({ models, cases, clauses }: { models: ModelView[]; cases
           <ModelSelect label="Information provider" hint={ROLE_HELP.info} value={roles.info} onChange={(v) => setRoles((r) => ({ ...r, info: v }))} models={models} />
           <ModelSelect label="Judge" hint={ROLE_HELP.judge} value={roles.judge} onChange={(v) => setRoles((r) => ({ ...r, judge: v }))} models={models} />
         </fieldset>
+        <ProtocolChoiceField
+          value={protocol}
+          onChange={setProtocol}
+          note={
+            protocol === "paper" ? (
+              <p className="small protocol-note">
+                The model under test gets the paper&apos;s instructions, a reply that is not clean JSON counts as no verdict, and the judge reads only the
+                rationale and the boundary conditions.
+              </p>
+            ) : null
+          }
+        />
         <fieldset>
           <legend>Run settings</legend>
           <div className="form-grid form-grid-3">
@@ -309,7 +352,15 @@ export function RunForm({ models, cases, clauses }: { models: ModelView[]; cases
         </fieldset>
       </div>
       <aside className="run-form-plan">
-        <PlanBox plan={plan.data} error={plan.error} loading={plan.loading || !fresh} models={models} confirmed={confirmed} onConfirm={(v) => setConfirmedFor(v ? remoteKey : null)} />
+        <PlanBox
+          plan={plan.data}
+          error={plan.error}
+          loading={plan.loading || !fresh}
+          models={models}
+          confirmed={confirmed}
+          onConfirm={(v) => setConfirmedFor(v ? remoteKey : null)}
+          policyName={policyName}
+        />
         <ErrorBanner error={start.error} onDismiss={start.clearError} title="The run did not start." />
         <button className="btn btn-primary btn-start" disabled={!req || !fresh || !!plan.error || needsConfirm || start.busy} onClick={onStart}>
           {start.busy ? "Starting…" : plan.data ? `Start the run (${plural(plan.data.items, "item")})` : "Start the run"}

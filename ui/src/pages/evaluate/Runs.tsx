@@ -17,6 +17,8 @@ import { ResumeCapDialog } from "../../components/SpendingCap";
 import { jsonText, num, pct, plural, usd, when } from "../../format";
 import { href, setQuery } from "../../router";
 import { RejudgeDialog } from "./Rejudge";
+import { MadeWithPanel, ProtocolBadge } from "../../components/Protocol";
+import { runProtocol } from "../../components/protocol";
 import { accuracySoFar, canResume, describeSelection, isImported, parseSelection, runModel } from "./selection";
 import { isResumable } from "../../runStatus";
 
@@ -169,10 +171,19 @@ export function RunPanel({ runId }: { runId: string }) {
                 }}
               />
             )}
-            {rejudging && <RejudgeDialog runId={r.run_id} currentJudge={cfg.judge_model ?? null} onClose={() => setRejudging(false)} />}
+            {rejudging && (
+              <RejudgeDialog
+                runId={r.run_id}
+                currentJudge={cfg.judge_model ?? null}
+                runProtocol={runProtocol(cfg.provenance)}
+                protocolRecorded={!!cfg.provenance}
+                onClose={() => setRejudging(false)}
+              />
+            )}
           </>
         )}
         {cfg.batch === true && <BatchPanel runId={r.run_id} running={running} />}
+        <MadeWithPanel provenance={cfg.provenance} kind="evaluation" />
         <CallsDisclosure runId={r.run_id} summary="Model calls of this run" />
         <details className="run-details">
           <summary>Run settings</summary>
@@ -290,6 +301,7 @@ export function RunsList({ openRun }: { openRun: string | null }) {
                   <strong>{runModel(r)}</strong>
                   {r.label && <span className="muted small"> · {r.label}</span>}
                   {isImported(r) && <span className="badge tag">imported</span>}
+                  {r.config.provenance?.protocol === "paper" && <ProtocolBadge protocol="paper" />}
                   {r.config.batch === true && (
                     <span className="badge batch-tag" title="Calls go through the providers' batch APIs (about half the price; answers can take hours)">
                       batch mode

@@ -22,6 +22,8 @@ import { availability, DEFAULT_FORM, destinationsKey, formProblem, GenerationFor
 import { useDebounced } from "../anchors/hooks";
 import { usePolicyId } from "../../policyChoice";
 import { PlanConcurrency } from "../../components/RequestsInFlight";
+import { ProtocolBadge, ProtocolChoiceField } from "../../components/Protocol";
+import { protocolMeaning } from "../../components/protocol";
 
 // The form survives leaving the page (for this session of the app).
 let remembered: GenerationForm | null = null;
@@ -165,6 +167,13 @@ function PlanBox({
         <Loading label="Working out the plan…" />
       ) : (
         <div className={`stack ${stale ? "stale" : ""}`} data-testid="plan">
+          <p className="plan-protocol row gap wrap" data-testid="plan-protocol">
+            <ProtocolBadge protocol={plan.protocol} />
+            <span className="small muted">
+              {protocolMeaning(plan.protocol)}
+              {plan.protocol === "paper" ? " — no clause screen, no quick checks in code, one try for a checker's reply" : ""}
+            </span>
+          </p>
           <div className="plan-figures">
             <div>
               <div className="plan-num">{num(plan.cards)}</div>
@@ -474,15 +483,38 @@ export function Configure({ clauses }: { clauses: ClauseIndex | undefined }) {
                 options={[{ value: "", label: "Same as the writer" }, ...list.map((m) => ({ value: m.name, label: modelLabel(m) }))]}
                 hint="Reads the reports back and checks facts and reports. A different model catches more."
               />
-              <Select
-                label="Clause screen model"
-                value={form.screenModel}
-                onChange={(v) => setForm({ screenModel: v })}
-                options={[{ value: "", label: "Same as the checker" }, ...list.map((m) => ({ value: m.name, label: modelLabel(m) }))]}
-                hint="Checks each case's facts against every clause of the policy. Best a model of another family than the writer."
-              />
+              {form.protocol === "paper" ? (
+                <div className="field" data-testid="screen-not-used">
+                  <span className="field-label">Clause screen model</span>
+                  <p className="hint">Not used: under the paper protocol no clause screen runs, so no case&apos;s facts are checked against the other clauses of the policy.</p>
+                </div>
+              ) : (
+                <Select
+                  label="Clause screen model"
+                  value={form.screenModel}
+                  onChange={(v) => setForm({ screenModel: v })}
+                  options={[{ value: "", label: "Same as the checker" }, ...list.map((m) => ({ value: m.name, label: modelLabel(m) }))]}
+                  hint="Checks each case's facts against every clause of the policy. Best a model of another family than the writer."
+                />
+              )}
             </div>
           )}
+        </Section>
+
+        <Section title="Protocol">
+          <ProtocolChoiceField
+            hideLegend
+            value={form.protocol ?? "studio"}
+            onChange={(p) => setForm({ protocol: p })}
+            note={
+              form.protocol === "paper" ? (
+                <p className="small protocol-note" data-testid="paper-note">
+                  <strong>No clause screen runs:</strong> the cases&apos; facts are not checked against the other clauses of the policy, so the clause screen
+                  model is not used. There are no quick checks in code, and a checker&apos;s reply that cannot be read is not asked for again.
+                </p>
+              ) : null
+            }
+          />
         </Section>
 
         <Section title="Run settings">

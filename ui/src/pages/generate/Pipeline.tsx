@@ -78,7 +78,8 @@ export function PipelineDiagram() {
         </li>
         <li>
           <strong>The clause screen reads the facts against the whole policy</strong> without seeing the card&apos;s verdict. If it finds another clause
-          met (or, for an undecided card, no open question), its reasons go back to the writer, who fills in the facts again.
+          met (or, for an undecided card, no open question), its reasons go back to the writer, who fills in the facts again. The screen and the quick checks
+          below are additions of the studio protocol; the paper protocol has neither.
         </li>
         <li>
           <strong>Quick checks in code come first</strong> and cost nothing: verdict words, clause or recommendation numbers, card ids, empty facts, and

@@ -21,6 +21,7 @@ import { CANDIDATE_STATUS, cardsInWords, ROLE_LABEL, runConfig, STAGE_LABEL } fr
 import { isResumable } from "../../runStatus";
 import { RunStats } from "./RunStats";
 import { useThrottled } from "../anchors/hooks";
+import { MadeWithPanel, ProtocolBadge } from "../../components/Protocol";
 
 function progressFromRun(r: GenerationRunView): Progress {
   const c = r.counts;
@@ -264,6 +265,9 @@ export function RunView({ runId, clauses }: { runId: string; clauses: ClauseInde
         <Stat label="tokens" value={tokens(c.input_tokens + c.output_tokens)} hint={`${num(c.calls)} calls${c.cache_hits ? `, ${c.cache_hits} from cache` : ""}`} />
         <Stat label="cost" value={usd(c.cost_usd)} />
       </div>
+      <div className="card">
+        <MadeWithPanel provenance={r.config.provenance} kind="generation" />
+      </div>
       <CallsDisclosure runId={runId} roleLabels={ROLE_LABEL} summary="Model calls of this run" />
       <details className="card run-config">
         <summary>
@@ -275,7 +279,7 @@ export function RunView({ runId, clauses }: { runId: string; clauses: ClauseInde
             ["Anchors per card", `${cfg.anchorsPerCard ?? "?"} (${cfg.anchorOrigin === "builtin" ? "built-in samples only" : cfg.anchorOrigin === "imported" ? "imported only" : "built-in and imported"}), seed ${cfg.seed ?? 0}`],
             ["Writer model", cfg.model],
             ["Checker model", cfg.verifierModel],
-            ["Clause screen model", cfg.screenModel],
+            ["Clause screen model", cfg.protocol === "paper" ? "not used (the paper protocol has no clause screen)" : cfg.screenModel],
             ["Missing-information variants", cfg.includeMissing === false ? "not generated" : "generated"],
             ["Work at once", cfg.batch ? "every pair at once (batch mode)" : String(cfg.concurrency ?? "?")],
             ["Calls", cfg.batch ? "Batch mode: through the providers' batch APIs where they have one" : "One by one (online)"],
@@ -334,6 +338,7 @@ export function RunsList() {
                 {r.label ?? runConfig(r.config).cards}
               </a>
               <code className="id">{r.run_id}</code>
+              {runConfig(r.config).protocol === "paper" && <ProtocolBadge protocol="paper" />}
               {runConfig(r.config).batch && (
                 <span className="badge batch-tag" title="Calls go through the providers' batch APIs (about half the price; answers can take hours)">
                   batch mode

@@ -86,6 +86,11 @@ describe("the generation request", () => {
     // Batch mode is off unless switched on.
     expect(r.batch).toBe(false);
     expect(toRequest({ ...DEFAULT_FORM, model: "w", batch: true }).batch).toBe(true);
+    // The protocol is studio unless paper is chosen; a paper run sends no screen model.
+    expect(r.protocol).toBe("studio");
+    const paper = toRequest({ ...DEFAULT_FORM, model: "w", screenModel: "other", protocol: "paper" });
+    expect(paper.protocol).toBe("paper");
+    expect("screen_model" in paper).toBe(false);
   });
 });
 
@@ -179,6 +184,11 @@ describe("provenance", () => {
     expect(runConfig(null).cards).toBe("");
     expect(c.batch).toBe(false);
     expect(runConfig({ request: { cards: "all", batch: true }, batch: true }).batch).toBe(true);
+    // The protocol: the recorded one, else the request's, else studio (runs made before protocols).
+    expect(c.protocol).toBe("studio");
+    expect(runConfig({ request: { cards: "all", protocol: "paper" } }).protocol).toBe("paper");
+    const provenance = { protocol: "paper" as const, prompt_versions: {}, policy_editions: [], library_fingerprint: "", case_set_fingerprint: "", case_count: 1 };
+    expect(runConfig({ request: { cards: "all" }, provenance }).protocol).toBe("paper");
     expect(cardsInWords("all", () => null)).toBe("All approved cards");
     expect(cardsInWords("C7", (id) => (id === "C7" ? "7. Fall" : null))).toBe("Approved cards of 7. Fall");
     expect(cardsInWords("a,b", () => null)).toBe("2 chosen cards");

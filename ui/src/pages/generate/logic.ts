@@ -1,7 +1,7 @@
 // Pure logic of the Generate page (unit-tested in logic.test.ts): the cards request, anchors
 // available per clause, stage and role words, the progress counters, attempt bars, facts.
 
-import type { AnchorBucket, CardSummary, GenerationPlan, GenerationRequest, GenerationRunConfig, ProvenanceAttempt } from "../../api/generated";
+import type { AnchorBucket, CardSummary, GenerationPlan, GenerationRequest, GenerationRunConfig, Protocol, ProvenanceAttempt } from "../../api/generated";
 import { jsonText } from "../../format";
 import { DEFAULT_POLICY } from "../../api/generated";
 import { parseCap } from "../../components/SpendingCap";
@@ -25,6 +25,8 @@ export type GenerationForm = {
   maxCost: string;
   /** Send the calls through the providers' batch APIs where the models have one. */
   batch: boolean;
+  /** `studio` (the paper's method with the clause screen and the other checks) or `paper`. */
+  protocol: Protocol;
 };
 
 export const DEFAULT_FORM: GenerationForm = {
@@ -42,6 +44,7 @@ export const DEFAULT_FORM: GenerationForm = {
   label: "",
   maxCost: "",
   batch: false,
+  protocol: "studio",
 };
 
 /** The engine's `cards` value: "all", a clause id, or card ids joined by commas ("" = nothing chosen yet). */
@@ -71,13 +74,15 @@ export function toRequest(f: GenerationForm, policy: string = DEFAULT_POLICY): G
     anchors_per_card: f.anchorsPerCard,
     model: f.model,
     verifier_model: f.verifierModel || null,
-    ...(f.screenModel ? { screen_model: f.screenModel } : {}),
+    // A paper run has no clause screen, so no screen model is sent.
+    ...(f.screenModel && f.protocol !== "paper" ? { screen_model: f.screenModel } : {}),
     seed: f.seed,
     concurrency: f.concurrency,
     include_missing: f.includeMissing,
     anchor_origin: f.anchorOrigin === "all" ? null : f.anchorOrigin,
     label: f.label.trim() || null,
     batch: f.batch,
+    protocol: f.protocol ?? "studio",
     ...(parseCap(f.maxCost ?? "").cap !== undefined ? { max_cost_usd: parseCap(f.maxCost ?? "").cap } : {}),
   };
 }
@@ -252,6 +257,8 @@ export type RunConfig = {
   batch: boolean;
   warnings: string[];
   promptVersions: Record<string, string>;
+  /** The protocol the run follows (studio for runs made before protocols). */
+  protocol: Protocol;
 };
 
 /** A generation run's config as the engine sends it, any part of it possibly absent. */
@@ -274,6 +281,7 @@ export function runConfig(config: StoredGenConfig | null): RunConfig {
     batch: c.batch ?? r.batch ?? false,
     warnings: c.warnings ?? [],
     promptVersions: Object.fromEntries(Object.entries(c.prompt_versions ?? {}).map(([k, v]) => [k, v ?? ""])),
+    protocol: c.provenance?.protocol ?? r.protocol ?? "studio",
   };
 }
 
