@@ -410,7 +410,13 @@ impl Engine {
         }
         let screen_policy_chars = self.screen_policy_text(&planned.policy)?.0.len() as f64;
         let cap = jobs::budget::check_cap(req.max_cost_usd)?;
-        jobs::budget::check_priced(cap, &[&producer, &verifier, &screen])?;
+        // A paper run never calls the screen model, so its price does not matter.
+        let priced: Vec<&ModelConfig> = if req.protocol.screens_records() {
+            vec![&producer, &verifier, &screen]
+        } else {
+            vec![&producer, &verifier]
+        };
+        jobs::budget::check_priced(cap, &priced)?;
         let estimate = plan::estimate(&planned, &prompts, &producer, &verifier, &screen, screen_policy_chars, screens);
         let concurrency = jobs::concurrency::plan(self.llm(), &roles, req.concurrency, planned.units);
         Ok(GenerationPlan {
@@ -443,7 +449,13 @@ impl Engine {
     pub fn generation_create(&self, req: &GenerationRequest) -> ApiResult<String> {
         let (producer, verifier, screen) = self.generation_models(req)?;
         let cap = jobs::budget::check_cap(req.max_cost_usd)?;
-        jobs::budget::check_priced(cap, &[&producer, &verifier, &screen])?;
+        // A paper run never calls the screen model, so its price does not matter.
+        let priced: Vec<&ModelConfig> = if req.protocol.screens_records() {
+            vec![&producer, &verifier, &screen]
+        } else {
+            vec![&producer, &verifier]
+        };
+        jobs::budget::check_priced(cap, &priced)?;
         let prompts = GenerationPrompts::load()?;
         let run_id = jobs::new_run_id(RunKind::Generation);
         let planned = plan::plan(self, req, &run_id)?;
@@ -552,7 +564,12 @@ impl Engine {
             verifier: self.model_handle(&cfg.verifier_model)?.batched(batch),
             screen: self.model_handle(&screen_model)?.batched(batch),
         };
-        jobs::budget::check_priced(cap, &[&roles.producer.cfg, &roles.verifier.cfg, &roles.screen.cfg])?;
+        let priced: Vec<&ModelConfig> = if cfg.protocol().screens_records() {
+            vec![&roles.producer.cfg, &roles.verifier.cfg, &roles.screen.cfg]
+        } else {
+            vec![&roles.producer.cfg, &roles.verifier.cfg]
+        };
+        jobs::budget::check_priced(cap, &priced)?;
         let prompts = GenerationPrompts::load()?;
         let pol = cfg.policy.clone();
         let (pack, screen_clauses, known_clauses) = self

@@ -49,6 +49,20 @@ async fn a_paper_generation_makes_no_screen_call_and_says_so() {
     assert_eq!(plan.protocol, Protocol::Paper);
     assert!(plan.destinations.iter().all(|d| d.role != "clause screen"), "no screen model is called");
     assert!(plan.estimate.per_stage.iter().all(|s| s.stage != "clause_screen"));
+    // A spending cap needs the price of every model called: a paper run never calls the screen's.
+    e.model_add(&psebench::api::models::ModelAddRequest {
+        name: "far-screen".into(),
+        kind: "openai".into(),
+        model: "far-screen-id".into(),
+        base_url: Some("https://api.example.invalid/v1".into()),
+        ..Default::default()
+    })
+    .unwrap();
+    let capped =
+        GenerationRequest { screen_model: Some("far-screen".into()), max_cost_usd: Some(5.0), ..paper.clone() };
+    e.generation_plan(&capped).expect("the unpriced screen model is not called under paper");
+    let refused = e.generation_plan(&GenerationRequest { protocol: Protocol::Studio, ..capped }).unwrap_err();
+    assert!(refused.message.contains("far-screen"), "{}", refused.message);
     let studio_plan = e.generation_plan(&request(REP, 2)).unwrap();
     assert!(studio_plan.destinations.iter().any(|d| d.role == "clause screen"));
     assert!(studio_plan.estimate.calls > plan.estimate.calls);
