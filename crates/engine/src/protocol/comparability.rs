@@ -170,10 +170,7 @@ pub fn comparability(runs: &[(String, Option<RunProvenance>)]) -> Comparability 
     let unrecorded: Vec<String> = marks.iter().filter(|m| m.unrecorded).map(|m| m.run_id.clone()).collect();
     let mut parts = Vec::new();
     if !differing.is_empty() {
-        parts.push(format!(
-            "These runs differ in {}, so their numbers are not directly comparable.",
-            join_words(&differing)
-        ));
+        parts.push(format!("These runs differ in {}: compare their numbers with care.", join_words(&differing)));
     }
     if !unrecorded.is_empty() && runs.len() > 1 {
         parts.push(if unrecorded.len() == 1 {

@@ -45,7 +45,7 @@ async fn a_paper_run_beside_a_studio_run_is_marked_and_a_run_on_other_cases_is_n
     assert!(!c.comparable, "{c:?}");
     assert!(c.differing.contains(&"protocol".to_string()));
     let sentence = c.sentence.clone().unwrap();
-    assert!(sentence.contains("protocol") && sentence.contains("not directly comparable"), "{sentence}");
+    assert!(sentence.contains("protocol") && sentence.contains("compare their numbers with care"), "{sentence}");
     assert!(c.marks[0].differs.is_empty());
     assert!(c.marks[1].differs.contains(&"protocol: paper".to_string()), "{:?}", c.marks[1]);
     assert_eq!(c.marks[1].protocol.as_deref(), Some("paper"));

@@ -6,7 +6,7 @@ describe("comparability marks", () => {
   const c: Comparability = {
     comparable: false,
     differing: ["protocol"],
-    sentence: "These runs differ in protocol, so their numbers are not directly comparable.",
+    sentence: "These runs differ in protocol, compare their numbers with care.",
     marks: [
       { run_id: "r1", model: "gpt [r1]", protocol: "studio", differs: [], unrecorded: false },
       { run_id: "r2", model: "gpt [r2]", protocol: "paper", differs: ["protocol: paper", "policy edition: mn29 official ab12"], unrecorded: false },
