@@ -21,8 +21,9 @@
 //! tables                                the paper's tables (CSV, Markdown, LaTeX)
 //! charts                                the paper's charts (SVG, PNG)
 //! metrics                               M1–M8, intervals, paired tests, per-clause rows
-//! card · trajectory · protocol          clause cards; evaluation transcripts; the protocol a run
-//!                                       follows (paper|studio), what made it, whether runs compare
+//! protocol                              the protocol a run follows (paper|studio), what made it,
+//!                                       whether runs compare
+//! card · trajectory                     clause cards; evaluation transcripts
 //! case                                  benchmark cases
 //! policy                                policy packs (built-in ones parsed from `builtin`)
 //! context                               the engine handle: store, LLM client, jobs, secrets

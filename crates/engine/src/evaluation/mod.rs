@@ -267,22 +267,9 @@ impl Engine {
         cases: &[Case],
         judge_model: Option<String>,
     ) -> ApiResult<RunProvenance> {
-        let mut policies: Vec<&str> = cases.iter().map(|c| c.policy.as_str()).collect();
-        policies.sort();
-        policies.dedup();
-        let (policy_editions, library) = self.store().with_read(|c| {
-            let mut editions = Vec::new();
-            let mut cards = Vec::new();
-            for p in &policies {
-                if let Ok(pack) = policy_repo::load_pack(c, p) {
-                    editions.push(fingerprint::policy_edition(&pack, &policy_repo::official_sections(c, p)?));
-                }
-                for r in crate::card::repo::list_rows(c, Some(p), None)? {
-                    cards.push((r.card_id, r.current_version, r.status));
-                }
-            }
-            Ok::<_, ApiError>((editions, fingerprint::library(&cards)))
-        })?;
+        let policies = policies_of(cases);
+        let (policy_editions, library) =
+            self.store().with_read(|c| fingerprint::stored_policy_and_library(c, &policies))?;
         Ok(RunProvenance {
             protocol,
             prompt_versions,

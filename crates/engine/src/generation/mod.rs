@@ -93,6 +93,21 @@ pub struct GenerationRequest {
     pub protocol: Protocol,
 }
 
+/// The models a run of this protocol calls: a paper run never calls the clause screen's, so its
+/// price does not matter to a spending cap.
+fn called_models<'a>(
+    protocol: Protocol,
+    producer: &'a ModelConfig,
+    verifier: &'a ModelConfig,
+    screen: &'a ModelConfig,
+) -> Vec<&'a ModelConfig> {
+    if protocol.screens_records() {
+        vec![producer, verifier, screen]
+    } else {
+        vec![producer, verifier]
+    }
+}
+
 fn is_studio(p: &Protocol) -> bool {
     *p == Protocol::Studio
 }
@@ -410,13 +425,7 @@ impl Engine {
         }
         let screen_policy_chars = self.screen_policy_text(&planned.policy)?.0.len() as f64;
         let cap = jobs::budget::check_cap(req.max_cost_usd)?;
-        // A paper run never calls the screen model, so its price does not matter.
-        let priced: Vec<&ModelConfig> = if req.protocol.screens_records() {
-            vec![&producer, &verifier, &screen]
-        } else {
-            vec![&producer, &verifier]
-        };
-        jobs::budget::check_priced(cap, &priced)?;
+        jobs::budget::check_priced(cap, &called_models(req.protocol, &producer, &verifier, &screen))?;
         let estimate = plan::estimate(&planned, &prompts, &producer, &verifier, &screen, screen_policy_chars, screens);
         let concurrency = jobs::concurrency::plan(self.llm(), &roles, req.concurrency, planned.units);
         Ok(GenerationPlan {
@@ -449,13 +458,7 @@ impl Engine {
     pub fn generation_create(&self, req: &GenerationRequest) -> ApiResult<String> {
         let (producer, verifier, screen) = self.generation_models(req)?;
         let cap = jobs::budget::check_cap(req.max_cost_usd)?;
-        // A paper run never calls the screen model, so its price does not matter.
-        let priced: Vec<&ModelConfig> = if req.protocol.screens_records() {
-            vec![&producer, &verifier, &screen]
-        } else {
-            vec![&producer, &verifier]
-        };
-        jobs::budget::check_priced(cap, &priced)?;
+        jobs::budget::check_priced(cap, &called_models(req.protocol, &producer, &verifier, &screen))?;
         let prompts = GenerationPrompts::load()?;
         let run_id = jobs::new_run_id(RunKind::Generation);
         let planned = plan::plan(self, req, &run_id)?;
@@ -511,16 +514,9 @@ impl Engine {
         prompts: &GenerationPrompts,
         planned: &plan::Planned,
     ) -> ApiResult<RunProvenance> {
-        let policy = planned.policy.as_str();
-        let (edition, library) = self.store().with_read(|c| {
-            let pack = crate::policy::repo::load_pack(c, policy)?;
-            let official = crate::policy::repo::official_sections(c, policy)?;
-            let cards: Vec<(String, i64, String)> = crate::card::repo::list_rows(c, Some(policy), None)?
-                .into_iter()
-                .map(|r| (r.card_id, r.current_version, r.status))
-                .collect();
-            Ok::<_, ApiError>((fingerprint::policy_edition(&pack, &official), fingerprint::library(&cards)))
-        })?;
+        let policy = planned.policy.clone();
+        let (policy_editions, library) =
+            self.store().with_read(|c| fingerprint::stored_policy_and_library(c, std::slice::from_ref(&policy)))?;
         let cards: Vec<(String, i64)> =
             planned.cards.iter().map(|c| (c.card.clause_card_id.clone(), c.version)).collect();
         let mut prompt_versions = prompts.versions();
@@ -531,7 +527,7 @@ impl Engine {
         Ok(RunProvenance {
             protocol,
             prompt_versions,
-            policy_editions: vec![edition],
+            policy_editions,
             library_fingerprint: library,
             case_set_fingerprint: fingerprint::card_set(&cards),
             case_count: cards.len(),
@@ -564,12 +560,8 @@ impl Engine {
             verifier: self.model_handle(&cfg.verifier_model)?.batched(batch),
             screen: self.model_handle(&screen_model)?.batched(batch),
         };
-        let priced: Vec<&ModelConfig> = if cfg.protocol().screens_records() {
-            vec![&roles.producer.cfg, &roles.verifier.cfg, &roles.screen.cfg]
-        } else {
-            vec![&roles.producer.cfg, &roles.verifier.cfg]
-        };
-        jobs::budget::check_priced(cap, &priced)?;
+        let called = called_models(cfg.protocol(), &roles.producer.cfg, &roles.verifier.cfg, &roles.screen.cfg);
+        jobs::budget::check_priced(cap, &called)?;
         let prompts = GenerationPrompts::load()?;
         let pol = cfg.policy.clone();
         let (pack, screen_clauses, known_clauses) = self

@@ -43,6 +43,25 @@ pub fn policy_edition(pack: &PolicyPack, official: &[OfficialSection]) -> Policy
     PolicyEdition { policy: pack.id.clone(), edition: sections.edition, source_hash: h.finish() }
 }
 
+/// The policy editions of stored policies (a policy missing from the store has none) and the
+/// fingerprint of all their cards, read from the store: what a new run records of both.
+pub fn stored_policy_and_library(
+    conn: &rusqlite::Connection,
+    policies: &[String],
+) -> crate::error::ApiResult<(Vec<PolicyEdition>, String)> {
+    let mut editions = Vec::new();
+    let mut cards = Vec::new();
+    for p in policies {
+        if let Ok(pack) = crate::policy::repo::load_pack(conn, p) {
+            editions.push(policy_edition(&pack, &crate::policy::repo::official_sections(conn, p)?));
+        }
+        for r in crate::card::repo::list_rows(conn, Some(p), None)? {
+            cards.push((r.card_id, r.current_version, r.status));
+        }
+    }
+    Ok((editions, library(&cards)))
+}
+
 /// The card library: every card of the policy as (id, version, status), in id order.
 pub fn library(cards: &[(String, i64, String)]) -> String {
     let mut sorted: Vec<&(String, i64, String)> = cards.iter().collect();
