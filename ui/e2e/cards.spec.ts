@@ -103,6 +103,15 @@ test("a card reads like a decision table with links to its facts and the policy"
   await page.getByRole("link", { name: /General Recommendation 3/ }).click();
   await expect(page).toHaveURL(/#\/policy\?tab=guidance&focus=General/);
   await expect(page.locator("section.card.focused")).toContainText("General Recommendation 3");
+
+  // A card whose reading was doubted says why the library reads the clause that way (x_decision).
+  await page.goto(`${studio.url}#/cards/CardRep_2_Surgical_1`);
+  const why = page.getByRole("complementary", { name: "Why the card reads the clause this way" });
+  await expect(why).toContainText("stays under Surgical Events clause 1");
+  // A card without such a decision shows no note.
+  await page.goto(`${studio.url}#/cards/CardRep_1_CareManagement_1`);
+  await expect(page.getByRole("heading", { name: "Reportable card: Medication error", level: 1 })).toBeVisible();
+  await expect(page.getByRole("complementary", { name: "Why the card reads the clause this way" })).toHaveCount(0);
   expect(errors).toEqual([]);
 });
 

@@ -33,6 +33,7 @@ const ROUTES: &[(&str, Route)] = &[
     ("policy create", Api(&["FILE_POLICY"], &["policy.create"])),
     ("policy delete", Api(&["nope"], &["policy.delete"])),
     ("cards lint", Api(&["--library"], &["cards.lint_library", "cards.lint_paths"])),
+    ("cards coverage", Api(&["--clause", "nope"], &["cards.coverage"])),
     ("cards import", Api(&["MISSING"], &["cards.import_files"])),
     ("cards list", Api(&[], &["cards.list"])),
     ("cards show", Api(&["nope"], &["card.show"])),

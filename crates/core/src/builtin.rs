@@ -59,3 +59,13 @@ pub fn demo_cases() -> Option<EmbeddedFile> {
         .get_file("demo/cases.jsonl")
         .and_then(|f| f.contents_utf8().map(|text| EmbeddedFile { path: "library/demo/cases.jsonl".into(), text }))
 }
+
+/// The built-in cards a policy's library no longer ships (`library/retired/<policy>.json`): a list
+/// of `{"clause_card_id", "replaced_by": [ids], "reason"}`. A store that loaded one of them earlier
+/// takes it out of use (see `card::builtin_library`).
+pub fn retired_cards_file(policy_id: &str) -> Option<EmbeddedFile> {
+    let path = format!("retired/{policy_id}.json");
+    LIBRARY
+        .get_file(&path)
+        .and_then(|f| f.contents_utf8().map(|text| EmbeddedFile { path: format!("library/{path}"), text }))
+}

@@ -42,6 +42,16 @@ pub enum CardsCmd {
         /// Card files, folders, or cards.jsonl files.
         paths: Vec<PathBuf>,
     },
+    /// For each clause, the combinations of its cards' conditions that no stored card admits.
+    Coverage {
+        #[arg(long, default_value = psebench::policy::DEFAULT_POLICY)]
+        policy: String,
+        /// One clause id (default: every clause of the policy).
+        #[arg(long)]
+        clause: Option<String>,
+        /// Card files or folders to report on instead of the stored library.
+        paths: Vec<PathBuf>,
+    },
     /// Import card files, folders or cards.jsonl into the library (as drafts; all or nothing).
     Import {
         #[arg(long, default_value = psebench::policy::DEFAULT_POLICY)]
@@ -105,6 +115,39 @@ pub enum CardsCmd {
     },
 }
 
+fn print_coverage(clauses: &[psebench::api::cards::ClauseCoverage]) {
+    for c in clauses {
+        let r = &c.report;
+        if let Some(note) = &r.note {
+            println!(
+                "{} ({}): {} cards, {} conditions. {note}",
+                c.label,
+                c.clause_id,
+                r.cards.len(),
+                r.conditions.len()
+            );
+            continue;
+        }
+        let gaps = r.combinations - r.covered;
+        println!(
+            "{} ({}): {} cards, {} conditions, {} of {} combinations admitted, {gaps} not.",
+            c.label,
+            c.clause_id,
+            r.cards.len(),
+            r.conditions.len(),
+            r.covered,
+            r.combinations
+        );
+        for g in &r.gaps {
+            let shown: Vec<String> = g.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            println!("    no card: {}", shown.join(", "));
+        }
+        if gaps > r.gaps.len() as u64 {
+            println!("    … and {} more", gaps - r.gaps.len() as u64);
+        }
+    }
+}
+
 fn print_lint(report: &LintReport) {
     let mut last_path = String::new();
     for p in &report.problems {
@@ -153,6 +196,21 @@ pub fn run(cli: &Cli, cmd: &CardsCmd) -> Result<ExitCode, ApiError> {
                 print_lint(&report);
             }
             return Ok(if report.has_errors() { ExitCode::from(1) } else { ExitCode::SUCCESS });
+        }
+        CardsCmd::Coverage { policy, clause, paths } => {
+            let r: Vec<psebench::api::cards::ClauseCoverage> = e.call(
+                "cards.coverage",
+                &psebench::api::rpc::CardCoverageParams {
+                    policy: Some(policy.clone()),
+                    clause: clause.clone(),
+                    paths: paths.clone(),
+                },
+            )?;
+            if cli.json {
+                print_json(&r);
+            } else {
+                print_coverage(&r);
+            }
         }
         CardsCmd::Import { policy, author, paths } => {
             let r: psebench::api::cards::CardsImportResult = e.call(

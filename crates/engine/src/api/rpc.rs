@@ -176,6 +176,20 @@ pub struct CardCheckParams {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
+pub struct CardCoverageParams {
+    #[serde(default)]
+    pub policy: Option<String>,
+    /// One clause id; every clause when absent.
+    #[serde(default)]
+    pub clause: Option<String>,
+    /// Card files or folders on this computer to report on instead of the stored library.
+    #[serde(default)]
+    #[ts(as = "Option<Vec<String>>", optional)]
+    pub paths: Vec<PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct CardDiffParams {
     pub card_id: String,
     pub from: i64,
@@ -706,6 +720,9 @@ api_methods! {
     }
     "cards.lint_library" ["Lint every stored card of a policy."] (e, p: PolicyParams) -> LintReport {
         blocking(move || e.cards_lint_library(&policy_or_default(&p.policy))).await?
+    }
+    "cards.coverage" ["Which combinations of each clause's conditions no stored card admits."] (e, p: CardCoverageParams) -> Vec<crate::card::actions::ClauseCoverage> {
+        blocking(move || e.cards_coverage(&policy_or_default(&p.policy), p.clause.as_deref(), &p.paths)).await?
     }
     "cards.lint_files" ["Lint uploaded card files without importing them."] (e, p: CardFilesParams) -> LintReport {
         blocking(move || {

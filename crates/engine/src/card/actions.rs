@@ -16,6 +16,14 @@ use crate::util::files::parse_json;
 
 use super::repo::CARD_JSON;
 
+/// One clause's coverage report (`cards_coverage`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ClauseCoverage {
+    pub clause_id: String,
+    pub label: String,
+    pub report: crate::card::coverage::CoverageReport,
+}
+
 /// Filters for the card library list.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[ts(optional_fields)]
@@ -165,6 +173,58 @@ impl Engine {
             })
             .collect::<ApiResult<_>>()?;
         Ok(lint_documents(&inputs, &vocab))
+    }
+
+    /// The coverage report of every clause's cards, or of one clause: which true/false
+    /// combinations of its conditions no card admits. The cards are the stored ones (current
+    /// versions, any status), or those read from `paths` (files, folders or cards.jsonl) when given.
+    pub fn cards_coverage(
+        &self,
+        policy: &str,
+        clause: Option<&str>,
+        paths: &[PathBuf],
+    ) -> ApiResult<Vec<ClauseCoverage>> {
+        let (pack, _) = self.pack_and_vocab(policy)?;
+        if let Some(c) = clause {
+            if pack.clause(c).is_none() {
+                return Err(ApiError::not_found(format!("The policy {policy} has no clause {c}.")));
+            }
+        }
+        let mut cards: Vec<ClauseCard> = Vec::new();
+        if paths.is_empty() {
+            for (row, json) in self.store().with_conn(|c| repo::current_cards(c, policy))? {
+                let value = CARD_JSON.parse(&json, &row.card_id)?;
+                cards.push(
+                    ClauseCard::from_value(&value).map_err(|e| {
+                        ApiError::internal(format!("The stored card {} cannot be read: {e}", row.card_id))
+                    })?,
+                );
+            }
+        } else {
+            let (docs, failures) = load_docs(paths)?;
+            if let Some(f) = failures.first() {
+                return Err(ApiError::invalid(format!("{} cannot be read: {}", f.origin, f.error)));
+            }
+            for d in docs {
+                cards.push(
+                    ClauseCard::from_value(&d.value)
+                        .map_err(|e| ApiError::invalid(format!("{} is not a clause card: {e}", d.origin)))?,
+                );
+            }
+        }
+        Ok(pack
+            .clauses
+            .iter()
+            .filter(|cl| clause.is_none_or(|c| c == cl.clause_id))
+            .map(|cl| {
+                let of: Vec<&ClauseCard> = cards.iter().filter(|c| c.clause_id == cl.clause_id).collect();
+                ClauseCoverage {
+                    clause_id: cl.clause_id.clone(),
+                    label: cl.label.clone(),
+                    report: crate::card::coverage::coverage(&of),
+                }
+            })
+            .collect())
     }
 
     /// Import card files into the library as drafts. All or nothing: unreadable files, schema

@@ -94,5 +94,44 @@ fn sync_builtin_library(conn: &rusqlite::Connection, pack: &PolicyPack) -> ApiRe
             Some(_) => {} // the user's edited copy wins
         }
     }
+    for r in retired_cards(&pack.id) {
+        withdraw_retired(conn, &r)?;
+    }
+    Ok(())
+}
+
+/// A card the built-in library no longer ships, and why.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub struct RetiredCard {
+    pub clause_card_id: String,
+    #[serde(default)]
+    pub replaced_by: Vec<String>,
+    pub reason: String,
+}
+
+/// The retired built-in cards of a policy (an unreadable list counts as none; the test suite
+/// checks that it reads).
+pub fn retired_cards(policy_id: &str) -> Vec<RetiredCard> {
+    crate::builtin::retired_cards_file(policy_id).and_then(|f| serde_json::from_str(f.text).ok()).unwrap_or_default()
+}
+
+/// The note recorded when a store takes a retired built-in card out of use.
+pub fn withdrawal_note(r: &RetiredCard) -> String {
+    let replaced =
+        if r.replaced_by.is_empty() { String::new() } else { format!(" Replaced by {}.", r.replaced_by.join(", ")) };
+    format!("Withdrawn from the built-in library: {}{replaced}", r.reason.trim())
+}
+
+/// A retired card that this store loaded from an earlier build, and that nobody but the built-in
+/// library has approved since, goes back to draft with the reason in its audit log: generation
+/// then leaves it out and the overlap with its replacement is not silent. A copy the user edited
+/// or approved in their own name is left alone.
+fn withdraw_retired(conn: &rusqlite::Connection, r: &RetiredCard) -> ApiResult<()> {
+    let Some(row) = card_repo::get_row(conn, &r.clause_card_id)? else { return Ok(()) };
+    let ours = row.origin == "builtin" && row.auditor.as_deref() == Some(BUILTIN_AUDITOR);
+    if !ours || row.status == AuditStatus::Draft.as_str() {
+        return Ok(());
+    }
+    card_repo::set_audit(conn, &r.clause_card_id, AuditStatus::Draft, BUILTIN_AUDITOR, Some(&withdrawal_note(r)))?;
     Ok(())
 }

@@ -3,6 +3,7 @@
 
 pub mod actions;
 pub mod builtin_library;
+pub mod coverage;
 pub mod io;
 pub mod lint;
 pub mod repo;

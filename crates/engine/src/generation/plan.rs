@@ -198,6 +198,7 @@ pub fn plan(engine: &Engine, req: &GenerationRequest, run_id: &str) -> ApiResult
     let mut candidates = Vec::new();
     let mut units = 0usize;
     let mut without = Vec::new();
+    // Clause -> (anchors its bucket holds, cards of the clause that asked for more).
     let mut short: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let unapproved: Vec<String> =
         cards.iter().filter(|c| c.status != "approved").map(|c| c.card.clause_card_id.clone()).collect();
@@ -213,7 +214,7 @@ pub fn plan(engine: &Engine, req: &GenerationRequest, run_id: &str) -> ApiResult
         bucket.shuffle(&mut rng);
         let n = (req.anchors_per_card as usize).min(bucket.len());
         if n < req.anchors_per_card as usize {
-            short.insert(card.clause_id.clone(), (bucket.len(), req.anchors_per_card as usize));
+            short.entry(card.clause_id.clone()).or_insert((bucket.len(), 0)).1 += 1;
         }
         let case_type = case_type_of(card);
         for a in bucket.into_iter().take(n) {
@@ -255,10 +256,8 @@ pub fn plan(engine: &Engine, req: &GenerationRequest, run_id: &str) -> ApiResult
             units += 1;
         }
     }
-    for (clause, (have, want)) in &short {
-        warnings.push(format!(
-            "The {clause} bucket has only {have} anchor(s); its cards use all of them instead of {want}."
-        ));
+    for (clause, (have, cards_short)) in &short {
+        warnings.push(anchor_shortfall_warning(clause, *have, *cards_short, req.anchors_per_card as usize));
     }
     if !without.is_empty() {
         warnings.push(format!(
@@ -284,6 +283,25 @@ pub fn plan(engine: &Engine, req: &GenerationRequest, run_id: &str) -> ApiResult
         without_anchors: without,
         clause_contexts,
     })
+}
+
+/// The plan's warning when the cards of a clause ask for more anchors than its bucket holds: each
+/// card then uses the whole bucket, so its scenes are reused card after card.
+fn anchor_shortfall_warning(clause: &str, have: usize, cards: usize, want: usize) -> String {
+    let anchors = if have == 1 { "1 anchor".to_string() } else { format!("{have} anchors") };
+    let fewer = want - have;
+    if cards == 1 {
+        format!(
+            "1 card of {clause} asks for {want} anchors but the clause's bucket holds {anchors}: it uses all {have} \
+             ({fewer} fewer cases than asked). Import anchors for this clause to widen its scenes."
+        )
+    } else {
+        format!(
+            "{cards} cards of {clause} ask for {want} anchors each but the clause's bucket holds {anchors}: each card \
+             uses all {have} ({fewer} fewer cases per card than asked), so the same {have} scenes are reused by all \
+             {cards} cards. Import anchors for this clause to widen its scenes."
+        )
+    }
 }
 
 fn tokens(chars: f64) -> f64 {

@@ -43,6 +43,10 @@ pub fn fingerprint(policy_id: &str) -> String {
         h.update(f.path.as_bytes());
         h.update(f.text.as_bytes());
     }
+    if let Some(f) = crate::builtin::retired_cards_file(policy_id) {
+        h.update(f.path.as_bytes());
+        h.update(f.text.as_bytes());
+    }
     if let Some(p) = policy_packs().into_iter().find(|p| p.id == policy_id) {
         h.update(serde_json::to_string(&p).unwrap_or_default().as_bytes());
     }

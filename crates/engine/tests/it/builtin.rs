@@ -114,8 +114,47 @@ fn sample_anchors_cover_every_clause() {
         }
     }
     for c in &pack.clauses {
-        assert!(per.get(&c.clause_id).copied().unwrap_or(0) >= 3, "{} has fewer than 3 anchors", c.clause_id);
+        let n = per.get(&c.clause_id).copied().unwrap_or(0);
+        assert!(n >= ANCHORS_PER_CLAUSE, "{} has {n} anchors (at least {ANCHORS_PER_CLAUSE})", c.clause_id);
     }
+}
+
+/// Generation draws 25 anchors per card from its clause's bucket (the paper's setting).
+const ANCHORS_PER_CLAUSE: usize = 25;
+
+/// Issue 28: each sample anchor reads as a short incident report (40-200 words) that never names a
+/// verdict or a clause number, and no two are the same scene written twice.
+#[test]
+fn sample_anchors_are_short_reports_that_name_no_verdict() {
+    let mut seen: HashMap<String, String> = HashMap::new();
+    let mut lengths = Vec::new();
+    for f in psebench::builtin::anchor_files() {
+        for line in f.text.lines().filter(|l| !l.trim().is_empty()) {
+            let a: serde_json::Value = serde_json::from_str(line).unwrap();
+            let id = a["anchor_id"].as_str().unwrap().to_string();
+            let text = a["text"].as_str().unwrap();
+            let words = text.split_whitespace().count();
+            assert!((40..=200).contains(&words), "{id}: {words} words");
+            lengths.push(words);
+            let lower = text.to_lowercase();
+            let tokens = psebench::util::text::word_tokens(text);
+            for b in BANNED.iter().chain(&["adverse health event", "never event"]) {
+                let hit = if b.contains(' ') { lower.contains(b) } else { tokens.iter().any(|t| t == b) };
+                assert!(!hit, "{id} uses \"{b}\"");
+            }
+            for w in ["clause", "recommendation", "subdivision"] {
+                let numbered = tokens.windows(2).any(|p| p[0] == w && p[1].chars().all(|c| c.is_ascii_digit()));
+                assert!(!numbered, "{id} names a {w} by number");
+            }
+            let key = tokens.join(" ");
+            if let Some(other) = seen.insert(key, id.clone()) {
+                panic!("{id} has the same text as {other}");
+            }
+        }
+    }
+    // The lengths vary: terse reports and long ones, not one size.
+    assert!(lengths.iter().filter(|w| **w <= 70).count() * 10 >= lengths.len(), "too few short reports");
+    assert!(lengths.iter().filter(|w| **w >= 130).count() * 10 >= lengths.len(), "too few long reports");
 }
 
 const BANNED: [&str; 9] = [
@@ -228,6 +267,27 @@ fn library_keeps_the_paper_scale() {
         assert!(vocab.evidence_ids.iter().any(|e| e == section), "{}: unknown section {section}", u.clause_card_id);
         assert!(q["question"].as_str().unwrap_or("").trim_end().ends_with('?'), "{}", u.clause_card_id);
     }
+    // `scripts/library-stats` counts the same library the same way.
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/library-stats");
+    let out = std::process::Command::new("python3").args([script, "--json"]).output().expect("python3 runs the script");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let anchors: usize =
+        psebench::builtin::anchor_files().iter().map(|f| f.text.lines().filter(|l| !l.trim().is_empty()).count()).sum();
+    assert_eq!(
+        [
+            &stats["cards"],
+            &stats["complete_case_cards"],
+            &stats["reportable"],
+            &stats["uncertain"],
+            &stats["missing_variants"],
+            &stats["anchors"]
+        ],
+        [cards.len(), complete, count(EventType::Reportable), count(EventType::Uncertain), variants, anchors]
+            .map(|n| serde_json::json!(n))
+            .each_ref()
+    );
+    assert!(stats["fewest_anchors_per_clause"].as_u64().unwrap() >= ANCHORS_PER_CLAUSE as u64, "{stats}");
 }
 
 #[test]
@@ -303,6 +363,63 @@ fn a_corrected_builtin_card_says_what_changed_in_its_history() {
     let note = detail.versions.last().and_then(|v| v.note.clone()).unwrap_or_default();
     assert!(note.contains("revised") && note.contains("stage 3"), "{note}");
     // an untouched card keeps the plain note
-    let plain = e.card_show("CardRep_1_PotentialCriminal_1", None).unwrap();
+    let untouched =
+        library().into_iter().find(|c| !c.extra.contains_key("x_revision_note")).expect("an untouched card");
+    let plain = e.card_show(&untouched.clause_card_id, None).unwrap();
     assert_eq!(plain.versions.last().and_then(|v| v.note.as_deref()), Some("built-in library"));
+}
+
+/// Issue 28: a card the built-in library stopped shipping (it was converted under a new id) names
+/// its replacement, and a store that loaded it from an earlier build takes it out of use with the
+/// reason in its audit log, so its old verdict no longer overlaps the new card.
+#[test]
+fn a_retired_builtin_card_is_withdrawn_from_stores_that_loaded_it() {
+    use psebench::card::builtin_library::{retired_cards, withdrawal_note};
+    let retired = retired_cards("mn29");
+    assert!(psebench::builtin::retired_cards_file("mn29").is_some(), "the retired list ships");
+    let shipped: Vec<String> = library().into_iter().map(|c| c.clause_card_id).collect();
+    for r in &retired {
+        assert!(!shipped.contains(&r.clause_card_id), "{} is retired but still shipped", r.clause_card_id);
+        assert!(!r.replaced_by.is_empty() && r.reason.len() > 40, "{r:?}");
+        for id in &r.replaced_by {
+            assert!(shipped.contains(id), "{} names {id}, which the library does not ship", r.clause_card_id);
+        }
+    }
+    let r = retired.first().expect("at least one retired card");
+
+    // A store from an earlier build: the retired card is there, approved by the built-in library.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.db");
+    let stand_in = r.replaced_by[0].clone();
+    drop(psebench::api::Engine::open(&path).unwrap());
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        let old = r.clause_card_id.as_str();
+        c.execute(
+            "INSERT INTO cards SELECT ?1, policy_id, clause_id, event_type, 1, status, auditor, audit_notes, audited_at,
+                    origin, created_at, updated_at FROM cards WHERE card_id = ?2",
+            rusqlite::params![old, stand_in],
+        )
+        .unwrap();
+        c.execute(
+            "INSERT INTO card_versions SELECT ?1, 1, card_json, content_sha, author, 'built-in library', created_at
+               FROM card_versions WHERE card_id = ?2 AND version = 1",
+            rusqlite::params![old, stand_in],
+        )
+        .unwrap();
+        // The store remembers the earlier build's fingerprint.
+        c.execute("UPDATE settings SET value = 'an earlier build' WHERE key = 'builtin_fingerprint:mn29'", []).unwrap();
+    }
+    let e = psebench::api::Engine::open(&path).unwrap();
+    let d = e.card_show(&r.clause_card_id, None).unwrap();
+    assert_eq!(d.summary.status, "draft", "withdrawn from use");
+    let entry = d.audit_log.first().expect("an audit entry");
+    assert_eq!(entry.notes.as_deref(), Some(withdrawal_note(r).as_str()));
+    assert!(withdrawal_note(r).contains(&stand_in));
+    // The replacement stays approved.
+    assert_eq!(e.card_show(&stand_in, None).unwrap().summary.status, "approved");
+    drop(e);
+    // Opening again changes nothing more.
+    let e = psebench::api::Engine::open(&path).unwrap();
+    assert_eq!(e.card_show(&r.clause_card_id, None).unwrap().audit_log.len(), d.audit_log.len());
 }

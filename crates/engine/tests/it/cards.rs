@@ -231,3 +231,37 @@ fn a_card_id_that_is_a_path_is_refused_with_its_file_and_line() {
     assert!(err.message.contains(&expected), "{}", err.message);
     assert_eq!(stored_ids(&e), before, "nothing was imported");
 }
+
+/// Issue 28: the coverage report of every clause, from the stored library or from card files.
+#[test]
+fn coverage_reports_each_clause_from_the_store_or_from_files() {
+    let (dir, e) = temp_engine();
+    let all = e.cards_coverage("mn29", None, &[]).unwrap();
+    assert_eq!(all.len(), 29, "one report per clause");
+    for c in &all {
+        assert!(!c.report.cards.is_empty(), "{} has cards", c.clause_id);
+        assert!(c.report.covered <= c.report.combinations, "{c:?}");
+    }
+    let fall = e.cards_coverage("mn29", Some("CareManagement_7_Fall"), &[]).unwrap();
+    assert_eq!(fall.len(), 1);
+    assert_eq!(fall[0].label, "Care Management Events clause 7");
+    // The same clause read from the built-in files gives the same report.
+    let folder = dir.path().join("fall");
+    std::fs::create_dir_all(&folder).unwrap();
+    for f in psebench::builtin::library_card_files("mn29").iter().filter(|f| f.path.contains("/CareManagement_7_Fall/"))
+    {
+        let name = f.path.rsplit('/').next().unwrap();
+        std::fs::write(folder.join(name), f.text).unwrap();
+    }
+    let from_files = e.cards_coverage("mn29", Some("CareManagement_7_Fall"), &[folder.clone()]).unwrap();
+    assert_eq!(from_files, fall);
+    // Only one card: more combinations go uncovered, and the gaps list them.
+    let one = folder.read_dir().unwrap().next().unwrap().unwrap().path();
+    let single = e.cards_coverage("mn29", Some("CareManagement_7_Fall"), &[one]).unwrap();
+    assert_eq!(single[0].report.cards.len(), 1);
+    assert!(single[0].report.covered < fall[0].report.covered || fall[0].report.cards.len() == 1);
+    assert!(!single[0].report.gaps.is_empty());
+    let err = e.cards_coverage("mn29", Some("NoSuchClause"), &[]).unwrap_err();
+    assert_eq!(err.code, psebench::ErrorCode::NotFound);
+    assert!(err.message.contains("NoSuchClause"), "{}", err.message);
+}

@@ -746,10 +746,31 @@ async fn plans_explain_what_cannot_be_generated() {
     assert!(p.warnings.iter().any(|w| w.contains("not approved")), "{:?}", p.warnings);
     let by_clause = e.generation_plan(&request(FALL, 1)).unwrap();
     assert!(by_clause.unapproved_cards.is_empty());
-    // More anchors than the bucket holds: all of them, with a warning.
-    let p = e.generation_plan(&request(REP, 50)).unwrap();
-    assert_eq!(p.units, 4);
-    assert!(p.warnings.iter().any(|w| w.contains("only 4 anchor")), "{:?}", p.warnings);
+    // More anchors than the bucket holds: all of them, with a warning that says how many.
+    let held = e
+        .anchors_buckets("mn29")
+        .unwrap()
+        .iter()
+        .find(|b| b.clause_id.as_deref() == Some(FALL))
+        .map(|b| (b.builtin + b.imported) as usize)
+        .unwrap();
+    assert!(held >= 25, "the built-in bucket holds at least 25 anchors: {held}");
+    let want = held as u32 + 10;
+    let p = e.generation_plan(&request(REP, want)).unwrap();
+    assert_eq!(p.units, held);
+    let w = p.warnings.iter().find(|w| w.contains(&format!("holds {held} anchors"))).expect("a shortfall warning");
+    assert!(w.contains(&format!("1 card of {FALL} asks for {want} anchors")), "{w}");
+    assert!(w.contains(&format!("uses all {held} (10 fewer cases than asked)")), "{w}");
+    // Every card of the clause: the same scenes are reused card after card, and the plan says so.
+    let cards = e.generation_plan(&request(FALL, want)).unwrap().cards;
+    assert!(cards > 2, "{cards}");
+    let p = e.generation_plan(&request(FALL, want)).unwrap();
+    assert_eq!(p.units, held * cards);
+    let w = p.warnings.iter().find(|w| w.contains(&format!("holds {held} anchors"))).expect("a shortfall warning");
+    assert!(w.contains(&format!("the same {held} scenes are reused by all {cards} cards")), "{w}");
+    // Asking for no more than the bucket holds: no such warning.
+    let p = e.generation_plan(&request(FALL, 25)).unwrap();
+    assert!(!p.warnings.iter().any(|w| w.contains("bucket holds")), "{:?}", p.warnings);
     // Only imported anchors: there are none yet.
     let err = e
         .generation_plan(&GenerationRequest { anchor_origin: Some("imported".into()), ..request(REP, 2) })

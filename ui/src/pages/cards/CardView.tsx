@@ -130,6 +130,9 @@ export function CardView({ cardId }: { cardId: string }) {
   // A built-in card may say which provisional point it rests on (x_provisional_note).
   const rawNote = (d.card as Record<string, unknown> | null)?.x_provisional_note;
   const provisionalNote = typeof rawNote === "string" && rawNote.trim() !== "" ? rawNote : null;
+  // Why the library reads the clause this way where the reading was doubted (x_decision).
+  const rawDecision = (d.card as Record<string, unknown> | null)?.x_decision;
+  const decisionNote = typeof rawDecision === "string" && rawDecision.trim() !== "" ? rawDecision : null;
   // The whole definition on the decision table; two lines elsewhere, so the work area stays in view.
   const clamp = tab !== "decision" && !fullDefinition && card.clause_card_definition.length > 200;
 
@@ -265,7 +268,16 @@ export function CardView({ cardId }: { cardId: string }) {
 
       <Tabs tabs={tabs} active={tab} onChange={(t) => show(t as CardTab)} label="Parts of the card" />
       <div role="tabpanel" aria-labelledby={`tab-${tab}`} className="tab-panel">
-        {tab === "decision" && <DecisionTable card={card} evidence={policy.data?.evidence} show={show} />}
+        {tab === "decision" && (
+          <>
+            {decisionNote && (
+              <aside className="decision-note" aria-label="Why the card reads the clause this way">
+                <strong>Why the card reads the clause this way.</strong> {decisionNote}
+              </aside>
+            )}
+            <DecisionTable card={card} evidence={policy.data?.evidence} show={show} />
+          </>
+        )}
         {tab === "elements" && <FactSlots card={card} show={show} />}
         {tab === "constraints" && <Constraints card={card} show={show} />}
         {tab === "variants" && <Variants card={card} knownCards={knownCards} show={show} />}

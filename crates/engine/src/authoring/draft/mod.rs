@@ -8,7 +8,6 @@
 
 pub mod all;
 pub mod checks;
-pub mod coverage;
 pub mod repo;
 
 use indexmap::IndexMap;
@@ -17,9 +16,9 @@ use serde_json::Value;
 use std::collections::HashSet;
 
 use self::checks::{check_cards, check_variants, item_label, CheckContext};
-use self::coverage::{coverage, CoverageReport};
 use super::{call_record, clause_text, policy_or_default, AuthoringCall};
 use crate::card::actions::{line_diff, DiffLine};
+use crate::card::coverage::{coverage, CoverageReport};
 use crate::card::lint::Severity;
 use crate::card::schema::{card_schema_value, VARIANTS_SCHEMA};
 use crate::card::{to_pretty, AuditStatus, ClauseCard, EventType};
