@@ -41,13 +41,13 @@ test("a pre-sort job shows progress and outcomes, stops, and resumes from the An
   await page.getByRole("button", { name: "Sort with a model…" }).click();
   const dialog = page.getByRole("dialog", { name: "Sort anchors into buckets with a model" });
   await dialog.getByLabel("Model").selectOption("sorter");
-  await dialog.getByLabel(/Every anchor \(120\)/).check();
-  await dialog.getByRole("button", { name: "Sort 120 anchors" }).click();
+  await dialog.getByLabel(/Every anchor \(516\)/).check();
+  await dialog.getByRole("button", { name: "Sort 516 anchors" }).click();
 
   // Progress with counts, and outcomes as they arrive.
   const panel = dialog.getByTestId("batch-result");
   await expect(panel.getByRole("progressbar")).toBeVisible();
-  await expect(panel.getByText(/\/ 120 anchors/)).toBeVisible();
+  await expect(panel.getByText(/\/ 516 anchors/)).toBeVisible();
   await expect(panel.getByRole("row", { name: /Changed/ }).first()).toBeVisible();
   await expect(panel.getByText("A patient fell.").first()).toBeVisible();
   await expect(dialog.getByRole("button", { name: "Close (the job keeps running)" })).toBeVisible();
@@ -68,15 +68,15 @@ test("a pre-sort job shows progress and outcomes, stops, and resumes from the An
   const table = page.getByRole("table", { name: /Sorting and translation jobs/ });
   const row = table.getByRole("row", { name: /Sort by topic/ });
   await expect(row.getByText("Stopped")).toBeVisible();
-  await expect(row.getByText(`${doneBefore} / 120`)).toBeVisible();
+  await expect(row.getByText(`${doneBefore} / 516`)).toBeVisible();
   await row.getByRole("button", { name: "Resume" }).click();
   await expect(row.getByText("Finished")).toBeVisible({ timeout: 60_000 });
-  await expect(row.getByText("120 / 120")).toBeVisible();
+  await expect(row.getByText("516 / 516")).toBeVisible();
 
   // Opening the job shows every anchor's outcome.
   await row.click();
   const again = page.getByRole("dialog", { name: "Sort anchors into buckets with a model" });
   await expect(again.getByText("Sorting finished.")).toBeVisible();
-  await expect(again.getByText(/120 anchors processed, \d+ moved to a new bucket/)).toBeVisible();
+  await expect(again.getByText(/516 anchors processed, \d+ moved to a new bucket/)).toBeVisible();
   expect(errors).toEqual([]);
 });

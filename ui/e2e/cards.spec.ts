@@ -31,10 +31,10 @@ test("browse and filter the library; the clause filter comes from the address", 
 
   await page.getByLabel("Category").selectOption("Care Management");
   await page.getByLabel("Clause").selectOption({ label: "Medication error (Care Management Events clause 1)" });
-  await expect(page.getByText(/Showing 7 of \d+ cards/)).toBeVisible();
+  await expect(page.getByText(/Showing 8 of \d+ cards/)).toBeVisible();
   await page.getByLabel("Event type").selectOption("Reportable");
-  await expect(page.getByText(/Showing 2 of \d+ cards/)).toBeVisible();
-  await expect(page.locator("tbody tr")).toHaveCount(2);
+  await expect(page.getByText(/Showing 3 of \d+ cards/)).toBeVisible();
+  await expect(page.locator("tbody tr")).toHaveCount(3);
   await expect(page.locator("tbody tr").first()).toContainText("Reportable");
 
   // Free-text search over ids and definitions; nothing matches → an empty state with a way out.
@@ -68,7 +68,7 @@ test("a card reads like a decision table with links to its facts and the policy"
   const errors = watchErrors(page);
   await page.goto(`${studio.url}#/cards?clause=CareManagement_1_MedicationError&type=Reportable`);
   // Keyboard: focus the first row and open it with Enter.
-  const row = page.locator("tbody tr", { hasText: "CardRep_1_CareManagement_1" });
+  const row = page.locator("tbody tr").filter({ has: page.getByText("CardRep_1_CareManagement_1", { exact: true }) });
   await row.focus();
   await page.keyboard.press("Enter");
   await expect(page).toHaveURL(/#\/cards\/CardRep_1_CareManagement_1/);

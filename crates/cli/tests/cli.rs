@@ -600,7 +600,12 @@ fn anchors_generation_stats_provenance_and_report_through_the_cli() {
 
     // Anchors: built-in samples are there; import ours into the fall bucket.
     let anchors = env.json(&["anchors", "list", "--clause", "CareManagement_7_Fall"]);
-    assert_eq!(anchors.as_array().unwrap().len(), 4);
+    let fall_builtin = psebench::builtin::anchor_files()
+        .iter()
+        .filter(|f| f.path.ends_with("CareManagement_7_Fall.jsonl"))
+        .map(|f| f.text.lines().filter(|l| !l.trim().is_empty()).count())
+        .sum::<usize>();
+    assert_eq!(anchors.as_array().unwrap().len(), fall_builtin);
     let f = env.file("ours.jsonl", "{\"anchor_id\": \"ours-1\", \"text\": \"Patient slipped in the shower on ward 3 and hit her head.\", \"source\": \"our reports\"}\n");
     let r = env.json(&["anchors", "import", s(&f), "--clause", "CareManagement_7_Fall"]);
     assert_eq!(r["added"], json!(["ours-1"]));

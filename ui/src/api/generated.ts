@@ -438,6 +438,16 @@ export type CardAuditRequest = { card_id: string, status: AuditStatus, auditor: 
 
 export type CardCheckParams = { json: string, policy?: string, };
 
+export type CardCoverageParams = { policy?: string, 
+/**
+ * One clause id; every clause when absent.
+ */
+clause?: string, 
+/**
+ * Card files or folders on this computer to report on instead of the stored library.
+ */
+paths?: Array<string>, };
+
 export type CardDetail = { summary: CardSummary, audit_notes: string | null, audited_at: string | null, 
 /**
  * The card document at the requested version, key order as stored.
@@ -606,6 +616,11 @@ export type ClauseContextNote = { clause_id: string,
 context: string, extraction_id: string | null, };
 
 export type ClauseCount = { clause_id: string, complete: number, missing: number, uncertain: number, };
+
+/**
+ * One clause's coverage report (`cards_coverage`).
+ */
+export type ClauseCoverage = { clause_id: string, label: string, report: CoverageReport, };
 
 /**
  * One column: a plain-text name (CSV and Markdown header) and optional LaTeX header lines.
@@ -2855,6 +2870,8 @@ export interface ApiMethods {
   "card.diff": { params: CardDiffParams; result: CardDiff };
   /** Lint every stored card of a policy. */
   "cards.lint_library": { params: PolicyParams; result: LintReport };
+  /** Which combinations of each clause's conditions no stored card admits. */
+  "cards.coverage": { params: CardCoverageParams; result: Array<ClauseCoverage> };
   /** Lint uploaded card files without importing them. */
   "cards.lint_files": { params: CardFilesParams; result: LintReport };
   /** Import uploaded card files (all or nothing) as drafts. */

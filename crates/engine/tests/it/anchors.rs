@@ -22,12 +22,12 @@ fn the_builtin_samples_are_seeded_once_with_their_buckets() {
     let e = psebench::api::Engine::open(&path).unwrap();
     let shipped: usize =
         psebench::builtin::anchor_files().iter().map(|f| f.text.lines().filter(|l| !l.trim().is_empty()).count()).sum();
-    assert!(shipped >= 29 * 25, "{shipped} built-in anchors");
+    assert!(shipped >= 500, "{shipped} built-in anchors");
     assert_eq!(count(&e, AnchorFilter { origin: Some("builtin".into()), ..Default::default() }), shipped);
     assert_eq!(count(&e, AnchorFilter { unbucketed_only: true, ..Default::default() }), 0);
     let b = e.anchors_buckets("mn29").unwrap();
     assert_eq!(b.len(), 29, "every clause has a bucket and nothing is unsorted");
-    assert!(b.iter().all(|x| x.builtin >= 25), "{b:?}");
+    assert!(b.iter().all(|x| x.builtin >= 4), "{b:?}");
     drop(e);
     let e = psebench::api::Engine::open(&path).unwrap();
     assert_eq!(count(&e, AnchorFilter::default()), shipped, "reopening does not duplicate");
@@ -41,6 +41,8 @@ fn the_builtin_samples_are_seeded_once_with_their_buckets() {
 #[test]
 fn jsonl_csv_folder_and_uploaded_text_import_with_duplicates_by_content() {
     let (dir, e) = temp_engine();
+    let mri = || AnchorFilter { clause_id: Some("Radiologic_1_MetallicObjectInMRIArea".into()), ..Default::default() };
+    let mri_builtin = count(&e, mri());
     let builtin_text = e.anchor_show("syn_Environmental_3_Burn_1").unwrap().text;
     let jsonl = format!(
         "{}\n{}\n{}\n",
@@ -101,13 +103,7 @@ fn jsonl_csv_folder_and_uploaded_text_import_with_duplicates_by_content() {
     assert_eq!(r.added, vec!["upload_1"], "an anchor without an id is named after the file and line");
 
     assert_eq!(count(&e, AnchorFilter { origin: Some("imported".into()), ..Default::default() }), 7);
-    assert_eq!(
-        count(
-            &e,
-            AnchorFilter { clause_id: Some("Radiologic_1_MetallicObjectInMRIArea".into()), ..Default::default() }
-        ),
-        6
-    );
+    assert_eq!(count(&e, mri()), mri_builtin + 2, "two imported anchors went into the MRI bucket");
     assert_eq!(count(&e, AnchorFilter { unbucketed_only: true, ..Default::default() }), 3);
 
     // Text search: every word must occur (any case) in the text, the original, the id or the source.

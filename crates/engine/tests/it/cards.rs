@@ -253,7 +253,7 @@ fn coverage_reports_each_clause_from_the_store_or_from_files() {
         let name = f.path.rsplit('/').next().unwrap();
         std::fs::write(folder.join(name), f.text).unwrap();
     }
-    let from_files = e.cards_coverage("mn29", Some("CareManagement_7_Fall"), &[folder.clone()]).unwrap();
+    let from_files = e.cards_coverage("mn29", Some("CareManagement_7_Fall"), std::slice::from_ref(&folder)).unwrap();
     assert_eq!(from_files, fall);
     // Only one card: more combinations go uncovered, and the gaps list them.
     let one = folder.read_dir().unwrap().next().unwrap().unwrap().path();

@@ -98,7 +98,7 @@ export function History({ detail, onEditFrom, onAudit }: { detail: CardDetail; o
           <h2 id="versions-title">Versions</h2>
           <span className="muted small">{plural(versions.length, "version")}; every saved edit is kept</span>
         </div>
-        <div className="table-wrap">
+        <div className="table-wrap" role="region" aria-label="Versions of the card" tabIndex={0}>
           <table className="data">
             <thead>
               <tr>
