@@ -37,6 +37,10 @@ const leakRow = (leaked: boolean) => ({
   explanation: leaked ? "A bedside visit at night hints that an injury was found." : "Nothing is said about an injury, so either answer stays possible.",
 });
 
+// The card's variant also withholds whether the injury was an isolated minor fracture treated
+// conservatively; nothing in the incomplete report decides it.
+const minorFractureRow = { ...leakRow(false), boundary_condition: "isolated_minor_fracture_treated_conservatively" };
+
 const SCRIPT = {
   rules: [
     { name: "inst", when: { system_contains: "You fill in the facts", last_user_regex: "# Anchor\\s+(\\S+)" }, reply: { json: { slot_values: FILLED } } },
@@ -66,8 +70,8 @@ const SCRIPT = {
       name: "mver",
       when: { system_contains: "intentionally incomplete" },
       replies: [
-        { json: { per_bc_check: [leakRow(false)], pass: true, issues: [] } },
-        { json: { per_bc_check: [leakRow(true)], pass: false, issues: [LEAK] } },
+        { json: { per_bc_check: [leakRow(false), minorFractureRow], pass: true, issues: [] } },
+        { json: { per_bc_check: [leakRow(true), minorFractureRow], pass: false, issues: [LEAK] } },
       ],
     },
   ],
@@ -119,7 +123,7 @@ test("plans a run with cost and asks before data leaves, then generates, retries
   await expect(plan.getByTestId("plan-candidates")).toHaveText("4");
   await expect(plan.getByTestId("plan-by-type")).toHaveText("2 complete2 missing information");
   const fallRow = plan.getByTestId("availability").getByRole("row", { name: new RegExp(FALL_TITLE) });
-  await expect(fallRow.getByRole("cell").nth(2)).toHaveText("4");
+  await expect(fallRow.getByRole("cell").nth(2)).toHaveText("26");
   await expect(fallRow.getByRole("cell").nth(3)).toHaveText("2");
   await expect(plan.getByTestId("plan-cost")).toContainText("$");
   await expect(plan.getByTestId("plan-cost")).toContainText("estimated from the registered prices");
@@ -207,7 +211,7 @@ test("opens an accepted case with its provenance timeline and a dropped candidat
   await expect(facts1.getByText("Instructions (system message)").first()).toBeVisible();
   await expect(facts1.getByText(/You fill in the facts of one synthetic/).first()).toBeVisible();
   await expect(tl.getByTestId("attempt").nth(1)).toContainText("Passed");
-  await expect(tl.getByText("Still open")).toBeVisible();
+  await expect(tl.getByText("Still open")).toHaveCount(2);
 
   // The same candidate on its own page.
   await cand.getByRole("link", { name: "Open on its own page" }).click();
