@@ -31,10 +31,10 @@ test("browse and filter the library; the clause filter comes from the address", 
 
   await page.getByLabel("Category").selectOption("Care Management");
   await page.getByLabel("Clause").selectOption({ label: "Medication error (Care Management Events clause 1)" });
-  await expect(page.getByText(/Showing 8 of \d+ cards/)).toBeVisible();
+  await expect(page.getByText(/Showing 10 of \d+ cards/)).toBeVisible();
   await page.getByLabel("Event type").selectOption("Reportable");
-  await expect(page.getByText(/Showing 3 of \d+ cards/)).toBeVisible();
-  await expect(page.locator("tbody tr")).toHaveCount(3);
+  await expect(page.getByText(/Showing 4 of \d+ cards/)).toBeVisible();
+  await expect(page.locator("tbody tr")).toHaveCount(4);
   await expect(page.locator("tbody tr").first()).toContainText("Reportable");
 
   // Free-text search over ids and definitions; nothing matches → an empty state with a way out.
