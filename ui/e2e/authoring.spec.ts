@@ -1,5 +1,5 @@
 // Authoring cards from a policy in the browser, on a policy pack of the user's own and a mock model:
-// the extraction with its chosen sections and second look, approval refused without a name and then
+// the extraction with its chosen sections and the model's check of its choice, approval refused without a name and then
 // given; a complete-case draft read as a form, as JSON, with its problems and coverage; one draft
 // rejected with a reason, the next accepted into the library; the accepted card audited and then
 // approved by named people; and "Draft every clause" from its plan to a finished job.
@@ -164,7 +164,7 @@ test("extract, approve, draft, reject, accept, audit and approve, then draft eve
   await remote.getByRole("button", { name: "Cancel" }).click();
   await page.getByLabel("Model").first().selectOption("author");
 
-  // The extraction: the chosen section highlighted with its reason, the second look's suggestion.
+  // The extraction: the chosen section highlighted with its reason, the model's check's suggestion.
   await page.getByRole("button", { name: "Run extraction" }).click();
   const x = page.getByTestId("extraction");
   await expect(x).toBeVisible();
@@ -173,7 +173,9 @@ test("extract, approve, draft, reject, accept, audit and approve, then draft eve
   await expect(lasting).toHaveClass(/sec-chosen/);
   await expect(lasting).toContainText("It says when harm counts as lasting.");
   await expect(care).not.toHaveClass(/sec-chosen/);
-  await expect(care).toContainText("Self-check suggests adding: It says when a patient is in the service's care.");
+  await expect(lasting).toContainText("Defines a term — It says when harm counts as lasting.");
+  await expect(lasting).not.toContainText("defines_term");
+  await expect(care).toContainText("The model’s check suggests adding it: It says when a patient is in the service's care.");
   await expect(x.getByTestId("self-check")).toContainText("Add Care of the service");
 
   // Take the suggestion; approval needs a name.

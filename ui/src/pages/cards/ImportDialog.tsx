@@ -134,7 +134,7 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
             </Notice>
           ) : blocking.length > 0 ? (
             <Notice kind="warn" title={`${plural(blocking.length, "problem")} stop${blocking.length === 1 ? "s" : ""} this import.`}>
-              Imports are all or nothing: fix the file(s) and choose them again. Problems that do not stop the import are listed too.
+              Imports are all or nothing: fix the files and choose them again. Problems that do not stop the import are listed too.
             </Notice>
           ) : (
             <Notice kind="info" title={`${plural(report.errors, "error")} and ${plural(report.warnings, "warning")} found${cardCount ? ` in ${plural(cardCount, "card")}` : ""}.`}>

@@ -6,6 +6,7 @@ import {
   clauseOptions,
   contentItems,
   diffBlocks,
+  diffCounts,
   diffStats,
   filterFromQuery,
   groupProblems,
@@ -155,6 +156,20 @@ describe("diff display", () => {
     expect(shown[2]).toEqual({ kind: "removed", text: "old", oldNo: 11, newNo: null });
     expect(shown[3]).toEqual({ kind: "added", text: "new", oldNo: null, newNo: 11 });
     expect(shown[4]).toMatchObject({ oldNo: 12, newNo: 12 });
+  });
+  it("marks the changed words of a line that replaces a similar one", () => {
+    const edit = [
+      { kind: "same", text: "{" },
+      { kind: "removed", text: '  "title": "Wrong dose given to a child",' },
+      { kind: "added", text: '  "title": "Wrong drug given to a child",' },
+      { kind: "same", text: "}" },
+    ];
+    const rows = diffBlocks(edit, 3)[0].rows;
+    expect(rows[1].parts?.filter((p) => p.changed).map((p) => p.text)).toEqual(["dose"]);
+    expect(rows[2].parts?.filter((p) => p.changed).map((p) => p.text)).toEqual(["drug"]);
+    expect(rows[0].parts).toBeUndefined();
+    expect(diffCounts(diffBlocks(edit, 3))).toEqual({ changed: 1, added: 0, removed: 0 });
+    expect(diffCounts(diffBlocks(lines, 2))).toEqual({ changed: 0, added: 1, removed: 1 });
   });
   it("does not fold one or two lines", () => {
     const short = [{ kind: "same", text: "a" }, { kind: "added", text: "b" }, { kind: "same", text: "c" }];

@@ -2,6 +2,7 @@
 // card ids inside prose, diff display, remembered names. No engine rules live here.
 
 import type { CardFilter, Clause, DiffLine, LintProblem } from "../../api/generated";
+import { type DiffPart, pairRun } from "../../diff";
 import { DEFAULT_POLICY } from "../../api/generated";
 
 // ---- Filters ------------------------------------------------------------------------------
@@ -264,13 +265,24 @@ export function splitKnownIds(text: string, known: Set<string> | ((w: string) =>
 
 // ---- Diff ---------------------------------------------------------------------------------
 
-export type DiffRow = { kind: "same" | "added" | "removed"; text: string; oldNo: number | null; newNo: number | null };
+/** A line of a diff; `parts` marks the changed words of a line that replaces a similar one. */
+export type DiffRow = { kind: "same" | "added" | "removed"; text: string; oldNo: number | null; newNo: number | null; parts?: DiffPart[] };
 export type DiffBlock = { kind: "lines"; rows: DiffRow[] } | { kind: "skip"; rows: DiffRow[] };
 
 export function diffStats(lines: DiffLine[]): { added: number; removed: number } {
   return {
     added: lines.filter((l) => l.kind === "added").length,
     removed: lines.filter((l) => l.kind === "removed").length,
+  };
+}
+
+/** Lines edited in place (a removed line paired with the similar line replacing it), and the lines only added or only removed. */
+export function diffCounts(blocks: DiffBlock[]): { changed: number; added: number; removed: number } {
+  const rows = blocks.flatMap((b) => b.rows);
+  return {
+    changed: rows.filter((r) => r.kind === "added" && r.parts).length,
+    added: rows.filter((r) => r.kind === "added" && !r.parts).length,
+    removed: rows.filter((r) => r.kind === "removed" && !r.parts).length,
   };
 }
 
@@ -293,7 +305,12 @@ export function diffBlocks(lines: DiffLine[], context = 3): DiffBlock[] {
     let j = i;
     while (j < rows.length && rows[j].kind !== "same") j++;
     const run = rows.slice(i, j);
-    rows.splice(i, run.length, ...run.filter((r) => r.kind === "removed"), ...run.filter((r) => r.kind === "added"));
+    const ordered = [...run.filter((r) => r.kind === "removed"), ...run.filter((r) => r.kind === "added")];
+    // A removed line and the added line that replaces it: mark the words that changed.
+    pairRun(ordered).forEach((parts, k) => {
+      if (parts) ordered[k] = { ...ordered[k], parts };
+    });
+    rows.splice(i, run.length, ...ordered);
     i = j;
   }
   const keep = rows.map(() => false);

@@ -18,7 +18,7 @@ import { href, navigate } from "../../router";
 import type { ClauseIndex } from "../anchors/clauses";
 import { clauseShort } from "../anchors/clauses";
 import { CardPicker } from "./CardPicker";
-import { availability, DEFAULT_FORM, destinationsKey, formProblem, GenerationForm, selectedCards, STAGE_LABEL, toRequest } from "./logic";
+import { availability, DEFAULT_FORM, destinationsKey, destinationWords, formProblem, GenerationForm, selectedCards, STAGE_LABEL, toRequest } from "./logic";
 import { useDebounced } from "../anchors/hooks";
 import { usePolicyId } from "../../policyChoice";
 import { PlanConcurrency } from "../../components/RequestsInFlight";
@@ -301,7 +301,7 @@ function PlanBox({
             <ul className="plain-list" data-testid="destinations">
               {plan.destinations.map((d) => (
                 <li key={d.role} className="dest-row">
-                  <div className="small muted">{d.role.charAt(0).toUpperCase() + d.role.slice(1)}</div>
+                  <div className="small muted">{destinationWords(d.role)}</div>
                   <div className="row gap wrap">
                     <LocalityBadge local={!d.remote} />
                     <strong>{d.model}</strong>

@@ -7,6 +7,7 @@ import {
   cardsSpec,
   DEFAULT_FORM,
   destinationsKey,
+  destinationWords,
   displayValue,
   dropReasonParts,
   factsOf,
@@ -15,8 +16,12 @@ import {
   lastNarrative,
   leakRows,
   requestMessages,
+  ROLE_LABEL,
   runConfig,
   selectedCards,
+  STAGE_LABEL,
+  stageEntries,
+  stageSummary,
   toRequest,
 } from "./logic";
 
@@ -166,6 +171,34 @@ describe("provenance", () => {
       ["narration", true, 1],
       ["missing_narration", false, 1],
     ]);
+  });
+  it("lists every attempt of a stage, with the failed facts behind a screen attempt that never ran", () => {
+    const facts1 = { ...attempt("p", "instantiation", 1, false), issues: ["The age is missing."] };
+    const attempts = [facts1, attempt("p", "instantiation", 2, true), attempt("p", "narration", 1, true), attempt("p", "clause_screen", 2, true)];
+    const groups = groupAttempts(attempts, "p");
+    const screen = groups.find((x) => x.stage === "clause_screen")!;
+    const entries = stageEntries(screen, attempts);
+    expect(entries.map((e) => [e.kind, e.kind === "attempt" ? e.attempt.attempt : e.attempt])).toEqual([
+      ["not-run", 1],
+      ["attempt", 2],
+    ]);
+    expect(entries[0].kind === "not-run" && entries[0].because?.issues).toEqual(["The age is missing."]);
+    expect(stageSummary(screen, attempts)).toBe("passed on attempt 2; attempt 1 not run");
+    const facts = groups.find((x) => x.stage === "instantiation")!;
+    expect(stageEntries(facts, attempts).map((e) => e.kind)).toEqual(["attempt", "attempt"]);
+    expect(stageSummary(facts, attempts)).toBe("passed on attempt 2, after 1 failed attempt");
+    expect(stageSummary(groups.find((x) => x.stage === "narration")!, attempts)).toBe("passed on attempt 1");
+    const dropped = [attempt("q", "missing_narration", 1, false), attempt("q", "missing_narration", 2, false), attempt("q", "missing_narration", 3, false)];
+    expect(stageSummary(groupAttempts(dropped, "q")[0], dropped)).toBe("failed 3 of 3 attempts");
+  });
+  it("names each role once, the same way everywhere", () => {
+    expect(ROLE_LABEL.missing_verifier).toBe("Incomplete-report checker");
+    expect(ROLE_LABEL.missing_narrator).toBe("Incomplete-report writer");
+    expect(STAGE_LABEL.missing_narration).toBe("Incomplete report");
+    expect(new Set(Object.values(ROLE_LABEL)).size).toBe(Object.keys(ROLE_LABEL).length);
+    expect(Object.values(ROLE_LABEL).some((l) => /_|verifier|narrator|instantiat/i.test(l))).toBe(false);
+    expect(destinationWords("instantiator and narrators")).toBe("Writer model");
+    expect(destinationWords("clause screen")).toBe("Clause screen model");
   });
   it("reads request messages and the leak rows defensively", () => {
     expect(requestMessages({ messages: [{ role: "system", content: "S" }, { role: "user", content: [1] }] })).toEqual([

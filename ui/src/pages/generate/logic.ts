@@ -147,16 +147,32 @@ export const STAGE_LONG: Record<string, string> = {
   anchor: "The anchor",
 };
 
+/**
+ * The one name of each generation role, used wherever the role appears: the diagram of how a
+ * case is made, the model calls of a run and of an attempt. The stage an incomplete report is
+ * written in is "Incomplete report"; its roles are named after it.
+ */
 export const ROLE_LABEL: Record<string, string> = {
-  instantiator: "Fill in the facts",
-  instantiation_verifier: "Check the facts",
-  narrator: "Write the narrative",
-  extractor: "Read it back",
-  narrative_verifier: "Check the narrative",
-  missing_narrator: "Write the incomplete report",
-  missing_verifier: "Check nothing withheld leaks",
-  clause_screen: "Check against every clause",
+  instantiator: "Fact writer",
+  instantiation_verifier: "Fact checker",
+  narrator: "Narrative writer",
+  extractor: "Fact reader",
+  narrative_verifier: "Narrative checker",
+  missing_narrator: "Incomplete-report writer",
+  missing_verifier: "Incomplete-report checker",
+  clause_screen: "Clause screen",
 };
+
+/** The models a generation plan sends data to, named as the form names them. */
+export const DESTINATION_LABEL: Record<string, string> = {
+  "instantiator and narrators": "Writer model",
+  "extractor and verifiers": "Checker model",
+  "clause screen": "Clause screen model",
+};
+
+export function destinationWords(role: string): string {
+  return DESTINATION_LABEL[role] ?? role.charAt(0).toUpperCase() + role.slice(1);
+}
 
 export const CANDIDATE_STATUS: Record<string, { label: string; icon: string }> = {
   accepted: { label: "Accepted", icon: "✓" },
@@ -219,6 +235,47 @@ export function groupAttempts(attempts: ProvenanceAttempt[], candidateId: string
     g.attempts.push(a);
   }
   return groups;
+}
+
+/** An attempt of a stage, or an attempt number the stage never ran, with the failure that stopped it. */
+export type StageEntry = { kind: "attempt"; attempt: ProvenanceAttempt } | { kind: "not-run"; attempt: number; because: ProvenanceAttempt | null };
+
+/**
+ * Every attempt number of a stage from 1 to its last, in order. The clause screen is numbered
+ * after the facts attempt it screens, so when facts attempt 1 failed the screen's first attempt is
+ * number 2: number 1 is listed as not run, with the failed facts attempt that explains why.
+ */
+export function stageEntries(g: StageGroup, all: ProvenanceAttempt[]): StageEntry[] {
+  const byNo = new Map(g.attempts.map((a) => [a.attempt, a]));
+  const last = Math.max(0, ...g.attempts.map((a) => a.attempt));
+  const out: StageEntry[] = [];
+  for (let k = 1; k <= last; k++) {
+    const a = byNo.get(k);
+    if (a) {
+      out.push({ kind: "attempt", attempt: a });
+      continue;
+    }
+    const candidate = g.attempts[0]?.candidate_id;
+    const before = g.stage === "clause_screen" ? all.find((x) => x.candidate_id === candidate && x.stage === "instantiation" && x.attempt === k && !x.passed) ?? null : null;
+    out.push({ kind: "not-run", attempt: k, because: before });
+  }
+  // Attempts without a number (never expected) keep their place at the end.
+  for (const a of g.attempts) if (a.attempt < 1) out.push({ kind: "attempt", attempt: a });
+  return out;
+}
+
+/**
+ * A stage's outcome for its heading: "passed on attempt 2, after 1 failed attempt", "failed 3 of 3
+ * attempts", and which attempt numbers it never ran ("attempt 1 not run").
+ */
+export function stageSummary(g: StageGroup, all: ProvenanceAttempt[]): string {
+  const notRun = stageEntries(g, all).flatMap((e) => (e.kind === "not-run" ? [e.attempt] : []));
+  const skipped = notRun.length === 0 ? "" : `; attempt${notRun.length === 1 ? "" : "s"} ${notRun.join(" and ")} not run`;
+  const passed = [...g.attempts].reverse().find((a) => a.passed);
+  if (!passed) return `failed ${g.attempts.length} of 3 attempts${skipped}`;
+  const failed = g.attempts.filter((a) => !a.passed && a.attempt < passed.attempt).length;
+  const after = failed === 0 ? "" : `, after ${failed === 1 ? "1 failed attempt" : `${failed} failed attempts`}`;
+  return `passed on attempt ${passed.attempt}${after}${skipped}`;
 }
 
 /** `{messages: [{role, content}]}` → the messages, whatever else the request holds. */

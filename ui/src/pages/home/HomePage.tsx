@@ -6,7 +6,7 @@ import { StatusBadge } from "../../components/Badges";
 import { ErrorBanner, Loading, Notice, toast } from "../../components/Feedback";
 import { PageHeader, Section, Stat } from "../../components/Layout";
 import { RunProgress } from "../../components/Progress";
-import { num, when } from "../../format";
+import { num, plural, when } from "../../format";
 import { href } from "../../router";
 import { usePolicyId } from "../../policyChoice";
 
@@ -94,7 +94,7 @@ export function HomePage() {
       state: (models.data?.length ?? 0) > 0 ? "done" : "todo",
       text:
         (models.data?.length ?? 0) > 0
-          ? `${models.data!.length} model(s) registered (${models.data!.filter((m) => m.local).length} on this computer).`
+          ? `${plural(models.data!.length, "model")} registered (${models.data!.filter((m) => m.local).length} on this computer).`
           : "Register the models to evaluate, and the information provider and judge models.",
       action: <a className="btn" href="#/settings">Models and keys</a>,
     },
@@ -102,7 +102,7 @@ export function HomePage() {
       n: 5,
       title: "Evaluation runs",
       state: (runs.data?.length ?? 0) > 0 ? "done" : "todo",
-      text: (runs.data?.length ?? 0) > 0 ? `${runs.data!.length} run(s), ${finished.length} finished.` : "Run a model through the two-role environment.",
+      text: (runs.data?.length ?? 0) > 0 ? `${plural(runs.data!.length, "run")}, ${finished.length} finished.` : "Run a model through the two-role environment.",
       action: <a className="btn" href="#/evaluate">Evaluate</a>,
     },
     {

@@ -6,7 +6,7 @@ import { useAction, useApi } from "../../api/client";
 import type { EvaluationRunView } from "../../api/generated";
 import { EmptyState, ErrorBanner, Loading, Notice } from "../../components/Feedback";
 import { PageHeader, Tabs } from "../../components/Layout";
-import { num, plural, when } from "../../format";
+import { plural, when } from "../../format";
 import { setQuery, useRoute } from "../../router";
 import { CasesGrid } from "./CasesGrid";
 import { ComparabilityBanner } from "./Comparability";
@@ -64,7 +64,7 @@ function RunPicker({ finished, selected }: { finished: EvaluationRunView[]; sele
             <span className="picker-model">{runModel(r)}</span>
             {r.label && <span className="small muted">{r.label}</span>}
             <span className="small muted">
-              {num(r.counts.done)} cases · {when(r.finished_at ?? r.created_at)}
+              {plural(r.counts.done, "case")} · {when(r.finished_at ?? r.created_at)}
             </span>
             {isImported(r) && <span className="badge tag">imported</span>}
             <code className="id">{r.run_id}</code>

@@ -280,3 +280,14 @@ describe("review helpers", () => {
     expect(linkUrl("http://192.168.1.4:8766/", `/review/${tok}`)).toBe(`http://192.168.1.4:8766/review/${tok}`);
   });
 });
+
+describe("keyboard help", () => {
+  it("lists the rationale key only for sessions with a rationale task", async () => {
+    const { shortcutsFor, ShortcutSheet } = await import("./Questionnaire");
+    expect(shortcutsFor(true).some(([k]) => k === "T")).toBe(true);
+    expect(shortcutsFor(false).some(([k]) => k === "T")).toBe(false);
+    expect(shortcutsFor(false).length).toBe(shortcutsFor(true).length - 1);
+    expect(renderToStaticMarkup(<ShortcutSheet rationale={false} />)).not.toContain("rationale");
+    expect(renderToStaticMarkup(<ShortcutSheet rationale />)).toContain("rationale");
+  });
+});
