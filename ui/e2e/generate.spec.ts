@@ -223,7 +223,7 @@ test("opens an accepted case with its provenance timeline and a dropped candidat
   await expect(notRun).toContainText("Not run");
   await expect(notRun).toContainText("Facts, attempt 1, failed its check, so there was nothing for the clause screen to read");
   await expect(notRun.getByText(FACTS_ISSUE, { exact: true })).toBeVisible();
-  await expect(tl.getByText("Still open")).toHaveCount(2);
+  await expect(tl.locator(".badge", { hasText: "Still open" })).toHaveCount(2);
 
   // The same candidate on its own page.
   await cand.getByRole("link", { name: "Open on its own page" }).click();
