@@ -172,6 +172,8 @@ const DIALOGS: DialogCase[] = [
   { name: "Exclude a case", path: (s) => `#/cases/${s.firstCase}`, open: button("Exclude from runs…"), dialog: "Exclude this case from runs?" },
   { name: "Import trajectories", path: () => "#/evaluate", open: button("Import trajectories"), dialog: "Import trajectories" },
   { name: "Re-judge a run", path: (s) => `#/evaluate?run=${s.exampleRun}`, open: button("Re-judge (M4)"), dialog: /./ },
+  { name: "Delete a run", path: () => "#/evaluate", open: button(/^Delete run… /), dialog: "Delete this run?" },
+  { name: "Remove example results", path: () => "#/", open: button("Remove example results"), dialog: "Remove the example results?" },
   { name: "Add a model", path: () => "#/settings", open: button(/^Add a model/), dialog: /./ },
   { name: "Edit a model", path: () => "#/settings", open: button(/^Edit/), dialog: /./ },
   { name: "Remove a model", path: () => "#/settings", open: button(/^Remove/), dialog: /^Remove / },

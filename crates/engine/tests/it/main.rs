@@ -18,6 +18,7 @@ mod compare;
 mod concurrency;
 mod cost_cap;
 mod eval;
+mod eval_delete;
 mod eval_reasoning;
 mod generation;
 mod keyring;
