@@ -226,6 +226,9 @@ test("extract, approve, draft, reject, accept, audit and approve, then draft eve
   await d.getByRole("button", { name: "Accept…" }).click();
   const acc = page.getByRole("dialog", { name: "Accept the draft" });
   await expect(acc.getByRole("checkbox")).toHaveCount(2);
+  // The name typed to reject is offered to accept (the same role), and says so.
+  await expect(acc.getByLabel("Accepted by")).toHaveValue("Dana Reviewer");
+  await expect(acc.getByText("Filled in with the name you last used to accept or reject a draft. You can change it.")).toBeVisible();
   await acc.getByLabel("Accepted by").fill("Dana Reviewer");
   await acc.getByRole("button", { name: "Accept 2 cards" }).click();
   await expect(acc).toBeHidden();
@@ -236,6 +239,10 @@ test("extract, approve, draft, reject, accept, audit and approve, then draft eve
   await expect(page.locator(".badge.status").first()).toContainText("Draft");
   await page.getByRole("button", { name: "Record audit decision…" }).click();
   let audit = page.getByRole("dialog", { name: "Record an audit decision" });
+  // Nothing chosen beforehand; the approver's and the acceptor's name are not the auditor's.
+  await expect(audit.getByRole("radio", { checked: true })).toHaveCount(0);
+  await expect(audit.getByRole("button", { name: "Record the decision" })).toBeDisabled();
+  await expect(audit.getByLabel("Auditor")).toHaveValue("");
   await audit.getByRole("radio", { name: /Audited/ }).check();
   await audit.getByLabel("Auditor").fill("Lee Auditor");
   await audit.getByRole("button", { name: "Mark as audited" }).click();

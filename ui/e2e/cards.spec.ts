@@ -138,6 +138,7 @@ test("import a card, see its lint error, fix it in the editor, save and audit it
   // Approving is refused while the card has lint errors; the engine's sentence is shown.
   await page.getByRole("button", { name: "Record audit decision…" }).click();
   let audit = page.getByRole("dialog", { name: "Record an audit decision" });
+  await audit.getByRole("radio", { name: /Approved/ }).check();
   await expect(audit.getByText("This card has 2 lint errors.")).toBeVisible();
   await audit.getByLabel("Auditor").fill("Dana Reyes");
   await audit.getByRole("button", { name: "Mark as approved" }).click();

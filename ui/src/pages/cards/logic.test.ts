@@ -5,6 +5,7 @@ import {
   blocksImport,
   clauseOptions,
   contentItems,
+  decisionBlocker,
   diffBlocks,
   diffCounts,
   diffStats,
@@ -20,8 +21,6 @@ import {
   pointerLines,
   pointerTarget,
   pointerTokens,
-  rememberName,
-  rememberedName,
   splitKnownIds,
 } from "./logic";
 
@@ -194,16 +193,11 @@ describe("lint findings", () => {
   });
 });
 
-describe("remembered names", () => {
-  it("remembers the author and offers it as the auditor too", () => {
-    localStorage.clear();
-    expect(rememberedName("auditor")).toBe("");
-    rememberName("author", "  Dana Reyes ");
-    expect(rememberedName("author")).toBe("Dana Reyes");
-    expect(rememberedName("auditor")).toBe("Dana Reyes");
-    rememberName("auditor", "Sam");
-    expect(rememberedName("auditor")).toBe("Sam");
-    rememberName("auditor", "   ");
-    expect(rememberedName("auditor")).toBe("Sam");
+describe("audit decision", () => {
+  it("waits for a decision and a name: nothing is chosen beforehand", () => {
+    expect(decisionBlocker(null, "Dana Reyes")).toMatch(/Choose a decision/);
+    expect(decisionBlocker("approved", "  ")).toMatch(/Enter your name/);
+    expect(decisionBlocker("approved", "Dana Reyes")).toBeNull();
+    expect(decisionBlocker("draft", "Dana Reyes")).toBeNull();
   });
 });

@@ -358,28 +358,6 @@ export function groupProblems(problems: LintProblem[]): { key: string; cardId: s
   return out;
 }
 
-// ---- Remembered names ---------------------------------------------------------------------
-
-const NAME_KEYS = { author: "psebench.author", auditor: "psebench.auditor" } as const;
-
-/** The name last used for this role (or the other role), so people type it once. */
-export function rememberedName(role: keyof typeof NAME_KEYS): string {
-  try {
-    const other = role === "author" ? "auditor" : "author";
-    return localStorage.getItem(NAME_KEYS[role]) ?? localStorage.getItem(NAME_KEYS[other]) ?? "";
-  } catch {
-    return "";
-  }
-}
-
-export function rememberName(role: keyof typeof NAME_KEYS, name: string) {
-  try {
-    if (name.trim()) localStorage.setItem(NAME_KEYS[role], name.trim());
-  } catch {
-    /* private mode: remembered for this session only */
-  }
-}
-
 /** `serious_injury_present` → "Serious injury present" (for headings). */
 export function nameTitle(name: string): string {
   const h = name.replace(/_/g, " ").replace(/\s+/g, " ").trim();
@@ -407,4 +385,11 @@ export function contentItems(v: unknown): string[] {
   if (Array.isArray(v)) return v.map((x) => (typeof x === "string" ? x : JSON.stringify(x)));
   if (typeof v === "string") return v.trim() ? [v] : [];
   return [JSON.stringify(v)];
+}
+
+/** Why an audit decision cannot be recorded yet (in words), or null: a decision and a name are both needed. */
+export function decisionBlocker(status: string | null, name: string): string | null {
+  if (!status) return "Choose a decision first: nothing is chosen for you.";
+  if (!name.trim()) return "Enter your name: it is recorded with the decision.";
+  return null;
 }

@@ -2,11 +2,12 @@
 // available per clause, stage and role words, the progress counters, attempt bars, facts.
 
 import type { AnchorBucket, CardSummary, GenerationPlan, GenerationRequest, GenerationRunConfig, Protocol, ProvenanceAttempt } from "../../api/generated";
-import { jsonText } from "../../format";
+import { jsonText, num, usd } from "../../format";
 import { DEFAULT_POLICY } from "../../api/generated";
 import { parseCap } from "../../components/SpendingCap";
 
-export type CardMode = "all" | "clause" | "chosen";
+/** `sample`: a few approved cards to try the pipeline on first (see `sampleCards`). */
+export type CardMode = "sample" | "all" | "clause" | "chosen";
 
 export type GenerationForm = {
   mode: CardMode;
@@ -29,11 +30,14 @@ export type GenerationForm = {
   protocol: Protocol;
 };
 
+// A new run starts small: a sample of three cards with three anchors each is about 15 candidate
+// cases and 80 model calls with the built-in library, where every approved card with 25 anchors
+// would be thousands of cases and tens of thousands of calls.
 export const DEFAULT_FORM: GenerationForm = {
-  mode: "all",
+  mode: "sample",
   clause: "",
   chosen: [],
-  anchorsPerCard: 25,
+  anchorsPerCard: 3,
   anchorOrigin: "all",
   model: "",
   verifierModel: "",
@@ -47,10 +51,55 @@ export const DEFAULT_FORM: GenerationForm = {
   protocol: "studio",
 };
 
+/** How many cards the sample takes. */
+export const SAMPLE_SIZE = 3;
+
+const SAMPLE_TYPES = ["Reportable", "Non_Reportable", "Uncertain"];
+
+/**
+ * A small sample of the approved cards: one reportable, one non-reportable and one uncertain card,
+ * each from a different clause, spread over the policy (the first clause for the first type, a third
+ * of the way along for the second, two thirds for the third). Where a type has no approved card, other
+ * approved cards fill the sample, from clauses not used yet when possible. The same cards give the
+ * same sample.
+ */
+export function sampleCards(cards: CardSummary[], size = SAMPLE_SIZE): CardSummary[] {
+  const approved = cards.filter((c) => c.status === "approved");
+  const clauses = Array.from(new Set(approved.map((c) => c.clause_id)));
+  const picked: CardSummary[] = [];
+  const used = new Set<string>();
+  const take = (c: CardSummary) => {
+    picked.push(c);
+    used.add(c.clause_id);
+  };
+  SAMPLE_TYPES.forEach((type, k) => {
+    if (picked.length >= size) return;
+    const start = Math.floor((k * clauses.length) / SAMPLE_TYPES.length);
+    for (let j = 0; j < clauses.length; j++) {
+      const clause = clauses[(start + j) % clauses.length];
+      if (used.has(clause)) continue;
+      const card = approved.find((c) => c.clause_id === clause && c.event_type === type);
+      if (card) {
+        take(card);
+        return;
+      }
+    }
+  });
+  for (const fresh of [true, false]) {
+    for (const c of approved) {
+      if (picked.length >= size) break;
+      if (picked.includes(c) || (fresh && used.has(c.clause_id))) continue;
+      take(c);
+    }
+  }
+  return picked;
+}
+
 /** The engine's `cards` value: "all", a clause id, or card ids joined by commas ("" = nothing chosen yet). */
-export function cardsSpec(f: Pick<GenerationForm, "mode" | "clause" | "chosen">): string {
+export function cardsSpec(f: Pick<GenerationForm, "mode" | "clause" | "chosen">, cards: CardSummary[] = []): string {
   if (f.mode === "all") return "all";
   if (f.mode === "clause") return f.clause;
+  if (f.mode === "sample") return sampleCards(cards).map((c) => c.card_id).join(",");
   return f.chosen.join(",");
 }
 
@@ -67,10 +116,10 @@ export function formProblem(f: GenerationForm): string | null {
   return null;
 }
 
-export function toRequest(f: GenerationForm, policy: string = DEFAULT_POLICY): GenerationRequest {
+export function toRequest(f: GenerationForm, policy: string = DEFAULT_POLICY, cards: CardSummary[] = []): GenerationRequest {
   return {
     policy,
-    cards: cardsSpec(f),
+    cards: cardsSpec(f, cards),
     anchors_per_card: f.anchorsPerCard,
     model: f.model,
     verifier_model: f.verifierModel || null,
@@ -91,6 +140,7 @@ export function toRequest(f: GenerationForm, policy: string = DEFAULT_POLICY): G
 export function selectedCards(f: Pick<GenerationForm, "mode" | "clause" | "chosen">, cards: CardSummary[]): CardSummary[] {
   if (f.mode === "all") return cards.filter((c) => c.status === "approved");
   if (f.mode === "clause") return cards.filter((c) => c.clause_id === f.clause && c.status === "approved");
+  if (f.mode === "sample") return sampleCards(cards);
   const set = new Set(f.chosen);
   return cards.filter((c) => set.has(c.card_id));
 }
@@ -117,6 +167,43 @@ export function availability(cards: CardSummary[], buckets: AnchorBucket[], orig
     const used = Math.min(available, Math.max(0, perCard));
     return { clauseId, cards: n, available, used, state: available === 0 ? "none" : available < perCard ? "few" : "enough" };
   });
+}
+
+/** Above this many estimated model calls, a run starts only after an explicit confirmation. */
+export const LARGE_RUN_CALLS = 200;
+
+/** Whether a plan is large enough to need the explicit confirmation. */
+export function isLargeRun(plan: Pick<GenerationPlan, "estimate"> | undefined): boolean {
+  return !!plan && plan.estimate.calls > LARGE_RUN_CALLS;
+}
+
+/** What a large run costs, in words: dollars, free (every model on this computer) or unknown. */
+export function costInWords(plan: Pick<GenerationPlan, "estimate" | "destinations">): string {
+  const e = plan.estimate;
+  const allLocal = plan.destinations.every((d) => !d.remote);
+  if (e.usd === null) return "its cost is unknown (no price is registered for a remote model)";
+  if (allLocal) return "free on local models, but it keeps this computer busy for a long time";
+  return `estimated cost about ${usd(e.usd)}`;
+}
+
+/** The sentence of the large-run confirmation. */
+export function largeRunText(plan: Pick<GenerationPlan, "estimate" | "destinations" | "candidates">): string {
+  return `This run makes about ${num(plan.estimate.calls)} model calls for ${num(plan.candidates)} candidate cases (more than ${LARGE_RUN_CALLS}); ${costInWords(plan)}. I want to start it.`;
+}
+
+/** A key of what a large-run confirmation was given for: any change of the request or the plan asks again. */
+export function largeRunKey(request: GenerationRequest | null, plan: Pick<GenerationPlan, "estimate"> | undefined): string {
+  if (!request || !plan) return "";
+  return JSON.stringify({ ...request, label: null, calls: plan.estimate.calls, usd: plan.estimate.usd });
+}
+
+/** Why Start waits for a tick, or null. */
+export function startWaitsFor(remote: { needed: boolean; given: boolean }, large: { needed: boolean; given: boolean }): string | null {
+  const r = remote.needed && !remote.given;
+  const l = large.needed && !large.given;
+  if (r && l) return "Tick both confirmations above to start.";
+  if (r || l) return "Tick the confirmation above to start.";
+  return null;
 }
 
 /** A key of where a plan sends data; a confirmation is asked again when it changes. */

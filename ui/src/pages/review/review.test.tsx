@@ -3,7 +3,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { firstOpenSection, interpretKey, ItemFacts, KeyContext, KeyState } from "./keys";
 import { Markdown, parseInline, parseMarkdown, safeHref } from "./markdown";
 import { ActiveTime } from "./timer";
-import { alphaReading, DEFAULT_GUIDELINES_TEXT, kappaReading, linkUrl, ratingDistributions, reviewLinkToken } from "./logic";
+import { adjudicationBlocker, alphaReading, DEFAULT_GUIDELINES_TEXT, kappaReading, linkUrl, ratingDistributions, reviewLinkToken } from "./logic";
 import type { ReviewVerdict } from "../../api/generated";
 
 const html = (md: string) => renderToStaticMarkup(<Markdown text={md} headingOffset={0} />);
@@ -289,5 +289,13 @@ describe("keyboard help", () => {
     expect(shortcutsFor(false).length).toBe(shortcutsFor(true).length - 1);
     expect(renderToStaticMarkup(<ShortcutSheet rationale={false} />)).not.toContain("rationale");
     expect(renderToStaticMarkup(<ShortcutSheet rationale />)).toContain("rationale");
+  });
+});
+
+describe("adjudication", () => {
+  it("waits for a final call and a name: nothing is chosen beforehand", () => {
+    expect(adjudicationBlocker(null, "Dr. Lead")).toMatch(/Choose the final call/);
+    expect(adjudicationBlocker("reject", " ")).toMatch(/Enter your name/);
+    expect(adjudicationBlocker("accept", "Dr. Lead")).toBeNull();
   });
 });

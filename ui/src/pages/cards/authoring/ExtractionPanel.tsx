@@ -7,10 +7,10 @@ import { CallList, callTotals } from "../../../components/CallLedger";
 import { useAction, useApi } from "../../../api/client";
 import type { Extraction, ExtractionSummary, ModelView, PolicySection } from "../../../api/generated";
 import { EmptyState, ErrorBanner, Loading, Notice, toast } from "../../../components/Feedback";
-import { TextArea, TextInput } from "../../../components/Forms";
+import { TextArea } from "../../../components/Forms";
 import { plural, when } from "../../../format";
 import { setQuery, useRoute } from "../../../router";
-import { rememberName, rememberedName } from "../logic";
+import { NameField, useRememberedName } from "../../../components/NameField";
 import { Blocked, ModelSelect, useRemoteGuard } from "./ModelChoice";
 import { approveBlocker, criterionWords, keptSections, toggle } from "./logic";
 
@@ -70,7 +70,7 @@ function SectionRow({
 }
 
 function Approve({ x, kept, onDone }: { x: Extraction; kept: string[]; onDone: () => void }) {
-  const [name, setName] = useState(rememberedName("auditor"));
+  const { name, setName, prefilled, remember } = useRememberedName("approver");
   const [notes, setNotes] = useState("");
   const approve = useAction("authoring.approve");
   const blocker = approveBlocker(name, kept.length, x.status);
@@ -80,14 +80,14 @@ function Approve({ x, kept, onDone }: { x: Extraction; kept: string[]; onDone: (
       <p className="small muted">
         {plural(kept.length, "section")} kept. Drafting uses only the approved sections; approving makes this version the clause's context.
       </p>
-      <TextInput label="Approved by" value={name} onChange={setName} hint="Your name, recorded with the approval." />
+      <NameField role="approver" label="Approved by" value={name} onChange={setName} prefilled={prefilled} hint="Your name, recorded with the approval." />
       <TextArea label="Approval notes (optional)" value={notes} onChange={setNotes} rows={2} />
       <div className="row gap wrap">
         <button
           className="btn btn-primary"
           disabled={!!blocker || approve.busy}
           onClick={async () => {
-            rememberName("auditor", name);
+            remember();
             const r = await approve.run({ extraction_id: x.extraction_id, approved_by: name.trim(), sections: kept, notes: notes.trim() || null });
             if (r) {
               toast(`Version ${r.version} of the extraction is approved.`);
