@@ -150,6 +150,8 @@ test("extract, approve, draft, reject, accept, audit and approve, then draft eve
   await expect(page.getByText("Choose a clause to author")).toBeVisible();
   const falls = page.getByRole("button", { name: /Falls clause 1/ });
   await expect(falls).toContainText("No extraction yet");
+  // The clause list says how many cards each clause has, by type.
+  await expect(falls.getByTestId("clause-card-counts")).toHaveText("No cards yet");
   await falls.click();
 
   // Drafting waits for an approved extraction, and says so.
@@ -232,6 +234,7 @@ test("extract, approve, draft, reject, accept, audit and approve, then draft eve
   await acc.getByLabel("Accepted by").fill("Dana Reviewer");
   await acc.getByRole("button", { name: "Accept 2 cards" }).click();
   await expect(acc).toBeHidden();
+  await expect(falls.getByTestId("clause-card-counts")).toHaveText("2 cards: 1 reportable, 1 non-reportable");
   await d.getByRole("link", { name: REP }).click();
 
   // In the library as a draft; audited, then approved, each by a named person.

@@ -15,7 +15,7 @@ import { LibraryTabs } from "../LibraryTabs";
 import { DraftAllDialog, DraftAllRuns } from "./DraftAllDialog";
 import { DraftPanel } from "./DraftPanel";
 import { ExtractionPanel } from "./ExtractionPanel";
-import { clauseStates, extractionWords } from "./logic";
+import { cardCountsByClause, cardCountWords, clauseStates, extractionWords } from "./logic";
 import "./authoring.css";
 
 export function AuthoringWorkspace() {
@@ -25,6 +25,8 @@ export function AuthoringWorkspace() {
   const models = useApi("models.list", {});
   const extractions = useApi("authoring.extractions", { policy: policyId, clause: null });
   const drafts = useApi("authoring.drafts", { policy: policyId });
+  const cards = useApi("cards.list", { policy: policyId });
+  const cardCounts = useMemo(() => cardCountsByClause(cards.data ?? []), [cards.data]);
   const [allOpen, setAllOpen] = useState(false);
   const closeAll = useCallback(() => setAllOpen(false), []);
   const clauses = useMemo(() => [...(policy.data?.clauses ?? [])].sort((a, b) => a.global_no - b.global_no), [policy.data]);
@@ -77,6 +79,9 @@ export function AuthoringWorkspace() {
                         {c.global_no}. {c.short_title}
                       </span>
                       {c.label !== c.short_title && <span className="small muted">{c.label}</span>}
+                      <span className="small muted" data-testid="clause-card-counts">
+                        {cards.data ? cardCountWords(cardCounts.get(c.clause_id)) : ""}
+                      </span>
                       <span className={`small ${s?.approved ? "ok-text" : "muted"}`}>{extractionWords(s)}</span>
                       {s && s.drafts > 0 && (
                         <span className="small muted">

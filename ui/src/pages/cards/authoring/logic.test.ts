@@ -5,6 +5,8 @@ import {
   approveBlocker,
   criterionWords,
   asText,
+  cardCountsByClause,
+  cardCountWords,
   clauseStates,
   conditionWords,
   defaultModel,
@@ -142,5 +144,20 @@ describe("section criteria in words", () => {
     expect(criterionWords("defines_term")).toBe("Defines a term");
     expect(criterionWords("carve_out")).toBe("Makes an exception");
     expect(criterionWords("new_kind_of_reason")).toBe("New kind of reason");
+  });
+});
+
+describe("card counts per clause", () => {
+  it("counts every card by event type and says so in words", () => {
+    const counts = cardCountsByClause([
+      { clause_id: "A", event_type: "Reportable" },
+      { clause_id: "A", event_type: "Non_Reportable" },
+      { clause_id: "A", event_type: "Non_Reportable" },
+      { clause_id: "B", event_type: "Uncertain" },
+    ]);
+    expect(counts.get("A")).toEqual({ reportable: 1, nonReportable: 2, uncertain: 0, total: 3 });
+    expect(cardCountWords(counts.get("A"))).toBe("3 cards: 1 reportable, 2 non-reportable");
+    expect(cardCountWords(counts.get("B"))).toBe("1 card: 1 uncertain");
+    expect(cardCountWords(counts.get("C"))).toBe("No cards yet");
   });
 });

@@ -186,3 +186,33 @@ export function asText(v: unknown): string {
   if (typeof v === "number" || typeof v === "boolean") return String(v);
   return JSON.stringify(v);
 }
+
+/** How many cards a clause has, by event type. */
+export type ClauseCardCounts = { reportable: number; nonReportable: number; uncertain: number; total: number };
+
+/** Cards in the library counted per clause and event type (every status: drafts count too). */
+export function cardCountsByClause(cards: { clause_id: string; event_type: string }[]): Map<string, ClauseCardCounts> {
+  const out = new Map<string, ClauseCardCounts>();
+  for (const c of cards) {
+    const n = out.get(c.clause_id) ?? { reportable: 0, nonReportable: 0, uncertain: 0, total: 0 };
+    if (c.event_type === "Reportable") n.reportable++;
+    else if (c.event_type === "Non_Reportable") n.nonReportable++;
+    else if (c.event_type === "Uncertain") n.uncertain++;
+    n.total++;
+    out.set(c.clause_id, n);
+  }
+  return out;
+}
+
+/** "4 cards: 1 reportable, 2 non-reportable, 1 uncertain" (types with no card left out). */
+export function cardCountWords(n: ClauseCardCounts | undefined): string {
+  if (!n || n.total === 0) return "No cards yet";
+  const parts = [
+    n.reportable ? `${n.reportable} reportable` : "",
+    n.nonReportable ? `${n.nonReportable} non-reportable` : "",
+    n.uncertain ? `${n.uncertain} uncertain` : "",
+  ].filter(Boolean);
+  const other = n.total - n.reportable - n.nonReportable - n.uncertain;
+  if (other > 0) parts.push(`${other} of another type`);
+  return `${n.total} card${n.total === 1 ? "" : "s"}: ${parts.join(", ")}`;
+}
