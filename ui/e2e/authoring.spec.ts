@@ -235,6 +235,8 @@ test("extract, approve, draft, reject, accept, audit and approve, then draft eve
   await acc.getByRole("button", { name: "Accept 2 cards" }).click();
   await expect(acc).toBeHidden();
   await expect(falls.getByTestId("clause-card-counts")).toHaveText("2 cards: 1 reportable, 1 non-reportable");
+  // A further draft of complete-case cards keeps those two and works on what they leave open.
+  await expect(page.getByTestId("draft-gaps-only")).toContainText("This clause already has 2 reportable or non-reportable cards. They stay as they are");
   await d.getByRole("link", { name: REP }).click();
 
   // In the library as a draft; audited, then approved, each by a named person.

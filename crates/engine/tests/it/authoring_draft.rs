@@ -534,3 +534,36 @@ async fn the_drafting_prompt_names_the_clauses_neighbours() {
     let prompt = user_text(&bodies_by(&riverland, "draft1")[0]);
     assert!(prompt.contains("# Neighbouring clauses\n(the policy names none for this clause)"), "{prompt}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn drafting_on_a_clause_with_cards_asks_only_for_what_they_leave_open() {
+    // The first draft (fixed on attempt 2) enters the library: falls in care, with and without
+    // lasting harm. Nothing is said yet about falls outside the service's care.
+    let mock = MockServer::start(mock_script(drafting_rules()), 0).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine_with(dir.path(), &mock);
+    approve_extraction(&e, FALL).await;
+    let first = e.authoring_draft(&draft_req(FALL, DraftKind::Complete, None)).await.unwrap();
+    let prompt = user_text(&bodies_by(&mock, "draft1")[0]);
+    assert!(
+        prompt.contains("# What the existing cards leave open\n(no cards yet: the whole clause is open)"),
+        "{prompt}"
+    );
+    e.authoring_accept(&AcceptRequest { draft_id: first.draft_id, by: "Dana".into(), notes: None, item_ids: None })
+        .unwrap();
+
+    // The second draft is told the two cards are settled and which combinations no card admits.
+    e.authoring_draft(&draft_req(FALL, DraftKind::Complete, None)).await.unwrap();
+    let calls = bodies_by(&mock, "draft1");
+    let prompt = user_text(calls.last().expect("a second drafting call"));
+    let open = prompt.split("# What the existing cards leave open\n").nth(1).expect("an open-regions section");
+    assert!(open.starts_with("2 of 4 combinations of the existing cards' conditions fit no card"), "{open}");
+    assert!(open.contains("- fall_in_care = false, harm_lasting = true\n"), "{open}");
+    assert!(open.contains("- fall_in_care = false, harm_lasting = false\n"), "{open}");
+    assert!(!open.contains("fall_in_care = true"), "covered combinations are not listed: {open}");
+    let cards = prompt.split("# Cards this clause already has\n").nth(1).expect("existing cards");
+    assert!(cards.contains(REP) && cards.contains(NONREP), "{cards}");
+    // The system prompt says existing cards stay as they are.
+    let body = calls.last().unwrap().to_string();
+    assert!(body.contains("are settled and"), "{body}");
+}

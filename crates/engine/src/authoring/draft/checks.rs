@@ -50,7 +50,18 @@ pub fn exclusive(a: &ClauseCard, b: &ClauseCard) -> bool {
 pub fn check_cards(kind: DraftKind, items: &[Value], cx: &CheckContext<'_>) -> (Vec<DraftProblem>, Vec<ClauseCard>) {
     let mut out = Vec::new();
     if items.is_empty() {
-        out.push(err(None, "draft-empty", "", "The reply proposed no card at all; propose at least one.".into()));
+        let settled =
+            cx.existing.iter().filter(|c| c.clause_id == cx.clause_id && c.event_type != EventType::Uncertain).count();
+        let message = if kind != DraftKind::Uncertain && settled > 0 {
+            format!(
+                "The model proposed no new card: it found nothing that the clause's {settled} existing card{} leave open. \
+                 Nothing needs accepting; draft again only if you know of an event the cards miss.",
+                if settled == 1 { "" } else { "s" }
+            )
+        } else {
+            "The reply proposed no card at all; propose at least one.".to_string()
+        };
+        out.push(err(None, "draft-empty", "", message));
         return (out, vec![]);
     }
     let inputs: Vec<LintInput> = items

@@ -400,6 +400,43 @@ fn neighbours_text(n: &[(String, String)]) -> String {
     n.iter().map(|(id, why)| format!("- {id}: {why}")).collect::<Vec<_>>().join("\n")
 }
 
+/// The combinations of the existing Reportable and Non_Reportable cards' conditions that none of
+/// them admits, in words for the drafting prompt: a drafter given a clause with cards works on these.
+pub(crate) fn open_regions_text(existing: &[ClauseCard]) -> String {
+    let settled: Vec<&ClauseCard> = existing.iter().filter(|c| c.event_type != EventType::Uncertain).collect();
+    if settled.is_empty() {
+        return "(no cards yet: the whole clause is open)".to_string();
+    }
+    let report = coverage(&settled);
+    if report.combinations == 0 {
+        return format!(
+            "(not worked out: {}) Draft only for events that none of the existing cards describes.",
+            report.note.unwrap_or_default()
+        );
+    }
+    if report.gaps.is_empty() {
+        return format!(
+            "Nothing: every combination of the {} conditions the existing cards use fits one of them. Draft a card only for a real \
+             event that needs a condition they do not use; otherwise reply with an empty list.",
+            report.conditions.len()
+        );
+    }
+    let mut out = format!(
+        "{} of {} combinations of the existing cards' conditions fit no card (a combination that cannot happen in real life needs no card):\n",
+        report.combinations - report.covered,
+        report.combinations
+    );
+    for gap in &report.gaps {
+        let words: Vec<String> = gap.iter().map(|(name, value)| format!("{name} = {value}")).collect();
+        out.push_str(&format!("- {}\n", words.join(", ")));
+    }
+    if let Some(note) = report.note {
+        out.push_str(&note);
+        out.push('\n');
+    }
+    out
+}
+
 fn pretty(v: &impl Serialize) -> String {
     serde_json::to_string_pretty(v).unwrap_or_default()
 }
@@ -537,19 +574,30 @@ impl Engine {
                 taken.sort();
                 taken.dedup();
                 let existing: Vec<Value> = inputs.existing.iter().map(ClauseCard::to_value).collect();
-                t.draft.render(&[
+                let open = open_regions_text(&inputs.existing);
+                let citable = inputs.citable.iter().map(|c| format!("- {c}")).collect::<Vec<_>>().join("\n");
+                let taken = if taken.is_empty() { "(none)".to_string() } else { taken.join(", ") };
+                let local_no = inputs.clause.local_no.to_string();
+                let neighbours = neighbours_text(&inputs.neighbours);
+                let existing = if existing.is_empty() { "(none yet)".to_string() } else { pretty(&existing) };
+                let schema = pretty(&card_schema_value());
+                let mut values: Vec<(&str, &str)> = vec![
                     ("clause_text", &inputs.clause_text),
                     ("clause_id", &inputs.clause.clause_id),
                     ("category", &inputs.clause.category),
-                    ("local_no", &inputs.clause.local_no.to_string()),
+                    ("local_no", &local_no),
                     ("extraction", &inputs.extraction.document),
-                    ("citable_ids", &inputs.citable.iter().map(|c| format!("- {c}")).collect::<Vec<_>>().join("\n")),
-                    ("taken_ids", &if taken.is_empty() { "(none)".to_string() } else { taken.join(", ") }),
-                    ("neighbours", &neighbours_text(&inputs.neighbours)),
-                    ("existing_cards", &if existing.is_empty() { "(none yet)".to_string() } else { pretty(&existing) }),
-                    ("card_schema", &pretty(&card_schema_value())),
+                    ("citable_ids", &citable),
+                    ("taken_ids", &taken),
+                    ("neighbours", &neighbours),
+                    ("existing_cards", &existing),
+                    ("card_schema", &schema),
                     ("feedback", feedback),
-                ])
+                ];
+                if kind == DraftKind::Complete {
+                    values.push(("open_regions", &open));
+                }
+                t.draft.render(&values)
             }
         }
     }

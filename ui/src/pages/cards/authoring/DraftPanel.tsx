@@ -34,7 +34,7 @@ export function DraftPanel({
   useEffect(() => {
     if (!models.some((m) => m.name === model)) setModel(defaultModel(models));
   }, [models, model]);
-  const cards = useApi("cards.list", kind === "missing" ? { policy: policyId, clause: clauseId } : null);
+  const cards = useApi("cards.list", { policy: policyId, clause: clauseId });
   const parents = (cards.data ?? []).filter((c) => c.event_type !== "Uncertain");
   const draft = useAction("authoring.draft");
   const { guard, dialog } = useRemoteGuard(models);
@@ -77,6 +77,12 @@ export function DraftPanel({
           </select>
           {cards.data && parents.length === 0 && <p className="small muted">This clause has no Reportable or Non-reportable card yet: draft and accept complete-case cards first.</p>}
         </div>
+      )}
+      {kind === "complete" && hasApproved && parents.length > 0 && (
+        <p className="small readable" data-testid="draft-gaps-only">
+          This clause already has {plural(parents.length, "reportable or non-reportable card")}. They stay as they are: the model is shown them, with the
+          combinations of their conditions that no card covers, and drafts only for what they leave open.
+        </p>
       )}
       <div className="row gap wrap align-end">
         {models.length > 0 && <ModelSelect id="d-model" label="Model" models={models} value={model} onChange={setModel} />}
