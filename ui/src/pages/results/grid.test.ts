@@ -99,7 +99,7 @@ describe("case grid", () => {
     expect(neighbours([5, 2, 9], 7)).toEqual({ index: -1, prev: null, next: null });
   });
 
-  it("filters 5,074 × 15 quickly", () => {
+  it("filters and sorts a full-size grid (5,074 × 15; its speed is measured by scripts/bench-app)", () => {
     const n = 5074;
     const big = decodeGrid({
       ...raw,
@@ -111,10 +111,11 @@ describe("case grid", () => {
       gold: Array.from({ length: n }, (_, i) => 1 + (i % 3)),
       cells: Array.from({ length: 15 }, (_, m) => b64(Array.from({ length: n }, (_, i) => code(1 + ((i + m) % 3), (i + m) % 4 !== 0, (i * m) % 5)))),
     });
-    const t0 = performance.now();
     const rows = filterRows(big, { ...NO_FILTER, model: 3, outcome: "incorrect", disagree: true });
+    const before = new Set(rows);
     sortRows(big, rows, { key: "right", dir: "asc" });
-    expect(performance.now() - t0).toBeLessThan(100);
     expect(rows.length).toBeGreaterThan(0);
+    expect(rows.length).toBeLessThan(n);
+    expect(new Set(rows)).toEqual(before);
   });
 });

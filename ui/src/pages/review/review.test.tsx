@@ -8,16 +8,20 @@ import type { ReviewVerdict } from "../../api/generated";
 
 const html = (md: string) => renderToStaticMarkup(<Markdown text={md} headingOffset={0} />);
 
-/** Each text renders within 100 ms: the best of three, so that a busy test machine does not fail it. */
-function rendersEachWithin100ms(texts: string[]) {
+/**
+ * Each text renders without a runaway: these inputs once took 4.8 s and 143 s (backtracking and
+ * repeated searches) and take about a millisecond now. The bound is far above normal (a second, the
+ * best of three) so that a busy machine never fails it; it catches a blow-up, it does not measure speed.
+ */
+function rendersEachWithoutRunaway(texts: string[]) {
   for (const text of texts) {
     let ms = Infinity;
-    for (let k = 0; k < 3 && ms >= 100; k++) {
+    for (let k = 0; k < 3 && ms >= 1000; k++) {
       const t0 = performance.now();
       html(text);
       ms = Math.min(ms, performance.now() - t0);
     }
-    expect(ms, `${JSON.stringify(text.slice(0, 12))}… took ${ms.toFixed(0)} ms`).toBeLessThan(100);
+    expect(ms, `${JSON.stringify(text.slice(0, 12))}… took ${ms.toFixed(0)} ms`).toBeLessThan(1000);
   }
 }
 
@@ -97,14 +101,14 @@ describe("markdown renderer", () => {
       `word${spaces}x\n`.repeat(20),
     ];
     // Before the fix the first pattern alone took over 30 s each time.
-    rendersEachWithin100ms(hostile);
+    rendersEachWithoutRunaway(hostile);
   });
 
   it("reads inline marks without partners in linear time (guidelines may hold 200,000 characters)", () => {
     const n = 50_000;
     const hostile = ["[".repeat(n), "[a](".repeat(n / 4), "[[[[".repeat(n / 4) + "]", "* a".repeat(n / 3), "_".repeat(n), "`".repeat(n), "** a".repeat(n / 4), "[x]".repeat(n / 3)];
     // Before, each mark without a partner searched to the end of the text: seconds, not milliseconds.
-    rendersEachWithin100ms(hostile);
+    rendersEachWithoutRunaway(hostile);
   });
 
   it("keeps heading and table-separator rules: closing hashes, optional outer pipes, colons", () => {
