@@ -142,7 +142,7 @@ test("import a card, see its lint error, fix it in the editor, save and audit it
   await expect(audit.getByText("This card has 2 lint errors.")).toBeVisible();
   await audit.getByLabel("Auditor").fill("Dana Reyes");
   await audit.getByRole("button", { name: "Mark as approved" }).click();
-  await expect(audit.getByRole("alert").filter({ hasText: "The decision was not recorded." })).toContainText("still has 2 lint error(s)");
+  await expect(audit.getByRole("alert").filter({ hasText: "The decision was not recorded." })).toContainText("still has 2 lint errors, so");
   await audit.getByRole("button", { name: "Cancel" }).click();
 
   // The lint tab names the problem and leads to the editor.

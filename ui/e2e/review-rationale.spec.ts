@@ -117,7 +117,7 @@ test("a reviewer ticks the conditions a model's rationale establishes, with the 
   expect(r.pooled.kappa.n).toBe(n);
   expect([r.pooled.both, r.pooled.judge_only, r.pooled.reviewer_only, r.pooled.neither]).toEqual([1, 1, 0, n - 2]);
   expect(r.pooled.observed_agreement).toBeCloseTo((n - 1) / n, 10);
-  if (n < 20) expect(r.pooled.caution).toContain(`Only ${n} decision(s)`);
+  if (n < 20) expect(r.pooled.caution).toContain(`Only ${n} decision${n === 1 ? "" : "s"}:`);
   const rows = await studio.api("review.export", { session: sid, format: "jsonl" });
   const text = Buffer.from(rows.base64, "base64").toString("utf8");
   expect(text.split("\n").filter((l) => l.includes('"question":"rationale_condition"'))).toHaveLength(n);

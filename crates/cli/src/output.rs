@@ -1,5 +1,6 @@
 //! Printing: JSON for scripts, aligned plain text for people, errors on stderr.
 
+use psebench::util::format::count;
 use psebench::ApiError;
 use serde::Serialize;
 
@@ -138,7 +139,7 @@ pub fn print_provenance(p: Option<&psebench::protocol::RunProvenance>) {
         println!("  Policy        {}, {edition}, hash {}", e.policy, short(&e.source_hash));
     }
     println!("  Card library  {}", short(&p.library_fingerprint));
-    println!("  Case set      {} item(s), {}", p.case_count, short(&p.case_set_fingerprint));
+    println!("  Case set      {}, {}", count(p.case_count, "item"), short(&p.case_set_fingerprint));
     if let Some(j) = &p.judge_model {
         println!("  Judge         {j}");
     }

@@ -3,6 +3,7 @@
 // Test helpers may unwrap: a failure is a failed test, with the message it carries.
 #![allow(clippy::unwrap_used)]
 
+use psebench::util::format::count;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -573,7 +574,7 @@ fn eval_delete_and_removing_example_results_say_what_goes_and_ask_first() {
 
     // With --yes it goes; an unknown run is an error that names it.
     let out = env.ok(&["eval", "delete", "example-average", "--yes"]);
-    assert!(out.contains("Deleted run example-average (90 case(s), 90 transcript(s))."), "{out}");
+    assert!(out.contains("Deleted run example-average (90 cases, 90 transcripts)."), "{out}");
     assert_eq!(runs(&env), vec!["example-careful", "example-overconfident"]);
     let o = env.run(&["eval", "delete", "example-average", "--yes"]);
     assert_eq!(o.status.code(), Some(1));
@@ -1092,7 +1093,11 @@ fn review_create_with_a_rationale_task_and_its_judge_agreement_in_stats() {
     assert_eq!(pooled["observed_agreement"], 1.0);
     assert_eq!((pooled["both"].as_u64(), pooled["neither"].as_u64()), (Some(1), Some(names.len() as u64 - 1)));
     let text = env.ok(&["review", "stats", &sid]);
-    assert!(text.contains("The M4 judge against reviewers") && text.contains("decision(s)"), "{text}");
+    assert!(
+        text.contains("The M4 judge against reviewers")
+            && text.contains(&format!("Only {}:", count(names.len(), "decision"))),
+        "{text}"
+    );
     assert!(text.contains("Per case type (all reviewers pooled):"), "{text}");
     assert!(stats["rationale"]["by_type"].as_array().is_some_and(|t| !t.is_empty()), "{stats}");
 }
@@ -1215,7 +1220,7 @@ fn anchors_presort_and_translate_run_as_jobs_that_can_be_planned_listed_and_resu
     assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.contains("2 anchor(s) processed, 0 changed, 2 failed") && out.contains("psebench anchors resume"),
+        out.contains("2 anchors processed, 0 changed, 2 failed") && out.contains("psebench anchors resume"),
         "{out}"
     );
     let jobs = env.json(&["anchors", "jobs"]);

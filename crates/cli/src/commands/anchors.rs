@@ -8,6 +8,7 @@ use psebench::api::rpc::{
     RunParams, RunStarted,
 };
 use psebench::jobs::{Progress, RunStatus};
+use psebench::util::format::count;
 use psebench::ApiError;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -116,8 +117,13 @@ fn print_batch(cli: &Cli, r: &AnchorBatchResult, what: &str) {
         }
     }
     println!(
-        "{what}: {} anchor(s) processed, {} changed, {} failed; {}+{} tokens, ${:.4}.",
-        r.processed, r.changed, r.failed, r.input_tokens, r.output_tokens, r.cost_usd
+        "{what}: {} processed, {} changed, {} failed; {}+{} tokens, ${:.4}.",
+        count(r.processed, "anchor"),
+        r.changed,
+        r.failed,
+        r.input_tokens,
+        r.output_tokens,
+        r.cost_usd
     );
 }
 
@@ -127,14 +133,15 @@ fn print_plan(cli: &Cli, p: &AnchorJobPlan) {
         return;
     }
     println!(
-        "{} anchor(s){}; about {} call(s), {} input and {} output tokens, {}; the text goes to {} ({}).",
-        p.anchors,
+        "{}{}; about {}, {} input and {} output tokens, {}; the text goes to {} ({}).",
+        count(p.anchors, "anchor"),
         if p.kept_manual > 0 {
-            format!(" ({} with a bucket set by hand, left as they are)", p.kept_manual)
+            let (they, are) = if p.kept_manual == 1 { ("it", "is") } else { ("they", "are") };
+            format!(" ({} with a bucket set by hand, left as {they} {are})", p.kept_manual)
         } else {
             String::new()
         },
-        p.calls,
+        count(p.calls, "call"),
         p.input_tokens,
         p.output_tokens,
         p.usd.map(|u| format!("US${u:.4}")).unwrap_or_else(|| "cost unknown".into()),
@@ -172,7 +179,7 @@ fn follow_job(cli: &Cli, e: &Api, run_id: &str, what: &str) -> Result<ExitCode, 
         return Ok(ExitCode::SUCCESS);
     }
     if !cli.json {
-        println!("Job {run_id}: {} — {} of {} anchor(s) done.", view.status.as_str(), view.done, view.total);
+        println!("Job {run_id}: {} — {} of {} done.", view.status.as_str(), view.done, count(view.total, "anchor"));
         if let Some(err) = &view.error {
             println!("{err}");
         }
@@ -209,10 +216,10 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
                 print_json(&r);
             } else {
                 println!(
-                    "{}: {} anchor(s) added, {} duplicate(s) skipped, {} without a bucket.",
+                    "{}: {} added, {} skipped, {} without a bucket.",
                     r.file,
-                    r.added.len(),
-                    r.duplicates.len(),
+                    count(r.added.len(), "anchor"),
+                    count(r.duplicates.len(), "duplicate"),
                     r.unbucketed
                 );
                 for d in &r.duplicates {
@@ -255,8 +262,8 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
                     .collect();
                 table(&["ANCHOR", "BUCKET", "ORIGIN", "LANG", "WORDS", "TEXT"], &rows);
                 println!(
-                    "{} anchor(s){}",
-                    list.len(),
+                    "{}{}",
+                    count(list.len(), "anchor"),
                     if list.iter().any(|a| a.translated) { "; * = translated, original kept" } else { "" }
                 );
             }
@@ -387,7 +394,7 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
             if cli.json {
                 print_json(&serde_json::json!({"removed": n}));
             } else {
-                println!("Removed {n} anchor(s).");
+                println!("Removed {}.", count(n, "anchor"));
             }
         }
     }

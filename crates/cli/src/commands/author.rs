@@ -11,6 +11,7 @@ use psebench::authoring::{
     ApproveRequest, ExtractRequest, ExtractResult, Extraction, ExtractionFilter, ExtractionSummary,
 };
 use psebench::card::lint::Severity;
+use psebench::util::format::count;
 use psebench::ApiError;
 use std::process::ExitCode;
 
@@ -134,7 +135,7 @@ fn print_extraction(x: &Extraction) {
         x.status,
         x.approved_by.as_ref().map(|b| format!(" by {b}")).unwrap_or_default()
     );
-    println!("Model {} ({} attempt(s)); {} text, source hash {}", x.model, x.attempts, x.edition, x.source_hash);
+    println!("Model {} ({}); {} text, source hash {}", x.model, count(x.attempts, "attempt"), x.edition, x.source_hash);
     println!("\nChosen sections:");
     for s in &x.sections {
         let who = s.added_by.as_ref().map(|b| format!(" (added by {b})")).unwrap_or_default();
@@ -182,8 +183,11 @@ fn print_draft(d: &Draft) {
         d.decided_by.as_ref().map(|b| format!(" by {b}")).unwrap_or_default()
     );
     println!(
-        "Model {} ({} attempt(s)); written from extraction {} (v{})",
-        d.model, d.attempts, d.extraction_id, d.extraction_version
+        "Model {} ({}); written from extraction {} (v{})",
+        d.model,
+        count(d.attempts, "attempt"),
+        d.extraction_id,
+        d.extraction_version
     );
     println!("\nItems: {}", d.item_ids.join(", "));
     if d.problems.is_empty() {
@@ -204,8 +208,8 @@ fn print_draft(d: &Draft) {
     }
     if let Some(c) = &d.coverage {
         println!(
-            "\nCoverage over {} condition(s): {} of {} combinations fit a card.",
-            c.conditions.len(),
+            "\nCoverage over {}: {} of {} combinations fit a card.",
+            count(c.conditions.len(), "condition"),
             c.covered,
             c.combinations
         );
@@ -248,9 +252,9 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
                 print_json(&x);
             } else {
                 println!(
-                    "Approved {} ({} section(s)) by {}; generation and the judge now use it for clause {}.",
+                    "Approved {} ({}) by {}; generation and the judge now use it for clause {}.",
                     x.extraction_id,
-                    x.sections.len(),
+                    count(x.sections.len(), "section"),
                     x.approved_by.clone().unwrap_or_default(),
                     x.clause_id
                 );
@@ -267,11 +271,11 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
                 print_json(&r);
             } else {
                 println!(
-                    "Extraction {} for {}: {} section(s) after {} attempt(s).",
+                    "Extraction {} for {}: {} after {}.",
                     r.extraction_id,
                     r.clause_id,
-                    r.sections.len(),
-                    r.attempts
+                    count(r.sections.len(), "section"),
+                    count(r.attempts, "attempt")
                 );
                 for s in &r.sections {
                     println!("  [{}] {} — {}", s.section_id, s.criteria.join(", "), s.why);
@@ -305,16 +309,20 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
             } else {
                 let errors = r.problems.iter().filter(|p| p.severity == Severity::Error).count();
                 println!(
-                    "Draft {}: {} item(s) after {} attempt(s): {}",
+                    "Draft {}: {} after {}: {}",
                     r.draft_id,
-                    r.cards.len(),
-                    r.attempts,
+                    count(r.cards.len(), "item"),
+                    count(r.attempts, "attempt"),
                     r.cards.join(", ")
                 );
                 if errors == 0 {
-                    println!("The code checks pass ({} warning(s)).", r.problems.len());
+                    println!("The code checks pass ({}).", count(r.problems.len(), "warning"));
                 } else {
-                    println!("{errors} problem(s) remain after the last attempt (kept with the draft):");
+                    println!(
+                        "{} {} after the last attempt (kept with the draft):",
+                        count(errors, "problem"),
+                        if errors == 1 { "remains" } else { "remain" }
+                    );
                     for p in r.problems.iter().filter(|p| p.severity == Severity::Error) {
                         println!("  {} {} — {}", p.item_id.as_deref().unwrap_or("(reply)"), p.rule, p.message);
                     }
@@ -351,10 +359,10 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
                         .collect();
                     table(&["CLAUSE", "KIND", "PARENT", "STATE"], &rows);
                     println!(
-                        "{} to draft, {} skipped; about {} call(s), {} input and {} output tokens, {}; data goes to {}.",
+                        "{} to draft, {} skipped; about {}, {} input and {} output tokens, {}; data goes to {}.",
                         p.to_draft,
                         p.skipped,
-                        p.calls,
+                        count(p.calls, "call"),
                         p.input_tokens,
                         p.output_tokens,
                         p.usd.map(|u| format!("US${u:.2}")).unwrap_or_else(|| "cost unknown".into()),
@@ -383,7 +391,7 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
             if cli.json {
                 print_json(&run);
             } else if let Some(r) = run {
-                println!("Job {}: {} — {} draft(s) stored.", r.run_id, r.status.as_str(), r.drafts);
+                println!("Job {}: {} — {} stored.", r.run_id, r.status.as_str(), count(r.drafts, "draft"));
                 if let Some(err) = &r.error {
                     println!("{err}");
                 }
@@ -444,7 +452,7 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
                     })
                     .collect();
                 table(&["DRAFT", "CLAUSE", "KIND", "STATUS", "ITEMS", "ERRORS", "MODEL"], &rows);
-                println!("{} draft(s)", list.len());
+                println!("{}", count(list.len(), "draft"));
             }
         }
         AuthorCmd::Show { id } if id.starts_with("draft-") => {
@@ -476,7 +484,7 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
                     })
                     .collect();
                 table(&["EXTRACTION", "CLAUSE", "VERSION", "STATUS", "APPROVED BY", "SECTIONS", "MODEL"], &rows);
-                println!("{} extraction(s)", list.len());
+                println!("{}", count(list.len(), "extraction"));
             }
         }
         AuthorCmd::Show { id } => {

@@ -1,4 +1,5 @@
 use clap::Subcommand;
+use psebench::util::format::count;
 use psebench::ApiError;
 use psebench_bench::llm::{run_point, LlmBenchPoint};
 use std::io::{BufRead, BufReader};
@@ -289,8 +290,13 @@ pub fn run(cli: &Cli, cmd: &BenchCmd) -> Result<ExitCode, ApiError> {
                 print_json(&b);
             } else {
                 println!(
-                    "store.info over HTTP every {} ms for {:.0} s, while an evaluation ran at C={} (mock {} ms) and the Results data of {} trajectories was loaded {} time(s):",
-                    b.options.every_ms, b.options.seconds, b.options.concurrency, b.options.latency_ms, b.trajectories, b.results_loads
+                    "store.info over HTTP every {} ms for {:.0} s, while an evaluation ran at C={} (mock {} ms) and the Results data of {} trajectories was loaded {}:",
+                    b.options.every_ms,
+                    b.options.seconds,
+                    b.options.concurrency,
+                    b.options.latency_ms,
+                    b.trajectories,
+                    count(b.results_loads, "time")
                 );
                 table(
                     &[
@@ -497,7 +503,8 @@ fn batch_scale(
     }
     if !cli.json {
         eprintln!(
-            "Evaluating {cases} synthetic cases × {models} model(s) through the mock's batch endpoints, then directly…"
+            "Evaluating {cases} synthetic cases × {} through the mock's batch endpoints, then directly…",
+            count(models, "model")
         );
     }
     let b = runtime()?.block_on(psebench_bench::batch_scale::run(dir.path(), &opts))?;
@@ -511,9 +518,9 @@ fn batch_scale(
     } else {
         let yes = |ok: bool| if ok { "yes" } else { "NO" };
         println!(
-            "{} cases × {} model(s), {} cases in flight per run: {} requests in {} batches",
+            "{} cases × {}, {} cases in flight per run: {} requests in {} batches",
             b.cases,
-            b.models,
+            count(b.models, "model"),
             b.options.in_flight.min(b.cases),
             b.requests,
             b.batches

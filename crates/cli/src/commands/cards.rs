@@ -5,6 +5,7 @@ use psebench::api::rpc::{
 };
 use psebench::card::lint::{LintReport, Severity};
 use psebench::card::AuditStatus;
+use psebench::util::format::count;
 use psebench::ApiError;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -163,9 +164,9 @@ fn print_lint(report: &LintReport) {
         println!("  {sev:<7} {:<22} {at}\n          {}", p.rule, p.message);
     }
     println!(
-        "{} error(s), {} warning(s){}",
-        report.errors,
-        report.warnings,
+        "{}, {}{}",
+        count(report.errors, "error"),
+        count(report.warnings, "warning"),
         if report.problems.is_empty() { " — all cards pass." } else { "" }
     );
 }
@@ -262,7 +263,7 @@ pub fn run(cli: &Cli, cmd: &CardsCmd) -> Result<ExitCode, ApiError> {
                     })
                     .collect();
                 table(&["CARD", "CLAUSE", "TYPE", "STATUS", "VER", "VARIANTS", "LINT", "DEFINITION"], &rows);
-                println!("{} card(s)", list.len());
+                println!("{}", count(list.len(), "card"));
             }
         }
         CardsCmd::Show { id, version } => {
@@ -384,7 +385,7 @@ pub fn run(cli: &Cli, cmd: &CardsCmd) -> Result<ExitCode, ApiError> {
             if cli.json {
                 print_json(&serde_json::json!({"exported": n, "out": out}));
             } else {
-                println!("Exported {n} card(s) to {}.", out.display());
+                println!("Exported {} to {}.", count(n, "card"), out.display());
             }
         }
     }

@@ -3,6 +3,7 @@ use psebench::api::removals::ExampleResultsRemoval;
 use psebench::api::rpc::{CaseShowParams, CasesExportToParams, CasesImportFileParams, Count, NoParams};
 use psebench::case::repo::{CaseFilter, CaseSummary};
 use psebench::case::CaseType;
+use psebench::util::format::{count, noun};
 use psebench::ApiError;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -109,7 +110,13 @@ pub fn run(cli: &Cli, cmd: &CasesCmd) -> Result<ExitCode, ApiError> {
                     print_json(&d);
                 } else {
                     let counts: Vec<String> = d.counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
-                    println!("Wrote a dataset to {}: {} case(s), {} card(s).", d.folder, counts.join(", "), d.cards);
+                    println!(
+                        "Wrote a dataset to {}: {} {}, {}.",
+                        d.folder,
+                        counts.join(", "),
+                        noun(d.counts.values().sum::<usize>(), "case"),
+                        count(d.cards, "card")
+                    );
                     if !d.missing_cards.is_empty() {
                         println!("Not in the store, so not included: {}.", d.missing_cards.join(", "));
                     }
@@ -122,7 +129,7 @@ pub fn run(cli: &Cli, cmd: &CasesCmd) -> Result<ExitCode, ApiError> {
             if cli.json {
                 print_json(&serde_json::json!({"exported": n, "out": out}));
             } else {
-                println!("Exported {n} case(s) to {}.", out.display());
+                println!("Exported {} to {}.", count(n, "case"), out.display());
             }
         }
         CasesCmd::List { case_type, clause } => {
@@ -147,7 +154,7 @@ pub fn run(cli: &Cli, cmd: &CasesCmd) -> Result<ExitCode, ApiError> {
                     })
                     .collect();
                 table(&["CASE", "TYPE", "CLAUSE", "GOLD", "ORIGIN", "WORDS"], &rows);
-                println!("{} case(s)", list.len());
+                println!("{}", count(list.len(), "case"));
             }
         }
         CasesCmd::Show { id, provenance: true } => {

@@ -2,6 +2,7 @@
 
 use psebench::jobs::concurrency::{EndpointConcurrency, ALLOWED, CEILING, CUTS, IN_FLIGHT};
 use psebench::jobs::Progress;
+use psebench::util::format::count;
 
 /// One line per endpoint of a plan, then its note.
 pub fn print_plan(endpoints: &[EndpointConcurrency]) {
@@ -23,7 +24,7 @@ pub fn progress_suffix(p: &Progress) -> String {
     let (now, allowed, ceiling, cuts) = (p.counter(IN_FLIGHT), p.counter(ALLOWED), p.counter(CEILING), p.counter(CUTS));
     let mut s = format!(" · {now:.0}/{allowed:.0} requests in flight");
     if cuts > 0.0 {
-        s.push_str(&format!(" (cut from {ceiling:.0} by {cuts:.0} rate-limit reply burst(s))"));
+        s.push_str(&format!(" (cut from {ceiling:.0} by {})", count(cuts.round() as u64, "rate-limit reply burst")));
     }
     s
 }

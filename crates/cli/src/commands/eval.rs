@@ -7,6 +7,7 @@ use psebench::evaluation::rejudge::{RejudgeRequest, RejudgeSummary};
 use psebench::evaluation::{EvaluationPlan, EvaluationRunRequest, EvaluationRunView, EvaluationSummary};
 use psebench::jobs::RunStatus;
 use psebench::protocol::Protocol;
+use psebench::util::format::count;
 use psebench::ApiError;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -118,7 +119,7 @@ pub(crate) fn parse_protocol(s: &str) -> Result<Protocol, String> {
 fn print_plan(p: &EvaluationPlan) {
     eprintln!("Protocol: {}. Policies: {}.", p.protocol, p.policies.join(", "));
     let types: Vec<String> = p.by_type.iter().map(|(k, v)| format!("{v} {k}")).collect();
-    eprintln!("{} case(s) ({}), {} evaluation item(s).", p.cases, types.join(", "), p.items);
+    eprintln!("{} ({}), {}.", count(p.cases, "case"), types.join(", "), count(p.items, "evaluation item"));
     for d in &p.destinations {
         eprintln!("  {:<22} {:<20} {}", d.role, d.model, d.destination);
     }
@@ -131,8 +132,11 @@ fn print_plan(p: &EvaluationPlan) {
     super::follow::print_batch_plan(p.estimate.usd, p.estimate.usd_batch, &p.batch);
     if let Some(c) = &p.cap {
         eprintln!(
-            "Spending cap ${:.2}: at about ${:.4} per item it is expected to allow {} of {} item(s); the run stops there and can be resumed with a higher cap.",
-            c.max_cost_usd, c.item_estimate_usd, c.items_allowed, c.items
+            "Spending cap ${:.2}: at about ${:.4} per item it is expected to allow {} of {}; the run stops there and can be resumed with a higher cap.",
+            c.max_cost_usd,
+            c.item_estimate_usd,
+            c.items_allowed,
+            count(c.items, "item")
         );
     }
     super::concurrency::print_plan(&p.concurrency);
@@ -279,8 +283,13 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                 print_json(&s);
             } else {
                 println!(
-                    "Re-judged {} of {} answer(s) of run {} with {} (${:.2}); {} without a well-formed judgement.",
-                    s.judged, s.eligible, s.run_id, s.judge_model, s.cost_usd, s.failed
+                    "Re-judged {} of {} of run {} with {} (${:.2}); {} without a well-formed judgement.",
+                    s.judged,
+                    count(s.eligible, "answer"),
+                    s.run_id,
+                    s.judge_model,
+                    s.cost_usd,
+                    s.failed
                 );
                 if let Some(m) = &s.message {
                     println!("{m}");
@@ -343,7 +352,12 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
             if cli.json {
                 print_json(&done);
             } else {
-                println!("Deleted run {} ({} case(s), {} transcript(s)).", done.run_id, done.items, done.trajectories);
+                println!(
+                    "Deleted run {} ({}, {}).",
+                    done.run_id,
+                    count(done.items, "case"),
+                    count(done.trajectories, "transcript")
+                );
             }
         }
         EvalCmd::Export { run, out } => {
@@ -361,7 +375,7 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
             if cli.json {
                 print_json(&serde_json::json!({"runs": ids}));
             } else {
-                println!("Imported {} run(s): {}", ids.len(), ids.join(", "));
+                println!("Imported {}: {}", count(ids.len(), "run"), ids.join(", "));
             }
         }
     }

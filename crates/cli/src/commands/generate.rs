@@ -5,6 +5,7 @@ use psebench::generation::{
     GenerationSummary, Provenance,
 };
 use psebench::jobs::RunStatus;
+use psebench::util::format::count;
 use psebench::ApiError;
 use std::process::ExitCode;
 
@@ -111,12 +112,12 @@ fn print_plan(p: &GenerationPlan) {
     let types: Vec<String> = p.cards_by_type.iter().map(|(k, v)| format!("{v} {k}")).collect();
     let cands: Vec<String> = p.candidates_by_type.iter().map(|(k, v)| format!("{v} {k}")).collect();
     eprintln!(
-        "{} card(s) ({}), up to {} anchor(s) each: {} card-and-anchor pair(s), {} candidate case(s) ({}).",
-        p.cards,
+        "{} ({}), up to {} each: {}, {} ({}).",
+        count(p.cards, "card"),
         types.join(", "),
-        p.anchors_per_card,
-        p.units,
-        p.candidates,
+        count(p.anchors_per_card, "anchor"),
+        count(p.units, "card-and-anchor pair"),
+        count(p.candidates, "candidate case"),
         cands.join(", ")
     );
     for w in &p.warnings {
@@ -138,8 +139,11 @@ fn print_plan(p: &GenerationPlan) {
     eprintln!("  ({})", p.estimate.assumptions);
     if let Some(c) = &p.cap {
         eprintln!(
-            "Spending cap ${:.2}: at about ${:.4} per card-and-anchor pair it is expected to allow {} of {} pair(s); the run stops there and can be resumed with a higher cap.",
-            c.max_cost_usd, c.item_estimate_usd, c.items_allowed, c.items
+            "Spending cap ${:.2}: at about ${:.4} per card-and-anchor pair it is expected to allow {} of {}; the run stops there and can be resumed with a higher cap.",
+            c.max_cost_usd,
+            c.item_estimate_usd,
+            c.items_allowed,
+            count(c.items, "pair")
         );
     }
     super::concurrency::print_plan(&p.concurrency);
@@ -351,7 +355,10 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
                     })
                     .collect();
                 table(&["CANDIDATE (after the run id)", "TYPE", "STATUS", "STAGE", "REASON"], &rows);
-                println!("{} candidate(s). Full story: psebench generate provenance {run}__<candidate>", list.len());
+                println!(
+                    "{}. Full story: psebench generate provenance {run}__<candidate>",
+                    count(list.len(), "candidate")
+                );
             }
         }
         GenerateCmd::Provenance { id } => print_provenance(cli, &e, id)?,

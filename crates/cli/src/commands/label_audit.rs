@@ -6,6 +6,7 @@ use psebench::api::rpc::RunStarted;
 use psebench::label_audit::{
     LabelAuditPlan, LabelAuditReport, LabelAuditRequest, LabelAuditResults, LabelAuditResultsRequest, TIE_RULE,
 };
+use psebench::util::format::count;
 use psebench::ApiError;
 use std::process::ExitCode;
 
@@ -63,9 +64,9 @@ pub fn audit(cli: &Cli, e: &crate::api::Api, args: &LabelAuditArgs) -> Result<Ex
                     .map(|u| format!("about ${u:.2}"))
                     .unwrap_or_else(|| "unknown (no price registered)".into());
                 eprintln!(
-                    "{} case(s) × {} model(s): ~{} calls, ~{} tokens, cost {usd}.",
-                    plan.cases,
-                    plan.models.len(),
+                    "{} × {}: ~{} calls, ~{} tokens, cost {usd}.",
+                    count(plan.cases, "case"),
+                    count(plan.models.len(), "model"),
                     plan.calls,
                     plan.tokens
                 );
@@ -143,8 +144,8 @@ pub fn audit(cli: &Cli, e: &crate::api::Api, args: &LabelAuditArgs) -> Result<Ex
         let share =
             if report.screened == 0 { 0.0 } else { 100.0 * report.disputed.len() as f64 / report.screened as f64 };
         println!(
-            "{} case(s) screened; every model agrees with {}; a majority disputes {} ({share:.1}%).",
-            report.screened,
+            "{} screened; every model agrees with {}; a majority disputes {} ({share:.1}%).",
+            count(report.screened, "case"),
             report.agree,
             report.disputed.len()
         );

@@ -2,6 +2,7 @@ use clap::Args;
 use psebench::api::rpc::{MetricsFilesParams, MetricsRunsParams};
 use psebench::metrics::{FileMetrics, MetricsOptions, MetricsReport, ModelMetrics, Prf};
 use psebench::protocol::comparability::DAGGER;
+use psebench::util::format::count;
 use psebench::ApiError;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -82,9 +83,13 @@ fn overall_table(models: &[ModelMetrics]) {
     println!("ANSWERED = cases with a readable verdict (Reportable, Non-reportable or Uncertain); the others count as wrong.");
     for m in models.iter().filter(|m| m.m4_unjudged > 0) {
         println!(
-            "* M4 of {}: {} correct answer(s) with a rationale have no usable judge result and count as 0 hits; \
-             run `psebench eval rejudge RUN --judge-model NAME` to judge them.",
-            m.model, m.m4_unjudged
+            "* M4 of {}: {} with a rationale {} no usable judge result and {} as 0 hits; \
+             run `psebench eval rejudge RUN --judge-model NAME` to judge {}.",
+            m.model,
+            count(m.m4_unjudged, "correct answer"),
+            if m.m4_unjudged == 1 { "has" } else { "have" },
+            if m.m4_unjudged == 1 { "counts" } else { "count" },
+            if m.m4_unjudged == 1 { "it" } else { "them" }
         );
     }
 }
@@ -317,14 +322,18 @@ pub fn run(cli: &Cli, args: &MetricsArgs) -> Result<ExitCode, ApiError> {
     for skipped in ignored {
         if skipped.unknown_case > 0 {
             eprintln!(
-                "note: {}: {} trajectory(ies) name a case_id that is not in the cases file; ignored",
-                skipped.model, skipped.unknown_case
+                "note: {}: {} {} a case_id that is not in the cases file; ignored",
+                skipped.model,
+                count(skipped.unknown_case, "trajectory"),
+                if skipped.unknown_case == 1 { "names" } else { "name" }
             );
         }
         if skipped.duplicates > 0 {
             eprintln!(
-                "note: {}: {} trajectory(ies) repeat a case and repeat index already seen; the first one is used",
-                skipped.model, skipped.duplicates
+                "note: {}: {} {} a case and repeat index already seen; the first one is used",
+                skipped.model,
+                count(skipped.duplicates, "trajectory"),
+                if skipped.duplicates == 1 { "repeats" } else { "repeat" }
             );
         }
     }

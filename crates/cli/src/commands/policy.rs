@@ -1,6 +1,7 @@
 use clap::Subcommand;
 use psebench::api::policy::PolicyImportRequest;
 use psebench::api::rpc::{IdParams, NoParams};
+use psebench::util::format::count;
 use psebench::ApiError;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -118,10 +119,10 @@ pub fn run(cli: &Cli, cmd: &PolicyCmd) -> Result<ExitCode, ApiError> {
                 print_json(&r);
             } else {
                 println!(
-                    "Created policy {} with {} clause(s) and {} guidance section(s).",
+                    "Created policy {} with {} and {}.",
                     r.id,
-                    r.clauses.len(),
-                    r.guidance_sections.len()
+                    count(r.clauses.len(), "clause"),
+                    count(r.guidance_sections.len(), "guidance section")
                 );
                 println!("See it with `psebench policy show {}`.", r.id);
             }

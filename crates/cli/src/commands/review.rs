@@ -10,6 +10,7 @@ use psebench::api::rpc::{
     TokenResult,
 };
 use psebench::review::*;
+use psebench::util::format::count;
 use psebench::ApiError;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -301,9 +302,9 @@ fn print_judge_agreement_as(who: &str, a: &JudgeAgreement) {
     };
     let share = |x: Option<f64>| x.map(|v| format!("{v:.3}")).unwrap_or_else(|| "–".into());
     println!(
-        "  {who:<16} kappa {kappa}  n={} decisions over {} item(s)  observed {}  expected {}  (both {}, judge only {}, reviewer only {}, neither {})",
+        "  {who:<16} kappa {kappa}  n={} decisions over {}  observed {}  expected {}  (both {}, judge only {}, reviewer only {}, neither {})",
         a.kappa.n,
-        a.items,
+        count(a.items, "item"),
         share(a.observed_agreement),
         share(a.expected_agreement),
         a.both,
@@ -374,7 +375,7 @@ fn print_detail(d: &ReviewSessionDetail) {
     if d.rationale_items > 0 {
         let from =
             if d.rationale_runs.is_empty() { String::new() } else { format!(" from {}", d.rationale_runs.join(", ")) };
-        println!("Rationale: {} case(s) with a model's rationale to check{from}", d.rationale_items);
+        println!("Rationale: {} with a model's rationale to check{from}", count(d.rationale_items, "case"));
     }
     println!("Answers:   {} of {} complete\n", s.completed, s.assignments);
     let rows: Vec<Vec<String>> = d
@@ -777,8 +778,8 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
                 }
                 if let Some(r) = &s.rationale {
                     println!(
-                        "\nThe M4 judge against reviewers (rationale task, {} item(s) from {}): Cohen's kappa over (item, condition) decisions",
-                        r.items_with_task,
+                        "\nThe M4 judge against reviewers (rationale task, {} from {}): Cohen's kappa over (item, condition) decisions",
+                        count(r.items_with_task, "item"),
                         r.runs.join(", ")
                     );
                     for a in &r.per_reviewer {
@@ -809,8 +810,11 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
                 print_json(&q);
             } else {
                 println!(
-                    "{} case(s) to decide, {} decided (spread threshold {}, low rating ≤ {}).\n",
-                    q.pending, q.decided, q.threshold, q.low_rating
+                    "{} to decide, {} decided (spread threshold {}, low rating ≤ {}).\n",
+                    count(q.pending, "case"),
+                    q.decided,
+                    q.threshold,
+                    q.low_rating
                 );
                 for it in &q.items {
                     println!("{}  [{}; by construction {}]", it.case_id, it.case_type, it.expected_verdict.as_str());
@@ -891,7 +895,7 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
             if cli.json {
                 print_json(&r);
             } else {
-                println!("Wrote {} row(s) to {}.", r.rows, r.path);
+                println!("Wrote {} to {}.", count(r.rows, "row"), r.path);
             }
         }
         ReviewCmd::Summary { session, out } => {
@@ -968,8 +972,11 @@ fn pack(cli: &Cli, e: &Api, cmd: &PackCmd) -> Result<ExitCode, ApiError> {
                 print_json(&r);
             } else {
                 println!(
-                    "Merged {}'s answers into \"{}\": {} item(s) changed, {} part(s) updated.",
-                    r.reviewer, r.session_name, r.items_changed, r.fields_updated
+                    "Merged {}'s answers into \"{}\": {} changed, {} updated.",
+                    r.reviewer,
+                    r.session_name,
+                    count(r.items_changed, "item"),
+                    count(r.fields_updated, "part")
                 );
                 for k in &r.kept {
                     println!("  kept: {k}");

@@ -84,7 +84,10 @@ fn apply(conn: &mut Connection, m: &Migration, check_references: bool) -> Result
     if check_references {
         let broken: i64 = tx.query_row("SELECT COUNT(*) FROM pragma_foreign_key_check", [], |r| r.get(0))?;
         if broken > 0 {
-            return Err(failed(format!("{broken} row(s) would point at rows that no longer exist")));
+            return Err(failed(format!(
+                "{} would point at rows that no longer exist",
+                crate::util::format::count(broken, "row")
+            )));
         }
     }
     tx.execute(

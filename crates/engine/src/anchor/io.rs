@@ -2,6 +2,7 @@
 //! file, or a folder of `.txt` files. Everything is checked before anything is stored, and every
 //! problem names its file and line.
 
+use crate::util::format::count;
 use serde_json::Value;
 use std::path::Path;
 
@@ -45,7 +46,7 @@ fn problem(problems: &[String], file: &str) -> ApiError {
     let first = problems.first().cloned().unwrap_or_default();
     ApiError::new(
         ErrorCode::InvalidInput,
-        format!("{file}: {} problem(s) found, so no anchor was imported. First: {first}", problems.len()),
+        format!("{file}: {} found, so no anchor was imported. First: {first}", count(problems.len(), "problem")),
     )
     .with_detail(problems.join("\n"))
 }
@@ -288,7 +289,7 @@ mod tests {
     fn bad_lines_are_all_reported_with_their_place() {
         let e = parse_jsonl("a.jsonl", "{\"text\": \"\"}\nnot json\n[1]\n{\"anchor_id\": \"z\"}\n").unwrap_err();
         let d = e.detail.unwrap();
-        assert!(e.message.contains("4 problem(s)"), "{}", e.message);
+        assert!(e.message.contains("4 problems found"), "{}", e.message);
         for needle in ["a.jsonl:1", "a.jsonl:2", "a.jsonl:3", "a.jsonl:4"] {
             assert!(d.contains(needle), "{d}");
         }

@@ -291,9 +291,9 @@ impl Engine {
             return Err(ApiError::new(
                 crate::error::ErrorCode::Provider,
                 format!(
-                    "Anchor job {run_id} stopped with {never} of {} anchor(s) not yet handled: {why} Finished anchors are kept; \
+                    "Anchor job {run_id} stopped with {never} of {} not yet handled: {why} Finished anchors are kept; \
                      resume it with `psebench anchors resume {run_id}` or from the Anchors page.",
-                    view.total
+                    crate::util::format::count(view.total, "anchor")
                 ),
             ));
         }

@@ -12,6 +12,7 @@ pub mod job;
 pub mod llm;
 pub mod repo;
 
+use crate::util::format::count;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -289,18 +290,18 @@ impl Engine {
             return Err(ApiError::new(
                 ErrorCode::InvalidInput,
                 format!(
-                    "{file}: {} problem(s) found, so no anchor was imported. First: {}",
-                    problems.len(),
+                    "{file}: {} found, so no anchor was imported. First: {}",
+                    count(problems.len(), "problem"),
                     problems[0]
                 ),
             )
             .with_detail(problems.join("\n")));
         }
         if default_source > 0 {
-            notes.push(format!("{default_source} anchor(s) named no source; recorded as \"{file_short}\"."));
+            notes.push(format!("{} named no source; recorded as \"{file_short}\".", count(default_source, "anchor")));
         }
         if default_lang > 0 {
-            notes.push(format!("{default_lang} anchor(s) named no language; recorded as English (en)."));
+            notes.push(format!("{} named no language; recorded as English (en).", count(default_lang, "anchor")));
         }
         let mut added = Vec::new();
         let mut unbucketed = 0;

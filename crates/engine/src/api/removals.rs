@@ -28,7 +28,9 @@ impl Engine {
             let cases = crate::case::repo::count_for_policy(tx, id)?;
             if cards > 0 || cases > 0 {
                 return Err(ApiError::conflict(format!(
-                    "The policy \"{id}\" is still used by {cards} card(s) and {cases} case(s). Delete or move those first; nothing was deleted."
+                    "The policy \"{id}\" is still used by {} and {}. Delete or move those first; nothing was deleted.",
+                    crate::util::format::count(cards, "card"),
+                    crate::util::format::count(cases, "case")
                 )));
             }
             crate::authoring::repo::delete_for_policy(tx, id)?;

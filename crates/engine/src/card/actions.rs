@@ -1,6 +1,7 @@
 //! Card library actions: lint files or the library, import, list, show, edit, audit, history,
 //! diff, export.
 
+use crate::util::format::count;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -131,7 +132,11 @@ fn reject_unreadable(failures: Vec<crate::card::io::LoadFailure>) -> ApiResult<(
     let lines: Vec<String> = failures.iter().map(|f| f.error.to_string()).collect();
     Err(ApiError::new(
         ErrorCode::InvalidInput,
-        format!("{} file(s) could not be read, so nothing was imported. First problem: {}", lines.len(), lines[0]),
+        format!(
+            "{} could not be read, so nothing was imported. First problem: {}",
+            count(lines.len(), "file"),
+            lines[0]
+        ),
     )
     .with_detail(lines.join("\n")))
 }
@@ -262,8 +267,9 @@ impl Engine {
             return Err(ApiError::new(
                 ErrorCode::ValidationFailed,
                 format!(
-                    "{} problem(s) stop this import, so nothing was imported. First: {} {}: {}",
-                    blocking.len(),
+                    "{} {} this import, so nothing was imported. First: {} {}: {}",
+                    count(blocking.len(), "problem"),
+                    if blocking.len() == 1 { "stops" } else { "stop" },
                     first.path,
                     if first.pointer.is_empty() { "(whole card)" } else { &first.pointer },
                     first.message
@@ -508,10 +514,11 @@ impl Engine {
             return Err(ApiError::new(
                 ErrorCode::Conflict,
                 format!(
-                    "Card \"{}\" still has {} lint error(s), so it cannot be marked {}. Fix them first. First error: {first}",
+                    "Card \"{}\" still has {}, so it cannot be marked {}. Fix {} first. First error: {first}",
                     req.card_id,
-                    detail.summary.lint_errors,
-                    req.status.as_str()
+                    count(detail.summary.lint_errors, "lint error"),
+                    req.status.as_str(),
+                    if detail.summary.lint_errors == 1 { "it" } else { "them" }
                 ),
             ));
         }

@@ -179,7 +179,7 @@ fn lint_card(card: &ClauseCard, vocab: &PolicyVocab, ctx: &mut Ctx<'_>) {
                 format!("{base}/corresponding_basic_event_elements"),
                 format!(
                     "Boundary condition \"{name}\" lists no fact slot that shows whether it holds. Add the \
-                     element(s) that realize it to corresponding_basic_event_elements."
+                     element or elements that realize it to corresponding_basic_event_elements."
                 ),
             );
         }
@@ -333,9 +333,11 @@ fn lint_card(card: &ClauseCard, vocab: &PolicyVocab, ctx: &mut Ctx<'_>) {
                             "variant-incoherent",
                             format!("{vbase}/masked_boundary_conditions/{k}"),
                             format!(
-                                "Variant \"{id}\" hides condition \"{b}\" but leaves its element(s) {} visible, so the \
-                                 condition could still be decided. Mask those elements too, or stop masking the condition.",
-                                quote_list(&visible)
+                                "Variant \"{id}\" hides condition \"{b}\" but leaves its {} {} visible, so the \
+                                 condition could still be decided. Mask {} too, or stop masking the condition.",
+                                crate::util::format::noun(visible.len(), "element"),
+                                quote_list(&visible),
+                                if visible.len() == 1 { "that element" } else { "those elements" }
                             ),
                         );
                     }

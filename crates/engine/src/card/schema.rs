@@ -56,8 +56,9 @@ fn friendly(kind: &ValidationErrorKind, pointer: &str, raw: String) -> String {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             let list = unexpected.iter().map(|u| format!("\"{u}\"")).collect::<Vec<_>>().join(", ");
             format!(
-                "{place} has field(s) the schema does not know: {list}; check the spelling \
-                 (free extension fields must start with \"x_\")"
+                "{place} has {} the schema does not know: {list}; check the spelling \
+                 (free extension fields must start with \"x_\")",
+                crate::util::format::noun(unexpected.len(), "field")
             )
         }
         ValidationErrorKind::Type { kind } => {

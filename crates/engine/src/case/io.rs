@@ -127,7 +127,7 @@ fn read_cases_line_by_line(path: &Path, vocab_for: &dyn Fn(&str) -> Option<Polic
         let problems = check_case(&case, vocab);
         if let Some(first) = problems.first() {
             let more = if problems.len() > 1 {
-                format!(" (and {} more problem(s))", problems.len() - 1)
+                format!(" (and {})", crate::util::format::count(problems.len() - 1, "more problem"))
             } else {
                 String::new()
             };

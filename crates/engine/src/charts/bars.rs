@@ -10,12 +10,12 @@ use plotters::style::Color;
 use super::axes::{Axes, Scale, X_AXIS_H};
 use super::canvas::{Canvas, Font, Rect};
 use super::frame::{ellipsize, Frame};
-use super::scatter::plural;
 use super::style::*;
 use super::ChartError;
 use crate::metrics::per_clause::clause_rows;
 use crate::metrics::MetricsReport;
 use crate::policy::PolicyPack;
+use crate::util::format::count;
 
 const WIDTH: f64 = 1040.0;
 const ROW_H: f64 = 32.0;
@@ -73,9 +73,8 @@ pub fn per_clause(
     if !missing.is_empty() {
         let listed = if missing.len() <= 4 { format!(": {}", missing.join("; ")) } else { String::new() };
         notes.push(format!(
-            "{} clause{} of the policy had no scored cases and {} not shown{listed}.",
-            missing.len(),
-            plural(missing.len()),
+            "{} of the policy had no scored cases and {} not shown{listed}.",
+            count(missing.len(), "clause"),
             if missing.len() == 1 { "is" } else { "are" }
         ));
     }
@@ -92,9 +91,9 @@ pub fn per_clause(
         WIDTH,
         title,
         &format!(
-            "Mean M1 verdict accuracy per clause of {}, averaged over {models} model{}; hardest first",
+            "Mean M1 verdict accuracy per clause of {}, averaged over {}; hardest first",
             if pack.name.is_empty() { pack.id.as_str() } else { pack.name.as_str() },
-            plural(models)
+            count(models, "model")
         ),
         "One bar per clause: the mean over models of the share of its cases triaged correctly; n is its number of \
          cases. Shorter bars are harder clauses.",
@@ -135,7 +134,7 @@ impl ClauseBars {
         }
         c.line(&[(plot.x0, plot.y0), (plot.x0, plot.y1), (plot.x1, plot.y1)], AXIS.to_rgba(), 1.0)?;
         c.text(
-            &format!("Mean verdict accuracy over {} model{} (M1, %)", self.models, plural(self.models)),
+            &format!("Mean verdict accuracy over {} (M1, %)", count(self.models, "model")),
             (plot.x0 + plot.x1) / 2.0,
             plot.y1 + 38.0,
             Font::new(AXIS_TITLE_SIZE, TEXT),

@@ -3,6 +3,7 @@
 //!
 //! Custom because plotters has no overlap-avoiding point labels and no diamond or down-triangle markers.
 
+use crate::util::format::count;
 use plotters::prelude::DrawingBackend;
 use plotters::style::text_anchor::HPos;
 use plotters::style::{Color, RGBColor};
@@ -132,9 +133,10 @@ pub fn m5_m6(report: &MetricsReport, title: &str, extra: &[String]) -> Result<Sc
         } else if other.is_empty() && no_missing.is_empty() {
             match skipped.as_slice() {
                 [(_, _, cases)] => format!(
-                    "The run had {cases} missing-information case{}, but the model never asked a question on them, so \
+                    "The run had {}, but the model never asked a question on {}, so \
                      there are no questions to score (its M5 is 0).",
-                    plural(*cases as usize)
+                    count(*cases, "missing-information case"),
+                    if *cases == 1 { "it" } else { "them" }
                 ),
                 _ => "The runs had missing-information cases, but no model asked a question on any of them, so there \
                       are no questions to score (M5 is 0 for every model)."
@@ -149,7 +151,7 @@ pub fn m5_m6(report: &MetricsReport, title: &str, extra: &[String]) -> Result<Sc
     let frame = Frame::new(
         WIDTH,
         title,
-        &format!("M5 missing-case detection F1 against M6 missing-slot identification F1 · {n} model{}", plural(n)),
+        &format!("M5 missing-case detection F1 against M6 missing-slot identification F1 · {}", count(n, "model")),
         "One marker per model. Further right: asks when facts are missing, and only then. Higher: its questions \
          find the withheld facts.",
         &notes,
@@ -200,8 +202,8 @@ pub fn tokens_vs_m1(report: &MetricsReport, title: &str, extra: &[String]) -> Re
         WIDTH,
         title,
         &format!(
-            "Average completion tokens per case (model side only) against M1 verdict accuracy · {n} model{}",
-            plural(n)
+            "Average completion tokens per case (model side only) against M1 verdict accuracy · {}",
+            count(n, "model")
         ),
         "One marker per model. Further right: more completion tokens per case (log scale). Higher: more correct \
          verdicts.",
@@ -218,14 +220,6 @@ pub fn tokens_vs_m1(report: &MetricsReport, title: &str, extra: &[String]) -> Re
         quadrants: false,
         points,
     })
-}
-
-pub fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
 }
 
 impl Scatter {

@@ -12,11 +12,11 @@ use plotters::style::{Color, RGBColor};
 use super::axes::{Scale, X_AXIS_H};
 use super::canvas::{Canvas, Font, Hatch, Rect};
 use super::frame::{shorten_name, Frame};
-use super::scatter::{join_names, plural};
+use super::scatter::join_names;
 use super::style::*;
 use super::ChartError;
 use crate::metrics::MetricsReport;
-use crate::util::format::fmt_thousands;
+use crate::util::format::{count, fmt_thousands};
 
 const WIDTH: f64 = 1000.0;
 const ROW_H: f64 = 30.0;
@@ -210,8 +210,8 @@ pub fn asks(report: &MetricsReport, title: &str, extra: &[String]) -> Result<Sta
     Ok(build(Spec {
         title,
         subtitle: format!(
-            "Share of {cases} by number of ASK actions · {n} model{}, sorted by how rarely they skip asking",
-            plural(n)
+            "Share of {cases} by number of ASK actions · {}, sorted by how rarely they skip asking",
+            count(n, "model")
         ),
         caption: "One bar per model, adding up to 100 %. Hatched left segment: answered without asking. Avg. asks: \
                   mean per missing case.",

@@ -4,6 +4,7 @@
 //! counts, and the generation models and prompt versions, with the license left for the
 //! publisher to fill in. A dataset hub that reads a YAML-headed README and JSONL files loads it as is.
 
+use crate::util::format::{count, noun};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
@@ -254,16 +255,24 @@ impl Engine {
         if prov.runs.is_empty() {
             s.push_str("No case here came from a generation run of this store (imported or hand-written cases).\n");
         } else {
+            let generated = cases.len() - prov.hand_written;
             s.push_str(&format!(
-                "{} case(s) come from generation run(s) {} with the model(s) {}. The prompt versions (a hash of each \
+                "{} {} from generation {} {} with the {} {}. The prompt versions (a hash of each \
                  template's text) are in the header above.\n",
-                cases.len() - prov.hand_written,
+                count(generated, "case"),
+                if generated == 1 { "comes" } else { "come" },
+                noun(prov.runs.len(), "run"),
                 prov.runs.join(", "),
+                noun(prov.models.len(), "model"),
                 if prov.models.is_empty() { "(not recorded)".to_string() } else { prov.models.join(", ") }
             ));
         }
         if prov.hand_written > 0 {
-            s.push_str(&format!("{} case(s) were imported or written by hand.\n", prov.hand_written));
+            s.push_str(&format!(
+                "{} {} imported or written by hand.\n",
+                count(prov.hand_written, "case"),
+                if prov.hand_written == 1 { "was" } else { "were" }
+            ));
         }
         s.push_str("\n## License\n\nSet `license` in the header before publishing. Cases generated from real incident reports \
                     (anchors) may carry their style and scene: check what your sources allow.\n");

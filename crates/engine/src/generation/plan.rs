@@ -3,6 +3,7 @@
 //! gives the same plan), the candidates that follow (one per card and anchor, plus one per
 //! missing-information variant and anchor), and a cost estimate from the sizes of the inputs.
 
+use crate::util::format::count;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -113,7 +114,7 @@ fn select_cards(engine: &Engine, policy: &str, spec: &str) -> ApiResult<Selected
                 warnings.push(if total == 0 {
                     format!("There are no cards for {t}.")
                 } else {
-                    format!("None of the {total} card(s) for {t} is approved; approve cards after auditing them (Card library → Audit, or `psebench cards audit`) or list their ids explicitly.")
+                    format!("None of the {} for {t} is approved; approve cards after auditing them (Card library → Audit, or `psebench cards audit`) or list their ids explicitly.", count(total, "card"))
                 });
             }
             continue;
@@ -260,9 +261,10 @@ pub fn plan(engine: &Engine, req: &GenerationRequest, run_id: &str) -> ApiResult
         warnings.push(anchor_shortfall_warning(clause, *have, *cards_short, req.anchors_per_card as usize));
     }
     if !without.is_empty() {
+        let (have, their, are) = if without.len() == 1 { ("has", "its", "is") } else { ("have", "their", "are") };
         warnings.push(format!(
-            "{} card(s) have no anchors in their clause's bucket and are left out: {}. Import anchors for those clauses or put existing ones in their buckets.",
-            without.len(),
+            "{} {have} no anchors in {their} clause's bucket and {are} left out: {}. Import anchors for those clauses or put existing ones in their buckets.",
+            count(without.len(), "card"),
             without.join(", ")
         ));
     }

@@ -48,7 +48,10 @@ fn spread_reason(
     let (lo, hi) = (vals.iter().min()?, vals.iter().max()?);
     (hi - lo > threshold).then(|| QueueReason {
         code: code.into(),
-        text: format!("{label} ratings range from {lo} to {hi}, more than {threshold} point(s) apart."),
+        text: format!(
+            "{label} ratings range from {lo} to {hi}, more than {} apart.",
+            crate::util::format::count(threshold, "point")
+        ),
     })
 }
 

@@ -1,6 +1,7 @@
 //! Exports: the long format (one row per reviewer × case × question answered, with the time it
 //! was answered) as CSV or JSONL, and the summary table in Markdown and LaTeX (booktabs).
 
+use crate::util::format::count;
 use std::collections::HashMap;
 
 use super::repo::{AnswerRow, ItemRow};
@@ -163,8 +164,8 @@ fn pair_lines(label: &str, pairs: &[super::PairStat]) -> Vec<String> {
 pub fn markdown(s: &ReviewStats) -> String {
     let mut out = format!("# Expert review: {}\n\n", md(&s.session_name));
     out.push_str(&format!(
-        "{} reviewer(s) ({}); each case rated by {}; {} of {} answers complete.\n\n",
-        s.reviewers.len(),
+        "{} ({}); each case rated by {}; {} of {} answers complete.\n\n",
+        count(s.reviewers.len(), "reviewer"),
         s.reviewers.iter().map(|r| md(r)).collect::<Vec<_>>().join(", "),
         s.overlap,
         s.completed,
@@ -250,9 +251,9 @@ fn share(x: Option<f64>) -> String {
 pub fn rationale_markdown(r: &super::RationaleStats) -> String {
     let mut out = String::from("\n## The M4 judge against reviewers (rationale task)\n\n");
     out.push_str(&format!(
-        "{} item(s) carried a model's rationale from {}. Each (item, condition) is one decision: does the rationale \
+        "{} carried a model's rationale from {}. Each (item, condition) is one decision: does the rationale \
          establish the condition? Cohen's kappa compares the judge's decisions with the reviewer's.\n\n",
-        r.items_with_task,
+        count(r.items_with_task, "item"),
         r.runs.iter().map(|x| md(x)).collect::<Vec<_>>().join(", ")
     ));
     out.push_str("| Reviewer | Items | Decisions (n) | Observed agreement | Expected agreement | Cohen's kappa | Both / judge only / reviewer only / neither |\n");
@@ -290,10 +291,10 @@ pub fn rationale_markdown(r: &super::RationaleStats) -> String {
         for t in &r.by_type {
             let a = &t.agreement;
             out.push_str(&format!(
-                "- {}: {} item(s), {} decisions, Cohen's kappa {}\n",
+                "- {}: {}, {}, Cohen's kappa {}\n",
                 title(&t.case_type),
-                a.items,
-                a.kappa.n,
+                count(a.items, "item"),
+                count(a.kappa.n, "decision"),
                 a.kappa.value.map(|v| format!("{v:.2}")).unwrap_or_else(|| "undefined".into())
             ));
         }

@@ -196,7 +196,8 @@ pub fn agreement(reviewer: Option<&str>, items: u32, decisions: &[Decision]) -> 
         None
     } else if n < MIN_DECISIONS {
         Some(format!(
-            "Only {n} decision(s): with fewer than {MIN_DECISIONS}, one or two different ticks move the kappa a lot, so read it as a rough indication at most."
+            "Only {}: with fewer than {MIN_DECISIONS}, one or two different ticks move the kappa a lot, so read it as a rough indication at most.",
+            crate::util::format::count(n, "decision")
         ))
     } else {
         None
@@ -253,7 +254,7 @@ mod tests {
         // p_o = 11/16; judge 8/16 = .5, reviewer 9/16; p_e = .5·9/16 + .5·7/16 = .5; kappa = (11/16 − .5)/.5 = 0.375.
         let small = agreement(None, 4, &d[..16]);
         close(small.kappa.value, 0.375);
-        assert!(small.caution.as_deref().unwrap().contains("Only 16 decision(s)"));
+        assert!(small.caution.as_deref().unwrap().contains("Only 16 decisions:"));
     }
 
     #[test]

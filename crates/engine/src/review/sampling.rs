@@ -51,9 +51,10 @@ pub fn stratified(candidates: &[Candidate], counts: [u32; 3], by_clause: bool, s
             .iter()
             .map(|i| {
                 format!(
-                    "{} {} case(s) but the sample asks for {}",
+                    "{} {} {} but the sample asks for {}",
                     pools[*i].len(),
                     CaseType::ALL[*i].as_str(),
+                    crate::util::format::noun(pools[*i].len(), "case"),
                     counts[*i]
                 )
             })
@@ -252,8 +253,8 @@ mod tests {
         let c = cands();
         let e = stratified(&c, [30, 30, 5], false, 1).unwrap_err();
         assert_eq!(e.code, ErrorCode::ValidationFailed);
-        assert!(e.message.contains("20 complete case(s) but the sample asks for 30"), "{}", e.message);
-        assert!(e.message.contains("20 missing case(s) but the sample asks for 30"), "{}", e.message);
+        assert!(e.message.contains("20 complete cases but the sample asks for 30"), "{}", e.message);
+        assert!(e.message.contains("20 missing cases but the sample asks for 30"), "{}", e.message);
         assert!(e.message.contains("20 complete, 20 missing and 5 uncertain"), "{}", e.message);
         assert!(stratified(&c, [0, 0, 0], false, 1).is_err());
     }

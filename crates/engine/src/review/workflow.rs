@@ -92,7 +92,10 @@ fn owner_session(c: &Connection, key: &str, what: &str) -> ApiResult<SessionRow>
 }
 
 fn item_not_found(item_no: u32, total: usize) -> ApiError {
-    ApiError::not_found(format!("There is no item {item_no}: you have {total} item(s), numbered 1 to {total}."))
+    ApiError::not_found(format!(
+        "There is no item {item_no}: you have {}, numbered 1 to {total}.",
+        crate::util::format::count(total, "item")
+    ))
 }
 
 fn summary_of(
@@ -301,10 +304,10 @@ fn rationales_for(
     }
     if out.is_empty() {
         return Err(invalid(format!(
-            "None of the {} case(s) of this session has a judged rationale in {} {}: the M4 judge only reads a rationale \
+            "None of the {} of this session has a judged rationale in {} {}: the M4 judge only reads a rationale \
              when the model's verdict was right and its rationale not empty. Pick cases that run judged (--cases), or \
              another run, or create the session without the rationale task.",
-            case_ids.len(),
+            crate::util::format::count(case_ids.len(), "case"),
             if runs.len() == 1 { "run" } else { "runs" },
             runs.join(", ")
         )));

@@ -8,6 +8,7 @@
 //! Each conflict is a sentence the Instantiator can act on (it names the clauses concerned), so
 //! the same text serves as retry feedback, as a drop reason and in the label audit.
 
+use crate::util::format::noun;
 use serde_json::Value;
 
 use super::reply::ScreenReply;
@@ -86,16 +87,20 @@ pub fn agreement(exp: &Expectation, reply: &ScreenReply) -> Agreement {
                 .collect();
             if !others.is_empty() {
                 conflicts.push(format!(
-                    "The facts also meet clause(s) {}, which this card does not allow; change the facts so that those clauses' requirements are not all met.",
-                    met_list(reply, &others)
+                    "The facts also meet {} {}, which this card does not allow; change the facts so that {} requirements are not all met.",
+                    noun(others.len(), "clause"),
+                    met_list(reply, &others),
+                    if others.len() == 1 { "that clause's" } else { "those clauses'" }
                 ));
             }
         }
         Verdict::NonReportable => {
             if !met.is_empty() {
                 conflicts.push(format!(
-                    "The facts meet clause(s) {}, but a record for this card must meet no clause of the policy; change the facts that meet them.",
-                    met_list(reply, &met)
+                    "The facts meet {} {}, but a record for this card must meet no clause of the policy; change the facts that meet {}.",
+                    noun(met.len(), "clause"),
+                    met_list(reply, &met),
+                    if met.len() == 1 { "it" } else { "them" }
                 ));
             }
             if reply.open_question.present {
@@ -109,7 +114,8 @@ pub fn agreement(exp: &Expectation, reply: &ScreenReply) -> Agreement {
         Verdict::Uncertain => {
             if !met.is_empty() {
                 conflicts.push(format!(
-                    "The facts clearly meet clause(s) {}, so the policy decides this record; keep the card's open point genuinely undecided instead.",
+                    "The facts clearly meet {} {}, so the policy decides this record; keep the card's open point genuinely undecided instead.",
+                    noun(met.len(), "clause"),
                     met_list(reply, &met)
                 ));
             }

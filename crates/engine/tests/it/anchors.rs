@@ -133,7 +133,11 @@ fn bad_input_imports_nothing_and_says_where_the_problems_are() {
     );
     let err = e.anchors_import(&write(dir.path(), "bad.jsonl", &bad), &AnchorImportOptions::default()).unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidInput);
-    assert!(err.message.contains("2 problem(s)") && err.message.contains("no anchor was imported"), "{}", err.message);
+    assert!(
+        err.message.contains("2 problems found") && err.message.contains("no anchor was imported"),
+        "{}",
+        err.message
+    );
     let detail = err.detail.unwrap();
     assert!(detail.contains("bad.jsonl:2") && detail.contains("Surgical_9_Nothing"), "{detail}");
     assert!(detail.contains("bad.jsonl:3") && detail.contains("already stored"), "{detail}");
@@ -294,7 +298,7 @@ fn anchor_ids_follow_the_engine_id_rule_on_import_and_in_every_api() {
         .collect();
     let err = e.anchors_import(&write(dir.path(), "ids.jsonl", &jsonl), &AnchorImportOptions::default()).unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidInput);
-    assert!(err.message.contains("3 problem(s) found, so no anchor was imported"), "{}", err.message);
+    assert!(err.message.contains("3 problems found, so no anchor was imported"), "{}", err.message);
     let detail = err.detail.clone().unwrap_or_default();
     assert!(detail.contains("ids.jsonl:1: the anchor id \"../x\" contains a path separator ('/')"), "{detail}");
     assert!(detail.contains("ids.jsonl:2: the anchor id \"a/b\" contains a path separator ('/')"), "{detail}");

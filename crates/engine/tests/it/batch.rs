@@ -215,7 +215,7 @@ async fn a_request_failing_in_every_round_fails_after_the_bounded_rounds() {
         })
         .unwrap();
     assert!(!errors.is_empty());
-    assert!(errors[0].contains("did not answer this request in 3 round(s)"), "{}", errors[0]);
+    assert!(errors[0].contains("did not answer this request in 3 rounds;"), "{}", errors[0]);
 }
 
 /// The process working on a batch-mode run dies while its batch is out. Reopening the app finds

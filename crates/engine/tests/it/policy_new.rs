@@ -182,7 +182,7 @@ fn a_new_policy_is_checked_listed_shown_and_deleted_only_while_unused() {
     let imp = e.cards_import(&[cards], POLICY, "tester").unwrap();
     assert_eq!(imp.added.len(), 1, "{:?}", imp.lint);
     let used = e.policy_delete(POLICY).unwrap_err();
-    assert!(used.message.contains("1 card(s)"), "{}", used.message);
+    assert!(used.message.contains("used by 1 card and"), "{}", used.message);
     let mut spare = new_policy();
     spare.id = "spare".into();
     for (i, c) in spare.clauses.iter_mut().enumerate() {

@@ -157,14 +157,14 @@ fn sample_and_input_problems_are_explained() {
     };
     let err = e.review_create(&req(sample(31, 30, 30), vec!["Ana"], None)).unwrap_err();
     assert_eq!(err.code, ErrorCode::ValidationFailed);
-    assert!(err.message.contains("30 complete case(s) but the sample asks for 31"), "{}", err.message);
+    assert!(err.message.contains("30 complete cases but the sample asks for 31"), "{}", err.message);
     assert!(err.message.contains("30 complete, 30 missing and 30 uncertain"), "{}", err.message);
     // excluded cases are not offered
     let first = e.cases_list(&CaseFilter::default()).unwrap().into_iter().find(|c| c.case_type == "complete").unwrap();
     e.case_set_excluded(&first.case_id, true, Some("test")).unwrap();
     assert_eq!(e.review_available().unwrap().complete, 29);
     let err = e.review_create(&req(sample(30, 1, 1), vec!["Ana"], None)).unwrap_err();
-    assert!(err.message.contains("29 complete case(s)"), "{}", err.message);
+    assert!(err.message.contains("29 complete cases but"), "{}", err.message);
     let err = e
         .review_create(&req(ReviewSelection::Cases { case_ids: vec![first.case_id.clone()] }, vec!["Ana"], None))
         .unwrap_err();

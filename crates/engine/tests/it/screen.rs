@@ -52,9 +52,8 @@ async fn a_screen_conflict_goes_back_to_the_instantiator_and_is_fixed_on_attempt
     assert!(!inst[0].contains(RESTRAINTS));
     assert!(inst[1].contains("This is attempt 2"), "{}", inst[1]);
     assert!(
-        inst[1].contains(&format!(
-            "The facts also meet clause(s) {RESTRAINTS} (the facts meet every element of the clause)"
-        )),
+        inst[1]
+            .contains(&format!("The facts also meet clause {RESTRAINTS} (the facts meet every element of the clause)")),
         "the conflict's reasons are fed back: {}",
         inst[1]
     );

@@ -77,7 +77,12 @@ pub fn plan(llm: &LlmClient, roles: &[(&str, &ModelConfig)], asked: u32, items: 
         } else if (items as u64) < asked as u64 {
             (
                 ConcurrencyBound::Run,
-                format!("The run has only {items} item(s), so at most {max_in_flight} requests go out at once."),
+                format!(
+                    "The run has only {}, so at most {} {} out at once.",
+                    crate::util::format::count(items, "item"),
+                    crate::util::format::count(max_in_flight, "request"),
+                    if max_in_flight == 1 { "goes" } else { "go" }
+                ),
             )
         } else if asked > now.registered {
             (

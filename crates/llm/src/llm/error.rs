@@ -25,7 +25,7 @@ pub enum LlmError {
     BadResponse { model: String, reason: String },
     #[error("{model}: gave up after {attempts} attempts; last problem: {last}")]
     RetriesExhausted { model: String, attempts: u32, last: Box<LlmError> },
-    #[error("{model}: the provider's batch did not answer this request in {rounds} round(s); last problem: {last}")]
+    #[error("{model}: the provider's batch did not answer this request in {}; last problem: {last}", rounds_text(.rounds))]
     BatchFailed { model: String, rounds: u32, last: String },
     /// The model server answered with a redirect (3xx). Redirects of model servers are never
     /// followed (see `llm::origin`): `from` is the address called, `to` where it pointed.
@@ -39,6 +39,11 @@ pub enum LlmError {
     Cancelled,
     #[error("{0}")]
     Config(String),
+}
+
+/// "1 round", "3 rounds" (for [`LlmError::BatchFailed`]).
+fn rounds_text(rounds: &u32) -> String {
+    crate::util::format::count(*rounds, "round")
 }
 
 impl LlmError {

@@ -7,6 +7,7 @@
 mod repo;
 mod run;
 
+use crate::util::format::count;
 use serde::{Deserialize, Serialize};
 
 use super::llm::{AnchorBatchItem, AnchorBatchResult};
@@ -198,7 +199,11 @@ impl Engine {
         };
         let mut notes = vec!["Estimate: one call per anchor sent, 4 characters per token.".to_string()];
         if manual > 0 {
-            notes.push(format!("{manual} anchor(s) have a bucket set by a person; they are left as they are."));
+            let (have, they, are) = if manual == 1 { ("has", "it", "is") } else { ("have", "they", "are") };
+            notes.push(format!(
+                "{} {have} a bucket set by a person; {they} {are} left as {they} {are}.",
+                count(manual, "anchor")
+            ));
         }
         if usd.is_none() {
             notes.push(format!("Model {} has no price registered, so the cost cannot be estimated.", cfg.name));

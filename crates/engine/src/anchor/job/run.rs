@@ -4,6 +4,7 @@
 //! provider error that every call would repeat, or several failures in a row, stops the job with
 //! the reason, leaving the rest pending for a resume.
 
+use crate::util::format::count;
 use indexmap::IndexMap;
 use std::sync::Mutex;
 
@@ -201,9 +202,10 @@ impl Job for AnchorJob<'_> {
                 .map(|r| format!("{}: {}", r.anchor_id, r.note.clone().unwrap_or_default()))
         };
         format!(
-            "{} anchor(s) failed (first: {}). The other outcomes are kept; resume to try the failed ones again.",
-            t.unfinished,
-            first.unwrap_or_default()
+            "{} failed (first: {}). The other outcomes are kept; resume to try the failed {} again.",
+            count(t.unfinished, "anchor"),
+            first.unwrap_or_default(),
+            if t.unfinished == 1 { "one" } else { "ones" }
         )
     }
 

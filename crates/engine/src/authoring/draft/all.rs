@@ -156,8 +156,11 @@ impl Engine {
             "Estimate: about {ATTEMPTS_EXPECTED} attempts per item, 4 characters per token, the approved extraction and the card schema in every prompt."
         )];
         if skipped > 0 {
+            let (are, their, those) =
+                if skipped == 1 { ("is", "its", "that clause") } else { ("are", "their", "those clauses") };
             notes.push(format!(
-                "{skipped} item(s) are skipped because their clause has no approved extraction; extract and approve those clauses first."
+                "{} {are} skipped because {their} clause has no approved extraction; extract and approve {those} first.",
+                crate::util::format::count(skipped, "item")
             ));
         }
         if kinds.contains(&DraftKind::Missing) {

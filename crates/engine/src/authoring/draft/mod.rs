@@ -842,8 +842,8 @@ impl Engine {
             return Err(ApiError::new(
                 ErrorCode::ValidationFailed,
                 format!(
-                    "{} problem(s) must be fixed before these items can enter the library (edit the draft). First: {}{}",
-                    blocking.len(),
+                    "{} must be fixed before these items can enter the library (edit the draft). First: {}{}",
+                    crate::util::format::count(blocking.len(), "problem"),
                     first.item_id.as_deref().map(|i| format!("{i}: ")).unwrap_or_default(),
                     first.message
                 ),
