@@ -47,6 +47,7 @@ export const STATUS_LABEL: Record<string, string> = {
   pending: "Not started",
   running: "Running",
   completed: "Finished",
+  completed_with_problems: "Finished with problems",
   cancelled: "Stopped",
   failed: "Stopped by a problem",
   interrupted: "Interrupted",

@@ -26,6 +26,9 @@ pub enum ErrorCode {
     Provider,
     /// Credentials are missing or the keyring is unavailable.
     Secrets,
+    /// This computer has no OS keyring to keep a key in; the key can be kept in memory for the
+    /// session instead, or read from an environment variable.
+    KeyringUnavailable,
     /// Work was cancelled by the user.
     Cancelled,
     /// The action is not allowed (for example: revealing a verdict before a blind answer).
@@ -48,6 +51,7 @@ impl ErrorCode {
             ErrorCode::Io => "io",
             ErrorCode::Provider => "provider",
             ErrorCode::Secrets => "secrets",
+            ErrorCode::KeyringUnavailable => "keyring_unavailable",
             ErrorCode::Cancelled => "cancelled",
             ErrorCode::Forbidden => "forbidden",
             ErrorCode::Unauthorized => "unauthorized",

@@ -10,13 +10,58 @@ pub const KEYRING_SERVICE: &str = "psebench";
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SecretError {
+    /// No OS keyring can be used on this computer (on Linux: no Secret Service is running).
     #[error(
-        "The system keyring is not available ({0}). Unlock your desktop keyring, or register the model with \
-         --api-key-env VAR to read its key from an environment variable instead."
+        "This computer has no system keyring PSEBench Studio can keep the key in, so the key was not saved. \
+         Keep the key in memory for this session only (it is forgotten when PSEBench Studio closes), or put it in \
+         an environment variable and start PSEBench Studio again with it set (command line: --api-key-env VAR)."
     )]
     Unavailable(String),
     #[error("The keyring refused the operation ({0}).")]
     Failed(String),
+}
+
+impl SecretError {
+    /// The technical cause (the keyring's own words), for the error's detail.
+    pub fn cause(&self) -> &str {
+        match self {
+            SecretError::Unavailable(c) | SecretError::Failed(c) => c,
+        }
+    }
+}
+
+impl From<SecretError> for crate::error::ApiError {
+    fn from(e: SecretError) -> Self {
+        use crate::error::{ApiError, ErrorCode};
+        let code = match &e {
+            SecretError::Unavailable(_) => ErrorCode::KeyringUnavailable,
+            SecretError::Failed(_) => ErrorCode::Secrets,
+        };
+        let cause = e.cause().to_string();
+        ApiError::new(code, e.to_string()).with_detail(cause)
+    }
+}
+
+/// Keys kept in memory for this session only, per model: for a computer without an OS keyring.
+/// They are never written anywhere and are gone when the process ends.
+#[derive(Default)]
+pub struct SessionKeys {
+    map: Mutex<HashMap<String, Secret>>,
+}
+
+impl SessionKeys {
+    pub fn get(&self, account: &str) -> Option<Secret> {
+        self.map.lock().unwrap_or_else(|p| p.into_inner()).get(account).cloned()
+    }
+    pub fn set(&self, account: &str, key: Secret) {
+        self.map.lock().unwrap_or_else(|p| p.into_inner()).insert(account.to_string(), key);
+    }
+    pub fn remove(&self, account: &str) {
+        self.map.lock().unwrap_or_else(|p| p.into_inner()).remove(account);
+    }
+    pub fn holds(&self, account: &str) -> bool {
+        self.map.lock().unwrap_or_else(|p| p.into_inner()).contains_key(account)
+    }
 }
 
 /// Where API keys live.

@@ -82,7 +82,7 @@ pub fn status_for(code: ErrorCode) -> StatusCode {
         ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
         ErrorCode::Cancelled => StatusCode::CONFLICT,
         ErrorCode::Provider => StatusCode::BAD_GATEWAY,
-        ErrorCode::Secrets => StatusCode::UNPROCESSABLE_ENTITY,
+        ErrorCode::Secrets | ErrorCode::KeyringUnavailable => StatusCode::UNPROCESSABLE_ENTITY,
         ErrorCode::StoreUnavailable => StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::StoreFailed | ErrorCode::Io | ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }

@@ -973,7 +973,7 @@ note: string, };
 /**
  * Stable error codes. The strings are part of the API contract (UI and scripts branch on them).
  */
-export type ErrorCode = "invalid_input" | "validation_failed" | "not_found" | "conflict" | "store_unavailable" | "store_failed" | "io" | "provider" | "secrets" | "cancelled" | "forbidden" | "unauthorized" | "internal";
+export type ErrorCode = "invalid_input" | "validation_failed" | "not_found" | "conflict" | "store_unavailable" | "store_failed" | "io" | "provider" | "secrets" | "keyring_unavailable" | "cancelled" | "forbidden" | "unauthorized" | "internal";
 
 export type EvalRole = "eval";
 
@@ -1106,7 +1106,12 @@ protocol?: Protocol, };
 /**
  * A run as listed.
  */
-export type EvaluationRunView = { counts: ItemCounts, run_id: string, kind: RunKind, 
+export type EvaluationRunView = { counts: ItemCounts, 
+/**
+ * Set when the run finished but most of its cases ended on a reply that could not be read:
+ * the app shows "finished with problems" with this message instead of a plain "finished".
+ */
+problems: RunProblems | null, run_id: string, kind: RunKind, 
 /**
  * As stored, except `running` with a stale heartbeat is reported as `interrupted`.
  */
@@ -1687,7 +1692,12 @@ export type ModelAddRequest = { name: string, kind: string, model: string, base_
 /**
  * A key to store in the OS keyring now (never written anywhere else).
  */
-api_key?: string, temperature?: number, top_p?: number, max_tokens?: number, seed?: number, price_in?: number, price_out?: number, price_cached_in?: number, local: boolean, concurrency?: number, timeout_secs?: number, api_version?: string, 
+api_key?: string, 
+/**
+ * Keep `api_key` in memory for this session only instead of the OS keyring (for a computer
+ * without one): it is never written anywhere and is forgotten when the app closes.
+ */
+key_for_session?: boolean, temperature?: number, top_p?: number, max_tokens?: number, seed?: number, price_in?: number, price_out?: number, price_cached_in?: number, local: boolean, concurrency?: number, timeout_secs?: number, api_version?: string, 
 /**
  * When the base URL moves to another scheme, host or port, keep the environment variable
  * (or keyring key) for the new address. Without it the key link is dropped (a key typed in
@@ -1739,9 +1749,13 @@ verdict: string | null, clauses_met: Array<string>, open_question: boolean, agre
  */
 export type ModelView = { local: boolean, destination: string, 
 /**
- * `env:VAR`, `keyring`, or `none`.
+ * `session` (a key held in memory for this session), `env:VAR`, `keyring`, or `none`.
  */
-key_source: string, name: string, kind: ProviderKind, 
+key_source: string, 
+/**
+ * The key is held in memory only and lasts until the app closes.
+ */
+key_for_session_only: boolean, name: string, kind: ProviderKind, 
 /**
  * Provider model id (Azure: the deployment name).
  */
@@ -2579,6 +2593,27 @@ local: boolean, };
 export type RunParams = { run_id: string, };
 
 /**
+ * A finished run whose results are mostly unusable.
+ */
+export type RunProblems = { 
+/**
+ * Finished items that came back unusable.
+ */
+unusable: number, 
+/**
+ * Finished items in all.
+ */
+finished: number, 
+/**
+ * Why they were unusable, in plain words.
+ */
+reason: string, 
+/**
+ * The whole warning as one sentence ("Finished with problems: 3 of 3 …").
+ */
+message: string, };
+
+/**
  * What made a run: enough to tell whether two runs' numbers can be compared.
  */
 export type RunProvenance = { protocol: Protocol, 
@@ -2981,6 +3016,8 @@ export interface ApiMethods {
   "model.remove": { params: ModelNameParams; result: Flag };
   /** Store a model's API key in the OS keyring. */
   "model.set_key": { params: ModelKeyParams; result: ModelView };
+  /** Hold a model's API key in memory for this session only (for a computer without an OS keyring); never written anywhere, forgotten when the app closes. */
+  "model.keep_key_for_session": { params: ModelKeyParams; result: ModelView };
   /** One tiny real call to a model. */
   "model.test": { params: ModelNameParams; result: ModelTestResult };
   /** Size and reuse of the LLM response cache. */

@@ -38,6 +38,7 @@ const STATUS_ICON: Record<string, string> = {
   approved: "✓",
   running: "↻",
   completed: "✓",
+  completed_with_problems: "⚠",
   cancelled: "■",
   failed: "!",
   interrupted: "‖",

@@ -13,15 +13,17 @@ const NEXT_STEP: Record<string, string> = {
   unauthorized: "Open the link that psebench serve printed (or start it again and open the new link).",
 };
 
-export function ErrorBanner({ error, onDismiss, title }: { error: EngineError | undefined | null; onDismiss?: () => void; title?: string }) {
+export function ErrorBanner({ error, onDismiss, title, action }: { error: EngineError | undefined | null; onDismiss?: () => void; title?: string; action?: ReactNode }) {
   if (!error) return null;
-  const hint = NEXT_STEP[error.code];
+  // With an action of its own (Try again), the banner needs no general hint.
+  const hint = action ? undefined : NEXT_STEP[error.code];
   return (
     <div className="banner banner-error" role="alert">
       <div className="banner-icon" aria-hidden>!</div>
       <div className="banner-body">
         <strong>{title ?? "That did not work."}</strong> <span>{error.message}</span>
         {hint && <div className="muted small">{hint}</div>}
+        {action && <div className="row gap banner-action">{action}</div>}
         {error.detail && (
           <details className="small">
             <summary>Technical details</summary>

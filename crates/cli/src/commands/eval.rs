@@ -189,7 +189,7 @@ fn print_summary(cli: &Cli, s: &EvaluationSummary) {
             c.completion_tokens,
             c.cost_usd
         );
-        if let Some(m) = &s.message {
+        if let Some(m) = s.message.as_ref().or(s.problems.as_ref().map(|p| &p.message)) {
             println!("{m}");
         }
         if s.status == RunStatus::Completed {
@@ -312,7 +312,11 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                         vec![
                             r.run.run_id.clone(),
                             r.run.config.model.clone(),
-                            r.run.status.words().to_string(),
+                            if r.problems.is_some() {
+                                "finished with problems".to_string()
+                            } else {
+                                r.run.status.words().to_string()
+                            },
                             format!("{}/{}", r.counts.done, r.counts.total),
                             if r.counts.done > 0 {
                                 format!("{:.1}", 100.0 * r.counts.correct as f64 / r.counts.done as f64)
@@ -332,11 +336,14 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
             if cli.json {
                 print_json(&v);
             } else {
-                println!("Run {} — {}", v.run.run_id, v.run.status.words());
+                match &v.problems {
+                    Some(p) => println!("Run {} — finished with problems\n{}", v.run.run_id, p.message),
+                    None => println!("Run {} — {}", v.run.run_id, v.run.status.words()),
+                }
                 if let Some(cap) = v.run.config.max_cost_usd {
                     println!("Spending cap: ${cap:.2} (${:.2} spent)", v.counts.cost_usd);
                 }
-                if let Some(err) = &v.run.error {
+                if let Some(err) = v.run.error.as_ref().filter(|_| v.problems.is_none()) {
                     println!("{err}");
                 }
                 print_provenance(v.run.config.provenance.as_ref());

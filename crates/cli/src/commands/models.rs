@@ -104,6 +104,25 @@ fn read_key() -> Result<String, ApiError> {
     Ok(key)
 }
 
+/// A command ends with its process, so a key held in memory for the session is no help here:
+/// without a keyring the command line says to use an environment variable.
+fn for_the_command_line(e: ApiError) -> ApiError {
+    if e.code != psebench::error::ErrorCode::KeyringUnavailable {
+        return e;
+    }
+    let detail = e.detail.clone();
+    let plain = ApiError::new(
+        e.code,
+        "This computer has no system keyring to keep the key in, so the key was not saved. Register the model with \
+         --api-key-env VAR instead, and set VAR in the environment of the commands that use it (and of \
+         `psebench serve`, which reads environment variables when it starts).",
+    );
+    match detail {
+        Some(d) => plain.with_detail(d),
+        None => plain,
+    }
+}
+
 pub fn run(cli: &Cli, cmd: &ModelsCmd) -> Result<ExitCode, ApiError> {
     let e = engine(cli)?;
     match cmd {
@@ -128,29 +147,32 @@ pub fn run(cli: &Cli, cmd: &ModelsCmd) -> Result<ExitCode, ApiError> {
             confirm_key_for_new_host,
         } => {
             let api_key = if *api_key_stdin { Some(read_key()?) } else { None };
-            let v: ModelView = e.call(
-                "model.add",
-                &ModelAddRequest {
-                    name: name.clone(),
-                    kind: kind.clone(),
-                    model: model.clone(),
-                    base_url: base_url.clone(),
-                    api_key_env: api_key_env.clone(),
-                    api_key,
-                    temperature: *temperature,
-                    top_p: *top_p,
-                    max_tokens: *max_tokens,
-                    seed: *seed,
-                    price_in: *price_in,
-                    price_out: *price_out,
-                    price_cached_in: *price_cached_in,
-                    local: *local,
-                    concurrency: *concurrency,
-                    timeout_secs: *timeout,
-                    api_version: api_version.clone(),
-                    confirm_key_for_new_host: Some(*confirm_key_for_new_host),
-                },
-            )?;
+            let v: ModelView = e
+                .call(
+                    "model.add",
+                    &ModelAddRequest {
+                        name: name.clone(),
+                        kind: kind.clone(),
+                        model: model.clone(),
+                        base_url: base_url.clone(),
+                        api_key_env: api_key_env.clone(),
+                        api_key,
+                        temperature: *temperature,
+                        top_p: *top_p,
+                        max_tokens: *max_tokens,
+                        seed: *seed,
+                        price_in: *price_in,
+                        price_out: *price_out,
+                        price_cached_in: *price_cached_in,
+                        local: *local,
+                        concurrency: *concurrency,
+                        timeout_secs: *timeout,
+                        api_version: api_version.clone(),
+                        confirm_key_for_new_host: Some(*confirm_key_for_new_host),
+                        key_for_session: None,
+                    },
+                )
+                .map_err(for_the_command_line)?;
             if cli.json {
                 print_json(&v);
             } else {
@@ -271,7 +293,8 @@ pub fn run(cli: &Cli, cmd: &ModelsCmd) -> Result<ExitCode, ApiError> {
         }
         ModelsCmd::SetKey { name } => {
             let key = read_key()?;
-            let v: ModelView = e.call("model.set_key", &ModelKeyParams { name: name.clone(), key })?;
+            let v: ModelView =
+                e.call("model.set_key", &ModelKeyParams { name: name.clone(), key }).map_err(for_the_command_line)?;
             if cli.json {
                 print_json(&v);
             } else {

@@ -852,6 +852,9 @@ api_methods! {
     "model.set_key" ["Store a model's API key in the OS keyring."] (e, p: ModelKeyParams) -> ModelView {
         blocking(move || e.model_set_key(&p.name, &p.key)).await?
     }
+    "model.keep_key_for_session" ["Hold a model's API key in memory for this session only (for a computer without an OS keyring); never written anywhere, forgotten when the app closes."] (e, p: ModelKeyParams) -> ModelView {
+        blocking(move || e.model_keep_key_for_session(&p.name, &p.key)).await?
+    }
     "model.test" ["One tiny real call to a model."] (e, p: ModelNameParams) -> ModelTestResult {
         e.model_test(&p.name).await?
     }

@@ -31,6 +31,24 @@ pub const EXTRACT_ATTEMPTS: u32 = 3;
 /// Tries to get a readable self-check reply.
 const CHECK_TRIES: u32 = 2;
 
+/// Why an extraction could not be proposed for approval.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ExtractionFailed {
+    /// Every attempt came back with a reply the engine could not use: nothing is stored, so
+    /// nothing waits for approval.
+    #[error(
+        "The extraction for clause {clause} failed: after {attempts} tries the model's reply could not be used as a \
+         choice of policy sections ({reason}). Nothing was stored for approval. Try again, or choose another model."
+    )]
+    UnusableReply { clause: String, attempts: u32, reason: String },
+}
+
+impl From<ExtractionFailed> for ApiError {
+    fn from(e: ExtractionFailed) -> Self {
+        ApiError::new(crate::error::ErrorCode::ValidationFailed, e.to_string())
+    }
+}
+
 /// A section chosen for a clause.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ChosenSection {
@@ -314,6 +332,7 @@ impl Engine {
         let mut checked = None;
         let mut attempts = 0;
         let mut feedback = String::new();
+        let mut asked: Vec<String> = Vec::new();
         for attempt in 1..=EXTRACT_ATTEMPTS {
             attempts = attempt;
             let (system, user) = t.extract.render(&[
@@ -335,6 +354,7 @@ impl Engine {
             }
             let call_ctx =
                 ctx.clone().role("extractor").attempt(attempt).prompt(&t.extract.prompt.name, versions.clone());
+            asked.push(crate::llm::cache::key(&handle.cfg, &chat));
             let resp = self.llm().chat(&handle, &chat, &call_ctx, &cancel).await?;
             let mut rec = call_record("extractor", attempt, &t.extract.prompt, versions, &handle, &resp);
             let r = reply::read_selection(&resp.text, &sections);
@@ -356,6 +376,17 @@ impl Engine {
             }
         }
         let checked = checked.ok_or_else(|| ApiError::internal("the extraction made no attempt"))?;
+        if checked.valid.is_empty() && !checked.problems.is_empty() {
+            // No usable choice at all: a failure with its reason, never an empty proposal. Its
+            // replies leave the cache, so that trying again asks the model afresh.
+            crate::llm::cache::forget(self.store(), asked).await?;
+            return Err(ExtractionFailed::UnusableReply {
+                clause: clause.clause_id.clone(),
+                attempts,
+                reason: checked.problems.join(" "),
+            }
+            .into());
+        }
         let chosen_ids: Vec<String> = checked.valid.iter().map(|c| c.section_id.clone()).collect();
 
         let self_check = self

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use super::model_test;
 use crate::context::Engine;
-use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::error::{ApiError, ApiResult};
 use crate::llm::accounting::{self, CallContext, UsageTotals};
 use crate::llm::cache::{self, CacheStats};
 use crate::llm::{registry, ChatRequest, LlmClient, LlmError, Message, ModelConfig, ProviderKind};
@@ -24,6 +24,9 @@ pub struct ModelAddRequest {
     pub api_key_env: Option<String>,
     /// A key to store in the OS keyring now (never written anywhere else).
     pub api_key: Option<String>,
+    /// Keep `api_key` in memory for this session only instead of the OS keyring (for a computer
+    /// without one): it is never written anywhere and is forgotten when the app closes.
+    pub key_for_session: Option<bool>,
     pub temperature: Option<f64>,
     pub top_p: Option<f64>,
     pub max_tokens: Option<u32>,
@@ -48,8 +51,10 @@ pub struct ModelView {
     pub config: ModelConfig,
     pub local: bool,
     pub destination: String,
-    /// `env:VAR`, `keyring`, or `none`.
+    /// `session` (a key held in memory for this session), `env:VAR`, `keyring`, or `none`.
     pub key_source: String,
+    /// The key is held in memory only and lasts until the app closes.
+    pub key_for_session_only: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -63,13 +68,20 @@ pub struct ModelTestResult {
     pub destination: String,
 }
 
-fn view(c: ModelConfig) -> ModelView {
-    let key_source = match (&c.api_key_env, c.key_in_keyring) {
-        (Some(v), _) => format!("env:{v}"),
-        (None, true) => "keyring".into(),
+fn view(c: ModelConfig, in_session: bool) -> ModelView {
+    let key_source = match (in_session, &c.api_key_env, c.key_in_keyring) {
+        (true, _, _) => "session".into(),
+        (false, Some(v), _) => format!("env:{v}"),
+        (false, None, true) => "keyring".into(),
         _ => "none".into(),
     };
-    ModelView { local: c.is_local(), destination: c.destination(), key_source, config: c }
+    ModelView {
+        local: c.is_local(),
+        destination: c.destination(),
+        key_source,
+        key_for_session_only: in_session,
+        config: c,
+    }
 }
 
 fn check_name(name: &str) -> ApiResult<()> {
@@ -120,6 +132,12 @@ fn relink_key(cfg: &mut ModelConfig, existing: Option<&ModelConfig>, req: &Model
 }
 
 impl Engine {
+    /// A model as shown, saying whether its key is held in memory for this session.
+    fn model_view(&self, c: ModelConfig) -> ModelView {
+        let in_session = self.llm().session_keys().holds(&model_account(&c.name));
+        view(c, in_session)
+    }
+
     pub fn model_add(&self, req: &ModelAddRequest) -> ApiResult<ModelView> {
         check_name(&req.name)?;
         let kind = ProviderKind::parse(&req.kind).ok_or_else(|| {
@@ -150,7 +168,8 @@ impl Engine {
         let existing = self.store().with_conn(|c| registry::get(c, &req.name))?;
         let mut cfg = ModelConfig::new(&req.name, kind, &req.model, &base);
         cfg.api_key_env = req.api_key_env.clone();
-        cfg.key_in_keyring = req.api_key.is_some()
+        let for_session = req.key_for_session == Some(true) && req.api_key.is_some();
+        cfg.key_in_keyring = (req.api_key.is_some() && !for_session)
             || (req.api_key_env.is_none() && existing.as_ref().map(|e| e.key_in_keyring).unwrap_or(false));
         let drop_keyring_key = relink_key(&mut cfg, existing.as_ref(), req);
         cfg.temperature = req.temperature;
@@ -164,11 +183,10 @@ impl Engine {
         cfg.concurrency = req.concurrency.unwrap_or(8).clamp(1, 1024);
         cfg.timeout_secs = req.timeout_secs.unwrap_or(120).clamp(1, 3600);
         cfg.api_version = req.api_version.clone();
-        if let Some(key) = &req.api_key {
-            self.llm()
-                .secrets()
-                .set(&model_account(&req.name), key)
-                .map_err(|e| ApiError::new(ErrorCode::Secrets, e.to_string()))?;
+        match &req.api_key {
+            Some(key) if for_session => self.keep_session_key(&req.name, key)?,
+            Some(key) => self.llm().secrets().set(&model_account(&req.name), key)?,
+            None => {}
         }
         self.store().with_conn(|c| registry::upsert(c, &cfg))?;
         if drop_keyring_key {
@@ -177,15 +195,32 @@ impl Engine {
                 tracing::warn!(model = %req.name, error = %e, "could not delete a dropped key from the keyring; remove it there by hand");
             }
         }
-        Ok(view(cfg))
+        Ok(self.model_view(cfg))
+    }
+
+    /// Hold a model's key in memory for this session (never written anywhere).
+    fn keep_session_key(&self, name: &str, key: &str) -> ApiResult<()> {
+        if key.trim().is_empty() {
+            return Err(ApiError::invalid("The key is empty; nothing was kept."));
+        }
+        self.llm().session_keys().set(&model_account(name), crate::secrets::Secret::new(key.trim()));
+        Ok(())
+    }
+
+    /// Keep a registered model's key in memory for this session only: for a computer without an
+    /// OS keyring. Calls of this session use it; it is forgotten when the app closes.
+    pub fn model_keep_key_for_session(&self, name: &str, key: &str) -> ApiResult<ModelView> {
+        let cfg = self.store().with_conn(|c| registry::require(c, name))?;
+        self.keep_session_key(name, key)?;
+        Ok(self.model_view(cfg))
     }
 
     pub fn models_list(&self) -> ApiResult<Vec<ModelView>> {
-        Ok(self.store().with_conn(registry::list)?.into_iter().map(view).collect())
+        Ok(self.store().with_conn(registry::list)?.into_iter().map(|c| self.model_view(c)).collect())
     }
 
     pub fn model_get(&self, name: &str) -> ApiResult<ModelView> {
-        Ok(view(self.store().with_conn(|c| registry::require(c, name))?))
+        Ok(self.model_view(self.store().with_conn(|c| registry::require(c, name))?))
     }
 
     pub fn model_remove(&self, name: &str) -> ApiResult<()> {
@@ -196,6 +231,7 @@ impl Engine {
                 tracing::warn!(model = %name, error = %e, "could not delete the model's key from the keyring; remove it there by hand");
             }
         }
+        self.llm().session_keys().remove(&model_account(name));
         self.store().with_conn(|c| registry::remove(c, name))?;
         Ok(())
     }
@@ -206,15 +242,14 @@ impl Engine {
         if key.trim().is_empty() {
             return Err(ApiError::invalid("The key is empty; nothing was stored."));
         }
-        self.llm()
-            .secrets()
-            .set(&model_account(name), key.trim())
-            .map_err(|e| ApiError::new(ErrorCode::Secrets, e.to_string()))?;
+        self.llm().secrets().set(&model_account(name), key.trim())?;
+        // The keyring key now stands for the model: a key held for the session no longer does.
+        self.llm().session_keys().remove(&model_account(name));
         cfg.key_in_keyring = true;
         cfg.api_key_env = None;
         cfg.key_link_dropped = None;
         self.store().with_conn(|c| registry::upsert(c, &cfg))?;
-        Ok(view(cfg))
+        Ok(self.model_view(cfg))
     }
 
     /// A resolved handle for calls (key looked up now). It reads one registry row by its name
@@ -245,7 +280,8 @@ impl Engine {
         opts.retry.max_retries = 0;
         let timeout = std::time::Duration::from_secs(u64::from(handle.cfg.timeout_secs));
         opts.connect_timeout = opts.connect_timeout.min(timeout);
-        let once = LlmClient::new(self.store().clone(), self.opts.secrets.clone(), opts);
+        let once = LlmClient::new(self.store().clone(), self.opts.secrets.clone(), opts)
+            .with_session_keys(self.llm().session_keys().clone());
         let r = match once
             .chat(&handle, &req, &CallContext::new(None, "models-test"), &crate::llm::CancellationToken::new())
             .await

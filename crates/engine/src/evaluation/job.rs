@@ -241,6 +241,11 @@ impl Job for EvaluationJob<'_> {
         })
     }
 
+    fn problems(&self, _t: &Tally) -> Option<crate::jobs::RunProblems> {
+        let c = self.live.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        crate::jobs::assess_problems(c.done, c.parse_failures, super::UNREADABLE_WORDS)
+    }
+
     async fn summary(&self, end: RunEnd) -> ApiResult<EvaluationSummary> {
         let run = self.run_id.clone();
         self.engine.blocking(move |e| e.evaluation_summary(&run, end.message)).await

@@ -136,6 +136,8 @@ pub struct EvaluationSummary {
     pub model: String,
     pub counts: ItemCounts,
     pub message: Option<String>,
+    /// Set when the run finished but most of its cases ended on a reply that could not be read.
+    pub problems: Option<jobs::RunProblems>,
 }
 
 /// A run as listed.
@@ -144,6 +146,25 @@ pub struct EvaluationRunView {
     #[serde(flatten)]
     pub run: RunRow<EvaluationRunConfig>,
     pub counts: ItemCounts,
+    /// Set when the run finished but most of its cases ended on a reply that could not be read:
+    /// the app shows "finished with problems" with this message instead of a plain "finished".
+    pub problems: Option<jobs::RunProblems>,
+}
+
+/// What an evaluation calls a case that ended on a reply it could not read.
+pub const UNREADABLE_WORDS: jobs::ProblemWords = jobs::ProblemWords {
+    what: "cases ended on a reply that could not be read",
+    reason: "the model did not answer in the JSON the task asks for",
+    advice: "Those cases count as not answered, so the scores say little about the model. Check the model's settings \
+             (a larger reply limit, JSON output) or try another model, then run it again.",
+};
+
+/// The warning for a finished evaluation whose cases mostly ended on an unreadable reply.
+pub fn evaluation_problems(status: RunStatus, counts: &ItemCounts) -> Option<jobs::RunProblems> {
+    if status != RunStatus::Completed {
+        return None;
+    }
+    jobs::assess_problems(counts.done, counts.parse_failures, UNREADABLE_WORDS)
 }
 
 /// The policies of some cases, each once, in first-seen order.
@@ -455,6 +476,7 @@ impl Engine {
             run_id: run_id.to_string(),
             status: run.status,
             model: run.config.model,
+            problems: evaluation_problems(run.status, &counts),
             counts,
             message: message.or(run.error),
         })
@@ -470,7 +492,8 @@ impl Engine {
         runs.into_iter()
             .map(|r| {
                 let counts = self.store().with_read(|c| repo::counts(c, &r.run_id))?;
-                Ok(EvaluationRunView { run: r.typed()?, counts })
+                let problems = evaluation_problems(r.status, &counts);
+                Ok(EvaluationRunView { run: r.typed()?, counts, problems })
             })
             .collect()
     }
@@ -487,7 +510,8 @@ impl Engine {
     pub fn evaluation_show(&self, run_id: &str) -> ApiResult<EvaluationRunView> {
         let run = self.evaluation_run(run_id)?;
         let counts = self.store().with_read(|c| repo::counts(c, run_id))?;
-        Ok(EvaluationRunView { run, counts })
+        let problems = evaluation_problems(run.status, &counts);
+        Ok(EvaluationRunView { run, counts, problems })
     }
 
     pub fn evaluation_trajectories(&self, run_id: &str) -> ApiResult<Vec<Trajectory>> {

@@ -21,6 +21,7 @@ mod eval;
 mod eval_delete;
 mod eval_reasoning;
 mod generation;
+mod honest_states;
 mod keyring;
 mod label_audit;
 mod layers;

@@ -7,6 +7,7 @@ pub mod budget;
 mod claim;
 pub mod concurrency;
 mod config;
+pub mod problems;
 pub mod runner;
 mod state;
 mod stopper;
@@ -15,6 +16,7 @@ pub use claim::{
     claim, ensure_free, host_name, release, renew, set_process_label, ClaimRenewer, Heartbeat, Holder, RunOwner,
 };
 pub use config::RunModel;
+pub use problems::{assess as assess_problems, ProblemWords, RunProblems};
 pub use state::{RunKind, RunStatus, StoredRunError, UnknownValue};
 pub use stopper::{is_fatal, RunStopper, CONSECUTIVE_FAILURES_TO_STOP};
 

@@ -155,6 +155,12 @@ pub trait Job: Sync {
         )
     }
 
+    /// A warning for a run that went through its items but whose results are mostly unusable
+    /// (see `problems`); none unless the job counts unusable items.
+    fn problems(&self, _t: &Tally) -> Option<super::RunProblems> {
+        None
+    }
+
     /// What the caller gets back when the run ends.
     fn summary(&self, end: RunEnd) -> impl Future<Output = ApiResult<Self::Summary>> + Send;
 }
@@ -366,6 +372,11 @@ pub async fn execute<J: Job>(svc: Services<'_>, job: &J) -> ApiResult<J::Summary
     let capped = budget.stopped_by_cap().then_some(setup.cap_usd).flatten();
     let (status, message) =
         end_status(stopper.reason(), stop.is_cancelled(), capped, &tally, setup.nouns, |t| job.unfinished_message(t));
+    // Every item done, but most of them unusable: the run says so rather than a plain "finished".
+    let message = match (status, job.problems(&tally)) {
+        (RunStatus::Completed, Some(p)) => Some(p.message),
+        _ => message,
+    };
     let stored = job.stored_status(status);
     let (run, owner, msg) = (run_id.to_string(), svc.hub.owner().clone(), job.stored_message(message.as_deref()));
     svc.store.call(move |c| release(c, &run, &owner, stored, msg.as_deref())).await?;

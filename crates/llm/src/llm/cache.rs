@@ -284,6 +284,19 @@ pub fn stats(store: &Store) -> ApiResult<CacheStats> {
     })?)
 }
 
+/// Forget the replies cached under these keys (replies that turned out unusable), so that asking
+/// again asks the model afresh instead of getting the same reply back.
+pub async fn forget(store: &Store, keys: Vec<String>) -> ApiResult<()> {
+    store
+        .call(move |c| {
+            for k in &keys {
+                c.execute("DELETE FROM llm_cache WHERE key = ?1", [k])?;
+            }
+            Ok(())
+        })
+        .await
+}
+
 /// Remove cached replies (all, or those of one model id). Returns how many were removed.
 pub fn clear(store: &Store, model: Option<&str>) -> ApiResult<u64> {
     Ok(store.with_conn(|c| c.execute("DELETE FROM llm_cache WHERE (?1 IS NULL OR model = ?1)", [model]))? as u64)

@@ -20,7 +20,7 @@ use super::retry::{parse_retry_after, RetryPolicy};
 use super::types::{ChatRequest, ChatResponse, ResponseFormat};
 use super::wire::{self, ParsedReply};
 use crate::error::ApiResult;
-use crate::secrets::{model_account, Secret, SecretStore};
+use crate::secrets::{model_account, Secret, SecretStore, SessionKeys};
 use crate::store::Store;
 
 #[derive(Debug, Clone)]
@@ -90,6 +90,8 @@ pub struct LlmClient {
     http: origin::Clients,
     store: Store,
     secrets: Arc<dyn SecretStore>,
+    /// Keys held in memory for this session (no OS keyring); looked up before anything else.
+    session_keys: Arc<SessionKeys>,
     limiters: Mutex<HashMap<String, Arc<AdaptiveLimiter>>>,
     /// Structured-output modes a server refused, by model name (see `weaker_format`): later calls
     /// to that model start at the mode it accepted.
@@ -157,6 +159,7 @@ impl LlmClient {
             http: http.clone(),
             store: store.clone(),
             secrets,
+            session_keys: Arc::default(),
             limiters: Mutex::new(HashMap::new()),
             refused_formats: Mutex::new(HashMap::new()),
             batcher: Batcher::new(http.clone(), store.clone(), opts.batch.clone()),
@@ -176,14 +179,29 @@ impl LlmClient {
         &self.secrets
     }
 
-    /// Find the model's key: its environment variable, else the OS keyring.
+    /// The keys held in memory for this session.
+    pub fn session_keys(&self) -> &Arc<SessionKeys> {
+        &self.session_keys
+    }
+
+    /// The same client sharing another client's session keys (a one-off client for a test call).
+    pub fn with_session_keys(mut self, keys: Arc<SessionKeys>) -> Self {
+        self.session_keys = keys;
+        self
+    }
+
+    /// Find the model's key: one held in memory for this session, else its environment
+    /// variable, else the OS keyring.
     pub fn resolve(&self, cfg: ModelConfig) -> Result<ModelHandle, LlmError> {
-        let key = if let Some(var) = &cfg.api_key_env {
+        let key = if let Some(k) = self.session_keys.get(&model_account(&cfg.name)) {
+            Some(k)
+        } else if let Some(var) = &cfg.api_key_env {
             match std::env::var(var) {
                 Ok(v) if !v.trim().is_empty() => Some(Secret::new(v.trim())),
                 _ => {
                     return Err(LlmError::Config(format!(
-                        "{}: the environment variable {var} that should hold its API key is not set.",
+                        "{}: the environment variable {var} that should hold its API key is not set. PSEBench Studio reads \
+                         environment variables when it starts: set {var}, then start the app (or `psebench serve`) again.",
                         cfg.name
                     )))
                 }

@@ -6,6 +6,7 @@ import { api, useAction, useAllProgress, useApi, useProgress } from "../../api/c
 import { saveDownload, toUpload } from "../../api/files";
 import type { EvaluationRunView, Progress, ResumeParams, RunStatus } from "../../api/generated";
 import { StatusBadge } from "../../components/Badges";
+import { shownStatus } from "../../runProblems";
 import { BatchPanel } from "../../components/BatchPanel";
 import { DataTable } from "../../components/DataTable";
 import { Modal } from "../../components/Dialog";
@@ -102,7 +103,12 @@ export function RunPanel({ runId }: { runId: string }) {
         ) : (
           <>
             {live ? <RunProgress progress={{ ...live, status, message: null }} /> : <StaticProgress r={r} />}
-            {status === "completed" && (
+            {status === "completed" && r.problems && (
+              <Notice kind="warn" title="Finished with problems.">
+                {r.problems.message}
+              </Notice>
+            )}
+            {status === "completed" && !r.problems && (
               <Notice kind="success" title="Finished.">
                 {plural(r.counts.done, "case")} evaluated{acc !== null ? `; verdicts correct in ${pct(acc)} %` : ""}.{" "}
                 {isImported(r) ? "Imported from a trajectories file." : ""}
@@ -212,7 +218,7 @@ function StaticProgress({ r }: { r: EvaluationRunView }) {
   return (
     <div className="run-progress">
       <div className="row gap">
-        <StatusBadge status={r.status} />
+        <StatusBadge status={shownStatus(r.status, r.problems)} />
         <strong>
           {num(r.counts.done)} / {num(r.counts.total)} cases
         </strong>
@@ -309,6 +315,12 @@ export function RunsList({ openRun }: { openRun: string | null }) {
                       batch mode
                     </span>
                   )}
+                  {r.problems && r.status === "completed" && (
+                    <div className="small run-error">
+                      <span aria-hidden>⚠ </span>
+                      {r.problems.message}
+                    </div>
+                  )}
                   {r.error && ["failed", "interrupted", "cost_capped"].includes(r.status) && (
                     <div className="small run-error">
                       <span aria-hidden>⚠ </span>
@@ -318,7 +330,7 @@ export function RunsList({ openRun }: { openRun: string | null }) {
                 </div>
               ),
             },
-            { key: "status", header: "Status", sort: (r) => liveCounts(r).status, render: (r) => <StatusBadge status={liveCounts(r).status} /> },
+            { key: "status", header: "Status", sort: (r) => liveCounts(r).status, render: (r) => <StatusBadge status={shownStatus(liveCounts(r).status, r.problems)} /> },
             {
               key: "done",
               header: "Cases done",

@@ -2,6 +2,7 @@
 
 import { ReactNode, useEffect, useState } from "react";
 import { useAction, useAllProgress, useApi } from "../../api/client";
+import { shownStatus } from "../../runProblems";
 import { StatusBadge } from "../../components/Badges";
 import { ErrorBanner, Loading, Notice, toast } from "../../components/Feedback";
 import { PageHeader, Section, Stat } from "../../components/Layout";
@@ -206,13 +207,14 @@ export function HomePage() {
           <ul className="plain-list">
             {ownRuns.slice(0, 5).map((r) => (
               <li key={r.run_id} className="row gap">
-                <StatusBadge status={r.status} />
+                <StatusBadge status={shownStatus(r.status, r.problems)} />
                 <a href={r.status === "completed" ? href("/results", { runs: r.run_id }) : href("/evaluate", { run: r.run_id })}>
                   {r.config.model || r.run_id}
                 </a>
                 <span className="muted small">
                   {num(r.counts.done)}/{num(r.counts.total)} cases · {when(r.created_at)}
                 </span>
+                {r.problems && r.status === "completed" && <span className="small warn-text">{r.problems.message}</span>}
               </li>
             ))}
           </ul>

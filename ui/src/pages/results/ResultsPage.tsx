@@ -4,6 +4,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useAction, useApi } from "../../api/client";
 import type { EvaluationRunView } from "../../api/generated";
+import { StatusBadge } from "../../components/Badges";
 import { EmptyState, ErrorBanner, Loading, Notice } from "../../components/Feedback";
 import { PageHeader, Tabs } from "../../components/Layout";
 import { plural, when } from "../../format";
@@ -66,6 +67,7 @@ function RunPicker({ finished, selected, onDelete }: { finished: EvaluationRunVi
                 {plural(r.counts.done, "case")} · {when(r.finished_at ?? r.created_at)}
               </span>
               {isImported(r) && <span className="badge tag">imported</span>}
+              {r.problems && <StatusBadge status="completed_with_problems" />}
               <code className="id">{r.run_id}</code>
             </label>
             <button className="btn btn-small btn-ghost" onClick={() => onDelete(r.run_id)} aria-label={`Delete run… ${runModel(r)} (${r.run_id})`}>
@@ -184,6 +186,13 @@ export function ResultsPage() {
         }
       />
       <RunPicker finished={finished} selected={selected} onDelete={setDeleting} />
+      {(runs.data ?? [])
+        .filter((r) => r.problems && selected.includes(r.run_id))
+        .map((r) => (
+          <Notice key={r.run_id} kind="warn" title={`${runModel(r)}: finished with problems.`}>
+            {r.problems?.message}
+          </Notice>
+        ))}
       {showingExamples && (
         <Notice kind="warn" title="Example results.">
           Runs named <code>example-…</code> belong to fictional models made up to show how these screens work; their numbers say nothing about any real

@@ -8,7 +8,24 @@ import { LocalityBadge } from "../../components/Badges";
 import { Modal } from "../../components/Dialog";
 import { ErrorBanner, toast } from "../../components/Feedback";
 import { Checkbox, Field, Select, TextInput } from "../../components/Forms";
-import { checkForm, emptyForm, formFromView, formToRequest, hostOf, isLoopback, KeyMode, keyMovesToNewServer, LOCAL_PRESETS, ModelForm, originOf, PROVIDERS, providerInfo } from "./logic";
+import {
+  checkForm,
+  emptyForm,
+  ENV_KEY_HINT,
+  formFromView,
+  formToRequest,
+  hostOf,
+  isLoopback,
+  KeyMode,
+  keyMovesToNewServer,
+  LOCAL_PRESETS,
+  ModelForm,
+  offersSessionKey,
+  originOf,
+  PROVIDERS,
+  providerInfo,
+  sessionKeyRequest,
+} from "./logic";
 
 export function ModelFormDialog({ existing, takenNames, onClose }: { existing: ModelView | null; takenNames: string[]; onClose: () => void }) {
   const [f, setF] = useState<ModelForm>(() => (existing ? formFromView(existing) : emptyForm()));
@@ -26,12 +43,14 @@ export function ModelFormDialog({ existing, takenNames, onClose }: { existing: M
   const local = f.local || (base !== "" && isLoopback(base));
   const movesKey = keyMovesToNewServer(f, existing);
 
-  const save = async () => {
+  const save = async (forSession = false) => {
     setTried(true);
     if (Object.keys(errors).length > 0) return;
-    const r = await add.run(formToRequest(f));
+    const req = formToRequest(f);
+    const r = await add.run(forSession ? sessionKeyRequest(req) : req);
     if (r) {
-      if (r.key_link_dropped) toast(`Saved ${r.name} without its key: ${r.key_link_dropped}`);
+      if (r.key_for_session_only) toast(`Saved ${r.name}. Its key is held in memory for this session only; it is forgotten when the app closes.`);
+      else if (r.key_link_dropped) toast(`Saved ${r.name} without its key: ${r.key_link_dropped}`);
       else toast(editing ? `Saved ${r.name}.` : `Added ${r.name}. Use “Test” to check that it answers.`);
       onClose();
     }
@@ -47,13 +66,24 @@ export function ModelFormDialog({ existing, takenNames, onClose }: { existing: M
           <button className="btn" onClick={onClose}>
             Cancel
           </button>
-          <button className="btn btn-primary" onClick={save} disabled={add.busy}>
+          <button className="btn btn-primary" onClick={() => void save()} disabled={add.busy}>
             {add.busy ? "Saving…" : editing ? "Save changes" : "Add model"}
           </button>
         </>
       }
     >
-      <ErrorBanner error={add.error} onDismiss={add.clearError} title="The model was not saved." />
+      <ErrorBanner
+        error={add.error}
+        onDismiss={add.clearError}
+        title={offersSessionKey(add.error) ? "No keyring on this computer." : "The model was not saved."}
+        action={
+          offersSessionKey(add.error) ? (
+            <button className="btn btn-small" onClick={() => void save(true)} disabled={add.busy}>
+              Keep the key in memory for this session
+            </button>
+          ) : undefined
+        }
+      />
       <form
         className="model-form"
         onSubmit={(e) => {
@@ -165,7 +195,7 @@ export function ModelFormDialog({ existing, takenNames, onClose }: { existing: M
               onChange={(v) => set("keyEnv", v)}
               placeholder="OPENAI_API_KEY"
               error={shown("keyEnv")}
-              hint="The variable is read when the model is called; its value is never stored."
+              hint={ENV_KEY_HINT}
             />
           )}
           {f.keyMode === "none" && info.needsKey && <p className="small muted">{info.label} normally needs a key; calls will fail without one.</p>}

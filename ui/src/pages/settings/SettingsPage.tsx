@@ -184,7 +184,7 @@ function ModelRows({ m, test, onTest, onEdit, onRemove }: { m: ModelView; test?:
           <div className="small muted">{hostOf(m.base_url)}</div>
         </td>
         <td className="small">
-          {m.api_key_env ? (
+          {m.api_key_env && !m.key_for_session_only ? (
             <>
               Environment variable
               <div className="mono muted">{m.api_key_env}</div>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ModelView } from "../../api/generated";
-import { checkForm, emptyForm, formFromView, formToRequest, isLoopback, keyMovesToNewServer, keySourceText, priceText, stageLabel } from "./logic";
+import { checkForm, emptyForm, ENV_KEY_HINT, formFromView, formToRequest, isLoopback, keyMovesToNewServer, keySourceText, offersSessionKey, priceText, sessionKeyRequest, stageLabel } from "./logic";
 
 const view: ModelView = {
   name: "gpt",
@@ -24,6 +24,7 @@ const view: ModelView = {
   local: false,
   destination: "openai at api.openai.com (remote)",
   key_source: "keyring",
+  key_for_session_only: false,
 };
 
 describe("model form", () => {
@@ -70,6 +71,16 @@ describe("model form", () => {
     expect(keySourceText(view)).toBe("A key is stored in the keyring");
     expect(keySourceText({ ...view, api_key_env: "K", key_in_keyring: false })).toBe("Environment variable K");
     expect(keySourceText({ ...view, key_in_keyring: false })).toBe("No key");
+    expect(keySourceText({ ...view, key_in_keyring: false, key_for_session_only: true })).toMatch(/memory for this session only/);
+  });
+
+  it("offers to hold the key in memory only when the keyring is missing", () => {
+    expect(offersSessionKey({ code: "keyring_unavailable" })).toBe(true);
+    expect(offersSessionKey({ code: "secrets" })).toBe(false);
+    expect(offersSessionKey(undefined)).toBe(false);
+    const req = sessionKeyRequest({ name: "m", kind: "openai", model: "x", api_key: "sk-1", local: false });
+    expect(req).toEqual({ name: "m", kind: "openai", model: "x", api_key: "sk-1", local: false, key_for_session: true });
+    expect(ENV_KEY_HINT).toMatch(/when it starts/);
     expect(priceText(view)).toBe("$0.15 in · $0.60 out");
     expect(priceText({ ...view, price_in: 0.075, price_out: null })).toBe("$0.075 in · – out");
     expect(priceText({ ...view, price_in: null, price_out: null })).toBeNull();

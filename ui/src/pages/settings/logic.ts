@@ -222,6 +222,20 @@ export function formToRequest(f: ModelForm): ModelAddRequest {
   return req;
 }
 
+/** Whether saving failed only because this computer has no OS keyring (the key can then be held in memory for the session). */
+export function offersSessionKey(error: { code: string } | undefined | null): boolean {
+  return error?.code === "keyring_unavailable";
+}
+
+/** The same request with its key held in memory for this session instead of the keyring. */
+export function sessionKeyRequest(req: ModelAddRequest): ModelAddRequest {
+  return { ...req, key_for_session: true };
+}
+
+/** What the form says about reading a key from an environment variable. */
+export const ENV_KEY_HINT =
+  "PSEBench Studio reads environment variables when it starts: set the variable, then start the app (or psebench serve) again so it sees it. Its value is never stored.";
+
 /** Whether an address is this computer (mirrors the engine's rule, for the form's preview only). */
 export function isLoopback(base: string): boolean {
   try {
@@ -261,7 +275,8 @@ export function hostOf(base: string): string {
 }
 
 /** Where a model's key comes from, in words. */
-export function keySourceText(m: Pick<ModelView, "key_source" | "api_key_env" | "key_in_keyring">): string {
+export function keySourceText(m: Pick<ModelView, "key_source" | "api_key_env" | "key_in_keyring" | "key_for_session_only">): string {
+  if (m.key_for_session_only) return "Key held in memory for this session only; it is forgotten when the app closes";
   if (m.api_key_env) return `Environment variable ${m.api_key_env}`;
   if (m.key_in_keyring) return "A key is stored in the keyring";
   return "No key";

@@ -258,7 +258,16 @@ export function ExtractionPanel({
           <span className="spinner" aria-hidden /> The model is reading the policy; this can take a minute.
         </p>
       )}
-      <ErrorBanner error={extract.error} onDismiss={extract.clearError} title="The extraction did not finish." />
+      <ErrorBanner
+        error={extract.error}
+        onDismiss={extract.clearError}
+        title="Extraction failed."
+        action={
+          <button className="btn btn-small" disabled={!model || extract.busy} onClick={run}>
+            Try again
+          </button>
+        }
+      />
       <ErrorBanner error={sections.error} title="The policy's sections could not be read." />
       {sorted.length > 1 && (
         <div className="field">
