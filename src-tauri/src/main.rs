@@ -1,6 +1,7 @@
 //! PSEBench Studio desktop app: a thin shell. The window shows the web UI (ui/dist); its one API
 //! command forwards to the engine's call surface (the same one `psebench serve` uses), job
-//! progress is pushed to the window as "job-progress" events, and downloads are written to the
+//! progress is pushed to the window as "job-progress" events, changes to stored data as
+//! "data-change" events, and downloads are written to the
 //! user's Downloads folder (chosen and checked by the engine). No business logic lives here.
 
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
@@ -89,6 +90,33 @@ fn main() {
                         }
                     }
                 });
+            }
+            if let Ok(engine) = &studio.0 {
+                // Kinds of stored data changed here or by another process (the CLI, a review
+                // server on the same store): pushed as "data-change", like progress.
+                match engine.change_events() {
+                    Ok(mut rx) => {
+                        let handle = app.handle().clone();
+                        tauri::async_runtime::spawn(async move {
+                            loop {
+                                match rx.recv().await {
+                                    Ok(c) => {
+                                        let _ = handle.emit("data-change", c);
+                                    }
+                                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                                        let all = psebench::context::change_feed::ChangeKind::ALL.to_vec();
+                                        let _ = handle.emit(
+                                            "data-change",
+                                            psebench::context::change_feed::ChangeEvent { kinds: all },
+                                        );
+                                    }
+                                    Err(_) => break,
+                                }
+                            }
+                        });
+                    }
+                    Err(e) => tracing::warn!(error = %e, "changes by other processes will show only after a reload"),
+                }
             }
             if let Ok(engine) = &studio.0 {
                 // Batch-mode runs closed while their batches were out continue where they stopped.

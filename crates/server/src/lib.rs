@@ -2,7 +2,8 @@
 //!
 //! - `POST /api/<method>` with the method's parameters as a JSON body answers with the result as
 //!   JSON, or with `{code, message, detail}` and a matching HTTP status.
-//! - `GET /api/events` streams job progress as server-sent events (`event: progress`).
+//! - `GET /api/events` streams job progress (`event: progress`) and the kinds of stored data that
+//!   changed, here or in another process on the same store (`event: change`), as server-sent events.
 //! - Everything else serves the built UI (unknown paths get `index.html`, so links into the app
 //!   work).
 //!
@@ -18,6 +19,7 @@
 //! `tls.rs` serves HTTPS when a certificate and key are given.
 
 mod assets;
+mod event_stream;
 pub mod limits;
 mod listener;
 mod owner_auth;
@@ -34,13 +36,11 @@ use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, Request, StatusCode};
 use axum::middleware::{self, Next};
-use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::sse::{KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use futures::stream::Stream;
 use serde_json::Value;
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -226,7 +226,8 @@ async fn api_methods(State(st): State<AppState>, headers: HeaderMap) -> Response
 
 async fn events(State(st): State<AppState>, headers: HeaderMap) -> Response {
     if st.opts.review_session.is_some() {
-        // Reviewers have no long jobs to follow; a token that opens nothing here is refused.
+        // Reviewers have no long jobs to follow and are told of no changes (those would say what
+        // others do in the store); a token that opens nothing here is refused.
         if let Err(r) = check_caller(&st, &headers).await {
             return r;
         }
@@ -234,27 +235,16 @@ async fn events(State(st): State<AppState>, headers: HeaderMap) -> Response {
     }
     let rx = st.engine.jobs().subscribe();
     let initial = st.engine.jobs().active();
-    let stream = progress_stream(initial, rx);
-    Sse::new(stream).keep_alive(KeepAlive::default()).into_response()
-}
-
-fn progress_stream(
-    initial: Vec<psebench::jobs::Progress>,
-    rx: tokio::sync::broadcast::Receiver<psebench::jobs::Progress>,
-) -> impl Stream<Item = Result<Event, Infallible>> {
-    let first = futures::stream::iter(initial);
-    let rest = futures::stream::unfold(rx, |mut rx| async move {
-        loop {
-            match rx.recv().await {
-                Ok(p) => return Some((p, rx)),
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
-            }
+    let changes = match st.engine.change_events() {
+        Ok(rx) => Some(rx),
+        Err(e) => {
+            // Progress still flows; pages show other changes when they reload.
+            tracing::warn!(error = %e, "changes to the store cannot be followed on this event stream");
+            None
         }
-    });
-    futures::StreamExt::map(futures::StreamExt::chain(first, rest), |p| {
-        Ok(Event::default().event("progress").data(serde_json::to_string(&p).unwrap_or_default()))
-    })
+    };
+    let stream = event_stream::events(initial, rx, changes);
+    Sse::new(stream).keep_alive(KeepAlive::default()).into_response()
 }
 
 async fn static_file(State(st): State<AppState>, method: Method, uri: axum::http::Uri) -> Response {

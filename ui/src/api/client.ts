@@ -1,8 +1,9 @@
 // Typed access to the engine: `api("cards.list", {...})` and the `useApi` hook for pages.
 
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
-import type { ApiMethod, ApiMethods, Progress } from "./generated";
-import { callRaw, EngineError, onProgress } from "./transport";
+import type { ApiMethod, ApiMethods, ChangeKind, Progress } from "./generated";
+import { kindsOfMethod, versionOf } from "./liveData";
+import { callRaw, EngineError, onDataChange, onProgress } from "./transport";
 
 export { EngineError } from "./transport";
 
@@ -33,6 +34,45 @@ function useDataVersion(): number {
   );
 }
 
+// How many times each kind of stored data changed since the page opened, as the engine's change
+// events tell (changes made anywhere on the store). Events are gathered for a moment so that a
+// burst of writes (a reviewer answering, a run finishing its items) costs one reload.
+const LIVE_DEBOUNCE_MS = 250;
+let changeCounts: ReadonlyMap<ChangeKind, number> = new Map();
+const changeListeners = new Set<() => void>();
+let liveStarted = false;
+
+function startLive() {
+  if (liveStarted) return;
+  liveStarted = true;
+  const pending = new Set<ChangeKind>();
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  onDataChange((kinds) => {
+    kinds.forEach((k) => pending.add(k));
+    if (timer !== null) return;
+    timer = setTimeout(() => {
+      timer = null;
+      const next = new Map(changeCounts);
+      pending.forEach((k) => next.set(k, (next.get(k) ?? 0) + 1));
+      pending.clear();
+      changeCounts = next;
+      changeListeners.forEach((l) => l());
+    }, LIVE_DEBOUNCE_MS);
+  });
+}
+
+/** A number that moves when data `method` shows was changed anywhere. */
+function useLiveVersion(method: ApiMethod): number {
+  useEffect(startLive, []);
+  return useSyncExternalStore(
+    (l) => {
+      changeListeners.add(l);
+      return () => changeListeners.delete(l);
+    },
+    () => versionOf(changeCounts, kindsOfMethod(method)),
+  );
+}
+
 export type Loaded<T> = {
   data: T | undefined;
   error: EngineError | undefined;
@@ -42,21 +82,29 @@ export type Loaded<T> = {
 
 /**
  * Load data for a page. `params` null means "not yet" (nothing is fetched). Reloads when the
- * parameters change or when stored data changes.
+ * parameters change or when stored data changes. A reload because data it shows changed
+ * elsewhere (see `useLiveVersion`) happens quietly: `loading` stays false and the data shown
+ * stays until the new answer replaces it, so forms and scroll positions are kept.
  */
 export function useApi<M extends ApiMethod>(method: M, params: Params<M> | null): Loaded<Result<M>> {
   const version = useDataVersion();
+  const live = useLiveVersion(method);
+  const last = useRef<{ method: string; key: string | null; version: number; tick: number } | null>(null);
   const [state, setState] = useState<{ data?: Result<M>; error?: EngineError; loading: boolean }>({ loading: params !== null });
   const [tick, setTick] = useState(0);
   const key = params === null ? null : JSON.stringify(params);
   const seq = useRef(0);
   useEffect(() => {
     if (key === null) {
+      last.current = null;
       setState({ loading: false });
       return;
     }
+    const before = last.current;
+    last.current = { method, key, version, tick };
+    const quiet = before !== null && before.method === method && before.key === key && before.version === version && before.tick === tick;
     const mine = ++seq.current;
-    setState((s) => ({ ...s, loading: true }));
+    if (!quiet) setState((s) => ({ ...s, loading: true }));
     api(method, JSON.parse(key) as Params<M>)
       .then((data) => {
         if (mine === seq.current) setState({ data, loading: false });
@@ -64,7 +112,7 @@ export function useApi<M extends ApiMethod>(method: M, params: Params<M> | null)
       .catch((error: EngineError) => {
         if (mine === seq.current) setState((s) => ({ data: s.data, error, loading: false }));
       });
-  }, [method, key, version, tick]);
+  }, [method, key, version, tick, live]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { data: state.data, error: state.error, loading: state.loading, reload };
 }

@@ -575,6 +575,16 @@ export type CasesImportResult = { file: string, imported: number, unchanged: num
  */
 export type Cell = { "kind": "text", text: string, } | { "kind": "number", value: number | null, decimals: number, } | { "kind": "count", value: number | null, } | { "kind": "count_pct", count: number | null, pct: number | null, };
 
+/**
+ * Kinds of stored data that changed since the last event (pushed as `event: change`).
+ */
+export type ChangeEvent = { kinds: Array<ChangeKind>, };
+
+/**
+ * A kind of stored data that pages show and reload when it changes.
+ */
+export type ChangeKind = "reviews" | "runs" | "results" | "cases" | "cards" | "anchors" | "models" | "policies" | "batches" | "authoring" | "label_audit";
+
 export type ChartFileRequest = { run_ids: Array<string>, chart: string, 
 /**
  * `svg` or `png`.

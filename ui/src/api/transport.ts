@@ -1,7 +1,9 @@
 // The one place that knows how the UI reaches the engine: Tauri IPC inside the desktop app,
-// HTTP (`psebench serve`) inside a web browser. Everything else calls `call()` and `onProgress()`.
+// HTTP (`psebench serve`) inside a web browser. Everything else calls `call()`, `onProgress()` and
+// `onDataChange()`.
 
-import type { ApiError, Progress } from "./generated";
+import type { ApiError, ChangeKind, Progress } from "./generated";
+import { ALL_KINDS, kindsOfEvent } from "./liveData";
 import { forgetOwnerKey, ownerKey } from "./ownerKey";
 import { readEventStream } from "./sse";
 
@@ -120,17 +122,31 @@ export function callRaw(method: string, params: unknown): Promise<unknown> {
 }
 
 type Listener = (p: Progress) => void;
+type ChangeListener = (kinds: ChangeKind[]) => void;
 const listeners = new Set<Listener>();
+const changeListeners = new Set<ChangeListener>();
 let started = false;
+
+/** What arrives on the event channel: job progress, and kinds of stored data that changed. */
+type Deliver = { progress: (p: Progress) => void; change: (kinds: ChangeKind[]) => void };
 
 function startEvents() {
   if (started) return;
   started = true;
-  const deliver = (p: Progress) => listeners.forEach((l) => l(p));
+  const deliver: Deliver = {
+    progress: (p) => listeners.forEach((l) => l(p)),
+    change: (kinds) => {
+      if (kinds.length) changeListeners.forEach((l) => l(kinds));
+    },
+  };
   if (host() === "tauri") {
-    void import("@tauri-apps/api/event").then(({ listen }) => listen<Progress>("job-progress", (ev) => deliver(ev.payload)));
+    void import("@tauri-apps/api/event").then(({ listen }) => {
+      void listen<Progress>("job-progress", (ev) => deliver.progress(ev.payload));
+      void listen<{ kinds: ChangeKind[] }>("data-change", (ev) => deliver.change(kindsOfEvent(JSON.stringify(ev.payload))));
+    });
     return;
   }
+  // A reviewer's page follows nothing: the review server tells reviewers of no changes.
   if (reviewToken || typeof fetch === "undefined") return;
   void followEvents(deliver);
 }
@@ -138,12 +154,13 @@ function startEvents() {
 const RECONNECT_MS = 2000;
 
 /**
- * Read `/api/events` with `fetch` so that it carries the key as a header (an `EventSource` cannot
+ * Read `/api/events` (progress and change events) with `fetch` so that it carries the key as a header (an `EventSource` cannot
  * send one, and the key is never put in an address). After a lost connection it connects again;
  * it stops for good when the server refuses the key (401, which shows the notice), refuses the
  * request otherwise (4xx) or has no jobs to report (204).
  */
-async function followEvents(deliver: (p: Progress) => void) {
+async function followEvents(deliver: Deliver) {
+  let connectedBefore = false;
   while (!ownerKeyMissing) {
     try {
       const resp = await fetch("/api/events", { headers: { accept: "text/event-stream", ...whoHeaders() }, cache: "no-store" });
@@ -154,10 +171,17 @@ async function followEvents(deliver: (p: Progress) => void) {
       // 204: nothing to follow (a review server); other 4xx answers will not change by retrying.
       if (resp.status === 204 || (resp.status >= 400 && resp.status < 500)) return;
       if (resp.ok && resp.body) {
+        // What changed while the connection was lost is not known: everything may have.
+        if (connectedBefore) deliver.change([...ALL_KINDS]);
+        connectedBefore = true;
         await readEventStream(resp.body, (ev) => {
+          if (ev.event === "change") {
+            deliver.change(kindsOfEvent(ev.data));
+            return;
+          }
           if (ev.event !== "progress") return;
           try {
-            deliver(JSON.parse(ev.data) as Progress);
+            deliver.progress(JSON.parse(ev.data) as Progress);
           } catch {
             /* ignore a malformed event */
           }
@@ -175,4 +199,14 @@ export function onProgress(l: Listener): () => void {
   startEvents();
   listeners.add(l);
   return () => listeners.delete(l);
+}
+
+/**
+ * Follow changes to stored data, made here or anywhere else on the same store (another page, the
+ * command line, a reviewer): called with the kinds that changed. Returns an unsubscribe function.
+ */
+export function onDataChange(l: ChangeListener): () => void {
+  startEvents();
+  changeListeners.add(l);
+  return () => changeListeners.delete(l);
 }

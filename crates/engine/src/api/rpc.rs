@@ -1576,6 +1576,7 @@ pub mod bindings {
         let mut c = Collector::default();
         super::visit_method_types(&mut c);
         c.visit::<crate::jobs::Progress>();
+        c.visit::<crate::context::change_feed::ChangeEvent>();
         c.visit::<crate::error::ApiError>();
         let mut out = String::from(
             "// Generated from the engine's Rust types (crates/engine/src/api/rpc.rs). Do not edit by hand:\n\

@@ -7,6 +7,7 @@
 //! that needs the domain modules; this module only assembles the services.
 
 pub mod batches;
+pub mod change_feed;
 pub mod discover;
 pub mod model_test;
 pub mod models;
@@ -67,6 +68,12 @@ impl Engine {
     /// Progress events and cancellation of running jobs.
     pub fn jobs(&self) -> &Arc<JobHub> {
         &self.jobs
+    }
+
+    /// Listen for the kinds of stored data that change from now on, written by this process or
+    /// by another on the same store (see [`change_feed`]).
+    pub fn change_events(&self) -> ApiResult<tokio::sync::broadcast::Receiver<change_feed::ChangeEvent>> {
+        self.extension::<change_feed::ChangeFeed>().subscribe(&self.store)
     }
 
     /// The shared LLM client (cache, limits, accounting).

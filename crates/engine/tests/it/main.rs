@@ -13,6 +13,7 @@ mod builtin;
 mod call_ledger;
 mod cards;
 mod cases;
+mod change_feed;
 mod common;
 mod compare;
 mod concurrency;

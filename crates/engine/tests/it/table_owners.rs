@@ -24,6 +24,8 @@ const TABLE_OWNERS: &[(&str, &str)] = &[
     // Bookkeeping and the key/value settings every module may keep a key in (through `store`).
     ("schema_migrations", "store"),
     ("settings", "store"),
+    // Change counters bumped by triggers, read by the engine's change feed.
+    ("change_counters", "context"),
     // The LLM layer: registered models, the response cache, calls and provider batches.
     ("models", "llm"),
     ("llm_cache", "llm"),
