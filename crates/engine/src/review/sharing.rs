@@ -318,7 +318,8 @@ impl Engine {
                 plain_http_on_lan: false,
                 started_at: None,
                 note: lock(&sharing.ended).get(session_id).cloned(),
-                headless_command: self.share_command(session_id, false, DEFAULT_SHARE_PORT, None),
+                // From a terminal a review server is mostly for reviewers on other computers.
+                headless_command: self.share_command(session_id, true, DEFAULT_SHARE_PORT, None),
             },
         }
     }
