@@ -3,6 +3,10 @@
 //! progress is pushed to the window as "job-progress" events, changes to stored data as
 //! "data-change" events, and downloads are written to the
 //! user's Downloads folder (chosen and checked by the engine). No business logic lives here.
+//!
+//! "Share" on a review session serves its reviewer links from this app: the engine's
+//! `review.share_*` methods start and stop review listeners of the server crate, which serve the
+//! window's own files (below) to reviewers' browsers. They stop when the app stops.
 
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
@@ -32,6 +36,26 @@ async fn save_download(download: Download) -> Result<String, ApiError> {
     // overwrites (psebench::util::downloads).
     let path = psebench::api::files::save_download(&download)?;
     Ok(path.display().to_string())
+}
+
+/// The window's files (ui/dist, built into the app), served to the browsers of reviewers whose
+/// links the app serves. Only paths of files are looked up: the server answers the app's own
+/// routes (such as a reviewer link's `/review/...`) with `index.html` itself.
+struct WindowFiles(tauri::AssetResolver<tauri::Wry>);
+
+impl psebench_server::Assets for WindowFiles {
+    fn get(&self, path: &str) -> Option<psebench_server::Asset> {
+        let last = path.rsplit('/').next().unwrap_or("");
+        if !last.contains('.') {
+            return None;
+        }
+        let asset = self.0.get(path.to_string())?;
+        Some(psebench_server::Asset {
+            path: path.to_string(),
+            bytes: asset.bytes.into(),
+            mime: psebench_server::mime_for(path),
+        })
+    }
 }
 
 /// WebKitGTK's accelerated compositing buys nothing for a page of tables, text and SVG charts, and
@@ -117,6 +141,10 @@ fn main() {
                     }
                     Err(e) => tracing::warn!(error = %e, "changes by other processes will show only after a reload"),
                 }
+                // "Share" serves reviewer links from this app; the listeners run on the app's async
+                // runtime, where its API calls run.
+                let files = std::sync::Arc::new(WindowFiles(app.asset_resolver()));
+                psebench_server::enable_review_sharing(engine, files, psebench_server::Limits::default());
             }
             if let Ok(engine) = &studio.0 {
                 // Batch-mode runs closed while their batches were out continue where they stopped.

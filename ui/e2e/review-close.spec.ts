@@ -40,6 +40,7 @@ test("a closed review refuses its links until it is reopened", async ({ page, br
 
   // The owner sees the plain-HTTP warning next to the links, then closes the review.
   await page.goto(`${studio.url}#/review/${sid}?tab=links`);
+  await page.getByLabel("Computers on my local network").check();
   await expect(page.getByTestId("lan-plain-http")).toContainText("unencrypted");
   await page.getByRole("button", { name: "Close review…" }).click();
   await expect(page.getByRole("dialog", { name: "Close “Closing review”?" })).toBeVisible();

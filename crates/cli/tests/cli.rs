@@ -1399,3 +1399,33 @@ fn models_test_fails_fast_with_a_plain_sentence() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains(&format!("Nothing is listening at 127.0.0.1:{port}")), "{err}");
 }
+
+#[test]
+fn review_links_show_a_serve_command_that_names_the_store_quoted() {
+    let env = Env::new();
+    let folder = env.dir.path().join("My studies");
+    std::fs::create_dir_all(&folder).unwrap();
+    let db = folder.join("store.db");
+    let db_arg = db.display().to_string();
+    let with_db = |args: &[&str]| {
+        let mut a = vec!["--db", db_arg.as_str()];
+        a.extend_from_slice(args);
+        env.run(&a)
+    };
+    assert!(with_db(&["demo", "load"]).status.success());
+    let created =
+        with_db(&["--json", "review", "create", "--name", "Spaces", "--sample", "1,1,1", "--reviewers", "Ana"]);
+    assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
+    let sid = serde_json::from_slice::<Value>(&created.stdout).unwrap()["summary"]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let o = with_db(&["review", "links", &sid]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let printed = String::from_utf8_lossy(&o.stdout);
+    #[cfg(unix)]
+    let expected = format!("psebench --db '{db_arg}' serve --review {sid} --lan --port 8766");
+    #[cfg(windows)]
+    let expected = format!("psebench --db \"{db_arg}\" serve --review {sid} --lan --port 8766");
+    assert!(printed.contains(&expected), "{printed}");
+}

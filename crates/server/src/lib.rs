@@ -47,6 +47,7 @@ use std::sync::Arc;
 use psebench::api::rpc::{self, Caller};
 use psebench::api::Engine;
 use psebench::error::{ApiError, ApiResult, ErrorCode};
+use psebench::review::sharing::{ShareError, ShareListener, SharePlan, ShareServer, ShareStart};
 
 /// How the server runs.
 #[derive(Clone)]
@@ -140,7 +141,15 @@ async fn guard(State(st): State<AppState>, req: Request<Body>, next: Next) -> Re
 #[allow(clippy::result_large_err)]
 fn caller(st: &AppState, headers: &HeaderMap) -> Result<Caller, Response> {
     if st.opts.review_session.is_none() {
-        return Ok(Caller::Owner);
+        // The owner's server: the key (checked by `owner_auth::require_owner`) makes the owner; a
+        // reviewer's link opened here calls as that reviewer, with its token and nothing more.
+        if owner_auth::presented_keys(headers).into_iter().any(|k| st.opts.owner_token.matches(k)) {
+            return Ok(Caller::Owner);
+        }
+        return match owner_auth::reviewer_token(headers) {
+            Some(t) => Ok(Caller::Reviewer { token: t.to_string(), session: None }),
+            None => Err(error_response(ApiError::new(ErrorCode::Unauthorized, MISSING_KEY_MESSAGE))),
+        };
     }
     let token = headers
         .get("x-review-token")
@@ -311,32 +320,118 @@ pub fn check_options(opts: &ServeOptions) -> ApiResult<()> {
     Ok(())
 }
 
+/// A bound listener with its TLS side, ready to serve.
+struct Bound {
+    listener: tokio::net::TcpListener,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+    addr: SocketAddr,
+}
+
+/// Why binding failed: the options or the certificate (an error to show as is), or the address.
+enum BindError {
+    Refused(ApiError),
+    Listen(std::io::Error),
+}
+
+/// Check the options, read the certificate and bind the address.
+async fn bind(opts: &ServeOptions) -> Result<Bound, BindError> {
+    check_options(opts).map_err(BindError::Refused)?;
+    let tls = opts.tls.as_ref().map(tls::acceptor).transpose().map_err(BindError::Refused)?;
+    let listener = tokio::net::TcpListener::bind(opts.addr).await.map_err(BindError::Listen)?;
+    let addr = listener.local_addr().map_err(BindError::Listen)?;
+    Ok(Bound { listener, tls, addr })
+}
+
+/// Serve on a bound listener until `shutdown` resolves.
+async fn run_bound(
+    engine: Engine,
+    opts: ServeOptions,
+    bound: Bound,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) {
+    let Bound { listener, tls, addr } = bound;
+    tracing::info!(%addr, lan = opts.lan, https = tls.is_some(), review_session = ?opts.review_session, store = %engine.store().path().display(), "server started");
+    let limits = opts.limits.clone();
+    let proof = places::Proof::for_server(&engine, &opts);
+    listener::run(listener, router(engine, opts), limits, tls, proof, shutdown).await;
+    tracing::info!(%addr, "server stopped");
+}
+
 /// Bind and serve until `shutdown` resolves. `ready` is called with the bound address.
+///
+/// The owner's server (no `review_session`) can also serve review sessions' reviewer links on a
+/// second listener of their own ("Share", see [`enable_review_sharing`]); those stop with it.
 pub async fn serve(
     engine: Engine,
     opts: ServeOptions,
     ready: impl FnOnce(SocketAddr),
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> ApiResult<()> {
-    check_options(&opts)?;
-    let tls = opts.tls.as_ref().map(tls::acceptor).transpose()?;
-    let listener = tokio::net::TcpListener::bind(opts.addr).await.map_err(|e| {
-        ApiError::new(
+    let bound = bind(&opts).await.map_err(|e| match e {
+        BindError::Refused(e) => e,
+        BindError::Listen(e) => ApiError::new(
             ErrorCode::Io,
             format!("Could not listen on {}: {e}. Is another program using that port? Try --port 0.", opts.addr),
-        )
+        ),
     })?;
-    let addr = listener.local_addr().map_err(|e| ApiError::new(ErrorCode::Io, e.to_string()))?;
-    tracing::info!(%addr, lan = opts.lan, https = tls.is_some(), review_session = ?opts.review_session, store = %engine.store().path().display(), "server started");
-    ready(addr);
-    if opts.review_session.is_none() {
+    ready(bound.addr);
+    let owner = opts.review_session.is_none();
+    if owner {
+        enable_review_sharing(&engine, opts.assets.clone(), opts.limits.clone());
         psebench::api::rpc::resume_batch_runs(&engine);
     }
-    let limits = opts.limits.clone();
-    let proof = places::Proof::for_server(&engine, &opts);
-    listener::run(listener, router(engine, opts), limits, tls, proof, shutdown).await;
-    tracing::info!(%addr, "server stopped");
+    run_bound(engine.clone(), opts, bound, shutdown).await;
+    if owner {
+        engine.review_share_stop_all().await;
+    }
     Ok(())
+}
+
+/// Starts the listeners that serve a review session's reviewer links (review servers, the same
+/// as `psebench serve --review`), for the engine's "Share".
+struct ReviewListeners {
+    assets: Arc<dyn Assets>,
+    limits: Limits,
+}
+
+impl ShareServer for ReviewListeners {
+    fn start(&self, engine: Engine, plan: SharePlan) -> ShareStart {
+        let assets = self.assets.clone();
+        let limits = self.limits.clone();
+        Box::pin(async move {
+            let port = plan.addr.port();
+            let opts = ServeOptions {
+                addr: plan.addr,
+                lan: plan.lan,
+                review_session: Some(plan.session_id),
+                assets,
+                // A review server never looks at the owner's key; this one is random and unused.
+                owner_token: OwnerToken::generate()?,
+                limits,
+                tls: plan.tls.map(|(cert, key)| TlsFiles { cert, key }),
+            };
+            let bound = bind(&opts).await.map_err(|e| match e {
+                BindError::Refused(e) => e,
+                BindError::Listen(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+                    ApiError::from(ShareError::PortInUse { port })
+                }
+                BindError::Listen(e) => ApiError::from(ShareError::PortRefused { port, reason: e.to_string() }),
+            })?;
+            let addr = bound.addr;
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+            let done = tokio::spawn(run_bound(engine, opts, bound, async move {
+                let _ = stopped.await;
+            }));
+            Ok(ShareListener { addr, stop, done })
+        })
+    }
+}
+
+/// Let `engine` serve review sessions' reviewer links from this program ("Share" in the app), with
+/// the user interface from `assets`. The desktop app calls this at start; `serve` does it for the
+/// owner's server. Must be called where a tokio runtime runs the listeners (the app's, the server's).
+pub fn enable_review_sharing(engine: &Engine, assets: Arc<dyn Assets>, limits: Limits) {
+    engine.review_share_enable(Arc::new(ReviewListeners { assets, limits }));
 }
 
 #[cfg(test)]
@@ -653,6 +748,168 @@ mod tests {
         }
         let plain = listed.iter().find(|m| m["method"] == "store.info").unwrap();
         assert!(plain.get("aliases").is_none(), "{plain}");
+    }
+
+    fn demo_session(e: &Engine, name: &str) -> (String, String) {
+        use psebench::review::{ReviewCreateRequest, ReviewLinksRequest, ReviewSelection};
+        let req = ReviewCreateRequest {
+            name: name.into(),
+            selection: ReviewSelection::Stratified { complete: 1, missing: 1, uncertain: 1, by_clause: false },
+            reviewers: vec!["Ana".into()],
+            overlap: None,
+            seed: Some(5),
+            guidelines: None,
+            rationale_from: None,
+        };
+        let sid = e.review_create(&req).unwrap().summary.session_id;
+        let token = e
+            .review_links(&ReviewLinksRequest { session_id: sid.clone(), reviewers: vec![], rotate: false })
+            .unwrap()
+            .links[0]
+            .token
+            .clone()
+            .unwrap();
+        (sid, token)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_owners_server_takes_a_reviewer_link_to_its_questionnaire_and_nothing_else() {
+        let e = Engine::open_in_memory().unwrap();
+        e.demo_load().unwrap();
+        let (_, token) = demo_session(&e, "opened here");
+        let app = router(
+            e,
+            ServeOptions {
+                addr: "127.0.0.1:0".parse().unwrap(),
+                lan: false,
+                review_session: None,
+                assets: Arc::new(NoAssets),
+                owner_token: OwnerToken::from_text(TEST_KEY),
+                limits: Limits::default(),
+                tls: None,
+            },
+        );
+        let call = |tok: &str, method: &str| {
+            let mut r = post(&format!("/api/{method}"), "127.0.0.1:8765", Some("http://127.0.0.1:8765"));
+            r.headers_mut().insert("x-review-token", HeaderValue::from_str(tok).unwrap());
+            r
+        };
+        let me = app.clone().oneshot(call(&token, "review.me")).await.unwrap();
+        assert_eq!(me.status(), StatusCode::OK);
+        assert_eq!(body_json(me).await["reviewer"], "Ana");
+        // The token opens no owner method, and a made-up token opens nothing.
+        for (tok, method, status) in [
+            (token.as_str(), "review.list", StatusCode::UNAUTHORIZED),
+            (token.as_str(), "store.info", StatusCode::UNAUTHORIZED),
+            (token.as_str(), "review.share_start", StatusCode::UNAUTHORIZED),
+            ("0".repeat(64).as_str(), "review.me", StatusCode::FORBIDDEN),
+        ] {
+            let r = app.clone().oneshot(call(tok, method)).await.unwrap();
+            assert_eq!(r.status(), status, "{method}");
+        }
+        for path in ["/api/_methods", "/api/events"] {
+            let r = Request::builder()
+                .uri(path)
+                .header("host", "127.0.0.1:8765")
+                .header("x-review-token", token.as_str())
+                .body(Body::empty())
+                .unwrap();
+            assert_eq!(app.clone().oneshot(r).await.unwrap().status(), StatusCode::UNAUTHORIZED, "{path}");
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn share_serves_a_sessions_links_until_stopped() {
+        let e = Engine::open_in_memory().unwrap();
+        e.demo_load().unwrap();
+        let (sid, token) = demo_session(&e, "shared");
+        let (other, other_token) = demo_session(&e, "not shared");
+        let owner = |method: &str, params: Value| {
+            let e = e.clone();
+            let method = method.to_string();
+            async move { rpc::call(&e, &Caller::Owner, &method, params).await }
+        };
+        // Without a listener to serve with, Start says what to run instead, naming the store.
+        let err = owner("review.share_start", serde_json::json!({"session": sid, "port": 0})).await.unwrap_err();
+        assert_eq!(err.code, ErrorCode::Forbidden);
+        assert!(err.message.contains(&format!("serve --review {sid}")), "{}", err.message);
+        assert!(err.message.contains("--db "), "{}", err.message);
+
+        enable_review_sharing(&e, Arc::new(NoAssets), Limits::default());
+        let off = owner("review.share_status", serde_json::json!({"session": sid})).await.unwrap();
+        assert_eq!(off["serving"], false);
+        assert_eq!(off["available"], true);
+        let on = owner("review.share_start", serde_json::json!({"session": sid, "port": 0})).await.unwrap();
+        assert_eq!(on["serving"], true, "{on}");
+        assert_eq!(on["lan"], false);
+        let port = on["port"].as_u64().unwrap();
+        let base = on["base_url"].as_str().unwrap().to_string();
+        assert_eq!(base, format!("http://127.0.0.1:{port}"));
+        assert_eq!(owner("review.share_status", serde_json::json!({"session": sid})).await.unwrap()["serving"], true);
+        // Starting again changes nothing.
+        let again = owner("review.share_start", serde_json::json!({"session": sid, "port": 0})).await.unwrap();
+        assert_eq!(again["port"], on["port"]);
+
+        let http = reqwest::Client::new();
+        let call = |tok: Option<&str>, method: &str| {
+            let mut r = http.post(format!("{base}/api/{method}")).body("{}");
+            if let Some(t) = tok {
+                r = r.header("x-review-token", t);
+            }
+            r.send()
+        };
+        let me = call(Some(&token), "review.me").await.unwrap();
+        assert_eq!(me.status(), reqwest::StatusCode::OK);
+        assert_eq!(me.json::<Value>().await.unwrap()["reviewer"], "Ana");
+        for (tok, method) in [
+            (Some(token.as_str()), "review.list"),
+            (Some(token.as_str()), "store.info"),
+            (Some(token.as_str()), "review.share_stop"),
+            (Some(other_token.as_str()), "review.me"),
+            (None, "review.me"),
+        ] {
+            let r = call(tok, method).await.unwrap();
+            assert_eq!(r.status(), reqwest::StatusCode::FORBIDDEN, "{method} {tok:?}");
+        }
+        // The owner's key is nothing on the shared listener.
+        let keyed = http.post(format!("{base}/api/store.info")).bearer_auth(TEST_KEY).body("{}").send().await.unwrap();
+        assert_eq!(keyed.status(), reqwest::StatusCode::FORBIDDEN);
+
+        // A second session cannot take the same port.
+        let clash = owner("review.share_start", serde_json::json!({"session": other, "port": port})).await.unwrap_err();
+        assert_eq!(clash.code, ErrorCode::Conflict);
+        assert!(clash.message.contains(&format!("Port {port}")), "{}", clash.message);
+
+        let stopped = owner("review.share_stop", serde_json::json!({"session": sid})).await.unwrap();
+        assert_eq!(stopped["serving"], false);
+        assert!(call(Some(&token), "review.me").await.is_err(), "the link no longer connects");
+        assert_eq!(owner("review.share_status", serde_json::json!({"session": sid})).await.unwrap()["serving"], false);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn share_says_which_port_is_taken_and_refuses_closed_reviews() {
+        let e = Engine::open_in_memory().unwrap();
+        e.demo_load().unwrap();
+        let (sid, _) = demo_session(&e, "busy port");
+        enable_review_sharing(&e, Arc::new(NoAssets), Limits::default());
+        let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = taken.local_addr().unwrap().port();
+        let err =
+            rpc::call(&e, &Caller::Owner, "review.share_start", serde_json::json!({"session": sid, "port": port}))
+                .await
+                .unwrap_err();
+        assert_eq!(err.code, ErrorCode::Conflict);
+        assert!(err.message.contains(&format!("Port {port} is already in use")), "{}", err.message);
+        let status =
+            rpc::call(&e, &Caller::Owner, "review.share_status", serde_json::json!({"session": sid})).await.unwrap();
+        assert_eq!(status["serving"], false);
+
+        e.review_close(&sid).unwrap();
+        let closed =
+            rpc::call(&e, &Caller::Owner, "review.share_start", serde_json::json!({"session": sid, "port": 0}))
+                .await
+                .unwrap_err();
+        assert!(closed.message.contains("is closed"), "{}", closed.message);
     }
 
     #[test]

@@ -173,8 +173,13 @@ pub(super) fn presented_keys(headers: &HeaderMap) -> Vec<&str> {
 }
 
 /// Route layer of every API route: without the key, 401 and nothing else happens.
+///
+/// One exception: a reviewer's personal link opened on this server (the owner pasted it into the
+/// browser, or a reviewer works at the owner's computer) calls the questionnaire's methods with
+/// the link's token in `x-review-token` and no key. Those calls go on as a reviewer's
+/// (`caller` in lib.rs): the token must open a review, and only the reviewer methods answer.
 pub async fn require_owner(State(token): State<OwnerToken>, req: Request<Body>, next: Next) -> Response {
-    if presented_keys(req.headers()).into_iter().any(|t| token.matches(t)) {
+    if presented_keys(req.headers()).into_iter().any(|t| token.matches(t)) || is_reviewer_call(&req) {
         return next.run(req).await;
     }
     tracing::warn!(path = %req.uri().path(), "an API call without the owner's key was refused");
@@ -185,6 +190,20 @@ pub async fn require_owner(State(token): State<OwnerToken>, req: Request<Body>, 
     let mut resp = (StatusCode::UNAUTHORIZED, Json(body)).into_response();
     resp.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
     resp
+}
+
+/// The token of a reviewer's link (`x-review-token`), if the request carries one.
+pub(super) fn reviewer_token(headers: &HeaderMap) -> Option<&str> {
+    headers.get("x-review-token").and_then(|v| v.to_str().ok()).map(str::trim).filter(|t| !t.is_empty())
+}
+
+/// A call of one of the questionnaire's methods (`POST /api/review.me` and the like) with a
+/// reviewer's token.
+fn is_reviewer_call(req: &Request<Body>) -> bool {
+    let method = req.uri().path().strip_prefix("/api/").unwrap_or("");
+    req.method() == Method::POST
+        && psebench::api::rpc::REVIEWER_METHODS.contains(&method)
+        && reviewer_token(req.headers()).is_some()
 }
 
 /// The `token` parameter of a query string, if any.

@@ -2469,6 +2469,62 @@ assignments: number, completed: number,
 closed_at: string | null, };
 
 /**
+ * Start serving a session's reviewer links.
+ */
+export type ReviewShareRequest = { 
+/**
+ * Session id or name.
+ */
+session: string, 
+/**
+ * Listen on every network interface (reviewers on the local network) instead of this
+ * computer only.
+ */
+lan: boolean, 
+/**
+ * The port (default 8766; 0 picks a free one).
+ */
+port?: number, 
+/**
+ * HTTPS certificate (PEM) and its private key; both or neither.
+ */
+tls_cert?: string, tls_key?: string, };
+
+/**
+ * Whether a session's reviewer links are being served by this app, and where.
+ */
+export type ReviewShareStatus = { session_id: string, 
+/**
+ * True while the links are being served.
+ */
+serving: boolean, 
+/**
+ * Whether this program can serve links itself (the app and `psebench serve` can; the command
+ * line alone cannot).
+ */
+available: boolean, 
+/**
+ * The address reviewer links start with while served (`http://127.0.0.1:8766`), else null.
+ */
+base_url: string | null, port: number | null, 
+/**
+ * Served on the local network (every interface), not only this computer.
+ */
+lan: boolean, https: boolean, 
+/**
+ * Served on the local network over plain HTTP: links and answers travel unencrypted.
+ */
+plain_http_on_lan: boolean, started_at: string | null, 
+/**
+ * Why serving ended without being stopped, if it did.
+ */
+note: string | null, 
+/**
+ * The command that serves the same links from a terminal instead (carries the store path).
+ */
+headless_command: string, };
+
+/**
  * A session's results (owner only).
  */
 export type ReviewStats = { session_id: string, session_name: string, reviewers: Array<string>, overlap: number, cases: number, assignments: number, completed: number, 
@@ -3176,6 +3232,12 @@ export interface ApiMethods {
   "review.reopen": { params: SessionParams; result: ReviewSessionDetail };
   /** Personal review links (tokens are shown only when created or rotated). */
   "review.links": { params: ReviewLinksRequest; result: ReviewLinks };
+  /** Serve a review session's reviewer links from this app (this computer only, or the local network), so they work at once. */
+  "review.share_start": { params: ReviewShareRequest; result: ReviewShareStatus };
+  /** Stop serving a review session's reviewer links: they stop connecting. */
+  "review.share_stop": { params: SessionParams; result: ReviewShareStatus };
+  /** Whether a review session's reviewer links are being served by this app, where, and the command that serves them from a terminal. */
+  "review.share_status": { params: SessionParams; result: ReviewShareStatus };
   /** A token for a reviewer answering in this app (kept in memory only). */
   "review.local_token": { params: ReviewerParams; result: TokenResult };
   /** Ratings, agreement with the expected verdicts, and inter-rater agreement. */

@@ -581,9 +581,13 @@ pub fn run(cli: &Cli, cmd: &ReviewCmd) -> Result<ExitCode, ApiError> {
                         None => println!("  {:<20} (link already made; add --rotate to replace it)", link.reviewer),
                     }
                 }
+                // The command names this store, so that it works whatever store this one is.
+                let share: psebench::review::sharing::ReviewShareStatus =
+                    e.call("review.share_status", &SessionParams { session: l.session_id.clone() })?;
                 println!(
-                    "\nThe tokens are shown only now and stored hashed. `psebench serve --review {}` prints the links with the real address.",
-                    l.session_id
+                    "\nThe tokens are shown only now and stored hashed. To serve the links, use Share in the app, or run\n  {}\n\
+                     which prints the links with the real address.",
+                    share.headless_command
                 );
                 println!(
                     "Served with --lan, links and answers travel unencrypted (plain HTTP) on the local network: use it only on \

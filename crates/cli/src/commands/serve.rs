@@ -59,14 +59,6 @@ macro_rules! say {
     }};
 }
 
-/// This computer's address on the local network (the route a packet would take; nothing is sent).
-fn lan_address() -> Option<IpAddr> {
-    let sock = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
-    sock.connect("192.0.2.1:9").ok()?;
-    let ip = sock.local_addr().ok()?.ip();
-    (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
-}
-
 /// Replaces the program that opens the browser for `--open`, called with the forwarding page as
 /// its only argument. Meant for tests (which must not start a real browser); leave it unset.
 const OPENER_ENV: &str = "PSEBENCH_OPENER";
@@ -188,7 +180,7 @@ pub fn run(cli: &Cli, a: &ServeArgs) -> Result<ExitCode, ApiError> {
             // The owner's link carries the key; a review server has only reviewers' links.
             let owner_link = review.is_none().then(|| owner_token.link(scheme, addr.port()));
             let token = review.is_none().then(|| owner_token.as_str().to_string());
-            let host = if lan { lan_address().map(|ip| ip.to_string()).unwrap_or_else(|| "THIS-COMPUTER".into()) } else { "127.0.0.1".into() };
+            let host = psebench::review::sharing::reviewer_host(lan);
             let link_list: Vec<serde_json::Value> = links
                 .as_ref()
                 .map(|(_, l)| {

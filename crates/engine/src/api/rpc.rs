@@ -94,6 +94,7 @@ use crate::llm::ledger::{CallFilter, LedgerCall};
 use crate::metrics::{FileMetrics, MetricsOptions, MetricsReport};
 use crate::policy::sections::PolicySections;
 use crate::protocol::Comparability;
+use crate::review::sharing::{ReviewShareRequest, ReviewShareStatus};
 use crate::review::{
     ReviewAdjudicateRequest, ReviewAdjudication, ReviewAnswerPatch, ReviewAnswerSaved, ReviewAvailable,
     ReviewCreateRequest, ReviewExportFormat, ReviewExportResult, ReviewItemView, ReviewLinks, ReviewLinksRequest,
@@ -1150,6 +1151,15 @@ api_methods! {
     }
     "review.links" ["Personal review links (tokens are shown only when created or rotated)."] (e, p: ReviewLinksRequest) -> ReviewLinks {
         blocking(move || e.review_links(&p)).await?
+    }
+    "review.share_start" ["Serve a review session's reviewer links from this app (this computer only, or the local network), so they work at once."] (e, p: ReviewShareRequest) -> ReviewShareStatus {
+        e.review_share_start(&p).await?
+    }
+    "review.share_stop" ["Stop serving a review session's reviewer links: they stop connecting."] (e, p: SessionParams) -> ReviewShareStatus {
+        e.review_share_stop(&p.session).await?
+    }
+    "review.share_status" ["Whether a review session's reviewer links are being served by this app, where, and the command that serves them from a terminal."] (e, p: SessionParams) -> ReviewShareStatus {
+        blocking(move || e.review_share_status(&p.session)).await?
     }
     "review.local_token" ["A token for a reviewer answering in this app (kept in memory only)."] (e, p: ReviewerParams) -> TokenResult {
         blocking(move || e.review_local_token(&p.session, &p.reviewer).map(|token| TokenResult { token })).await?

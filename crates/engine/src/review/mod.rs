@@ -27,6 +27,7 @@ pub mod repo;
 pub mod results;
 pub mod reveal;
 pub mod sampling;
+pub mod sharing;
 pub mod signing;
 pub mod stats;
 pub mod tokens;

@@ -34,6 +34,7 @@ mod protocol;
 mod redirects;
 mod review;
 mod review_rationale;
+mod review_sharing;
 mod screen;
 mod store;
 mod table_owners;

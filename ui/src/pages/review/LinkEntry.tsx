@@ -56,7 +56,7 @@ export function ReviewServerNotice() {
         This address serves an expert review. Each reviewer has a personal link, ending in <code>/review/</code> followed by a long code, sent to them by
         the person running the review. Open that link to see your cases.
       </p>
-      <p className="muted">If you run this review: the links were printed when the review server started, and you can make new ones in the app under Expert review → Links and packs.</p>
+      <p className="muted">If you run this review: the links were printed when the review server started, and you can make new ones in the app under Expert review → Share links and packs, where Share serves them from the app.</p>
     </main>
   );
 }

@@ -335,7 +335,7 @@ export function ResultsTab({ sessionId }: { sessionId: string }) {
   if (s.completed === 0 && s.by_type.every((t) => t.realism.n === 0 && t.blind_agreement.n === 0)) {
     return (
       <EmptyState title="No answers yet">
-        Results appear as reviewers answer. Send personal links or review packs from “Links and packs”, or answer here.
+        Results appear as reviewers answer. Send personal links or review packs from “Share links and packs”, or answer here.
       </EmptyState>
     );
   }

@@ -2,10 +2,10 @@
 // results, adjudication, exports and guidelines. A session opened from a review pack ("visiting")
 // only offers answering, sending the answers back, and reading the guidelines.
 
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { api, useAction, useApi } from "../../api/client";
 import { saveDownload, toUpload } from "../../api/files";
-import type { Download, ReviewLinks, ReviewPackMergeReport, ReviewSessionDetail } from "../../api/generated";
+import type { Download, ReviewLinks, ReviewPackMergeReport, ReviewSessionDetail, ReviewShareStatus } from "../../api/generated";
 import { Id } from "../../components/Badges";
 import { DataTable } from "../../components/DataTable";
 import { ConfirmDialog } from "../../components/Dialog";
@@ -16,7 +16,7 @@ import { ProgressBar } from "../../components/Progress";
 import { CASE_TYPE_LABEL, duration, num, plural, when } from "../../format";
 import { href, navigate, setQuery, useRoute } from "../../router";
 import { AdjudicationTab } from "./Adjudication";
-import { linkUrl } from "./logic";
+import { DEFAULT_SHARE_PORT, linkUrl, shareLinkBase, sharePort, shareStateText } from "./logic";
 import { Markdown } from "./markdown";
 import { GuidelinesEditor } from "./NewSession";
 import { ResultsTab } from "./Results";
@@ -97,34 +97,150 @@ function ProgressTab({ d }: { d: ReviewSessionDetail }) {
   );
 }
 
-const BASE_KEY = "psebench.review.linkBase";
+/**
+ * "Share": serve this review's personal links from the running app (this computer only, or the
+ * local network), with its on/off state. The engine starts and stops the listener; this only asks.
+ */
+function ShareBox({ d, status, reload }: { d: ReviewSessionDetail; status: ReviewShareStatus | undefined; reload: () => void }) {
+  const start = useAction("review.share_start");
+  const stop = useAction("review.share_stop");
+  const [lan, setLan] = useState(false);
+  const [portText, setPortText] = useState(String(DEFAULT_SHARE_PORT));
+  const [cert, setCert] = useState("");
+  const [key, setKey] = useState("");
+  const port = sharePort(portText);
+  const closed = d.summary.closed_at != null;
+  const serving = status?.serving ?? false;
+  const copy = (text: string) =>
+    navigator.clipboard?.writeText(text).then(
+      () => toast("Copied."),
+      () => toast("Copying is not allowed here; select the command and copy it.", "error"),
+    );
+  const begin = async () => {
+    if ("error" in port) return;
+    const r = await start.run({
+      session: d.summary.session_id,
+      lan,
+      port: port.port,
+      ...(lan && cert.trim() && key.trim() ? { tls_cert: cert.trim(), tls_key: key.trim() } : {}),
+    });
+    if (r) toast(`Reviewer links are being served at ${r.base_url ?? ""}.`);
+    reload();
+  };
+  const end = async () => {
+    const r = await stop.run({ session: d.summary.session_id });
+    if (r) toast("Reviewer links are no longer served.");
+    reload();
+  };
+  return (
+    <Section title="Share">
+      <div className="stack">
+        <div data-testid="share-state" data-serving={serving ? "yes" : "no"}>
+          {serving ? (
+            <Notice kind="success" title="On.">
+              {shareStateText(status)}
+              {status?.lan ? " (computers on your local network can open them)" : " (only this computer can open them)"}. Each link opens only its
+              reviewer's cases. Sharing stops when you stop it here or close the app (or stop psebench serve).
+            </Notice>
+          ) : (
+            <Notice kind="info" title="Off.">
+              {shareStateText(status)}
+              {status?.note ? ` ${status.note}` : ""}
+            </Notice>
+          )}
+        </div>
+        {serving && status?.plain_http_on_lan && (
+          <Notice kind="warn" title="Plain HTTP.">
+            <span data-testid="lan-plain-http">
+              The links and the reviewers' answers travel unencrypted on your local network. Use it only on a network you trust, or stop and start
+              again with a certificate. Closing the review makes every link stop working.
+            </span>
+          </Notice>
+        )}
+        {serving ? (
+          <div className="row gap">
+            <button className="btn" disabled={stop.busy} onClick={end}>
+              Stop sharing
+            </button>
+          </div>
+        ) : (
+          <div className="stack">
+            <fieldset className="field">
+              <legend>Who can open the links</legend>
+              <label className="row gap">
+                <input type="radio" name="share-where" checked={!lan} onChange={() => setLan(false)} /> This computer only
+              </label>
+              <label className="row gap">
+                <input type="radio" name="share-where" checked={lan} onChange={() => setLan(true)} /> Computers on my local network
+              </label>
+            </fieldset>
+            {lan && (
+              <Notice kind="warn" title="Plain HTTP unless you give a certificate.">
+                <span data-testid="lan-plain-http">
+                  Without a certificate the links and the reviewers' answers travel unencrypted on your local network. Use it only on a network you
+                  trust, or give a certificate and its key below (then the links start with https://). Closing the review makes every link stop
+                  working.
+                </span>
+              </Notice>
+            )}
+            {lan && (
+              <div className="grid-2">
+                <div className="field">
+                  <label htmlFor="share-cert">Certificate file (PEM, optional)</label>
+                  <input id="share-cert" value={cert} onChange={(e) => setCert(e.target.value)} placeholder="/path/to/cert.pem" />
+                </div>
+                <div className="field">
+                  <label htmlFor="share-key">Its private key file (PEM)</label>
+                  <input id="share-key" value={key} onChange={(e) => setKey(e.target.value)} placeholder="/path/to/key.pem" />
+                </div>
+              </div>
+            )}
+            <div className="field">
+              <label htmlFor="share-port">Port</label>
+              <input id="share-port" inputMode="numeric" value={portText} onChange={(e) => setPortText(e.target.value)} style={{ maxWidth: "8rem" }} />
+              {"error" in port ? <div className="error-text small">{port.error}</div> : <div className="hint">8766 unless it is taken; 0 picks any free port.</div>}
+            </div>
+            <div className="row gap">
+              <button className="btn btn-primary" disabled={start.busy || closed || "error" in port || status?.available === false} onClick={begin}>
+                Start sharing
+              </button>
+            </div>
+            {status?.available === false && <p className="small muted">This program cannot serve links itself; use the command below.</p>}
+          </div>
+        )}
+        <ErrorBanner error={start.error} onDismiss={start.clearError} title="The links are not being served." />
+        <ErrorBanner error={stop.error} onDismiss={stop.clearError} title="Sharing did not stop." />
+        {status && (
+          <details>
+            <summary>Serve them without the app, from a terminal</summary>
+            <div className="row gap" style={{ marginTop: "0.5rem" }}>
+              <code className="rev-cmd" aria-label="Command to start the review server">
+                {status.headless_command}
+              </code>
+              <button className="btn btn-small" onClick={() => copy(status.headless_command)}>
+                Copy
+              </button>
+            </div>
+            <p className="small muted">
+              It serves only this review and prints every reviewer's link; add <code>--new-links</code> to replace links given out before. Stop
+              sharing here first if it uses the same port.
+            </p>
+          </details>
+        )}
+      </div>
+    </Section>
+  );
+}
 
 function LinksTab({ d }: { d: ReviewSessionDetail }) {
   const links = useAction("review.links");
   const pack = useAction("review.pack_export");
   const merge = useAction("review.pack_merge");
+  const share = useApi("review.share_status", { session: d.summary.session_id });
   const [made, setMade] = useState<Record<string, string>>({});
-  const [base, setBase] = useState(() => {
-    try {
-      return localStorage.getItem(BASE_KEY) ?? "http://127.0.0.1:8766";
-    } catch {
-      return "http://127.0.0.1:8766";
-    }
-  });
+  const base = shareLinkBase(share.data);
   const [rotate, setRotate] = useState<string | null>(null);
   const [report, setReport] = useState<ReviewPackMergeReport | null>(null);
-  useEffect(() => {
-    try {
-      localStorage.setItem(BASE_KEY, base);
-    } catch {
-      /* not remembered */
-    }
-  }, [base]);
-  const port = (() => {
-    const m = base.match(/:(\d+)\/?$/);
-    return m ? m[1] : "8766";
-  })();
-  const cmd = `psebench serve --review ${d.summary.session_id} --lan --port ${port}`;
   const closed = d.summary.closed_at != null;
   const remember = (r: ReviewLinks | undefined) => {
     if (!r) return;
@@ -141,39 +257,15 @@ function LinksTab({ d }: { d: ReviewSessionDetail }) {
     );
   return (
     <div className="stack">
+      <ShareBox d={d} status={share.data} reload={share.reload} />
+      <ErrorBanner error={share.error} title="Whether the links are being served could not be read." />
       <Section title="Personal links">
         <div className="stack">
         <p>
-          Reviewers on your network open their own link in a web browser while this computer serves the review. Each link opens only that reviewer's
-          cases; nobody else's answers can be seen or changed with it.
+          Each reviewer opens their own link in a web browser while this app shares the review (above). Each link opens only that reviewer's cases;
+          nobody else's answers can be seen or changed with it.
+          {share.data?.serving ? "" : " The links below start with the address they will have once sharing is on."}
         </p>
-        <div className="stack">
-          <div className="field">
-            <label htmlFor="rev-base">Address of the review server</label>
-            <input id="rev-base" value={base} onChange={(e) => setBase(e.target.value)} />
-            <div className="hint">
-              Start the review server in a terminal with the command below; it prints this computer's network address. Use that address here so the
-              links you copy work on other computers.
-            </div>
-          </div>
-          <div className="row gap">
-            <code className="rev-cmd" aria-label="Command to start the review server">
-              {cmd}
-            </code>
-            <button className="btn btn-small" onClick={() => copy(cmd)}>
-              Copy
-            </button>
-          </div>
-        </div>
-        {base.trim().toLowerCase().startsWith("http://") && (
-          <Notice kind="warn" title="Plain HTTP.">
-            <span data-testid="lan-plain-http">
-              The review server speaks plain HTTP, so on your network these links and the reviewers' answers travel unencrypted. Use it only on a
-              network you trust, or start it with <code>--tls-cert</code> and <code>--tls-key</code> (then the links start with https://). Closing the
-              review makes every link stop working.
-            </span>
-          </Notice>
-        )}
         {closed && (
           <Notice kind="info" title="This review is closed.">
             Its links are refused and no new ones can be made until you reopen it.
@@ -498,7 +590,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
       ]
     : [
         { id: "progress", label: "Progress" },
-        { id: "links", label: "Links and packs" },
+        { id: "links", label: "Share links and packs" },
         { id: "answer", label: "Answer here" },
         { id: "results", label: "Results" },
         { id: "adjudication", label: "Adjudication" },

@@ -123,3 +123,31 @@ export function adjudicationBlocker(kind: string | null, adjudicator: string): s
   if (!adjudicator.trim()) return "Enter your name: the queue keeps it with the decision.";
   return null;
 }
+
+/** The port reviewer links are served on unless another is chosen (the engine's default). */
+export const DEFAULT_SHARE_PORT = 8766;
+
+/** What the Share tab needs of the engine's sharing status. */
+export type ShareState = { serving: boolean; base_url: string | null };
+
+/** The address personal links start with: where they are served, else where they will be on this computer. */
+export function shareLinkBase(s: ShareState | undefined, port: number = DEFAULT_SHARE_PORT): string {
+  return s?.serving && s.base_url ? s.base_url : `http://127.0.0.1:${port}`;
+}
+
+/** The one-line on/off state of sharing. */
+export function shareStateText(s: ShareState | undefined): string {
+  if (!s) return "Checking whether the reviewer links are being served…";
+  return s.serving && s.base_url ? `Reviewer links are being served at ${s.base_url}` : "Not being served: reviewer links do not connect until you start sharing.";
+}
+
+/** The port typed in the Share form, or why it cannot be used. Empty means the default. */
+export function sharePort(text: string): { port: number } | { error: string } {
+  const t = text.trim();
+  if (!t) return { port: DEFAULT_SHARE_PORT };
+  if (!/^\d+$/.test(t)) return { error: "The port is a whole number, such as 8766." };
+  const n = Number(t);
+  if (n === 0) return { port: 0 };
+  if (n < 1024 || n > 65535) return { error: "Choose a port between 1024 and 65535 (or 0 for any free port)." };
+  return { port: n };
+}
