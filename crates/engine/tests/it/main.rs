@@ -17,6 +17,7 @@ mod common;
 mod compare;
 mod concurrency;
 mod cost_cap;
+mod demo_model;
 mod eval;
 mod eval_reasoning;
 mod generation;
