@@ -1,4 +1,4 @@
-// The Anchors page in a real browser: buckets and filters over the 516 built-in samples, imports
+// The Anchors page in a real browser: buckets and filters over the 754 built-in samples, imports
 // (JSONL and .txt files) with duplicates reported, an all-or-nothing error, moving an anchor by
 // hand, a topical pre-sort and a translation through a scripted mock model, and removal.
 
@@ -45,23 +45,23 @@ test("buckets show the clauses and filter the anchor list", async ({ page }) => 
   await page.goto(`${studio.url}#/anchors`);
   await expect(page.getByRole("heading", { name: "Anchors", level: 1 })).toBeVisible();
   await expect(page.getByText(/An anchor is a de-identified incident report/)).toBeVisible();
-  await expect(page.getByText("516 anchors", { exact: true })).toBeVisible();
-  await expect(page.getByText("11 clauses have fewer than 25 anchors")).toBeVisible();
+  await expect(page.getByText("754 anchors", { exact: true })).toBeVisible();
+  await expect(page.getByText("Every clause has at least 25 anchors.")).toBeVisible();
 
   // The target changes what counts as "enough".
-  await page.getByLabel("Anchors per card").fill("4");
-  await expect(page.getByText("Every clause has at least 4 anchors.")).toBeVisible();
+  await page.getByLabel("Anchors per card").fill("30");
+  await expect(page.getByText("29 clauses have fewer than 30 anchors")).toBeVisible();
   await page.getByLabel("Anchors per card").fill("25");
 
   // A bucket filters the list, and the filter is in the address.
   await page.getByRole("button", { name: /^18\. Death or serious injury associated with a fall .*: 26 anchors/ }).click();
   await expect(page).toHaveURL(new RegExp(`clause=${FALL}`));
-  await expect(page.getByText("26 anchors match, of 516")).toBeVisible();
+  await expect(page.getByText("26 anchors match, of 754")).toBeVisible();
   await expect(page.getByLabel("Bucket", { exact: true })).toHaveValue(FALL);
 
   // Text search over the whole text, combined with the bucket.
   await page.getByLabel("Search the text").fill("left leg shortened");
-  await expect(page.getByText("1 anchor match, of 516")).toBeVisible();
+  await expect(page.getByText("1 anchor match, of 754")).toBeVisible();
   const row = page.getByRole("row", { name: /syn_CareManagement_7_Fall_1/ });
   await row.focus();
   await page.keyboard.press("Enter");
@@ -75,11 +75,11 @@ test("buckets show the clauses and filter the anchor list", async ({ page }) => 
 
   // Origin and language filters; clearing brings everything back.
   await page.getByRole("button", { name: "Clear filters" }).click();
-  await expect(page.getByText("516 anchors", { exact: true })).toBeVisible();
+  await expect(page.getByText("754 anchors", { exact: true })).toBeVisible();
   await page.getByLabel("Origin").selectOption("imported");
   await expect(page.getByText("No anchor matches these filters")).toBeVisible();
   await page.getByLabel("Origin").selectOption("builtin");
-  await expect(page.getByText("516 anchors match, of 516")).toBeVisible();
+  await expect(page.getByText("754 anchors match, of 754")).toBeVisible();
   await page.getByRole("button", { name: "Clear filters" }).click();
   expect(errors).toEqual([]);
 });
@@ -122,7 +122,7 @@ test("imports JSONL and text files, reports duplicates, and imports nothing from
   await expect(result.getByText(/has the same text as e2e-1\./)).toBeVisible();
   await dialog.getByRole("button", { name: "Show the new anchors" }).click();
   await expect(page.getByLabel("Origin")).toHaveValue("imported");
-  await expect(page.getByText("2 anchors match, of 518")).toBeVisible();
+  await expect(page.getByText("2 anchors match, of 756")).toBeVisible();
   const preview = page.getByRole("region", { name: "Anchor report-ja" });
   await expect(preview.getByText(JA_TEXT)).toBeVisible();
   await expect(preview.getByText("Japanese (ja)")).toBeVisible();
@@ -144,7 +144,7 @@ test("imports JSONL and text files, reports duplicates, and imports nothing from
 test("pre-sorts an unsorted anchor with a model and translates it, keeping the original", async ({ page }) => {
   const errors = watchErrors(page);
   await page.goto(`${studio.url}#/anchors?clause=unsorted`);
-  await expect(page.getByText("1 anchor match, of 518")).toBeVisible();
+  await expect(page.getByText("1 anchor match, of 756")).toBeVisible();
   await page.getByRole("button", { name: "Sort with a model…" }).click();
   const dialog = page.getByRole("dialog", { name: "Sort anchors into buckets with a model" });
   await expect(dialog.getByText("A sort by topic, not a judgement.")).toBeVisible();

@@ -1,5 +1,5 @@
 // Authoring cards from a policy in the browser, on a policy pack of the user's own and a mock model:
-// the extraction with its chosen sections and second look, approval refused without a name and then
+// the extraction with its chosen sections and the model's check of its choice, approval refused without a name and then
 // given; a complete-case draft read as a form, as JSON, with its problems and coverage; one draft
 // rejected with a reason, the next accepted into the library; the accepted card audited and then
 // approved by named people; and "Draft every clause" from its plan to a finished job.
@@ -164,7 +164,7 @@ test("extract, approve, draft, reject, accept, audit and approve, then draft eve
   await remote.getByRole("button", { name: "Cancel" }).click();
   await page.getByLabel("Model").first().selectOption("author");
 
-  // The extraction: the chosen section highlighted with its reason, the second look's suggestion.
+  // The extraction: the chosen section highlighted with its reason, the model's check's suggestion.
   await page.getByRole("button", { name: "Run extraction" }).click();
   const x = page.getByTestId("extraction");
   await expect(x).toBeVisible();
@@ -173,7 +173,9 @@ test("extract, approve, draft, reject, accept, audit and approve, then draft eve
   await expect(lasting).toHaveClass(/sec-chosen/);
   await expect(lasting).toContainText("It says when harm counts as lasting.");
   await expect(care).not.toHaveClass(/sec-chosen/);
-  await expect(care).toContainText("Self-check suggests adding: It says when a patient is in the service's care.");
+  await expect(lasting).toContainText("Defines a term — It says when harm counts as lasting.");
+  await expect(lasting).not.toContainText("defines_term");
+  await expect(care).toContainText("The model’s check suggests adding it: It says when a patient is in the service's care.");
   await expect(x.getByTestId("self-check")).toContainText("Add Care of the service");
 
   // Take the suggestion; approval needs a name.
@@ -224,6 +226,9 @@ test("extract, approve, draft, reject, accept, audit and approve, then draft eve
   await d.getByRole("button", { name: "Accept…" }).click();
   const acc = page.getByRole("dialog", { name: "Accept the draft" });
   await expect(acc.getByRole("checkbox")).toHaveCount(2);
+  // The name typed to reject is offered to accept (the same role), and says so.
+  await expect(acc.getByLabel("Accepted by")).toHaveValue("Dana Reviewer");
+  await expect(acc.getByText("Filled in with the name you last used to accept or reject a draft. You can change it.")).toBeVisible();
   await acc.getByLabel("Accepted by").fill("Dana Reviewer");
   await acc.getByRole("button", { name: "Accept 2 cards" }).click();
   await expect(acc).toBeHidden();
@@ -234,6 +239,10 @@ test("extract, approve, draft, reject, accept, audit and approve, then draft eve
   await expect(page.locator(".badge.status").first()).toContainText("Draft");
   await page.getByRole("button", { name: "Record audit decision…" }).click();
   let audit = page.getByRole("dialog", { name: "Record an audit decision" });
+  // Nothing chosen beforehand; the approver's and the acceptor's name are not the auditor's.
+  await expect(audit.getByRole("radio", { checked: true })).toHaveCount(0);
+  await expect(audit.getByRole("button", { name: "Record the decision" })).toBeDisabled();
+  await expect(audit.getByLabel("Auditor")).toHaveValue("");
   await audit.getByRole("radio", { name: /Audited/ }).check();
   await audit.getByLabel("Auditor").fill("Lee Auditor");
   await audit.getByRole("button", { name: "Mark as audited" }).click();

@@ -31,10 +31,10 @@ test("browse and filter the library; the clause filter comes from the address", 
 
   await page.getByLabel("Category").selectOption("Care Management");
   await page.getByLabel("Clause").selectOption({ label: "Medication error (Care Management Events clause 1)" });
-  await expect(page.getByText(/Showing 8 of \d+ cards/)).toBeVisible();
+  await expect(page.getByText(/Showing 10 of \d+ cards/)).toBeVisible();
   await page.getByLabel("Event type").selectOption("Reportable");
-  await expect(page.getByText(/Showing 3 of \d+ cards/)).toBeVisible();
-  await expect(page.locator("tbody tr")).toHaveCount(3);
+  await expect(page.getByText(/Showing 4 of \d+ cards/)).toBeVisible();
+  await expect(page.locator("tbody tr")).toHaveCount(4);
   await expect(page.locator("tbody tr").first()).toContainText("Reportable");
 
   // Free-text search over ids and definitions; nothing matches → an empty state with a way out.
@@ -138,6 +138,7 @@ test("import a card, see its lint error, fix it in the editor, save and audit it
   // Approving is refused while the card has lint errors; the engine's sentence is shown.
   await page.getByRole("button", { name: "Record audit decision…" }).click();
   let audit = page.getByRole("dialog", { name: "Record an audit decision" });
+  await audit.getByRole("radio", { name: /Approved/ }).check();
   await expect(audit.getByText("This card has 2 lint errors.")).toBeVisible();
   await audit.getByLabel("Auditor").fill("Dana Reyes");
   await audit.getByRole("button", { name: "Mark as approved" }).click();
@@ -177,18 +178,21 @@ test("import a card, see its lint error, fix it in the editor, save and audit it
   await expect(page.locator(".card-view-head .status-approved")).toContainText("Approved");
   await expect(page.locator(".card-view-head")).toContainText("Approved by Dana Reyes");
 
-  // History: both versions, the audit decision, and the difference marked with − and +.
+  // History: both versions, the audit decision, and the difference marked with − and + (and the changed word).
   await page.getByRole("tab", { name: /History/ }).click();
   await expect(page.getByRole("cell", { name: "Fixed the element name of the allergy condition" })).toBeVisible();
   await expect(page.getByRole("cell", { name: "Checked against clause 1 and GR 1." })).toBeVisible();
   const diff = page.getByRole("table", { name: "Differences from version 1 to version 2" });
-  await expect(page.getByText("1 line added")).toBeVisible();
+  // A one-word fix is one changed line, with the changed word marked on both sides.
+  await expect(page.getByText("From version 1 to version 2: 1 line changed.")).toBeVisible();
   const removed = diff.locator(".diff-removed");
   const added = diff.locator(".diff-added");
   await expect(removed).toContainText('"allergy_recrd"');
   await expect(removed.locator(".diff-sign")).toContainText("−");
   await expect(added).toContainText('"allergy_record"');
   await expect(added.locator(".diff-sign")).toContainText("+");
+  await expect(removed.locator("mark.diff-word")).toHaveText(["allergy_recrd"]);
+  await expect(added.locator("mark.diff-word")).toHaveText(["allergy_record"]);
 
   // An older version can be viewed.
   await page.getByRole("link", { name: "View", exact: true }).click();

@@ -105,6 +105,9 @@ test("plans a run with cost and asks before data leaves, then generates, retries
   const diagram = page.getByLabel("How a case is made");
   await expect(diagram.getByText("Fill in the facts")).toBeVisible();
   await expect(diagram.getByText("Check nothing withheld leaks")).toBeVisible();
+  // One name per role: the checker of the incomplete report is named after its stage.
+  await expect(diagram.getByText("Incomplete-report checker")).toBeVisible();
+  await expect(diagram).not.toContainText("Missing-variant");
   await expect(diagram.getByText("Up to 3 attempts per stage.")).toBeVisible();
   await expect(diagram.getByText(/Quick checks in code come first/)).toBeVisible();
 
@@ -204,14 +207,23 @@ test("opens an accepted case with its provenance timeline and a dropped candidat
   await expect(facts1).toContainText("Failed");
   await expect(facts1.getByText(FACTS_ISSUE, { exact: true })).toBeVisible();
   await expect(facts1).toContainText("These went back to the writer for the next attempt.");
-  await expect(facts1.getByText("Fill in the facts", { exact: true })).toBeVisible();
+  await expect(facts1.getByText("Fact writer", { exact: true })).toBeVisible();
   await expect(facts1.getByTitle("Prompt template and version").first()).toContainText(/^gen_instantiator@\w+/);
-  await expect(facts1.getByText("Check the facts", { exact: true })).toBeVisible();
+  await expect(facts1.getByText("Fact checker", { exact: true })).toBeVisible();
   await facts1.getByText("Request and response").first().click();
   await expect(facts1.getByText("Instructions (system message)").first()).toBeVisible();
   await expect(facts1.getByText(/You fill in the facts of one synthetic/).first()).toBeVisible();
   await expect(tl.getByTestId("attempt").nth(1)).toContainText("Passed");
-  await expect(tl.getByText("Still open")).toHaveCount(2);
+  await expect(tl.getByText(/passed on attempt 2, after 1 failed attempt/).first()).toBeVisible();
+  // The clause screen is numbered after the facts it read: its attempt 1 is shown as not run,
+  // with the problems of the facts attempt that stopped it.
+  const screen = tl.locator(".tl-stage", { hasText: "Clause screen" });
+  await expect(screen.getByRole("heading")).toContainText("passed on attempt 2; attempt 1 not run");
+  const notRun = screen.locator(".tl-not-run");
+  await expect(notRun).toContainText("Not run");
+  await expect(notRun).toContainText("Facts, attempt 1, failed its check, so there was nothing for the clause screen to read");
+  await expect(notRun.getByText(FACTS_ISSUE, { exact: true })).toBeVisible();
+  await expect(tl.locator(".badge", { hasText: "Still open" })).toHaveCount(2);
 
   // The same candidate on its own page.
   await cand.getByRole("link", { name: "Open on its own page" }).click();

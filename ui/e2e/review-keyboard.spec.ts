@@ -2,6 +2,7 @@
 // `psebench serve --review SESSION --lan` on the test's store.
 
 import { join } from "node:path";
+import { duration } from "../src/format";
 import { expect, test, watchErrors } from "./fixtures";
 import { call, fileStudio, FileStudio, ok, serve, Served, tokenOf } from "./review-helpers";
 
@@ -56,6 +57,8 @@ test("a reviewer completes a whole review with the keyboard only, over a persona
   // The key sheet and the guidelines are one key away; Esc closes them.
   await page.keyboard.press("?");
   await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" })).toBeVisible();
+  // This review has no rationale task: the key that goes to a model's rationale is not offered.
+  await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" })).not.toContainText("rationale");
   await page.keyboard.press("Escape");
   await expect(page.getByRole("dialog")).toHaveCount(0);
 
@@ -131,6 +134,14 @@ test("a reviewer completes a whole review with the keyboard only, over a persona
     }
   }
   await expect(page.getByRole("heading", { name: `All ${N} cases are complete. Thank you!` })).toBeVisible();
+  // The time spent the reviewer reads is the owner's figure, including the last case.
+  await expect
+    .poll(async () => {
+      const owner = (await studio.api("review.show", { session: sid })).progress.find((p) => p.reviewer === "Ana")!.time_spent_secs;
+      return owner > 0 && (await page.locator(".rv-done").innerText()).includes(`Time spent: ${duration(owner)}.`);
+    })
+    .toBe(true);
+  await expect(page.locator(".rv-keyline")).not.toContainText("rationale");
 
   // Back with K to the last case: answers are there, the verdict locked.
   await page.keyboard.press("k");

@@ -200,6 +200,11 @@ test("results, adjudication with exclusion, and exports", async ({ page }) => {
   await expect(card.getByRole("list", { name: "Why this case is here" })).toContainText(/./);
   await expect(card.getByRole("table", { name: "Answers of the reviewers" }).getByRole("row")).toHaveCount(3);
   await expect(card).toContainText("Realism is poor: no such ward.");
+  // No final call is chosen beforehand, and no name is filled in that was typed in another role.
+  await expect(card.getByRole("radio", { checked: true })).toHaveCount(0);
+  await expect(card.getByRole("button", { name: "Record decision" })).toBeDisabled();
+  await expect(card.getByText("Choose the final call first: nothing is chosen for you.")).toBeVisible();
+  await expect(card.getByLabel("Adjudicator")).toHaveValue("");
   await card.getByLabel("Reject: not fit for the benchmark").check();
   await card.getByLabel("Exclude this case from runs").check();
   await card.getByLabel("Adjudicator").fill("Dr. Lead");
@@ -215,6 +220,9 @@ test("results, adjudication with exclusion, and exports", async ({ page }) => {
   await expect(decided.getByText("Not a credible report.")).toBeVisible();
   // The adjudicator's name is remembered for the next decision.
   await expect(decided.getByLabel("Adjudicator")).toHaveValue("Dr. Lead");
+  await expect(decided.getByText("Filled in with the name you last used as adjudicator. You can change it.")).toBeVisible();
+  // The decision in force is not chosen again for the adjudicator.
+  await expect(decided.getByRole("radio", { checked: true })).toHaveCount(0);
   // The case is flagged in the dataset, so runs leave it out.
   const cases = await studio.api("cases.list", { include_excluded: true });
   expect(cases.find((c) => c.case_id === disputed)?.excluded).toBe(true);

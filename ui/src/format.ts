@@ -115,3 +115,11 @@ export function jsonText(v: unknown): string {
   if (v !== null && typeof v === "object" && !Array.isArray(v)) return JSON.stringify(v);
   return String(v);
 }
+
+/**
+ * Where a long name or id may wrap: after `-_.:/` and between the words of a CamelCase name
+ * ("demo_CareManagement_1" → "demo_", "Care", "Management_", "1"). The parts join back to `text`.
+ */
+export function breakParts(text: string): string[] {
+  return text.split(/(?<=[-_.:/])|(?<=[a-z])(?=[A-Z])/).filter((p) => p !== "");
+}

@@ -1,10 +1,24 @@
 import { describe, expect, it } from "vitest";
 import { sortRows, visibleRange, type Column } from "./components/DataTable";
-import { duration, humanize, pct, tokens, usd, verdictKey } from "./format";
+import { breakParts, duration, humanize, plural, pct, tokens, usd, verdictKey } from "./format";
 import { href, parseHash } from "./router";
 import { base64ToBytes, bytesToBase64 } from "./api/files";
 
 describe("formatting", () => {
+  it("wraps long ids after separators and between CamelCase words, losing nothing", () => {
+    const id = "demo_CareManagement_1_MedicationError_complete_1";
+    expect(breakParts(id)).toEqual(["demo_", "Care", "Management_", "1_", "Medication", "Error_", "complete_", "1"]);
+    expect(breakParts(id).join("")).toBe(id);
+    expect(breakParts("gpt-4o")).toEqual(["gpt-", "4o"]);
+    expect(breakParts("short")).toEqual(["short"]);
+  });
+  it("writes counts with the right form of the noun", () => {
+    expect(plural(1, "run")).toBe("1 run");
+    expect(plural(2, "run")).toBe("2 runs");
+    expect(plural(0, "case")).toBe("0 cases");
+    expect(plural(3, "failed try", "failed tries")).toBe("3 failed tries");
+    expect(plural(1200, "case")).toBe("1,200 cases");
+  });
   it("shows undefined numbers as a dash and percentages with one decimal", () => {
     expect(pct(null)).toBe("–");
     expect(pct(94.56)).toBe("94.6");

@@ -82,6 +82,43 @@ pub fn confirm_remote(remote: &[String], what: &str, yes: bool) -> Result<(), Ap
     }
 }
 
+/// Before a deletion whose contents were just printed: ask y/N on a terminal; `--yes` skips the
+/// question; without a terminal (a script) and without `--yes` it refuses, saying so.
+pub fn confirm_delete(question: &str, yes: bool) -> Result<(), ApiError> {
+    use std::io::{IsTerminal, Write};
+    if yes {
+        return Ok(());
+    }
+    if !std::io::stdin().is_terminal() {
+        return Err(ApiError::invalid(
+            "Nothing was deleted: there is no terminal to ask for confirmation. Add --yes to delete without the question.",
+        ));
+    }
+    eprint!("{question} [y/N] ");
+    // A prompt that cannot be shown or read leaves the answer empty, which means "no".
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    let _ = std::io::stdin().read_line(&mut answer);
+    if matches!(answer.trim(), "y" | "Y" | "yes") {
+        Ok(())
+    } else {
+        Err(ApiError::new(psebench::ErrorCode::Cancelled, "Nothing was deleted."))
+    }
+}
+
+/// What deleting a run removes and what stays, as printed before the question.
+pub fn print_run_removal(r: &psebench::api::removals::RunRemoval) {
+    let who = if r.model.is_empty() { "no model recorded".to_string() } else { r.model.clone() };
+    let label = r.label.as_deref().map(|l| format!(" · {l}")).unwrap_or_default();
+    eprintln!("Run {} ({who}{label}), {}:", r.run_id, r.status.words());
+    for line in &r.removes {
+        eprintln!("  removes: {line}");
+    }
+    for line in &r.keeps {
+        eprintln!("  keeps:   {line}");
+    }
+}
+
 /// "Made with" lines of a run: protocol, policy edition, fingerprints, judge and prompts.
 pub fn print_provenance(p: Option<&psebench::protocol::RunProvenance>) {
     let Some(p) = p else {

@@ -544,6 +544,54 @@ fn a_remote_run_needs_confirmation_when_not_interactive() {
     assert!(env.json(&["eval", "list"]).as_array().unwrap().is_empty(), "nothing was started");
 }
 
+#[test]
+fn eval_delete_and_removing_example_results_say_what_goes_and_ask_first() {
+    let env = Env::new();
+    env.ok(&["demo", "results"]);
+    let runs = |env: &Env| -> Vec<String> {
+        let mut ids: Vec<String> = env
+            .json(&["eval", "list"])
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["run_id"].as_str().unwrap().to_string())
+            .collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(runs(&env), vec!["example-average", "example-careful", "example-overconfident"]);
+
+    // Without a terminal and without --yes: what would go is printed, then a refusal naming --yes.
+    let o = env.run(&["eval", "delete", "example-average"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("Run example-average (example-average"), "{err}");
+    assert!(err.contains("removes: The run and its results on 90 cases (90 finished transcripts"), "{err}");
+    assert!(err.contains("keeps:"), "{err}");
+    assert!(err.contains("Nothing was deleted") && err.contains("--yes"), "{err}");
+    assert_eq!(runs(&env).len(), 3, "nothing was deleted");
+
+    // With --yes it goes; an unknown run is an error that names it.
+    let out = env.ok(&["eval", "delete", "example-average", "--yes"]);
+    assert!(out.contains("Deleted run example-average (90 case(s), 90 transcript(s))."), "{out}");
+    assert_eq!(runs(&env), vec!["example-careful", "example-overconfident"]);
+    let o = env.run(&["eval", "delete", "example-average", "--yes"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("There is no run \"example-average\""));
+
+    // The example results as a whole: refused without --yes, removed with it; the demo cases stay.
+    let o = env.run(&["demo", "results", "--remove"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("Removes the 2 example runs of fictional models") && err.contains("--yes"), "{err}");
+    let gone = env.json(&["demo", "results", "--remove", "--yes"]);
+    assert_eq!(gone["runs"].as_array().unwrap().len(), 2);
+    assert!(runs(&env).is_empty());
+    assert_eq!(env.json(&["cases", "list"]).as_array().unwrap().len(), 90);
+    let again = env.ok(&["demo", "results", "--remove"]);
+    assert!(again.contains("There are no example results in this store."), "{again}");
+}
+
 fn generation_card() -> Value {
     json!({
       "clause_card_id": "CardRep_91_CareManagement_7",

@@ -50,6 +50,7 @@ const ROUTES: &[(&str, Route)] = &[
     ("cases show", Api(&["nope"], &["case.show", "generation.provenance"])),
     ("demo load", Api(&[], &["demo.load"])),
     ("demo results", Api(&[], &["demo.example_results"])),
+    ("eval delete", Api(&["nope", "--yes"], &["evaluation.delete_preview", "evaluation.delete"])),
     ("anchors import", Api(&["MISSING"], &["anchors.import_file"])),
     ("anchors list", Api(&[], &["anchors.list"])),
     ("anchors show", Api(&["nope"], &["anchor.show"])),

@@ -1132,6 +1132,15 @@ run_ids: Array<string>,
 loaded_demo_cases: boolean, };
 
 /**
+ * What removing the example results removes (or removed): one entry per example run.
+ */
+export type ExampleResultsRemoval = { runs: Array<RunRemoval>, 
+/**
+ * One sentence: what goes and what stays.
+ */
+summary: string, };
+
+/**
  * What `psebench author extract` asks for.
  */
 export type ExtractRequest = { policy: string | null, clause: string, model: string, };
@@ -2598,6 +2607,54 @@ case_count: number,
  */
 judge_model?: string, };
 
+/**
+ * What deleting an evaluation run removes, read from the store before it goes (a preview), or
+ * what it removed. The sentences say it in plain words for a confirmation.
+ */
+export type RunRemoval = { run_id: string, 
+/**
+ * The model under test ("" for a run imported without one).
+ */
+model: string, label: string | null, 
+/**
+ * One of the example runs of fictional models.
+ */
+example: boolean, status: RunStatus, 
+/**
+ * Items of the run (case and repeat), finished or not.
+ */
+items: number, 
+/**
+ * Finished transcripts among them.
+ */
+trajectories: number, 
+/**
+ * Finished answers with a result of the M4 judge.
+ */
+judged: number, 
+/**
+ * Model calls the call ledger holds for the run: their text goes, their tokens and cost
+ * stay in the store's spending totals.
+ */
+ledger_calls: number, 
+/**
+ * Provider batches the run sent (batch mode).
+ */
+batches: number, 
+/**
+ * Expert-review sessions that took rationales from the run; they keep their own copies and
+ * are not changed.
+ */
+review_sessions: Array<string>, 
+/**
+ * What goes, one sentence each.
+ */
+removes: Array<string>, 
+/**
+ * What stays, one sentence each.
+ */
+keeps: Array<string>, };
+
 export type RunStarted = { run_id: string, };
 
 /**
@@ -2908,6 +2965,10 @@ export interface ApiMethods {
   "demo.load": { params: NoParams; result: CasesImportResult };
   /** Store example results of three fictional models on the demo cases (no model is called). */
   "demo.example_results": { params: NoParams; result: ExampleResults };
+  /** What removing the example results would remove, without removing anything. */
+  "demo.remove_example_results_preview": { params: NoParams; result: ExampleResultsRemoval };
+  /** Delete every example run of the fictional models; the demo cases and your own runs stay. */
+  "demo.remove_example_results": { params: NoParams; result: ExampleResultsRemoval };
   /** Registered models. */
   "models.list": { params: NoParams; result: Array<ModelView> };
   /** Register (or update) a model. */
@@ -2946,6 +3007,10 @@ export interface ApiMethods {
   "evaluation.list": { params: NoParams; result: Array<EvaluationRunView> };
   /** One evaluation run. */
   "evaluation.show": { params: RunParams; result: EvaluationRunView };
+  /** What deleting an evaluation run would remove and what stays, without removing anything (refused for a run still running). */
+  "evaluation.delete_preview": { params: RunParams; result: RunRemoval };
+  /** Delete an evaluation run with its transcripts, judge results and provider batches, and the text of its model calls (their usage stays in the totals); refused for a run still running. */
+  "evaluation.delete": { params: RunParams; result: RunRemoval };
   /** A run's trajectories as trajectories.jsonl. */
   "evaluation.export": { params: RunParams; result: Download };
   /** Import uploaded trajectories as completed runs. */

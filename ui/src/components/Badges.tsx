@@ -1,5 +1,6 @@
 // Small labelled badges. Colour is never the only signal: every badge has a word and an icon.
 
+import { Breakable } from "./Breakable";
 import { CASE_TYPE_LABEL, EVENT_TYPE_LABEL, STATUS_LABEL, VERDICT_LABEL, verdictKey } from "../format";
 
 const VERDICT_ICON: Record<string, string> = {
@@ -71,7 +72,7 @@ export function LocalityBadge({ local }: { local: boolean }) {
 export function Id({ value }: { value: string }) {
   return (
     <code className="id" title="Click to copy" onClick={() => navigator.clipboard?.writeText(value).catch(() => {})}>
-      {value}
+      <Breakable text={value} />
     </code>
   );
 }

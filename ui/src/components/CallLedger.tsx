@@ -82,8 +82,7 @@ export function CallRow({ call, roleLabels }: { call: CallLike; roleLabels?: Rec
   return (
     <li className={`tl-call${broken ? " tl-call-failed" : ""}`} data-testid="ledger-call">
       <div className="tl-call-head">
-        <strong>{label}</strong>
-        {role && label !== role && <span className="muted small">({role})</span>}
+        <strong title={role && label !== role ? `Role in the call ledger: ${role}` : undefined}>{label}</strong>
         {call.attempt != null && <span className="small">attempt {call.attempt}</span>}
         <span className="small" title={call.provider_model ? `The provider answered as ${call.provider_model}` : undefined}>
           {call.model}

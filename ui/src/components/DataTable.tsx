@@ -41,6 +41,15 @@ export function visibleRange(scrollTop: number, viewport: number, rowHeight: num
   return [first, last];
 }
 
+/** The nearest ancestor that scrolls vertically, or null for the document. */
+function scrollParent(el: HTMLElement): HTMLElement | null {
+  for (let p = el.parentElement; p; p = p.parentElement) {
+    const y = getComputedStyle(p).overflowY;
+    if (y === "auto" || y === "scroll") return p;
+  }
+  return null;
+}
+
 export function DataTable<T>({
   rows,
   columns,
@@ -59,7 +68,8 @@ export function DataTable<T>({
   onOpen?: (row: T) => void;
   initialSort?: SortState;
   rowHeight?: number;
-  maxHeight?: number;
+  /** Height of the table's own scroll box, or "page": the table grows with the page (which scrolls it) and keeps its header in view. */
+  maxHeight?: number | "page";
   caption?: string;
   empty?: ReactNode;
   selectedKey?: string | null;
@@ -67,15 +77,35 @@ export function DataTable<T>({
   const [sort, setSort] = useState<SortState>(initialSort);
   const sorted = useMemo(() => sortRows(rows, columns, sort), [rows, columns, sort]);
   const scroller = useRef<HTMLDivElement>(null);
+  const grow = maxHeight === "page";
+  const fallback = grow ? 800 : maxHeight;
   const [scrollTop, setScrollTop] = useState(0);
-  const [viewport, setViewport] = useState(maxHeight);
+  const [viewport, setViewport] = useState(fallback);
   useEffect(() => {
     const el = scroller.current;
     if (!el) return;
-    const ro = new ResizeObserver(() => setViewport(el.clientHeight || maxHeight));
+    if (grow) {
+      // The page scrolls the table: follow the nearest scrolling ancestor (the app's main area).
+      const page = scrollParent(el);
+      const measure = () => {
+        const top = page ? page.getBoundingClientRect().top : 0;
+        setScrollTop(Math.max(0, top - el.getBoundingClientRect().top));
+        setViewport(page ? page.clientHeight : window.innerHeight);
+      };
+      measure();
+      const target: HTMLElement | Window = page ?? window;
+      target.addEventListener("scroll", measure, { passive: true });
+      const ro = new ResizeObserver(measure);
+      ro.observe(el);
+      return () => {
+        target.removeEventListener("scroll", measure);
+        ro.disconnect();
+      };
+    }
+    const ro = new ResizeObserver(() => setViewport(el.clientHeight || fallback));
     ro.observe(el);
     return () => ro.disconnect();
-  }, [maxHeight]);
+  }, [grow, fallback]);
   const virtual = sorted.length > 200;
   const [first, last] = virtual ? visibleRange(scrollTop, viewport, rowHeight, sorted.length) : [0, sorted.length];
   const toggle = (key: string) =>
@@ -83,7 +113,12 @@ export function DataTable<T>({
 
   if (rows.length === 0 && empty) return <>{empty}</>;
   return (
-    <div className="table-wrap" ref={scroller} style={{ maxHeight }} onScroll={(e) => setScrollTop((e.target as HTMLDivElement).scrollTop)}>
+    <div
+      className={`table-wrap ${grow ? "table-grow" : ""}`}
+      ref={scroller}
+      style={grow ? undefined : { maxHeight }}
+      onScroll={grow ? undefined : (e) => setScrollTop((e.target as HTMLDivElement).scrollTop)}
+    >
       <table className="data">
         {caption && <caption className="sr-only">{caption}</caption>}
         <thead>

@@ -1,4 +1,5 @@
 use clap::Subcommand;
+use psebench::api::removals::ExampleResultsRemoval;
 use psebench::api::rpc::{CaseShowParams, CasesExportToParams, CasesImportFileParams, Count, NoParams};
 use psebench::case::repo::{CaseFilter, CaseSummary};
 use psebench::case::CaseType;
@@ -61,8 +62,15 @@ pub enum DemoCmd {
     /// Load the 90 hand-written demo cases into the store.
     Load,
     /// Store example results of three fictional models on the demo cases, to explore the results
-    /// screens and reports before any model is set up (no model is called).
-    Results,
+    /// screens and reports before any model is set up (no model is called); `--remove` deletes them.
+    Results {
+        /// Delete the example results instead (says what goes and asks first); the demo cases stay.
+        #[arg(long)]
+        remove: bool,
+        /// With --remove: delete without asking (needed when no terminal can answer).
+        #[arg(long, requires = "remove")]
+        yes: bool,
+    },
 }
 
 fn parse_type(t: &Option<String>) -> Result<Option<CaseType>, ApiError> {
@@ -180,7 +188,32 @@ pub fn run_demo(cli: &Cli, cmd: &DemoCmd) -> Result<ExitCode, ApiError> {
                 println!("Demo cases: {} loaded, {} already present.", r.imported, r.unchanged);
             }
         }
-        DemoCmd::Results => {
+        DemoCmd::Results { remove: true, yes } => {
+            let plan: ExampleResultsRemoval = e.call("demo.remove_example_results_preview", &NoParams {})?;
+            if plan.runs.is_empty() {
+                if cli.json {
+                    print_json(&plan);
+                } else {
+                    println!("{}", plan.summary);
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            eprintln!("{}", plan.summary);
+            for r in &plan.runs {
+                crate::output::print_run_removal(r);
+            }
+            crate::output::confirm_delete("Remove the example results?", *yes)?;
+            let done: ExampleResultsRemoval = e.call("demo.remove_example_results", &NoParams {})?;
+            if cli.json {
+                print_json(&done);
+            } else {
+                println!(
+                    "Removed the example results: {}.",
+                    done.runs.iter().map(|r| r.run_id.as_str()).collect::<Vec<_>>().join(", ")
+                );
+            }
+        }
+        DemoCmd::Results { remove: false, .. } => {
             let r: psebench::evaluation::examples::ExampleResults = e.call("demo.example_results", &NoParams {})?;
             if cli.json {
                 print_json(&r);

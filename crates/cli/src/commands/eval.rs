@@ -1,4 +1,5 @@
 use clap::Subcommand;
+use psebench::api::removals::RunRemoval;
 use psebench::api::rpc::{
     Count, Flag, NoParams, PathParams, ResumeParams, RunFileParams, RunIds, RunParams, RunStarted,
 };
@@ -13,7 +14,7 @@ use std::process::ExitCode;
 use super::engine;
 use super::follow::{follow_call, follow_run, Follow};
 use crate::api::Api;
-use crate::output::{print_json, print_provenance, table};
+use crate::output::{confirm_delete, print_json, print_provenance, print_run_removal, table};
 use crate::Cli;
 
 #[derive(Subcommand)]
@@ -77,6 +78,13 @@ pub enum EvalCmd {
     List,
     /// Show one run.
     Show { run: String },
+    /// Delete a run with its transcripts and judge results (says what goes and asks first).
+    Delete {
+        run: String,
+        /// Delete without asking (needed when no terminal can answer).
+        #[arg(long)]
+        yes: bool,
+    },
     /// Write a run's trajectories (FORMATS.md JSONL).
     Export {
         run: String,
@@ -324,6 +332,18 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                 }
                 print_provenance(v.run.config.provenance.as_ref());
                 println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            }
+        }
+        EvalCmd::Delete { run, yes } => {
+            let params = RunParams { run_id: run.clone() };
+            let plan: RunRemoval = e.call("evaluation.delete_preview", &params)?;
+            print_run_removal(&plan);
+            confirm_delete("Delete this run?", *yes)?;
+            let done: RunRemoval = e.call("evaluation.delete", &params)?;
+            if cli.json {
+                print_json(&done);
+            } else {
+                println!("Deleted run {} ({} case(s), {} transcript(s)).", done.run_id, done.items, done.trajectories);
             }
         }
         EvalCmd::Export { run, out } => {

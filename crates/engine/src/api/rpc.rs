@@ -30,7 +30,8 @@
 //!
 //! Names that came before this rule (`cases.screen_plan`, `gen.create`, `author.draft`,
 //! `cards.show`, `eval.list`, …) keep working: [`ALIASES`] maps each one to its canonical method,
-//! [`call`] resolves it first, and no listing shows it. Stored values are not names of methods
+//! [`call`] resolves it first, and no listing shows it. `eval.delete` and `eval.delete_preview` are
+//! aliases of the same kind, for scripts that use the `eval.*` names. Stored values are not names of methods
 //! and do not change: run kinds (`eval`, `generation`, `label_audit`, …), accounting stages
 //! (`author_extract`, `clause_screen`, …), prompt template names (`gen_*`, `author_*`) and the
 //! JSON fields of the file formats.
@@ -50,6 +51,7 @@ use super::policy::{
     NewPolicy, PolicyCreateResult, PolicyDeleteResult, PolicyImportRequest, PolicyImportResult, PolicySummary,
     PolicyView,
 };
+use super::removals::{ExampleResultsRemoval, RunRemoval};
 use super::results::{
     ChartFileRequest, ResultsGrid, ResultsOverview, ResultsRequest, TableFileRequest, TrajectoryRequest, TrajectoryView,
 };
@@ -825,6 +827,12 @@ api_methods! {
     "demo.example_results" ["Store example results of three fictional models on the demo cases (no model is called)."] (e, p: NoParams) -> ExampleResults {
         blocking(move || e.demo_example_results()).await?
     }
+    "demo.remove_example_results_preview" ["What removing the example results would remove, without removing anything."] (e, p: NoParams) -> ExampleResultsRemoval {
+        blocking(move || e.demo_remove_example_results_preview()).await?
+    }
+    "demo.remove_example_results" ["Delete every example run of the fictional models; the demo cases and your own runs stay."] (e, p: NoParams) -> ExampleResultsRemoval {
+        blocking(move || e.demo_remove_example_results()).await?
+    }
     "models.list" ["Registered models."] (e, p: NoParams) -> Vec<ModelView> {
         blocking(move || e.models_list()).await?
     }
@@ -909,6 +917,12 @@ api_methods! {
     }
     "evaluation.show" ["One evaluation run."] (e, p: RunParams) -> EvaluationRunView {
         blocking(move || e.evaluation_show(&p.run_id)).await?
+    }
+    "evaluation.delete_preview" ["What deleting an evaluation run would remove and what stays, without removing anything (refused for a run still running)."] (e, p: RunParams) -> RunRemoval {
+        blocking(move || e.evaluation_delete_preview(&p.run_id)).await?
+    }
+    "evaluation.delete" ["Delete an evaluation run with its transcripts, judge results and provider batches, and the text of its model calls (their usage stays in the totals); refused for a run still running."] (e, p: RunParams) -> RunRemoval {
+        blocking(move || e.evaluation_delete(&p.run_id)).await?
     }
     "evaluation.export" ["A run's trajectories as trajectories.jsonl."] (e, p: RunParams) -> Download {
         blocking(move || {
@@ -1405,6 +1419,8 @@ pub const ALIASES: &[(&str, &str)] = &[
     ("eval.rejudge_execute", "evaluation.rejudge_execute"),
     ("eval.export_to", "evaluation.export_to"),
     ("eval.import_file", "evaluation.import_file"),
+    ("eval.delete", "evaluation.delete"),
+    ("eval.delete_preview", "evaluation.delete_preview"),
 ];
 
 /// The canonical name of `method`: the method an old name ([`ALIASES`]) now is, else itself.

@@ -273,7 +273,13 @@ pub fn chart_text_noted(
 ) -> Result<ChartText, ChartError> {
     fonts::ensure_fonts()?;
     let p = Prepared::new(kind, report, pack, notes);
-    Ok(ChartText { id: kind.id().to_string(), title: kind.title().to_string(), caption: p.frame().caption_text() })
+    // A "no data" chart says why in its body; the words lead its caption so they reach the
+    // page and the image's alternative text too.
+    let caption = match &p {
+        Prepared::Empty(e) => format!("No data to plot: {} {}", e.message, p.frame().caption_text()),
+        _ => p.frame().caption_text(),
+    };
+    Ok(ChartText { id: kind.id().to_string(), title: kind.title().to_string(), caption })
 }
 
 /// Render a chart as an SVG document.

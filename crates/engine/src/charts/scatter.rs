@@ -59,29 +59,91 @@ pub fn join_names(names: &[String]) -> String {
     }
 }
 
+/// Why a model has no point on the M5-vs-M6 map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unplotted {
+    /// The model's cases include no missing-information case: there was nothing to ask about.
+    NoMissingCases,
+    /// It had missing-information cases and asked on none of them, so M6 (what it asked for)
+    /// is undefined.
+    NeverAsked,
+    /// Anything else (e.g. the cases record no withheld facts to compare its questions with).
+    Other,
+}
+
+fn unplotted(m: &crate::metrics::ModelMetrics) -> Unplotted {
+    if m.by_case_type.missing.cases == 0 {
+        Unplotted::NoMissingCases
+    } else if m.m5.is_some_and(|p| p.tp == 0) {
+        Unplotted::NeverAsked
+    } else {
+        Unplotted::Other
+    }
+}
+
 /// The M5-vs-M6 scatter, or `None` (with the reason) when no model has both values.
 pub fn m5_m6(report: &MetricsReport, title: &str, extra: &[String]) -> Result<Scatter, (String, Vec<String>)> {
     let mut points = Vec::new();
-    let mut skipped = Vec::new();
+    // Each model left out: its name, why, and how many missing-information cases it had.
+    let mut skipped: Vec<(String, Unplotted, u64)> = Vec::new();
     for (index, m) in report.models.iter().enumerate() {
         match (m.m5.map(|p| p.f1), m.m6.map(|p| p.f1)) {
             (Some(x), Some(y)) if x.is_finite() && y.is_finite() => {
                 points.push(Point { model: m.model.clone(), index, x: x.clamp(0.0, 100.0), y: y.clamp(0.0, 100.0) })
             }
-            _ => skipped.push(m.model.clone()),
+            _ => skipped.push((m.model.clone(), unplotted(m), m.by_case_type.missing.cases)),
         }
     }
+    let names = |why: Unplotted| -> Vec<String> {
+        skipped.iter().filter(|(_, w, _)| *w == why).map(|(n, _, _)| n.clone()).collect()
+    };
+    let (no_missing, never_asked, other) =
+        (names(Unplotted::NoMissingCases), names(Unplotted::NeverAsked), names(Unplotted::Other));
     let mut notes = Vec::new();
-    if !skipped.is_empty() {
+    if !no_missing.is_empty() {
         notes.push(format!(
-            "Not plotted: {} (M5 or M6 is undefined, e.g. there are no missing cases or the model never asked on one).",
-            join_names(&skipped)
+            "Not plotted: {} (no missing-information cases in {}, so there was nothing to ask about).",
+            join_names(&no_missing),
+            if no_missing.len() == 1 { "its run" } else { "their runs" }
+        ));
+    }
+    if !never_asked.is_empty() {
+        notes.push(format!(
+            "Not plotted: {} (never asked a question on {} missing-information cases, so M6, whether the questions \
+             find the withheld facts, is undefined; M5 is 0).",
+            join_names(&never_asked),
+            if never_asked.len() == 1 { "its" } else { "their" }
+        ));
+    }
+    if !other.is_empty() {
+        notes.push(format!(
+            "Not plotted: {} (M6 is undefined: its missing-information cases record no withheld facts to compare the \
+             questions with).",
+            join_names(&other)
         ));
     }
     // Notes from the caller (e.g. runs that are not comparable) come after the chart's own.
     notes.extend_from_slice(extra);
     if points.is_empty() {
-        return Err(("No model has both M5 and M6 yet. They need missing-information cases in the run.".into(), notes));
+        let message = if other.is_empty() && never_asked.is_empty() {
+            "These runs have no missing-information cases, so there was nothing to ask about. Include \
+             missing-information cases in a run to see this chart."
+                .to_string()
+        } else if other.is_empty() && no_missing.is_empty() {
+            match skipped.as_slice() {
+                [(_, _, cases)] => format!(
+                    "The run had {cases} missing-information case{}, but the model never asked a question on them, so \
+                     there are no questions to score (its M5 is 0).",
+                    plural(*cases as usize)
+                ),
+                _ => "The runs had missing-information cases, but no model asked a question on any of them, so there \
+                      are no questions to score (M5 is 0 for every model)."
+                    .to_string(),
+            }
+        } else {
+            "No model has both M5 and M6: the notes below say why for each model.".to_string()
+        };
+        return Err((message, notes));
     }
     let n = points.len();
     let frame = Frame::new(

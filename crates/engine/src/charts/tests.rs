@@ -283,3 +283,42 @@ fn png_export_decodes_with_its_size_dpi_and_colours() {
     let dark = (0..(body.w() as usize)).filter(|dx| px(body.x0 + *dx as f64, mid_y).iter().all(|c| *c < 0x60)).count();
     assert!(dark > 10, "only {dark} dark pixels on the headline row");
 }
+
+/// A model of the fixture with missing-information cases it `asked` on or not, or none at all.
+fn m5_m6_model(name: &str, missing_cases: u64, asked: bool) -> crate::metrics::ModelMetrics {
+    let mut m = model(name, 0.6, 0.0, 300.0);
+    m.by_case_type.missing.cases = missing_cases;
+    m.m6 = None;
+    if let Some(p) = m.m5.as_mut() {
+        if !asked {
+            p.tp = 0;
+            p.f1 = 0.0;
+        }
+    }
+    m
+}
+
+#[test]
+fn m5_m6_empty_state_tells_no_missing_cases_from_never_asking() {
+    let pack = pack();
+    let none = crate::metrics::MetricsReport { models: vec![m5_m6_model("A", 0, false)], ..Default::default() };
+    let t = chart_text(ChartKind::M5M6Scatter, &none, &pack).unwrap();
+    assert!(t.caption.contains("no missing-information cases"), "{}", t.caption);
+    assert!(!t.caption.contains("never asked"), "{}", t.caption);
+
+    let silent = crate::metrics::MetricsReport { models: vec![m5_m6_model("B", 12, false)], ..Default::default() };
+    let t = chart_text(ChartKind::M5M6Scatter, &silent, &pack).unwrap();
+    assert!(t.caption.contains("12 missing-information cases, but the model never asked a question"), "{}", t.caption);
+    assert!(t.caption.contains("B (never asked a question"), "{}", t.caption);
+    assert!(!t.caption.contains("have no missing-information cases"), "{}", t.caption);
+    let svg = render_svg(ChartKind::M5M6Scatter, &silent, &pack).unwrap();
+    assert!(svg.contains("No data to plot"));
+
+    let both = crate::metrics::MetricsReport {
+        models: vec![m5_m6_model("C", 3, false), m5_m6_model("D", 0, false)],
+        ..Default::default()
+    };
+    let t = chart_text(ChartKind::M5M6Scatter, &both, &pack).unwrap();
+    assert!(t.caption.contains("C (never asked a question on its missing-information cases"), "{}", t.caption);
+    assert!(t.caption.contains("D (no missing-information cases in its run"), "{}", t.caption);
+}

@@ -109,6 +109,38 @@ pub fn counts(conn: &Connection, run_id: &str) -> ApiResult<ItemCounts> {
     )?)
 }
 
+/// What a run's items hold, for the confirmation of its deletion.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ItemTally {
+    /// Items (case and repeat), finished or not.
+    pub items: u64,
+    /// Finished transcripts.
+    pub trajectories: u64,
+    /// Finished answers with a result of the M4 judge.
+    pub judged: u64,
+}
+
+pub fn tally(conn: &Connection, run_id: &str) -> ApiResult<ItemTally> {
+    Ok(conn.query_row(
+        "SELECT count(*), coalesce(sum(status = 'done'), 0),
+                coalesce(sum(status = 'done' AND json_extract(trajectory_json, '$.judge') IS NOT NULL), 0)
+         FROM evaluation_items WHERE run_id = ?1",
+        [run_id],
+        |r| {
+            Ok(ItemTally {
+                items: r.get::<_, i64>(0)? as u64,
+                trajectories: r.get::<_, i64>(1)? as u64,
+                judged: r.get::<_, i64>(2)? as u64,
+            })
+        },
+    )?)
+}
+
+/// Delete every item of a run (its transcripts and judge results); returns how many went.
+pub fn delete_items(conn: &Connection, run_id: &str) -> ApiResult<u64> {
+    Ok(conn.execute("DELETE FROM evaluation_items WHERE run_id = ?1", [run_id])? as u64)
+}
+
 /// Finished trajectories of a run (all repeats).
 pub fn trajectories(conn: &Connection, run_id: &str) -> ApiResult<Vec<Trajectory>> {
     let mut stmt = conn

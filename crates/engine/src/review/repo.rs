@@ -175,6 +175,20 @@ pub fn delete_session(conn: &Connection, session_id: &str) -> ApiResult<()> {
     Ok(())
 }
 
+/// The names of the sessions whose rationale task took rationales from a run (they keep their
+/// own copies of them).
+pub fn sessions_with_rationales_from(conn: &Connection, run_id: &str) -> ApiResult<Vec<String>> {
+    let mut stmt = conn.prepare(
+        "SELECT s.name FROM review_sessions s
+         WHERE EXISTS (SELECT 1 FROM review_items i WHERE i.session_id = s.session_id
+                         AND json_valid(i.rationale_source_json)
+                         AND json_extract(i.rationale_source_json, '$.run_id') = ?1)
+         ORDER BY s.created_at, s.name",
+    )?;
+    let rows = stmt.query_map([run_id], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
 pub fn insert_reviewer(
     conn: &Connection,
     session_id: &str,

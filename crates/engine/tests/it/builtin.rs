@@ -119,10 +119,9 @@ fn sample_anchors_cover_every_clause() {
     }
 }
 
-/// The fewest sample anchors any clause ships with. Generation draws 25 anchors per card (the
-/// paper's setting); 18 clauses have 26, the other 11 still have 4 or 5 (issue 28 raises them to 25,
-/// and this floor with them).
-const ANCHORS_PER_CLAUSE: usize = 4;
+/// The fewest sample anchors any clause ships with: generation draws 25 anchors per card (the
+/// paper's setting), so every clause's bucket holds at least that many.
+const ANCHORS_PER_CLAUSE: usize = 25;
 
 /// Issue 28: each sample anchor reads as a short incident report (40-200 words) that never names a
 /// verdict or a clause number, and no two are the same scene written twice.

@@ -19,6 +19,7 @@ mod concurrency;
 mod cost_cap;
 mod demo_model;
 mod eval;
+mod eval_delete;
 mod eval_reasoning;
 mod generation;
 mod keyring;

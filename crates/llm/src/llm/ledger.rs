@@ -146,6 +146,22 @@ pub fn forget_items(conn: &Connection, items: &[String]) -> ApiResult<()> {
     Ok(())
 }
 
+/// How many calls the ledger holds for a run (counted in the totals or not).
+pub fn run_calls(conn: &Connection, run_id: &str) -> ApiResult<u64> {
+    Ok(conn.query_row("SELECT count(*) FROM llm_calls WHERE run_id = ?1", [run_id], |r| r.get::<_, i64>(0))? as u64)
+}
+
+/// Unlink the calls of a deleted run: what was sent and received goes (case text, replies), the
+/// usage (model, tokens, cost, when) stays in the store's totals. Returns how many calls.
+pub fn forget_run(conn: &Connection, run_id: &str) -> ApiResult<u64> {
+    Ok(conn.execute(
+        "UPDATE llm_calls SET run_id = NULL, item = NULL, step = NULL, request_json = NULL, response_text = NULL,
+                parsed_json = NULL, parse_notes = NULL, failed_attempts = NULL
+         WHERE run_id = ?1",
+        [run_id],
+    )? as u64)
+}
+
 /// US$ spent on the calls of the given items of a run (linked calls only).
 pub fn items_cost(conn: &Connection, run_id: &str, items: &[String]) -> ApiResult<f64> {
     let mut total = 0.0;

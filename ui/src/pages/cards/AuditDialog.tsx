@@ -1,4 +1,5 @@
 // Record an audit decision on a card: draft, audited or approved, with the auditor's name and notes.
+// No decision is chosen beforehand: the auditor picks one, and the button waits for it.
 
 import { useState } from "react";
 import { useAction } from "../../api/client";
@@ -6,9 +7,11 @@ import type { AuditStatus, CardDetail } from "../../api/generated";
 import { StatusBadge } from "../../components/Badges";
 import { Modal } from "../../components/Dialog";
 import { ErrorBanner, Notice, toast } from "../../components/Feedback";
-import { TextArea, TextInput } from "../../components/Forms";
+import { TextArea } from "../../components/Forms";
+import { NameField, useRememberedName } from "../../components/NameField";
 import { plural, STATUS_LABEL } from "../../format";
-import { rememberName, rememberedName } from "./logic";
+import { decisionBlocker } from "./logic";
+import { Blocked } from "./authoring/ModelChoice";
 
 const CHOICES: { value: AuditStatus; text: string }[] = [
   { value: "draft", text: "Being written or changed. Not used to generate cases." },
@@ -18,14 +21,15 @@ const CHOICES: { value: AuditStatus; text: string }[] = [
 
 export function AuditDialog({ detail, onClose, onShowLint }: { detail: CardDetail; onClose: () => void; onShowLint: () => void }) {
   const s = detail.summary;
-  const next: AuditStatus = s.status === "draft" ? "approved" : (s.status as AuditStatus);
-  const [status, setStatus] = useState<AuditStatus>(next);
-  const [auditor, setAuditor] = useState(rememberedName("auditor"));
+  const [status, setStatus] = useState<AuditStatus | null>(null);
+  const { name: auditor, setName: setAuditor, prefilled, remember } = useRememberedName("auditor");
   const [notes, setNotes] = useState("");
   const audit = useAction("card.audit");
+  const blocker = decisionBlocker(status, auditor);
 
   const submit = async () => {
-    rememberName("auditor", auditor);
+    if (!status) return;
+    remember();
     const d = await audit.run({ card_id: s.card_id, status, auditor: auditor.trim(), notes: notes.trim() || null });
     if (d) {
       toast(`${s.card_id} is now ${STATUS_LABEL[d.summary.status].toLowerCase()}.`);
@@ -39,11 +43,12 @@ export function AuditDialog({ detail, onClose, onShowLint }: { detail: CardDetai
       onClose={onClose}
       footer={
         <>
+          <Blocked reason={blocker} />
           <button className="btn" onClick={onClose}>
             Cancel
           </button>
-          <button className="btn btn-primary" disabled={!auditor.trim() || audit.busy} onClick={submit}>
-            {audit.busy ? "Recording…" : `Mark as ${STATUS_LABEL[status].toLowerCase()}`}
+          <button className="btn btn-primary" disabled={!!blocker || audit.busy} onClick={submit}>
+            {audit.busy ? "Recording…" : status ? `Mark as ${STATUS_LABEL[status].toLowerCase()}` : "Record the decision"}
           </button>
         </>
       }
@@ -66,7 +71,7 @@ export function AuditDialog({ detail, onClose, onShowLint }: { detail: CardDetai
           </label>
         ))}
       </fieldset>
-      {s.lint_errors > 0 && status !== "draft" ? (
+      {s.lint_errors > 0 && status !== null && status !== "draft" ? (
         <Notice kind="warn" title={`This card has ${plural(s.lint_errors, "lint error")}.`}>
           A card can be marked audited or approved only when it has no lint errors.{" "}
           <button
@@ -83,7 +88,7 @@ export function AuditDialog({ detail, onClose, onShowLint }: { detail: CardDetai
       ) : (
         <p className="muted small">A card can be marked audited or approved only when it has no lint errors. Only approved cards are used for generation.</p>
       )}
-      <TextInput label="Auditor" value={auditor} onChange={setAuditor} hint="Your name, recorded with the decision. Remembered on this computer." />
+      <NameField role="auditor" label="Auditor" value={auditor} onChange={setAuditor} prefilled={prefilled} hint="Your name, recorded with the decision." />
       <TextArea label="Notes (optional)" value={notes} onChange={setNotes} rows={3} hint="What you checked, or what must change." />
       <ErrorBanner error={audit.error} onDismiss={audit.clearError} title="The decision was not recorded." />
     </Modal>

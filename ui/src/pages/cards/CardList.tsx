@@ -1,6 +1,7 @@
 // The library list: filters (kept in the address), counts, a sortable table, the library-wide
 // check, import and export.
 
+import { Breakable } from "../../components/Breakable";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { api, EngineError, useApi } from "../../api/client";
 import { saveDownload } from "../../api/files";
@@ -131,7 +132,9 @@ export function CardList() {
               <span className="clip cell-def" title={c.definition}>
                 {c.definition || <em className="muted">No definition</em>}
               </span>
-              <code className="id clip">{c.card_id}</code>
+              <code className="id id-wrap" title={c.card_id}>
+                <Breakable text={c.card_id} />
+              </code>
             </div>
           );
         },
@@ -146,10 +149,14 @@ export function CardList() {
       },
       {
         key: "counts",
-        header: <abbr title="Boundary conditions · fact slots · missing-information variants">Cond./Facts/Var.</abbr>,
+        header: (
+          <span className="th-wrap" title="Boundary conditions · fact slots · missing-information variants">
+            Conditions · facts · variants
+          </span>
+        ),
         label: "Boundary conditions, fact slots and missing-information variants",
         align: "right",
-        width: "8.8rem",
+        width: "9.6rem",
         render: (c) => (
           <span className="counts" title={`${plural(c.boundary_conditions, "boundary condition")}, ${plural(c.elements, "fact slot")}, ${plural(c.variants, "missing-information variant")}`}>
             {c.boundary_conditions} · {c.elements} · {c.variants}
@@ -345,7 +352,7 @@ export function CardList() {
           onOpen={(c) => navigate(href("/cards", c.card_id))}
           caption="Clause cards"
           rowHeight={72}
-          maxHeight={640}
+          maxHeight="page"
           empty={
             <EmptyState
               title="No cards match these filters"

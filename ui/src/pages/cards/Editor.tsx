@@ -8,7 +8,8 @@ import { ConfirmDialog } from "../../components/Dialog";
 import { ErrorBanner, Notice, toast } from "../../components/Feedback";
 import { TextInput } from "../../components/Forms";
 import { plural } from "../../format";
-import { lineInMessage, lineOfPointer, offsetOfLine, parseMessage, pointerLabel, rememberName, rememberedName } from "./logic";
+import { lineInMessage, lineOfPointer, offsetOfLine, parseMessage, pointerLabel } from "./logic";
+import { NameField, useRememberedName } from "../../components/NameField";
 import { SeverityBadge } from "./parts";
 
 const LINE_PX = 20;
@@ -47,7 +48,7 @@ export function CardEditor({
   const [report, setReport] = useState<LintReport | null>(null);
   const [checkedText, setCheckedText] = useState<string | null>(null);
   const [checkError, setCheckError] = useState<EngineError | undefined>();
-  const [author, setAuthor] = useState(rememberedName("author"));
+  const { name: author, setName: setAuthor, prefilled: authorPrefilled, remember: rememberAuthor } = useRememberedName("author");
   const [note, setNote] = useState("");
   const [confirmDiscard, setConfirmDiscard] = useState(false);
   const save = useAction("card.save");
@@ -137,7 +138,7 @@ export function CardEditor({
           : null;
 
   const doSave = async () => {
-    rememberName("author", author);
+    rememberAuthor();
     const d = await save.run({ card_id: s.card_id, json: draft, author: author.trim(), note: note.trim() || null });
     if (d) {
       toast(`Saved version ${d.summary.version} of ${d.summary.card_id}. It is a draft until it is approved again.`);
@@ -233,7 +234,7 @@ export function CardEditor({
           {s.status !== "draft" ? ` (it is ${s.status} now)` : ""}. Drafts are not used to generate cases until someone approves them again.
         </p>
         <div className="grid-2">
-          <TextInput label="Your name" value={author} onChange={setAuthor} hint="Recorded as the author of the new version. Remembered on this computer." />
+          <NameField role="author" label="Your name" value={author} onChange={setAuthor} prefilled={authorPrefilled} hint="Recorded as the author of the new version." />
           <TextInput label="What changed (optional)" value={note} onChange={setNote} placeholder="e.g. fixed the element name in a condition" />
         </div>
         <ErrorBanner error={save.error} onDismiss={save.clearError} title="The card was not saved." />

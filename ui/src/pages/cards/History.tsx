@@ -5,10 +5,11 @@ import { useEffect, useMemo, useState } from "react";
 import { useApi } from "../../api/client";
 import type { CardDetail, CardVersion } from "../../api/generated";
 import { Id, StatusBadge } from "../../components/Badges";
+import { DiffText } from "../../components/DiffText";
 import { ErrorBanner, Loading } from "../../components/Feedback";
 import { plural, when } from "../../format";
 import { href } from "../../router";
-import { diffBlocks, diffStats } from "./logic";
+import { diffBlocks, diffCounts } from "./logic";
 
 function DiffView({ cardId, from, to }: { cardId: string; from: number; to: number }) {
   const diff = useApi("card.diff", from === to ? null : { card_id: cardId, from, to });
@@ -18,25 +19,35 @@ function DiffView({ cardId, from, to }: { cardId: string; from: number; to: numb
   if (from === to) return <p className="muted">Choose two different versions to compare.</p>;
   if (diff.error) return <ErrorBanner error={diff.error} title="The differences could not be shown." />;
   if (!diff.data) return <Loading label="Comparing…" />;
-  const st = diffStats(diff.data.lines);
+  const st = diffCounts(blocks);
+  const parts = [
+    st.changed > 0 && (
+      <span key="c" className="diff-count-changed">
+        {plural(st.changed, "line")} changed
+      </span>
+    ),
+    st.added > 0 && (
+      <span key="a" className="diff-count-add">
+        <span aria-hidden>+</span>
+        {plural(st.added, "line")} added
+      </span>
+    ),
+    st.removed > 0 && (
+      <span key="r" className="diff-count-del">
+        <span aria-hidden>−</span>
+        {plural(st.removed, "line")} removed
+      </span>
+    ),
+  ].filter(Boolean);
   return (
     <div className="diff">
       <div className="diff-summary small" aria-live="polite">
         From version {from} to version {to}:{" "}
-        {st.added === 0 && st.removed === 0 ? (
+        {parts.length === 0 ? (
           "no differences."
         ) : (
           <>
-            <span className="diff-count-add">
-              <span aria-hidden>+</span>
-              {plural(st.added, "line")} added
-            </span>
-            ,{" "}
-            <span className="diff-count-del">
-              <span aria-hidden>−</span>
-              {plural(st.removed, "line")} removed
-            </span>
-            .
+            {parts.flatMap((p, i) => (i === 0 ? [p] : [", ", p]))}.
           </>
         )}
       </div>
@@ -64,7 +75,7 @@ function DiffView({ cardId, from, to }: { cardId: string; from: number; to: numb
                   <span className="sr-only">{r.kind === "added" ? "added" : r.kind === "removed" ? "removed" : ""}</span>
                 </span>
                 <span role="cell" className="diff-text">
-                  {r.text || " "}
+                  <DiffText kind={r.kind} text={r.text} parts={r.parts} />
                 </span>
               </div>
             ))
@@ -191,7 +202,7 @@ export function History({ detail, onEditFrom, onAudit }: { detail: CardDetail; o
               </div>
               <p className="muted small diff-legend">
                 <span className="diff-count-add">+ added</span> and <span className="diff-count-del">− removed</span> lines are marked with a sign and a
-                colour.
+                colour; in a changed line, the words that changed are highlighted.
               </p>
             </div>
             <DiffView cardId={cardId} from={from} to={to} />

@@ -5,11 +5,12 @@ import { api, EngineError, useAction } from "../../api/client";
 import { toUpload } from "../../api/files";
 import type { CardsImportResult, LintReport, Upload } from "../../api/generated";
 import { ErrorBanner, Loading, Notice, toast } from "../../components/Feedback";
-import { FilePicker, TextInput } from "../../components/Forms";
+import { FilePicker } from "../../components/Forms";
 import { Modal } from "../../components/Dialog";
 import { plural } from "../../format";
 import { href } from "../../router";
-import { blocksImport, groupProblems, rememberName, rememberedName } from "./logic";
+import { blocksImport, groupProblems } from "./logic";
+import { NameField, useRememberedName } from "../../components/NameField";
 import { LintCount, SeverityBadge } from "./parts";
 import { currentPolicy } from "../../policyChoice";
 
@@ -55,7 +56,7 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
   const [report, setReport] = useState<LintReport | null>(null);
   const [checking, setChecking] = useState(false);
   const [checkError, setCheckError] = useState<EngineError | undefined>();
-  const [author, setAuthor] = useState(rememberedName("author"));
+  const { name: author, setName: setAuthor, prefilled: authorPrefilled, remember: rememberAuthor } = useRememberedName("author");
   const [result, setResult] = useState<CardsImportResult | null>(null);
   const imp = useAction("cards.import");
 
@@ -80,7 +81,7 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
   const cardCount = report ? new Set(report.problems.map((p) => p.clause_card_id).filter(Boolean)).size : 0;
 
   const doImport = async () => {
-    rememberName("author", author);
+    rememberAuthor();
     const r = await imp.run({ files, policy: currentPolicy(), author: author.trim() });
     if (r) {
       setResult(r);
@@ -134,7 +135,7 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
             </Notice>
           ) : blocking.length > 0 ? (
             <Notice kind="warn" title={`${plural(blocking.length, "problem")} stop${blocking.length === 1 ? "s" : ""} this import.`}>
-              Imports are all or nothing: fix the file(s) and choose them again. Problems that do not stop the import are listed too.
+              Imports are all or nothing: fix the files and choose them again. Problems that do not stop the import are listed too.
             </Notice>
           ) : (
             <Notice kind="info" title={`${plural(report.errors, "error")} and ${plural(report.warnings, "warning")} found${cardCount ? ` in ${plural(cardCount, "card")}` : ""}.`}>
@@ -143,12 +144,7 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
             </Notice>
           )}
           {report.problems.length > 0 && <Findings report={report} />}
-          <TextInput
-            label="Your name"
-            value={author}
-            onChange={setAuthor}
-            hint="Recorded as the author of the imported versions. Remembered on this computer."
-          />
+          <NameField role="author" label="Your name" value={author} onChange={setAuthor} prefilled={authorPrefilled} hint="Recorded as the author of the imported versions." />
         </>
       )}
       <ErrorBanner error={imp.error} onDismiss={imp.clearError} title="Nothing was imported." />

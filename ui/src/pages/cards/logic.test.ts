@@ -5,7 +5,9 @@ import {
   blocksImport,
   clauseOptions,
   contentItems,
+  decisionBlocker,
   diffBlocks,
+  diffCounts,
   diffStats,
   filterFromQuery,
   groupProblems,
@@ -19,8 +21,6 @@ import {
   pointerLines,
   pointerTarget,
   pointerTokens,
-  rememberName,
-  rememberedName,
   splitKnownIds,
 } from "./logic";
 
@@ -156,6 +156,20 @@ describe("diff display", () => {
     expect(shown[3]).toEqual({ kind: "added", text: "new", oldNo: null, newNo: 11 });
     expect(shown[4]).toMatchObject({ oldNo: 12, newNo: 12 });
   });
+  it("marks the changed words of a line that replaces a similar one", () => {
+    const edit = [
+      { kind: "same", text: "{" },
+      { kind: "removed", text: '  "title": "Wrong dose given to a child",' },
+      { kind: "added", text: '  "title": "Wrong drug given to a child",' },
+      { kind: "same", text: "}" },
+    ];
+    const rows = diffBlocks(edit, 3)[0].rows;
+    expect(rows[1].parts?.filter((p) => p.changed).map((p) => p.text)).toEqual(["dose"]);
+    expect(rows[2].parts?.filter((p) => p.changed).map((p) => p.text)).toEqual(["drug"]);
+    expect(rows[0].parts).toBeUndefined();
+    expect(diffCounts(diffBlocks(edit, 3))).toEqual({ changed: 1, added: 0, removed: 0 });
+    expect(diffCounts(diffBlocks(lines, 2))).toEqual({ changed: 0, added: 1, removed: 1 });
+  });
   it("does not fold one or two lines", () => {
     const short = [{ kind: "same", text: "a" }, { kind: "added", text: "b" }, { kind: "same", text: "c" }];
     expect(diffBlocks(short, 0).map((b) => b.kind)).toEqual(["lines"]);
@@ -179,16 +193,11 @@ describe("lint findings", () => {
   });
 });
 
-describe("remembered names", () => {
-  it("remembers the author and offers it as the auditor too", () => {
-    localStorage.clear();
-    expect(rememberedName("auditor")).toBe("");
-    rememberName("author", "  Dana Reyes ");
-    expect(rememberedName("author")).toBe("Dana Reyes");
-    expect(rememberedName("auditor")).toBe("Dana Reyes");
-    rememberName("auditor", "Sam");
-    expect(rememberedName("auditor")).toBe("Sam");
-    rememberName("auditor", "   ");
-    expect(rememberedName("auditor")).toBe("Sam");
+describe("audit decision", () => {
+  it("waits for a decision and a name: nothing is chosen beforehand", () => {
+    expect(decisionBlocker(null, "Dana Reyes")).toMatch(/Choose a decision/);
+    expect(decisionBlocker("approved", "  ")).toMatch(/Enter your name/);
+    expect(decisionBlocker("approved", "Dana Reyes")).toBeNull();
+    expect(decisionBlocker("draft", "Dana Reyes")).toBeNull();
   });
 });

@@ -2,6 +2,7 @@
 // card ids inside prose, diff display, remembered names. No engine rules live here.
 
 import type { CardFilter, Clause, DiffLine, LintProblem } from "../../api/generated";
+import { type DiffPart, pairRun } from "../../diff";
 import { DEFAULT_POLICY } from "../../api/generated";
 
 // ---- Filters ------------------------------------------------------------------------------
@@ -264,13 +265,24 @@ export function splitKnownIds(text: string, known: Set<string> | ((w: string) =>
 
 // ---- Diff ---------------------------------------------------------------------------------
 
-export type DiffRow = { kind: "same" | "added" | "removed"; text: string; oldNo: number | null; newNo: number | null };
+/** A line of a diff; `parts` marks the changed words of a line that replaces a similar one. */
+export type DiffRow = { kind: "same" | "added" | "removed"; text: string; oldNo: number | null; newNo: number | null; parts?: DiffPart[] };
 export type DiffBlock = { kind: "lines"; rows: DiffRow[] } | { kind: "skip"; rows: DiffRow[] };
 
 export function diffStats(lines: DiffLine[]): { added: number; removed: number } {
   return {
     added: lines.filter((l) => l.kind === "added").length,
     removed: lines.filter((l) => l.kind === "removed").length,
+  };
+}
+
+/** Lines edited in place (a removed line paired with the similar line replacing it), and the lines only added or only removed. */
+export function diffCounts(blocks: DiffBlock[]): { changed: number; added: number; removed: number } {
+  const rows = blocks.flatMap((b) => b.rows);
+  return {
+    changed: rows.filter((r) => r.kind === "added" && r.parts).length,
+    added: rows.filter((r) => r.kind === "added" && !r.parts).length,
+    removed: rows.filter((r) => r.kind === "removed" && !r.parts).length,
   };
 }
 
@@ -293,7 +305,12 @@ export function diffBlocks(lines: DiffLine[], context = 3): DiffBlock[] {
     let j = i;
     while (j < rows.length && rows[j].kind !== "same") j++;
     const run = rows.slice(i, j);
-    rows.splice(i, run.length, ...run.filter((r) => r.kind === "removed"), ...run.filter((r) => r.kind === "added"));
+    const ordered = [...run.filter((r) => r.kind === "removed"), ...run.filter((r) => r.kind === "added")];
+    // A removed line and the added line that replaces it: mark the words that changed.
+    pairRun(ordered).forEach((parts, k) => {
+      if (parts) ordered[k] = { ...ordered[k], parts };
+    });
+    rows.splice(i, run.length, ...ordered);
     i = j;
   }
   const keep = rows.map(() => false);
@@ -341,28 +358,6 @@ export function groupProblems(problems: LintProblem[]): { key: string; cardId: s
   return out;
 }
 
-// ---- Remembered names ---------------------------------------------------------------------
-
-const NAME_KEYS = { author: "psebench.author", auditor: "psebench.auditor" } as const;
-
-/** The name last used for this role (or the other role), so people type it once. */
-export function rememberedName(role: keyof typeof NAME_KEYS): string {
-  try {
-    const other = role === "author" ? "auditor" : "author";
-    return localStorage.getItem(NAME_KEYS[role]) ?? localStorage.getItem(NAME_KEYS[other]) ?? "";
-  } catch {
-    return "";
-  }
-}
-
-export function rememberName(role: keyof typeof NAME_KEYS, name: string) {
-  try {
-    if (name.trim()) localStorage.setItem(NAME_KEYS[role], name.trim());
-  } catch {
-    /* private mode: remembered for this session only */
-  }
-}
-
 /** `serious_injury_present` → "Serious injury present" (for headings). */
 export function nameTitle(name: string): string {
   const h = name.replace(/_/g, " ").replace(/\s+/g, " ").trim();
@@ -390,4 +385,11 @@ export function contentItems(v: unknown): string[] {
   if (Array.isArray(v)) return v.map((x) => (typeof x === "string" ? x : JSON.stringify(x)));
   if (typeof v === "string") return v.trim() ? [v] : [];
   return [JSON.stringify(v)];
+}
+
+/** Why an audit decision cannot be recorded yet (in words), or null: a decision and a name are both needed. */
+export function decisionBlocker(status: string | null, name: string): string | null {
+  if (!status) return "Choose a decision first: nothing is chosen for you.";
+  if (!name.trim()) return "Enter your name: it is recorded with the decision.";
+  return null;
 }

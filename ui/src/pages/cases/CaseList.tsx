@@ -6,6 +6,7 @@ import { api, EngineError, useAction, useApi } from "../../api/client";
 import { saveDownload, toUpload } from "../../api/files";
 import type { CaseSummary, CasesImportResult, Clause, Upload } from "../../api/generated";
 import { CaseTypeBadge, VerdictBadge } from "../../components/Badges";
+import { Breakable } from "../../components/Breakable";
 import { Column, DataTable } from "../../components/DataTable";
 import { Modal } from "../../components/Dialog";
 import { EmptyState, ErrorBanner, Loading, Notice, toast } from "../../components/Feedback";
@@ -123,8 +124,8 @@ export function CaseList() {
               <span className="clip" title={cl ? `${cl.short_title} (${cl.label})` : c.clause_id}>
                 {cl?.short_title ?? c.clause_id}
               </span>
-              <code className="id clip" title={c.case_id}>
-                {c.case_id}
+              <code className="id id-wrap" title={c.case_id}>
+                <Breakable text={c.case_id} />
               </code>
             </div>
           );
@@ -314,7 +315,7 @@ export function CaseList() {
               rowKey={(c) => c.case_id}
               onOpen={(c) => navigate(href("/cases", c.case_id, carry))}
               caption="Benchmark cases"
-              rowHeight={54}
+              rowHeight={64}
               maxHeight={620}
               empty={
                 <EmptyState

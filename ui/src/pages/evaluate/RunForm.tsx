@@ -16,10 +16,9 @@ import { setQuery } from "../../router";
 import { CapForecastNote, parseCap, SpendingCapField } from "../../components/SpendingCap";
 import { ALL_CASES, buildSelection, CaseChoice, describeSelection } from "./selection";
 import { PlanConcurrency } from "../../components/RequestsInFlight";
+import { keepRoles, proposeRoles, Roles, selfRoleWarnings } from "./roles";
 
 const LAST_KEY = "psebench.evaluate.last";
-
-type Roles = { model: string; info: string; judge: string };
 
 function lastRoles(): Partial<Roles> {
   try {
@@ -27,14 +26,6 @@ function lastRoles(): Partial<Roles> {
   } catch {
     return {};
   }
-}
-
-/** The remembered choice when it still exists; otherwise a model named after the role, a local model, or the first. */
-function pick(preferred: string | undefined, models: ModelView[], role: keyof Roles): string {
-  if (preferred && models.some((m) => m.name === preferred)) return preferred;
-  if (role === "model") return models[0]?.name ?? "";
-  const named = models.find((m) => m.name.toLowerCase().includes(role));
-  return (named ?? models.find((m) => m.local) ?? models[0])?.name ?? "";
 }
 
 /** A value that follows `value` after it has stopped changing for `ms`. */
@@ -203,7 +194,7 @@ export function RunForm({ models, cases, clauses, policyName = () => undefined }
   const last = useMemo(lastRoles, []);
   const [protocol, setProtocol] = useState<Protocol>(DEFAULT_PROTOCOL);
   const [choice, setChoice] = useState<CaseChoice>(ALL_CASES);
-  const [roles, setRoles] = useState<Roles>(() => ({ model: pick(last.model, models, "model"), info: pick(last.info, models, "info"), judge: pick(last.judge, models, "judge") }));
+  const [roles, setRoles] = useState<Roles>(() => proposeRoles(models, last));
   const [turns, setTurns] = useState(10);
   const [concurrency, setConcurrency] = useState(4);
   const [repeat, setRepeat] = useState(1);
@@ -213,10 +204,11 @@ export function RunForm({ models, cases, clauses, policyName = () => undefined }
   const [batch, setBatch] = useState(false);
   const [confirmedFor, setConfirmedFor] = useState<string | null>(null);
   const start = useAction("evaluation.start");
+  const roleWarnings = selfRoleWarnings(roles, models.length);
 
   // Keep the role choices valid when models are added or removed.
   useEffect(() => {
-    setRoles((r) => ({ model: pick(r.model, models, "model"), info: pick(r.info, models, "info"), judge: pick(r.judge, models, "judge") }));
+    setRoles((r) => keepRoles(models, r));
   }, [models]);
 
   const numbersOk = Number.isInteger(turns) && turns >= 1 && turns <= 50 && Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 256 && Number.isInteger(repeat) && repeat >= 1 && repeat <= 20;
@@ -323,6 +315,16 @@ export function RunForm({ models, cases, clauses, policyName = () => undefined }
           <ModelSelect label="Model under test" hint={ROLE_HELP.model} value={roles.model} onChange={(v) => setRoles((r) => ({ ...r, model: v }))} models={models} />
           <ModelSelect label="Information provider" hint={ROLE_HELP.info} value={roles.info} onChange={(v) => setRoles((r) => ({ ...r, info: v }))} models={models} />
           <ModelSelect label="Judge" hint={ROLE_HELP.judge} value={roles.judge} onChange={(v) => setRoles((r) => ({ ...r, judge: v }))} models={models} />
+          {roleWarnings.length > 0 && (
+            <div className="role-warnings" role="status" data-testid="role-warnings">
+              {roleWarnings.map((w) => (
+                <p key={w.role} className="small">
+                  <span aria-hidden>⚠ </span>
+                  {w.text}
+                </p>
+              ))}
+            </div>
+          )}
         </fieldset>
         <ProtocolChoiceField
           value={protocol}
@@ -375,7 +377,7 @@ export function NoModels() {
   return (
     <EmptyState title="No models registered yet" actions={<a className="btn btn-primary" href="#/settings">Add models in Settings</a>}>
       A run needs three models: the model under test, an information provider that answers its questions, and a judge. One model can play several
-      roles.
+      roles, but the results are more trustworthy when the model under test neither answers its own questions nor judges itself.
     </EmptyState>
   );
 }

@@ -17,6 +17,7 @@ import { ResumeCapDialog } from "../../components/SpendingCap";
 import { jsonText, num, pct, plural, usd, when } from "../../format";
 import { href, setQuery } from "../../router";
 import { RejudgeDialog } from "./Rejudge";
+import { DeleteRunDialog } from "./DeleteRun";
 import { MadeWithPanel, ProtocolBadge } from "../../components/Protocol";
 import { runProtocol } from "../../components/protocol";
 import { accuracySoFar, canResume, describeSelection, isImported, parseSelection, runModel } from "./selection";
@@ -265,6 +266,7 @@ export function RunsList({ openRun }: { openRun: string | null }) {
   const progress = useAllProgress();
   const resume = useAction("evaluation.resume");
   const [importing, setImporting] = useState(false);
+  const [deleting, setDeleting] = useState<string | null>(null);
   const list = runs.data ?? [];
   const liveCounts = (r: EvaluationRunView): { done: number; total: number; correct: number; cost: number; status: RunStatus } => {
     const p = progress.get(r.run_id);
@@ -391,6 +393,14 @@ export function RunsList({ openRun }: { openRun: string | null }) {
                         Export
                       </button>
                     )}
+                    <button
+                      className="btn btn-small btn-ghost"
+                      onClick={() => setDeleting(r.run_id)}
+                      aria-label={`Delete run… ${runModel(r)} (${r.run_id})`}
+                      title={c.status === "running" ? "Stop the run first; then it can be deleted." : "Delete this run and its transcripts"}
+                    >
+                      Delete run…
+                    </button>
                   </div>
                 );
               },
@@ -400,6 +410,15 @@ export function RunsList({ openRun }: { openRun: string | null }) {
       )}
       {list.some((r) => canResume(r)) && <p className="small muted">{RESUME_NOTE}</p>}
       {importing && <ImportDialog onClose={() => setImporting(false)} />}
+      {deleting && (
+        <DeleteRunDialog
+          runId={deleting}
+          onClose={() => setDeleting(null)}
+          onDeleted={(id) => {
+            if (openRun === id) setQuery("run", null);
+          }}
+        />
+      )}
     </Section>
   );
 }

@@ -13,7 +13,7 @@ import { humanize, jsonText, tokens, usd, when } from "../../format";
 import { href } from "../../router";
 import type { ClauseIndex } from "../anchors/clauses";
 import { clauseLabel, clauseShort } from "../anchors/clauses";
-import { CANDIDATE_STATUS, displayValue, dropReasonParts, factsOf, groupAttempts, lastNarrative, leakRows, ROLE_LABEL, STAGE_LABEL, STAGE_LONG } from "./logic";
+import { CANDIDATE_STATUS, displayValue, dropReasonParts, factsOf, groupAttempts, lastNarrative, leakRows, ROLE_LABEL, STAGE_LABEL, STAGE_LONG, stageEntries, stageSummary } from "./logic";
 
 export function CandidateStatus({ status }: { status: string }) {
   const s = CANDIDATE_STATUS[status] ?? { label: status, icon: "•" };
@@ -208,6 +208,41 @@ function AttemptItem({ a, canonical }: { a: ProvenanceAttempt; canonical: unknow
   );
 }
 
+/** An attempt number a stage never ran, and the failure of the stage before it that explains why. */
+function NotRunItem({ stage, attempt, because }: { stage: string; attempt: number; because: ProvenanceAttempt | null }) {
+  const problems = because ? (because.guard_findings.length > 0 ? because.guard_findings : because.issues) : [];
+  return (
+    <li className="tl-attempt tl-fail tl-not-run" data-testid="attempt">
+      <div className="tl-head">
+        <span className="tl-mark" aria-hidden>
+          –
+        </span>
+        <strong>Attempt {attempt}</strong>
+        <span className="badge attempt-failed">Not run</span>
+      </div>
+      <div className="tl-findings">
+        {because ? (
+          <>
+            <strong>
+              {STAGE_LABEL[because.stage] ?? "An earlier stage"}, attempt {attempt}, failed its check, so there was nothing for the {(STAGE_LABEL[stage] ?? "stage").toLowerCase()} to
+              read
+            </strong>
+            {problems.length > 0 && (
+              <ul>
+                {problems.map((g) => (
+                  <li key={g}>{g}</li>
+                ))}
+              </ul>
+            )}
+          </>
+        ) : (
+          <span className="muted small">This attempt was not recorded.</span>
+        )}
+      </div>
+    </li>
+  );
+}
+
 function Timeline({ p }: { p: Provenance }) {
   const groups = groupAttempts(p.attempts, p.candidate.candidate_id);
   if (groups.length === 0) return <p className="muted">Nothing has been tried for this candidate yet.</p>;
@@ -215,22 +250,22 @@ function Timeline({ p }: { p: Provenance }) {
   return (
     <ol className="timeline" data-testid="timeline">
       {groups.map((g) => {
-        const passed = g.attempts.some((a) => a.passed);
         return (
           <li key={g.key} className="tl-stage">
             <h3>
               {STAGE_LABEL[g.stage] ?? g.stage}
               <span className="muted small"> — {STAGE_LONG[g.stage] ?? ""}</span>
               {g.inherited && <span className="badge inherited">shared with its complete case</span>}
-              <span className="small muted">
-                {" "}
-                · {passed ? `passed on attempt ${g.attempts.find((a) => a.passed)?.attempt}` : `failed ${g.attempts.length} of 3 attempts`}
-              </span>
+              <span className="small muted"> · {stageSummary(g, p.attempts)}</span>
             </h3>
             <ol className="tl-attempts">
-              {g.attempts.map((a) => (
-                <AttemptItem key={`${a.stage}-${a.attempt}`} a={a} canonical={passedFacts} />
-              ))}
+              {stageEntries(g, p.attempts).map((e) =>
+                e.kind === "attempt" ? (
+                  <AttemptItem key={`${e.attempt.stage}-${e.attempt.attempt}`} a={e.attempt} canonical={passedFacts} />
+                ) : (
+                  <NotRunItem key={`${g.stage}-${e.attempt}`} stage={g.stage} attempt={e.attempt} because={e.because} />
+                ),
+              )}
             </ol>
           </li>
         );

@@ -1,6 +1,6 @@
 // Configure a generation run, with a live plan beside the form: what will be generated, the anchors
-// each clause has, calls, tokens and cost, and where data goes. Remote destinations need a tick
-// before Start.
+// each clause has, calls, tokens and cost, and where data goes. A new run starts from a small sample;
+// remote destinations, and any run of more than LARGE_RUN_CALLS model calls, need a tick before Start.
 
 import { ReactNode, useEffect, useMemo, useState } from "react";
 import { useAction, useApi } from "../../api/client";
@@ -18,7 +18,22 @@ import { href, navigate } from "../../router";
 import type { ClauseIndex } from "../anchors/clauses";
 import { clauseShort } from "../anchors/clauses";
 import { CardPicker } from "./CardPicker";
-import { availability, DEFAULT_FORM, destinationsKey, formProblem, GenerationForm, selectedCards, STAGE_LABEL, toRequest } from "./logic";
+import {
+  availability,
+  DEFAULT_FORM,
+  destinationsKey,
+  destinationWords,
+  formProblem,
+  GenerationForm,
+  isLargeRun,
+  largeRunKey,
+  largeRunText,
+  SAMPLE_SIZE,
+  selectedCards,
+  STAGE_LABEL,
+  startWaitsFor,
+  toRequest,
+} from "./logic";
 import { useDebounced } from "../anchors/hooks";
 import { usePolicyId } from "../../policyChoice";
 import { PlanConcurrency } from "../../components/RequestsInFlight";
@@ -73,6 +88,8 @@ function PlanBox({
   models,
   confirmed,
   setConfirmed,
+  largeConfirmed,
+  setLargeConfirmed,
   onStart,
   starting,
 }: {
@@ -87,6 +104,8 @@ function PlanBox({
   models: ModelView[];
   confirmed: boolean;
   setConfirmed: (v: boolean) => void;
+  largeConfirmed: boolean;
+  setLargeConfirmed: (v: boolean) => void;
   onStart: () => void;
   starting: boolean;
 }) {
@@ -99,7 +118,9 @@ function PlanBox({
   );
   const short = avail.filter((a) => a.state !== "enough");
   const remote = plan?.sends_data_off_machine ?? false;
-  const canStart = !!plan && !problem && !error && (!remote || confirmed) && plan.candidates > 0;
+  const large = isLargeRun(plan);
+  const waitsFor = plan && !problem && !error ? startWaitsFor({ needed: remote, given: confirmed }, { needed: large, given: largeConfirmed }) : null;
+  const canStart = !!plan && !problem && !error && !waitsFor && plan.candidates > 0;
   const stale = loading && !!plan;
 
   const availTable = (
@@ -301,7 +322,7 @@ function PlanBox({
             <ul className="plain-list" data-testid="destinations">
               {plan.destinations.map((d) => (
                 <li key={d.role} className="dest-row">
-                  <div className="small muted">{d.role.charAt(0).toUpperCase() + d.role.slice(1)}</div>
+                  <div className="small muted">{destinationWords(d.role)}</div>
                   <div className="row gap wrap">
                     <LocalityBadge local={!d.remote} />
                     <strong>{d.model}</strong>
@@ -322,13 +343,24 @@ function PlanBox({
               />
             </div>
           )}
+
+          {large && (
+            <div className="destination destination-large" data-testid="large-run">
+              <Checkbox
+                label={largeRunText(plan)}
+                checked={largeConfirmed}
+                onChange={setLargeConfirmed}
+                hint="A run this size is best started after a small sample has shown that the cards and the models work well together. Fewer cards or anchors per card make it smaller."
+              />
+            </div>
+          )}
         </div>
       )}
       <div className="plan-start">
         <button className="btn btn-primary btn-large" disabled={!canStart || starting || stale} onClick={onStart}>
           {starting ? "Starting…" : plan && !problem && !error ? `Start generating ${plural(plan.candidates, "candidate case")}` : "Start generating"}
         </button>
-        {remote && !confirmed && plan && !problem && <span className="small muted">Tick the confirmation above to start.</span>}
+        {waitsFor && <span className="small muted">{waitsFor}</span>}
       </div>
     </section>
   );
@@ -359,12 +391,16 @@ export function Configure({ clauses }: { clauses: ClauseIndex | undefined }) {
   const selected = useMemo(() => selectedCards(form, allCards), [form, allCards]);
   const problem = formProblem(form);
   const policyId = usePolicyId();
-  const request = useDebounced(problem ? null : toRequest(form, policyId), 350);
+  const request = useDebounced(problem ? null : toRequest(form, policyId, allCards), 350);
   const plan = useApi("generation.plan", problem ? null : request);
   const planData = problem ? undefined : plan.data;
   const destKey = destinationsKey(planData);
   const [confirmedKey, setConfirmedKey] = useState("");
   const confirmed = !!destKey && confirmedKey === destKey;
+  // A large run's tick holds for the request and plan it was given for.
+  const largeKey = largeRunKey(problem ? null : request, planData);
+  const [largeConfirmedKey, setLargeConfirmedKey] = useState("");
+  const largeConfirmed = !!largeKey && largeConfirmedKey === largeKey;
   const start = useAction("generation.start");
 
   const clausesWithApproved = useMemo(() => {
@@ -410,6 +446,11 @@ export function Configure({ clauses }: { clauses: ClauseIndex | undefined }) {
           <fieldset className="radio-group">
             <legend className="sr-only">Which cards</legend>
             <label>
+              <input type="radio" name="cards" checked={form.mode === "sample"} onChange={() => setForm({ mode: "sample" })} /> A small sample to try first:{" "}
+              {plural(Math.min(SAMPLE_SIZE, approved.length), "approved card")} (one reportable, one not reportable and one uncertain where the library has them, each from a
+              different clause)
+            </label>
+            <label>
               <input type="radio" name="cards" checked={form.mode === "all"} onChange={() => setForm({ mode: "all" })} /> All approved cards ({approved.length})
             </label>
             <label>
@@ -419,6 +460,18 @@ export function Configure({ clauses }: { clauses: ClauseIndex | undefined }) {
               <input type="radio" name="cards" checked={form.mode === "chosen"} onChange={() => setForm({ mode: "chosen" })} /> Cards I choose
             </label>
           </fieldset>
+          {form.mode === "sample" && (
+            <p className="indent small" data-testid="sample-cards">
+              <span className="muted">The sample: </span>
+              {selected.map((c, i) => (
+                <span key={c.card_id}>
+                  {i > 0 && ", "}
+                  <code className="id">{c.card_id}</code> <span className="muted">({clauseShort(clauses, c.clause_id)})</span>
+                </span>
+              ))}
+              . <span className="muted">When the sample looks right, choose more cards or more anchors.</span>
+            </p>
+          )}
           {form.mode === "clause" && (
             <div className="indent">
               <Select label="Clause" value={form.clause} onChange={(v) => setForm({ clause: v })} options={[{ value: "", label: "Choose a clause…" }, ...clausesWithApproved]} />
@@ -540,7 +593,7 @@ export function Configure({ clauses }: { clauses: ClauseIndex | undefined }) {
       <div className="configure-plan">
         <PlanBox
           plan={planData}
-          loading={plan.loading || (!!request && JSON.stringify(request) !== JSON.stringify(problem ? null : toRequest(form, policyId)))}
+          loading={plan.loading || (!!request && JSON.stringify(request) !== JSON.stringify(problem ? null : toRequest(form, policyId, allCards)))}
           error={problem ? undefined : plan.error}
           problem={
             list.length === 0 ? (
@@ -559,6 +612,8 @@ export function Configure({ clauses }: { clauses: ClauseIndex | undefined }) {
           models={list}
           confirmed={confirmed}
           setConfirmed={(v) => setConfirmedKey(v ? destKey : "")}
+          largeConfirmed={largeConfirmed}
+          setLargeConfirmed={(v) => setLargeConfirmedKey(v ? largeKey : "")}
           onStart={onStart}
           starting={start.busy}
         />

@@ -7,7 +7,7 @@ import type { LibraryStats } from "../../api/generated";
 import { ErrorBanner, Loading } from "../../components/Feedback";
 import { Checkbox } from "../../components/Forms";
 import { Section } from "../../components/Layout";
-import { EVENT_TYPE_LABEL, num } from "../../format";
+import { EVENT_TYPE_LABEL, num, plural } from "../../format";
 import type { ClauseIndex } from "../anchors/clauses";
 import { usePolicyId } from "../../policyChoice";
 
@@ -58,7 +58,7 @@ function Tables({ s, clauses }: { s: LibraryStats; clauses: ClauseIndex | undefi
         </Section>
       <Section title="Missing-information variants">
           <p className="small">
-            {num(s.missing.variants)} variants on {num(s.missing.parents_with_variants)} cards ({num(s.missing.parents_with_one)} with one,{" "}
+            {plural(s.missing.variants, "variant")} on {plural(s.missing.parents_with_variants, "card")} ({num(s.missing.parents_with_one)} with one,{" "}
             {num(s.missing.parents_with_more)} with more). Each withholds a few decisive facts.
           </p>
           <table className="data compact">

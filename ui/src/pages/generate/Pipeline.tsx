@@ -1,6 +1,9 @@
 // How one case is made, as a small diagram a patient-safety expert can read: facts filled in and
 // checked, a narrative written, read back and checked, and for missing-information variants an
-// incomplete first report written, read back and checked for leaks.
+// incomplete first report written, read back and checked for leaks. Each role has one name
+// everywhere (ROLE_LABEL).
+
+import { ROLE_LABEL } from "./logic";
 
 function Box({ title, role, who, kind }: { title: string; role: string; who: "writer" | "checker"; kind?: "check" }) {
   return (
@@ -40,9 +43,9 @@ export function PipelineDiagram() {
           <span className="pipe-step">1</span> Facts
         </h3>
         <ol className="pipe-row">
-          <Box title="Fill in the facts" role="Instantiator" who="writer" />
+          <Box title="Fill in the facts" role={ROLE_LABEL.instantiator} who="writer" />
           <Arrow back label="then, until the check passes (up to 3 attempts)" />
-          <Box title="Check the facts against the card" role="Instantiation verifier" who="checker" kind="check" />
+          <Box title="Check the facts against the card" role={ROLE_LABEL.instantiation_verifier} who="checker" kind="check" />
         </ol>
       </div>
       <div className="pipe-phase">
@@ -50,25 +53,25 @@ export function PipelineDiagram() {
           <span className="pipe-step">2</span> Narrative
         </h3>
         <ol className="pipe-row">
-          <Box title="Write the report" role="Event narrator" who="writer" />
+          <Box title="Write the report" role={ROLE_LABEL.narrator} who="writer" />
           <Arrow label="then" />
-          <Box title="Read it back into facts" role="Extractor" who="checker" kind="check" />
+          <Box title="Read it back into facts" role={ROLE_LABEL.extractor} who="checker" kind="check" />
           <Arrow label="then" />
-          <Box title="Check nothing was lost or changed" role="Narrative verifier" who="checker" kind="check" />
+          <Box title="Check nothing was lost or changed" role={ROLE_LABEL.narrative_verifier} who="checker" kind="check" />
           <Arrow label="then" />
-          <Box title="Check the facts against every clause" role="Clause screen" who="checker" kind="check" />
+          <Box title="Check the facts against every clause" role={ROLE_LABEL.clause_screen} who="checker" kind="check" />
         </ol>
       </div>
       <div className="pipe-phase pipe-missing">
         <h3>
-          <span className="pipe-step">3</span> Missing-information variant <span className="muted small">(when the card has one)</span>
+          <span className="pipe-step">3</span> Incomplete report <span className="muted small">(for a missing-information variant, when the card has one)</span>
         </h3>
         <ol className="pipe-row">
-          <Box title="Write the incomplete first report" role="Missing-variant narrator" who="writer" />
+          <Box title="Write the incomplete first report" role={ROLE_LABEL.missing_narrator} who="writer" />
           <Arrow label="then" />
-          <Box title="Read it back into facts" role="Extractor" who="checker" kind="check" />
+          <Box title="Read it back into facts" role={ROLE_LABEL.extractor} who="checker" kind="check" />
           <Arrow label="then" />
-          <Box title="Check nothing withheld leaks" role="Missing-variant verifier" who="checker" kind="check" />
+          <Box title="Check nothing withheld leaks" role={ROLE_LABEL.missing_verifier} who="checker" kind="check" />
         </ol>
       </div>
       <ul className="pipe-notes small">

@@ -261,7 +261,7 @@ export function RunView({ runId, clauses }: { runId: string; clauses: ClauseInde
       <div className="grid-stats">
         <Stat label="accepted" value={num(c.accepted)} />
         <Stat label="dropped" value={num(c.dropped)} hint={c.skipped ? `${c.skipped} skipped` : undefined} />
-        <Stat label="retries" value={num(c.retries)} hint={`${num(c.attempts)} attempts`} />
+        <Stat label="retries" value={num(c.retries)} hint={plural(c.attempts, "attempt")} />
         <Stat label="tokens" value={tokens(c.input_tokens + c.output_tokens)} hint={`${num(c.calls)} calls${c.cache_hits ? `, ${c.cache_hits} from cache` : ""}`} />
         <Stat label="cost" value={usd(c.cost_usd)} />
       </div>

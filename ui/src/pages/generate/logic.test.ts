@@ -7,26 +7,37 @@ import {
   cardsSpec,
   DEFAULT_FORM,
   destinationsKey,
+  destinationWords,
   displayValue,
   dropReasonParts,
   factsOf,
   formProblem,
   groupAttempts,
+  isLargeRun,
+  LARGE_RUN_CALLS,
+  largeRunKey,
+  largeRunText,
   lastNarrative,
   leakRows,
   requestMessages,
+  ROLE_LABEL,
   runConfig,
+  sampleCards,
   selectedCards,
+  STAGE_LABEL,
+  stageEntries,
+  stageSummary,
+  startWaitsFor,
   toRequest,
 } from "./logic";
 
-const card = (id: string, clause: string, status = "approved"): CardSummary => ({
+const card = (id: string, clause: string, status = "approved", event_type = "Reportable"): CardSummary => ({
   card_id: id,
   policy_id: "mn29",
   clause_id: clause,
   clause_label: null,
   category: null,
-  event_type: "Reportable",
+  event_type,
   status,
   auditor: null,
   version: 1,
@@ -74,8 +85,8 @@ describe("the generation request", () => {
     expect(formProblem({ ...ok, maxCost: "2.5" })).toBeNull();
   });
   it("builds the request with defaults the engine understands", () => {
-    const r = toRequest({ ...DEFAULT_FORM, model: "w", verifierModel: "", anchorOrigin: "imported", label: "  " });
-    expect(r).toMatchObject({ cards: "all", model: "w", verifier_model: null, anchor_origin: "imported", label: null, anchors_per_card: 25, include_missing: true });
+    const r = toRequest({ ...DEFAULT_FORM, mode: "all", model: "w", verifierModel: "", anchorOrigin: "imported", label: "  " });
+    expect(r).toMatchObject({ cards: "all", model: "w", verifier_model: null, anchor_origin: "imported", label: null, anchors_per_card: 3, include_missing: true });
     expect(toRequest({ ...DEFAULT_FORM, model: "w", anchorOrigin: "all" }).anchor_origin).toBeNull();
     // The clause screen model is sent only when chosen (the engine defaults it to the checker).
     expect("screen_model" in r).toBe(false);
@@ -167,6 +178,34 @@ describe("provenance", () => {
       ["missing_narration", false, 1],
     ]);
   });
+  it("lists every attempt of a stage, with the failed facts behind a screen attempt that never ran", () => {
+    const facts1 = { ...attempt("p", "instantiation", 1, false), issues: ["The age is missing."] };
+    const attempts = [facts1, attempt("p", "instantiation", 2, true), attempt("p", "narration", 1, true), attempt("p", "clause_screen", 2, true)];
+    const groups = groupAttempts(attempts, "p");
+    const screen = groups.find((x) => x.stage === "clause_screen")!;
+    const entries = stageEntries(screen, attempts);
+    expect(entries.map((e) => [e.kind, e.kind === "attempt" ? e.attempt.attempt : e.attempt])).toEqual([
+      ["not-run", 1],
+      ["attempt", 2],
+    ]);
+    expect(entries[0].kind === "not-run" && entries[0].because?.issues).toEqual(["The age is missing."]);
+    expect(stageSummary(screen, attempts)).toBe("passed on attempt 2; attempt 1 not run");
+    const facts = groups.find((x) => x.stage === "instantiation")!;
+    expect(stageEntries(facts, attempts).map((e) => e.kind)).toEqual(["attempt", "attempt"]);
+    expect(stageSummary(facts, attempts)).toBe("passed on attempt 2, after 1 failed attempt");
+    expect(stageSummary(groups.find((x) => x.stage === "narration")!, attempts)).toBe("passed on attempt 1");
+    const dropped = [attempt("q", "missing_narration", 1, false), attempt("q", "missing_narration", 2, false), attempt("q", "missing_narration", 3, false)];
+    expect(stageSummary(groupAttempts(dropped, "q")[0], dropped)).toBe("failed 3 of 3 attempts");
+  });
+  it("names each role once, the same way everywhere", () => {
+    expect(ROLE_LABEL.missing_verifier).toBe("Incomplete-report checker");
+    expect(ROLE_LABEL.missing_narrator).toBe("Incomplete-report writer");
+    expect(STAGE_LABEL.missing_narration).toBe("Incomplete report");
+    expect(new Set(Object.values(ROLE_LABEL)).size).toBe(Object.keys(ROLE_LABEL).length);
+    expect(Object.values(ROLE_LABEL).some((l) => /_|verifier|narrator|instantiat/i.test(l))).toBe(false);
+    expect(destinationWords("instantiator and narrators")).toBe("Writer model");
+    expect(destinationWords("clause screen")).toBe("Clause screen model");
+  });
   it("reads request messages and the leak rows defensively", () => {
     expect(requestMessages({ messages: [{ role: "system", content: "S" }, { role: "user", content: [1] }] })).toEqual([
       { role: "system", content: "S" },
@@ -208,5 +247,74 @@ describe("words for the engine's notes", () => {
     expect(displayValue("serious_injury")).toBe("serious injury");
     expect(displayValue("Hip fracture; see note_1")).toBe("Hip fracture; see note_1");
     expect(displayValue("death")).toBe("death");
+  });
+});
+
+describe("a small start", () => {
+  const lib = [
+    card("rep-1", "C1", "approved", "Reportable"),
+    card("non-1", "C1", "approved", "Non_Reportable"),
+    card("unc-1", "C1", "approved", "Uncertain"),
+    card("rep-2", "C2", "approved", "Reportable"),
+    card("non-2", "C2", "approved", "Non_Reportable"),
+    card("rep-3", "C3", "approved", "Reportable"),
+    card("unc-3", "C3", "draft", "Uncertain"),
+    card("non-4", "C4", "approved", "Non_Reportable"),
+    card("unc-5", "C5", "approved", "Uncertain"),
+    card("rep-6", "C6", "approved", "Reportable"),
+  ];
+  it("starts from a sample of three cards with three anchors each", () => {
+    expect(DEFAULT_FORM.mode).toBe("sample");
+    expect(DEFAULT_FORM.anchorsPerCard).toBe(3);
+  });
+  it("samples one approved card of each event type from different clauses, spread over the policy", () => {
+    // Six clauses: the reportable card from C1, the non-reportable from the third of the way (C3 has
+    // none, so C4), the uncertain from two thirds (C5).
+    expect(sampleCards(lib).map((c) => c.card_id)).toEqual(["rep-1", "non-4", "unc-5"]);
+    expect(cardsSpec({ mode: "sample", clause: "", chosen: [] }, lib)).toBe("rep-1,non-4,unc-5");
+    expect(selectedCards({ mode: "sample", clause: "", chosen: [] }, lib).map((c) => c.card_id)).toEqual(["rep-1", "non-4", "unc-5"]);
+    expect(toRequest({ ...DEFAULT_FORM, model: "w" }, "mn29", lib).cards).toBe("rep-1,non-4,unc-5");
+    // The same library, the same sample.
+    expect(sampleCards([...lib])).toEqual(sampleCards(lib));
+  });
+  it("fills the sample with other approved cards when a type is missing, and never takes a draft", () => {
+    const reportableOnly = [card("a", "C1"), card("b", "C1"), card("c", "C2"), card("d", "C3", "draft")];
+    expect(sampleCards(reportableOnly).map((c) => c.card_id)).toEqual(["a", "c", "b"]);
+    expect(sampleCards([card("x", "C1", "draft")])).toEqual([]);
+    expect(cardsSpec({ mode: "sample", clause: "", chosen: [] }, [])).toBe("");
+  });
+  const plan = (calls: number, usd: number | null, remote: boolean) =>
+    ({
+      candidates: 980,
+      estimate: { calls, usd },
+      destinations: [{ role: "writer", model: "m", destination: "x", remote }],
+    }) as unknown as GenerationPlan;
+  it("asks for an explicit confirmation above 200 model calls, stating calls and cost", () => {
+    expect(LARGE_RUN_CALLS).toBe(200);
+    expect(isLargeRun(plan(200, 0, false))).toBe(false);
+    expect(isLargeRun(plan(201, 0, false))).toBe(true);
+    expect(isLargeRun(undefined)).toBe(false);
+    expect(largeRunText(plan(5300, 0, false))).toBe(
+      "This run makes about 5,300 model calls for 980 candidate cases (more than 200); free on local models, but it keeps this computer busy for a long time. I want to start it.",
+    );
+    expect(largeRunText(plan(5300, 12.345, true))).toContain("estimated cost about $12.35");
+    expect(largeRunText(plan(5300, null, true))).toContain("its cost is unknown");
+  });
+  it("asks again when the request or the plan changes, but not for a new name", () => {
+    const r = toRequest({ ...DEFAULT_FORM, model: "w" }, "mn29", [card("a", "C1")]);
+    const k = largeRunKey(r, plan(300, 0, false));
+    expect(k).not.toBe("");
+    expect(largeRunKey({ ...r, label: "Pilot" }, plan(300, 0, false))).toBe(k);
+    expect(largeRunKey({ ...r, anchors_per_card: 4 }, plan(300, 0, false))).not.toBe(k);
+    expect(largeRunKey(r, plan(400, 0, false))).not.toBe(k);
+    expect(largeRunKey(null, plan(300, 0, false))).toBe("");
+  });
+  it("says which tick Start waits for", () => {
+    const no = { needed: false, given: false };
+    expect(startWaitsFor(no, no)).toBeNull();
+    expect(startWaitsFor({ needed: true, given: false }, no)).toBe("Tick the confirmation above to start.");
+    expect(startWaitsFor(no, { needed: true, given: false })).toBe("Tick the confirmation above to start.");
+    expect(startWaitsFor({ needed: true, given: false }, { needed: true, given: false })).toBe("Tick both confirmations above to start.");
+    expect(startWaitsFor({ needed: true, given: true }, { needed: true, given: true })).toBeNull();
   });
 });

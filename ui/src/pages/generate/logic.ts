@@ -2,11 +2,12 @@
 // available per clause, stage and role words, the progress counters, attempt bars, facts.
 
 import type { AnchorBucket, CardSummary, GenerationPlan, GenerationRequest, GenerationRunConfig, Protocol, ProvenanceAttempt } from "../../api/generated";
-import { jsonText } from "../../format";
+import { jsonText, num, usd } from "../../format";
 import { DEFAULT_POLICY } from "../../api/generated";
 import { parseCap } from "../../components/SpendingCap";
 
-export type CardMode = "all" | "clause" | "chosen";
+/** `sample`: a few approved cards to try the pipeline on first (see `sampleCards`). */
+export type CardMode = "sample" | "all" | "clause" | "chosen";
 
 export type GenerationForm = {
   mode: CardMode;
@@ -29,11 +30,14 @@ export type GenerationForm = {
   protocol: Protocol;
 };
 
+// A new run starts small: a sample of three cards with three anchors each is about 15 candidate
+// cases and 80 model calls with the built-in library, where every approved card with 25 anchors
+// would be thousands of cases and tens of thousands of calls.
 export const DEFAULT_FORM: GenerationForm = {
-  mode: "all",
+  mode: "sample",
   clause: "",
   chosen: [],
-  anchorsPerCard: 25,
+  anchorsPerCard: 3,
   anchorOrigin: "all",
   model: "",
   verifierModel: "",
@@ -47,10 +51,55 @@ export const DEFAULT_FORM: GenerationForm = {
   protocol: "studio",
 };
 
+/** How many cards the sample takes. */
+export const SAMPLE_SIZE = 3;
+
+const SAMPLE_TYPES = ["Reportable", "Non_Reportable", "Uncertain"];
+
+/**
+ * A small sample of the approved cards: one reportable, one non-reportable and one uncertain card,
+ * each from a different clause, spread over the policy (the first clause for the first type, a third
+ * of the way along for the second, two thirds for the third). Where a type has no approved card, other
+ * approved cards fill the sample, from clauses not used yet when possible. The same cards give the
+ * same sample.
+ */
+export function sampleCards(cards: CardSummary[], size = SAMPLE_SIZE): CardSummary[] {
+  const approved = cards.filter((c) => c.status === "approved");
+  const clauses = Array.from(new Set(approved.map((c) => c.clause_id)));
+  const picked: CardSummary[] = [];
+  const used = new Set<string>();
+  const take = (c: CardSummary) => {
+    picked.push(c);
+    used.add(c.clause_id);
+  };
+  SAMPLE_TYPES.forEach((type, k) => {
+    if (picked.length >= size) return;
+    const start = Math.floor((k * clauses.length) / SAMPLE_TYPES.length);
+    for (let j = 0; j < clauses.length; j++) {
+      const clause = clauses[(start + j) % clauses.length];
+      if (used.has(clause)) continue;
+      const card = approved.find((c) => c.clause_id === clause && c.event_type === type);
+      if (card) {
+        take(card);
+        return;
+      }
+    }
+  });
+  for (const fresh of [true, false]) {
+    for (const c of approved) {
+      if (picked.length >= size) break;
+      if (picked.includes(c) || (fresh && used.has(c.clause_id))) continue;
+      take(c);
+    }
+  }
+  return picked;
+}
+
 /** The engine's `cards` value: "all", a clause id, or card ids joined by commas ("" = nothing chosen yet). */
-export function cardsSpec(f: Pick<GenerationForm, "mode" | "clause" | "chosen">): string {
+export function cardsSpec(f: Pick<GenerationForm, "mode" | "clause" | "chosen">, cards: CardSummary[] = []): string {
   if (f.mode === "all") return "all";
   if (f.mode === "clause") return f.clause;
+  if (f.mode === "sample") return sampleCards(cards).map((c) => c.card_id).join(",");
   return f.chosen.join(",");
 }
 
@@ -67,10 +116,10 @@ export function formProblem(f: GenerationForm): string | null {
   return null;
 }
 
-export function toRequest(f: GenerationForm, policy: string = DEFAULT_POLICY): GenerationRequest {
+export function toRequest(f: GenerationForm, policy: string = DEFAULT_POLICY, cards: CardSummary[] = []): GenerationRequest {
   return {
     policy,
-    cards: cardsSpec(f),
+    cards: cardsSpec(f, cards),
     anchors_per_card: f.anchorsPerCard,
     model: f.model,
     verifier_model: f.verifierModel || null,
@@ -91,6 +140,7 @@ export function toRequest(f: GenerationForm, policy: string = DEFAULT_POLICY): G
 export function selectedCards(f: Pick<GenerationForm, "mode" | "clause" | "chosen">, cards: CardSummary[]): CardSummary[] {
   if (f.mode === "all") return cards.filter((c) => c.status === "approved");
   if (f.mode === "clause") return cards.filter((c) => c.clause_id === f.clause && c.status === "approved");
+  if (f.mode === "sample") return sampleCards(cards);
   const set = new Set(f.chosen);
   return cards.filter((c) => set.has(c.card_id));
 }
@@ -117,6 +167,43 @@ export function availability(cards: CardSummary[], buckets: AnchorBucket[], orig
     const used = Math.min(available, Math.max(0, perCard));
     return { clauseId, cards: n, available, used, state: available === 0 ? "none" : available < perCard ? "few" : "enough" };
   });
+}
+
+/** Above this many estimated model calls, a run starts only after an explicit confirmation. */
+export const LARGE_RUN_CALLS = 200;
+
+/** Whether a plan is large enough to need the explicit confirmation. */
+export function isLargeRun(plan: Pick<GenerationPlan, "estimate"> | undefined): boolean {
+  return !!plan && plan.estimate.calls > LARGE_RUN_CALLS;
+}
+
+/** What a large run costs, in words: dollars, free (every model on this computer) or unknown. */
+export function costInWords(plan: Pick<GenerationPlan, "estimate" | "destinations">): string {
+  const e = plan.estimate;
+  const allLocal = plan.destinations.every((d) => !d.remote);
+  if (e.usd === null) return "its cost is unknown (no price is registered for a remote model)";
+  if (allLocal) return "free on local models, but it keeps this computer busy for a long time";
+  return `estimated cost about ${usd(e.usd)}`;
+}
+
+/** The sentence of the large-run confirmation. */
+export function largeRunText(plan: Pick<GenerationPlan, "estimate" | "destinations" | "candidates">): string {
+  return `This run makes about ${num(plan.estimate.calls)} model calls for ${num(plan.candidates)} candidate cases (more than ${LARGE_RUN_CALLS}); ${costInWords(plan)}. I want to start it.`;
+}
+
+/** A key of what a large-run confirmation was given for: any change of the request or the plan asks again. */
+export function largeRunKey(request: GenerationRequest | null, plan: Pick<GenerationPlan, "estimate"> | undefined): string {
+  if (!request || !plan) return "";
+  return JSON.stringify({ ...request, label: null, calls: plan.estimate.calls, usd: plan.estimate.usd });
+}
+
+/** Why Start waits for a tick, or null. */
+export function startWaitsFor(remote: { needed: boolean; given: boolean }, large: { needed: boolean; given: boolean }): string | null {
+  const r = remote.needed && !remote.given;
+  const l = large.needed && !large.given;
+  if (r && l) return "Tick both confirmations above to start.";
+  if (r || l) return "Tick the confirmation above to start.";
+  return null;
 }
 
 /** A key of where a plan sends data; a confirmation is asked again when it changes. */
@@ -147,16 +234,32 @@ export const STAGE_LONG: Record<string, string> = {
   anchor: "The anchor",
 };
 
+/**
+ * The one name of each generation role, used wherever the role appears: the diagram of how a
+ * case is made, the model calls of a run and of an attempt. The stage an incomplete report is
+ * written in is "Incomplete report"; its roles are named after it.
+ */
 export const ROLE_LABEL: Record<string, string> = {
-  instantiator: "Fill in the facts",
-  instantiation_verifier: "Check the facts",
-  narrator: "Write the narrative",
-  extractor: "Read it back",
-  narrative_verifier: "Check the narrative",
-  missing_narrator: "Write the incomplete report",
-  missing_verifier: "Check nothing withheld leaks",
-  clause_screen: "Check against every clause",
+  instantiator: "Fact writer",
+  instantiation_verifier: "Fact checker",
+  narrator: "Narrative writer",
+  extractor: "Fact reader",
+  narrative_verifier: "Narrative checker",
+  missing_narrator: "Incomplete-report writer",
+  missing_verifier: "Incomplete-report checker",
+  clause_screen: "Clause screen",
 };
+
+/** The models a generation plan sends data to, named as the form names them. */
+export const DESTINATION_LABEL: Record<string, string> = {
+  "instantiator and narrators": "Writer model",
+  "extractor and verifiers": "Checker model",
+  "clause screen": "Clause screen model",
+};
+
+export function destinationWords(role: string): string {
+  return DESTINATION_LABEL[role] ?? role.charAt(0).toUpperCase() + role.slice(1);
+}
 
 export const CANDIDATE_STATUS: Record<string, { label: string; icon: string }> = {
   accepted: { label: "Accepted", icon: "✓" },
@@ -219,6 +322,47 @@ export function groupAttempts(attempts: ProvenanceAttempt[], candidateId: string
     g.attempts.push(a);
   }
   return groups;
+}
+
+/** An attempt of a stage, or an attempt number the stage never ran, with the failure that stopped it. */
+export type StageEntry = { kind: "attempt"; attempt: ProvenanceAttempt } | { kind: "not-run"; attempt: number; because: ProvenanceAttempt | null };
+
+/**
+ * Every attempt number of a stage from 1 to its last, in order. The clause screen is numbered
+ * after the facts attempt it screens, so when facts attempt 1 failed the screen's first attempt is
+ * number 2: number 1 is listed as not run, with the failed facts attempt that explains why.
+ */
+export function stageEntries(g: StageGroup, all: ProvenanceAttempt[]): StageEntry[] {
+  const byNo = new Map(g.attempts.map((a) => [a.attempt, a]));
+  const last = Math.max(0, ...g.attempts.map((a) => a.attempt));
+  const out: StageEntry[] = [];
+  for (let k = 1; k <= last; k++) {
+    const a = byNo.get(k);
+    if (a) {
+      out.push({ kind: "attempt", attempt: a });
+      continue;
+    }
+    const candidate = g.attempts[0]?.candidate_id;
+    const before = g.stage === "clause_screen" ? all.find((x) => x.candidate_id === candidate && x.stage === "instantiation" && x.attempt === k && !x.passed) ?? null : null;
+    out.push({ kind: "not-run", attempt: k, because: before });
+  }
+  // Attempts without a number (never expected) keep their place at the end.
+  for (const a of g.attempts) if (a.attempt < 1) out.push({ kind: "attempt", attempt: a });
+  return out;
+}
+
+/**
+ * A stage's outcome for its heading: "passed on attempt 2, after 1 failed attempt", "failed 3 of 3
+ * attempts", and which attempt numbers it never ran ("attempt 1 not run").
+ */
+export function stageSummary(g: StageGroup, all: ProvenanceAttempt[]): string {
+  const notRun = stageEntries(g, all).flatMap((e) => (e.kind === "not-run" ? [e.attempt] : []));
+  const skipped = notRun.length === 0 ? "" : `; attempt${notRun.length === 1 ? "" : "s"} ${notRun.join(" and ")} not run`;
+  const passed = [...g.attempts].reverse().find((a) => a.passed);
+  if (!passed) return `failed ${g.attempts.length} of 3 attempts${skipped}`;
+  const failed = g.attempts.filter((a) => !a.passed && a.attempt < passed.attempt).length;
+  const after = failed === 0 ? "" : `, after ${failed === 1 ? "1 failed attempt" : `${failed} failed attempts`}`;
+  return `passed on attempt ${passed.attempt}${after}${skipped}`;
 }
 
 /** `{messages: [{role, content}]}` → the messages, whatever else the request holds. */

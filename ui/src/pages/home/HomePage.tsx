@@ -1,13 +1,15 @@
 // Home: what the store holds, where the user is in the workflow, and the next step.
 
-import { ReactNode, useEffect } from "react";
+import { ReactNode, useEffect, useState } from "react";
 import { useAction, useAllProgress, useApi } from "../../api/client";
 import { StatusBadge } from "../../components/Badges";
 import { ErrorBanner, Loading, Notice, toast } from "../../components/Feedback";
 import { PageHeader, Section, Stat } from "../../components/Layout";
 import { RunProgress } from "../../components/Progress";
-import { num, when } from "../../format";
-import { href } from "../../router";
+import { num, plural, when } from "../../format";
+import { href, navigate } from "../../router";
+import { homeCounts, isExample } from "../results/examples";
+import { RemoveExamplesDialog } from "../evaluate/DeleteRun";
 import { usePolicyId } from "../../policyChoice";
 
 type Step = { n: number; title: string; state: "done" | "todo" | "optional"; text: ReactNode; action?: ReactNode };
@@ -23,6 +25,8 @@ export function HomePage() {
   const runs = useApi("evaluation.list", {});
   const models = useApi("models.list", {});
   const demo = useAction("demo.load");
+  const exampleResults = useAction("demo.example_results");
+  const [removingExamples, setRemovingExamples] = useState(false);
   const progress = useAllProgress();
 
   useEffect(() => {
@@ -38,7 +42,18 @@ export function HomePage() {
   const cards = count(d.cards_by_status);
   const approved = count(d.cards_by_status, "approved");
   const cases = count(d.cases_by_type);
-  const finished = (runs.data ?? []).filter((r) => r.status === "completed");
+  // Only the user's own work counts: example runs of fictional models are reported apart.
+  const ownRuns = (runs.data ?? []).filter((r) => !isExample(r));
+  const finished = ownRuns.filter((r) => r.status === "completed");
+  const examples = homeCounts(runs.data ?? []).exampleFinished;
+  const exploreResults = async () => {
+    if (examples.length > 0) {
+      navigate(href("/results", { runs: examples.join(",") }));
+      return;
+    }
+    const r = await exampleResults.run({});
+    if (r) navigate(href("/results", { runs: r.run_ids.join(",") }));
+  };
   const running = Array.from(progress.values()).filter((p) => p.status === "running");
   const official = policy.data ? policy.data.official_text.clauses || policy.data.official_text.guidance : false;
 
@@ -94,15 +109,18 @@ export function HomePage() {
       state: (models.data?.length ?? 0) > 0 ? "done" : "todo",
       text:
         (models.data?.length ?? 0) > 0
-          ? `${models.data!.length} model(s) registered (${models.data!.filter((m) => m.local).length} on this computer).`
+          ? `${plural(models.data!.length, "model")} registered (${models.data!.filter((m) => m.local).length} on this computer).`
           : "Register the models to evaluate, and the information provider and judge models.",
       action: <a className="btn" href="#/settings">Models and keys</a>,
     },
     {
       n: 5,
       title: "Evaluation runs",
-      state: (runs.data?.length ?? 0) > 0 ? "done" : "todo",
-      text: (runs.data?.length ?? 0) > 0 ? `${runs.data!.length} run(s), ${finished.length} finished.` : "Run a model through the two-role environment.",
+      state: ownRuns.length > 0 ? "done" : "todo",
+      text:
+        ownRuns.length > 0
+          ? `${plural(ownRuns.length, "run")}, ${num(finished.length)} finished.`
+          : `Run a model through the two-role environment.${examples.length > 0 ? " The example runs of fictional models do not count here." : ""}`,
       action: <a className="btn" href="#/evaluate">Evaluate</a>,
     },
     {
@@ -112,8 +130,27 @@ export function HomePage() {
       text:
         finished.length > 0
           ? "Leaderboard, the paper's tables, charts and every transcript."
-          : "Results appear when a run finishes. Until then you can explore example results of fictional models.",
-      action: finished.length > 0 ? <a className="btn" href="#/results">See results</a> : <a className="btn" href="#/results">Explore results</a>,
+          : examples.length > 0
+            ? "Results appear when one of your runs finishes. Example results of fictional models are loaded to explore meanwhile; they do not count as yours."
+            : "Results appear when a run finishes. Until then you can explore example results of fictional models.",
+      action: (
+        <>
+          {finished.length > 0 ? (
+            <a className="btn" href="#/results">
+              See results
+            </a>
+          ) : (
+            <button className="btn" disabled={exampleResults.busy} onClick={exploreResults}>
+              Explore results
+            </button>
+          )}
+          {examples.length > 0 && (
+            <button className="btn btn-ghost" onClick={() => setRemovingExamples(true)}>
+              Remove example results
+            </button>
+          )}
+        </>
+      ),
     },
     {
       n: 7,
@@ -128,6 +165,8 @@ export function HomePage() {
     <>
       <PageHeader title="PSEBench Studio" subtitle="Build, check and run policy-grounded benchmarks for patient-safety event triage." />
       <ErrorBanner error={demo.error} onDismiss={demo.clearError} />
+      <ErrorBanner error={exampleResults.error} onDismiss={exampleResults.clearError} title="The example results could not be created." />
+      {removingExamples && <RemoveExamplesDialog onClose={() => setRemovingExamples(false)} />}
       {running.length > 0 && (
         <Section title="Running now">
           <div className="stack">
@@ -162,10 +201,10 @@ export function HomePage() {
           ))}
         </ol>
       </Section>
-      {(runs.data?.length ?? 0) > 0 && (
+      {ownRuns.length > 0 && (
         <Section title="Recent runs">
           <ul className="plain-list">
-            {runs.data!.slice(0, 5).map((r) => (
+            {ownRuns.slice(0, 5).map((r) => (
               <li key={r.run_id} className="row gap">
                 <StatusBadge status={r.status} />
                 <a href={r.status === "completed" ? href("/results", { runs: r.run_id }) : href("/evaluate", { run: r.run_id })}>

@@ -11,7 +11,7 @@ import { DataTable } from "../../components/DataTable";
 import { ErrorBanner, Loading, Notice, toast } from "../../components/Feedback";
 import { FilePicker, Select } from "../../components/Forms";
 import { KeyValues, PageHeader, Section, Tabs } from "../../components/Layout";
-import { when } from "../../format";
+import { plural, when } from "../../format";
 import { setQuery, useRoute } from "../../router";
 import { choosePolicy, usePolicyId } from "../../policyChoice";
 
@@ -158,7 +158,7 @@ function OfficialText({ policy }: { policy: PolicyView }) {
           onClick={async () => {
             const r = await imp.run({ policy: policy.id, clauses: clauses ?? undefined, guidance: guidance ?? undefined });
             if (r) {
-              const d = r.documents.map((x) => `${x.file}: ${x.sections} sections, ${x.matched.length} matched`).join("; ");
+              const d = r.documents.map((x) => `${x.file}: ${plural(x.sections, "section")}, ${x.matched.length} matched`).join("; ");
               toast(`Imported ${d}.`);
               setClauses(null);
               setGuidance(null);
@@ -309,7 +309,7 @@ export function PolicyPage() {
       )}
       {official ? (
         <Notice kind="success" title="Official text imported.">
-          {p.official_text.sections} sections ({p.official_text.matched} matched to known identifiers). Models see the official text; our summaries
+          {plural(p.official_text.sections, "section")} ({p.official_text.matched} matched to known identifiers). Models see the official text; our summaries
           remain for reference.
         </Notice>
       ) : (

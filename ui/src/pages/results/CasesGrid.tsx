@@ -4,12 +4,13 @@
 
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Select } from "../../components/Forms";
-import { CASE_TYPE_LABEL, num } from "../../format";
+import { CASE_TYPE_LABEL, num, plural } from "../../format";
 import { Route, setQuery } from "../../router";
-import { Breakable } from "./Breakable";
-import { asksOf, cellWords, shortId, correctOf, filterFromQuery, filterRows, filterToQuery, Grid, GridFilter, GridSort, GridSortKey, isFiltered, NO_FILTER, present, sortFromQuery, sortRows, sortToQuery, verdictOf, VERDICTS } from "./grid";
+import { Breakable } from "../../components/Breakable";
+import { asksOf, cellWords, correctOf, filterFromQuery, filterRows, filterToQuery, Grid, GridFilter, GridSort, GridSortKey, isFiltered, NO_FILTER, present, sortFromQuery, sortRows, sortToQuery, verdictOf, VERDICTS } from "./grid";
 
-export const ROW_H = 34;
+/** Rows hold two lines, so a long case id wraps whole instead of being cut. */
+export const ROW_H = 40;
 /** The header row is taller: model names wrap onto two lines. */
 export const HEAD_H = 48;
 const OVERSCAN = 10;
@@ -63,14 +64,14 @@ const GridRow = memo(function GridRow({ g, r, base, focus, order, clauseName }: 
     <div className="g-row" role="row" aria-rowindex={r + 2}>
       <div className="g-c g-case" role="rowheader">
         <span className="g-id" title={caseId}>
-          {shortId(caseId)}
+          <Breakable text={caseId} />
         </span>
       </div>
       <div className="g-c" role="cell">
         <span className="g-type">{TYPE_SHORT[g.caseType[r]]}</span>
       </div>
       <div className="g-c g-clause" role="cell" title={`${clauseName(clauseId)} (${clauseId})`}>
-        {clauseName(clauseId)}
+        <span className="g-clause-text">{clauseName(clauseId)}</span>
       </div>
       <div className="g-c" role="cell">
         <span className={`badge verdict verdict-${VERDICT_CLASS[gold]}`}>
@@ -216,7 +217,7 @@ export function CasesGrid({ g, route, clauseName }: { g: Grid; route: Route; cla
       </p>
       <div className="row between wrap grid-status">
         <p className="small" role="status" aria-live="polite">
-          Showing <strong>{num(rows.length)}</strong> of {num(g.rows)} cases{rows.length > 0 ? " — select a cell to read its transcript." : "."}
+          Showing <strong>{num(rows.length)}</strong> of {plural(g.rows, "case")}{rows.length > 0 ? " — select a cell to read its transcript." : "."}
         </p>
         <p className="small muted legend" aria-hidden>
           <span className="gc-v legend-rep">▲</span> Reportable <span className="gc-v legend-non">●</span> Non-reportable <span className="gc-v legend-unc">◆</span> Uncertain{" "}

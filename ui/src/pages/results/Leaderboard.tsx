@@ -5,7 +5,7 @@ import { memo, useMemo, useState } from "react";
 import type { MetricsReport, ModelMetrics } from "../../api/generated";
 import { Tip, useTip } from "../../components/Tooltip";
 import { num } from "../../format";
-import { Breakable } from "./Breakable";
+import { Breakable } from "../../components/Breakable";
 import { marksByModel, protocolsOf, RunMarkBadges, sharedProtocolText } from "./Comparability";
 import { ANSWERED, answeredCount, bestIndices, ciText, mcnemarVerdict, metricCi, metricPrf, METRICS, MetricKey, metricValue, prfText, pValueText, withoutTranscriptNote } from "./metrics";
 

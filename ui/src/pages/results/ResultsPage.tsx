@@ -1,12 +1,12 @@
 // Results: pick finished runs (kept in the URL), then the leaderboard, the paper's tables, the
 // charts, the case-by-model grid, and any case's transcript (#/results/trajectory?run=…&case=…).
 
-import { useCallback, useEffect, useMemo, useRef } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useAction, useApi } from "../../api/client";
 import type { EvaluationRunView } from "../../api/generated";
 import { EmptyState, ErrorBanner, Loading, Notice } from "../../components/Feedback";
 import { PageHeader, Tabs } from "../../components/Layout";
-import { num, plural, when } from "../../format";
+import { plural, when } from "../../format";
 import { setQuery, useRoute } from "../../router";
 import { CasesGrid } from "./CasesGrid";
 import { ComparabilityBanner } from "./Comparability";
@@ -15,6 +15,8 @@ import { Leaderboard } from "./Leaderboard";
 import { ChartsTab, TablesTab } from "./TablesCharts";
 import { isImported, runModel } from "../evaluate/selection";
 import { TrajectoryPage } from "./Trajectory";
+import { isExample, selectionWithout } from "./examples";
+import { DeleteRunDialog, RemoveExamplesDialog } from "../evaluate/DeleteRun";
 import "./results.css";
 import { DEFAULT_POLICY } from "../../api/generated";
 
@@ -25,11 +27,7 @@ const TABS = [
   { id: "cases", label: "Cases" },
 ];
 
-function isExample(r: EvaluationRunView | undefined): boolean {
-  return r?.config.example === true;
-}
-
-function RunPicker({ finished, selected }: { finished: EvaluationRunView[]; selected: string[] }) {
+function RunPicker({ finished, selected, onDelete }: { finished: EvaluationRunView[]; selected: string[]; onDelete: (runId: string) => void }) {
   const chosen = new Set(selected);
   const set = (ids: string[]) => setQuery("runs", ids.join(","));
   const toggle = (id: string, on: boolean) => set(finished.map((r) => r.run_id).filter((x) => (x === id ? on : chosen.has(x))));
@@ -59,16 +57,21 @@ function RunPicker({ finished, selected }: { finished: EvaluationRunView[]; sele
       <fieldset className="picker-list">
         <legend className="sr-only">Finished runs</legend>
         {finished.map((r) => (
-          <label key={r.run_id} className="picker-item">
-            <input type="checkbox" checked={chosen.has(r.run_id)} onChange={(e) => toggle(r.run_id, e.target.checked)} />
-            <span className="picker-model">{runModel(r)}</span>
-            {r.label && <span className="small muted">{r.label}</span>}
-            <span className="small muted">
-              {num(r.counts.done)} cases · {when(r.finished_at ?? r.created_at)}
-            </span>
-            {isImported(r) && <span className="badge tag">imported</span>}
-            <code className="id">{r.run_id}</code>
-          </label>
+          <div key={r.run_id} className="picker-row">
+            <label className="picker-item">
+              <input type="checkbox" checked={chosen.has(r.run_id)} onChange={(e) => toggle(r.run_id, e.target.checked)} />
+              <span className="picker-model">{runModel(r)}</span>
+              {r.label && <span className="small muted">{r.label}</span>}
+              <span className="small muted">
+                {plural(r.counts.done, "case")} · {when(r.finished_at ?? r.created_at)}
+              </span>
+              {isImported(r) && <span className="badge tag">imported</span>}
+              <code className="id">{r.run_id}</code>
+            </label>
+            <button className="btn btn-small btn-ghost" onClick={() => onDelete(r.run_id)} aria-label={`Delete run… ${runModel(r)} (${r.run_id})`}>
+              Delete run…
+            </button>
+          </div>
         ))}
       </fieldset>
       {unknown.length > 0 && <p className="small error-text">Not a finished run (left out of the choice above): {unknown.join(", ")}.</p>}
@@ -86,13 +89,16 @@ export function ResultsPage() {
   const selected = useMemo(() => (runsParam ? runsParam.split(",").filter(Boolean) : isTrajectory && single ? [single] : []), [runsParam, isTrajectory, single]);
   const tab = TABS.some((t) => t.id === route.query.get("tab")) ? route.query.get("tab")! : "leaderboard";
   const examples = useAction("demo.example_results");
+  const [deleting, setDeleting] = useState<string | null>(null);
+  const [removingExamples, setRemovingExamples] = useState(false);
 
   // First visit: compare every finished run (real runs only, once there are any).
   useEffect(() => {
-    if (isTrajectory || runsParam !== null || finished.length === 0) return;
+    // Not while the list reloads after a deletion: it may still hold the deleted runs.
+    if (isTrajectory || runsParam !== null || finished.length === 0 || runs.loading) return;
     const real = finished.filter((r) => !isExample(r));
     setQuery("runs", (real.length ? real : finished).map((r) => r.run_id).join(","));
-  }, [isTrajectory, runsParam, finished]);
+  }, [isTrajectory, runsParam, finished, runs.loading]);
   const showingExamples = selected.some((id) => isExample((runs.data ?? []).find((r) => r.run_id === id)));
 
   const req = selected.length ? { run_ids: selected } : null;
@@ -177,13 +183,18 @@ export function ResultsPage() {
           )
         }
       />
-      <RunPicker finished={finished} selected={selected} />
+      <RunPicker finished={finished} selected={selected} onDelete={setDeleting} />
       {showingExamples && (
         <Notice kind="warn" title="Example results.">
           Runs named <code>example-…</code> belong to fictional models made up to show how these screens work; their numbers say nothing about any real
-          model.
+          model. They do not count as your runs.{" "}
+          <button className="btn btn-small" onClick={() => setRemovingExamples(true)}>
+            Remove example results
+          </button>
         </Notice>
       )}
+      {deleting && <DeleteRunDialog runId={deleting} onClose={() => setDeleting(null)} onDeleted={(id) => setQuery("runs", selectionWithout(selected, [id]))} />}
+      {removingExamples && <RemoveExamplesDialog onClose={() => setRemovingExamples(false)} onRemoved={(ids) => setQuery("runs", selectionWithout(selected, ids))} />}
       {selected.length === 0 ? (
         <EmptyState title="Choose runs to compare">Tick one or more finished runs above.</EmptyState>
       ) : (

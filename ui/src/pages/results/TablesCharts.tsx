@@ -103,8 +103,12 @@ const ChartFigure = memo(function ChartFigure({ c, runIds }: { c: ChartView; run
   const src = useMemo(() => `data:image/svg+xml;charset=utf-8,${encodeURIComponent(c.svg)}`, [c.svg]);
   return (
     <figure className="card chart-card" aria-labelledby={`c-${c.id}`}>
-      <div className="card-head">
-        <h2 id={`c-${c.id}`}>{c.title}</h2>
+      <div className="card-head chart-head">
+        {/* The chart draws its own title (it travels with the downloads); the heading is for
+            screen readers and the page outline only, so the title is not shown twice. */}
+        <h2 id={`c-${c.id}`} className="sr-only">
+          {c.title}
+        </h2>
         <div className="row gap" role="group" aria-label={`Download ${c.title}`}>
           <button className="btn btn-small" disabled={dl.busy !== null} aria-label={`PNG (2×): download ${c.title}`} onClick={() => dl.run("png", () => api("results.chart_file", { run_ids: runIds, chart: c.id, format: "png", scale: 2 }))}>
             PNG (2×)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { bytesToBase64 } from "../../api/files";
 import type { ResultsGrid } from "../../api/generated";
-import { cellWords, decodeGrid, filterFromQuery, filterRows, filterToQuery, neighbours, NO_FILTER, shortId, sortFromQuery, sortRows } from "./grid";
+import { cellWords, decodeGrid, filterFromQuery, filterRows, filterToQuery, neighbours, NO_FILTER, sortFromQuery, sortRows } from "./grid";
 
 const b64 = (codes: number[]) => bytesToBase64(Uint8Array.from(codes));
 /** Cell code as the engine writes it. */
@@ -97,11 +97,6 @@ describe("case grid", () => {
     expect(neighbours([5, 2, 9], 2)).toEqual({ index: 1, prev: 5, next: 9 });
     expect(neighbours([5, 2, 9], 5)).toEqual({ index: 0, prev: null, next: 2 });
     expect(neighbours([5, 2, 9], 7)).toEqual({ index: -1, prev: null, next: null });
-  });
-
-  it("shortens long ids in the middle", () => {
-    expect(shortId("short")).toBe("short");
-    expect(shortId("demo_CareManagement_1_MedicationError_complete_1")).toBe("demo_CareMa…_complete_1");
   });
 
   it("filters 5,074 × 15 quickly", () => {

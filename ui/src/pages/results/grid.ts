@@ -230,13 +230,6 @@ export function neighbours(order: number[], row: number): { index: number; prev:
   return { index: i, prev: i > 0 ? order[i - 1] : null, next: i + 1 < order.length ? order[i + 1] : null };
 }
 
-/** Long ids shortened in the middle: "demo_CareManag…complete_1". */
-export function shortId(id: string, max = 24): string {
-  if (id.length <= max) return id;
-  const keep = Math.floor((max - 1) / 2);
-  return `${id.slice(0, keep)}…${id.slice(id.length - keep)}`;
-}
-
 /** A cell in words: "Reportable, correct, asked 2 questions". */
 export function cellWords(code: number): string {
   if (!present(code)) return "not evaluated";

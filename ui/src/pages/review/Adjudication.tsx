@@ -9,10 +9,11 @@ import type { AdjudicationDecision, QueueItem, ReviewAdjudication, ReviewVerdict
 import { CaseTypeBadge, Id, VerdictBadge } from "../../components/Badges";
 import { EmptyState, ErrorBanner, Loading, toast } from "../../components/Feedback";
 import { Checkbox } from "../../components/Forms";
+import { NameField, useRememberedName } from "../../components/NameField";
+import { adjudicationBlocker } from "./logic";
 import { duration, humanize, when } from "../../format";
 
 const VERDICTS: ReviewVerdict[] = ["Reportable", "Non-reportable", "Missing information", "Uncertain"];
-const ADJ_KEY = "psebench.review.adjudicator";
 
 function decisionText(d: AdjudicationDecision): string {
   return d.kind === "accept" ? "Accepted as it is" : d.kind === "reject" ? "Rejected" : `Relabelled as ${d.verdict}`;
@@ -41,26 +42,19 @@ function History({ sessionId, caseId }: { sessionId: string; caseId: string }) {
 
 function DecisionForm({ sessionId, item }: { sessionId: string; item: QueueItem }) {
   const adj = useAction("review.adjudicate");
-  const [kind, setKind] = useState<"accept" | "relabel" | "reject">(item.decision?.decision.kind ?? "accept");
+  // No call is chosen beforehand, not even the one in force: the adjudicator picks one.
+  const [kind, setKind] = useState<"accept" | "relabel" | "reject" | null>(null);
   const [verdict, setVerdict] = useState<ReviewVerdict>(
     item.decision?.decision.kind === "relabel" ? item.decision.decision.verdict : VERDICTS.find((v) => v !== item.expected_verdict) ?? "Uncertain",
   );
   const [exclude, setExclude] = useState(false);
   const [note, setNote] = useState("");
-  const [who, setWho] = useState(() => {
-    try {
-      return localStorage.getItem(ADJ_KEY) ?? "";
-    } catch {
-      return "";
-    }
-  });
+  const { name: who, setName: setWho, prefilled, remember } = useRememberedName("adjudicator");
+  const blocker = adjudicationBlocker(kind, who);
   const id = item.case_id.replace(/[^A-Za-z0-9_-]/g, "_");
   const submit = async () => {
-    try {
-      localStorage.setItem(ADJ_KEY, who.trim());
-    } catch {
-      /* not remembered */
-    }
+    if (!kind) return;
+    remember();
     const decision: AdjudicationDecision = kind === "relabel" ? { kind, verdict } : { kind };
     const r = await adj.run({ session_id: sessionId, case_id: item.case_id, decision, adjudicator: who.trim(), note: note.trim() || null, exclude: kind === "reject" && exclude });
     if (r) {
@@ -102,11 +96,7 @@ function DecisionForm({ sessionId, item }: { sessionId: string; item: QueueItem 
         )}
       </fieldset>
       <div className="stack">
-        <div className="field">
-          <label htmlFor={`who-${id}`}>Adjudicator</label>
-          <input id={`who-${id}`} value={who} onChange={(e) => setWho(e.target.value)} placeholder="Your name" />
-          <div className="hint">{who.trim() ? "Remembered for your next decisions." : "Say who decides; the queue keeps it with the decision."}</div>
-        </div>
+        <NameField role="adjudicator" label="Adjudicator" value={who} onChange={setWho} prefilled={prefilled} hint="Say who decides; the queue keeps it with the decision." />
       </div>
       <div className="field">
         <label htmlFor={`note-${id}`}>Note (optional)</label>
@@ -114,7 +104,8 @@ function DecisionForm({ sessionId, item }: { sessionId: string; item: QueueItem 
       </div>
       <div className="rev-decide-actions">
         <ErrorBanner error={adj.error} onDismiss={adj.clearError} title="The decision was not recorded." />
-        <button type="submit" className="btn btn-primary" disabled={adj.busy || !who.trim()}>
+        {blocker && <p className="small muted blocked-reason">{blocker}</p>}
+        <button type="submit" className="btn btn-primary" disabled={adj.busy || !!blocker}>
           Record decision
         </button>
       </div>

@@ -183,7 +183,7 @@ function RationaleChoice({ on, setOn, runs, setRuns }: { on: boolean; setOn: (v:
             {evalRuns.map((r) => (
               <Checkbox
                 key={r.run_id}
-                label={`${r.config.model || r.label || r.run_id} · ${r.run_id} (${num(r.counts.done)} cases)`}
+                label={`${r.config.model || r.label || r.run_id} · ${r.run_id} (${plural(r.counts.done, "case")})`}
                 checked={runs.has(r.run_id)}
                 onChange={(v) => {
                   const next = new Set(runs);

@@ -11,7 +11,7 @@ import type { RationaleTask, ReviewAnswerPatch, ReviewAnswerSaved, ReviewAnswerS
 import { VerdictBadge } from "../../components/Badges";
 import { Modal } from "../../components/Dialog";
 import { ProgressBar } from "../../components/Progress";
-import { CASE_TYPE_LABEL, duration, humanize } from "../../format";
+import { CASE_TYPE_LABEL, duration, humanize, plural } from "../../format";
 import { ChoiceGroup, focusGroup } from "./ChoiceGroup";
 import { firstOpenSection, interpretKey, ItemFacts, KeyState, Screen, Section } from "./keys";
 import { Markdown } from "./markdown";
@@ -171,7 +171,12 @@ function Reveal({ reveal, where }: { reveal: ReviewReveal; where: "side" | "inli
   );
 }
 
-export function ShortcutSheet() {
+/** The keys that apply to a session: T (the model's rationale) only where some case has a rationale task. */
+export function shortcutsFor(rationale: boolean): [string, string][] {
+  return rationale ? SHORTCUTS : SHORTCUTS.filter(([k]) => k !== "T");
+}
+
+export function ShortcutSheet({ rationale }: { rationale: boolean }) {
   return (
     <table className="data rv-keys-table">
       <caption className="sr-only">Keyboard shortcuts</caption>
@@ -182,7 +187,7 @@ export function ShortcutSheet() {
         </tr>
       </thead>
       <tbody>
-        {SHORTCUTS.map(([k, v]) => (
+        {shortcutsFor(rationale).map(([k, v]) => (
           <tr key={k}>
             <td>
               <kbd>{k}</kbd>
@@ -370,6 +375,24 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
   );
   const takeTime = useActiveTime(screen === "item" && view ? view.item_no : null, reportTime);
   takeTimeRef.current = takeTime;
+
+  // The closing screen shows the time spent as the session's owner sees it: read it again once
+  // the time of the last case (reported as that case leaves the screen, just above) is saved.
+  useEffect(() => {
+    if (screen !== "done") return;
+    let gone = false;
+    queue.current
+      .then(() => api("review.me", { token }))
+      .then((m) => {
+        if (!gone) setMe((cur) => (cur ? { ...cur, time_spent_secs: m.time_spent_secs } : cur));
+      })
+      .catch(() => {
+        /* the figure stays as it was; the answers themselves are saved */
+      });
+    return () => {
+      gone = true;
+    };
+  }, [screen, token]);
 
   // ------------------------------------------------------------ loading
 
@@ -723,6 +746,7 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
 
   const total = me.progress.total;
   const done = me.progress.completed;
+  const rationaleTasks = me.items.some((i) => i.has_rationale_task);
   const verdictChoices = me.verdict_options.map((o) => ({
     value: o.verdict,
     key: o.key,
@@ -762,7 +786,7 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
         </div>
         <div className="rv-progress">
           <div className="row between small">
-            <strong>{screen === "item" && itemNo !== null ? `Case ${me.items.findIndex((i) => i.item_no === itemNo) + 1} of ${total}` : `${total} cases`}</strong>
+            <strong>{screen === "item" && itemNo !== null ? `Case ${me.items.findIndex((i) => i.item_no === itemNo) + 1} of ${total}` : plural(total, "case")}</strong>
             <span className="muted">
               {done} of {total} complete
             </span>
@@ -824,7 +848,7 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
         <section className="rv-done card" aria-live="polite">
           {remaining.length === 0 ? (
             <>
-              <h2>All {total} cases are complete. Thank you!</h2>
+              <h2>{total === 1 ? "The case is complete." : `All ${total} cases are complete.`} Thank you!</h2>
               <p>
                 Your answers are saved{mode === "link" ? "; you can close this page" : ""}. Time spent: {duration(me.time_spent_secs)}. You can still go
                 back and change ratings, agree marks and comments (<kbd>K</kbd> or the list of cases).
@@ -834,7 +858,7 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
             <>
               <h2>You reached the last case</h2>
               <p>
-                {remaining.length} of {total} cases are not finished yet. Everything you answered is saved.
+                {remaining.length} of {plural(total, "case")} {remaining.length === 1 ? "is" : "are"} not finished yet. Everything you answered is saved.
               </p>
               <div className="row gap wrap">
                 {remaining.slice(0, 12).map((i) => (
@@ -1013,7 +1037,12 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
       )}
 
       <p className="rv-keyline small muted" aria-hidden={screen !== "item"}>
-        Keys: <kbd>1</kbd>–<kbd>5</kbd> rate · <kbd>1</kbd>–<kbd>4</kbd> verdict · <kbd>Enter</kbd> show the answer · <kbd>A</kbd>/<kbd>D</kbd> agree · <kbd>T</kbd> rationale ·{" "}
+        Keys: <kbd>1</kbd>–<kbd>5</kbd> rate · <kbd>1</kbd>–<kbd>4</kbd> verdict · <kbd>Enter</kbd> show the answer · <kbd>A</kbd>/<kbd>D</kbd> agree ·{" "}
+        {rationaleTasks && (
+          <>
+            <kbd>T</kbd> rationale ·{" "}
+          </>
+        )}
         <kbd>J</kbd>/<kbd>K</kbd> next/previous · <kbd>?</kbd> all keys
       </p>
 
@@ -1024,7 +1053,7 @@ export function Questionnaire({ token, mode, exit }: { token: string; mode: "lin
       )}
       {dialog === "shortcuts" && (
         <Modal title="Keyboard shortcuts" onClose={() => setDialog(null)}>
-          <ShortcutSheet />
+          <ShortcutSheet rationale={rationaleTasks} />
         </Modal>
       )}
       {dialog === "list" && (

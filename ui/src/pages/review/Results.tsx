@@ -8,7 +8,7 @@ import { saveDownload } from "../../api/files";
 import type { Fraction, JudgeAgreement, PairStat, RationaleStats, ReviewStats, StatValue, TypeStats } from "../../api/generated";
 import { EmptyState, ErrorBanner, Loading, toast } from "../../components/Feedback";
 import { Section, Stat } from "../../components/Layout";
-import { CASE_TYPE_LABEL, num, when } from "../../format";
+import { CASE_TYPE_LABEL, num, plural, when } from "../../format";
 import { ALPHA_GUIDE, alphaReading, Distribution, KAPPA_GUIDE, kappaReading, meanSdText, ratingDistributions, statText } from "./logic";
 
 const TYPE_LABEL: Record<string, string> = { ...CASE_TYPE_LABEL, all: "All cases" };
@@ -317,7 +317,7 @@ export function JudgeAgreementTable({ r }: { r: RationaleStats }) {
         </table>
       </div>
       <p className="muted small">
-        {r.items_with_task} case(s) carried a model&apos;s rationale from {r.runs.join(", ")}. Each condition of each answered case is one decision:
+        {plural(r.items_with_task, "case")} carried a model&apos;s rationale from {r.runs.join(", ")}. Each condition of each answered case is one decision:
         does the rationale establish it? Kappa compares the judge&apos;s decisions with each reviewer&apos;s beyond what chance would give; pooled puts
         every reviewer&apos;s decisions together, then the same for each case type. {KAPPA_GUIDE}
       </p>
@@ -351,7 +351,7 @@ export function ResultsTab({ sessionId }: { sessionId: string }) {
   return (
     <div className="stack">
       <div className="grid-3">
-        <Stat label="answers complete" value={`${num(s.completed)} / ${num(s.assignments)}`} hint={`${num(s.cases)} cases, each rated by ${s.overlap}`} />
+        <Stat label="answers complete" value={`${num(s.completed)} / ${num(s.assignments)}`} hint={`${plural(s.cases, "case")}, each rated by ${s.overlap}`} />
         <Stat label="reviewers" value={num(s.reviewers.length)} hint={s.reviewers.join(", ")} />
         <Stat label="computed" value={<span style={{ fontSize: "1rem" }}>{when(s.computed_at)}</span>} hint="Results include unfinished answers where they can." />
       </div>

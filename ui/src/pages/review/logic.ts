@@ -116,3 +116,10 @@ export function reviewLinkToken(pathname: string): string | null {
 export function safeFilePart(s: string): string {
   return s.replace(/[^A-Za-z0-9]+/g, "_").replace(/^_+|_+$/g, "") || "review";
 }
+
+/** Why an adjudication cannot be recorded yet (in words), or null: a final call and a name are both needed. */
+export function adjudicationBlocker(kind: string | null, adjudicator: string): string | null {
+  if (!kind) return "Choose the final call first: nothing is chosen for you.";
+  if (!adjudicator.trim()) return "Enter your name: the queue keeps it with the decision.";
+  return null;
+}

@@ -3,7 +3,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { firstOpenSection, interpretKey, ItemFacts, KeyContext, KeyState } from "./keys";
 import { Markdown, parseInline, parseMarkdown, safeHref } from "./markdown";
 import { ActiveTime } from "./timer";
-import { alphaReading, DEFAULT_GUIDELINES_TEXT, kappaReading, linkUrl, ratingDistributions, reviewLinkToken } from "./logic";
+import { adjudicationBlocker, alphaReading, DEFAULT_GUIDELINES_TEXT, kappaReading, linkUrl, ratingDistributions, reviewLinkToken } from "./logic";
 import type { ReviewVerdict } from "../../api/generated";
 
 const html = (md: string) => renderToStaticMarkup(<Markdown text={md} headingOffset={0} />);
@@ -278,5 +278,24 @@ describe("review helpers", () => {
     expect(reviewLinkToken("/review/")).toBeNull();
     expect(reviewLinkToken("/review/a/b")).toBeNull();
     expect(linkUrl("http://192.168.1.4:8766/", `/review/${tok}`)).toBe(`http://192.168.1.4:8766/review/${tok}`);
+  });
+});
+
+describe("keyboard help", () => {
+  it("lists the rationale key only for sessions with a rationale task", async () => {
+    const { shortcutsFor, ShortcutSheet } = await import("./Questionnaire");
+    expect(shortcutsFor(true).some(([k]) => k === "T")).toBe(true);
+    expect(shortcutsFor(false).some(([k]) => k === "T")).toBe(false);
+    expect(shortcutsFor(false).length).toBe(shortcutsFor(true).length - 1);
+    expect(renderToStaticMarkup(<ShortcutSheet rationale={false} />)).not.toContain("rationale");
+    expect(renderToStaticMarkup(<ShortcutSheet rationale />)).toContain("rationale");
+  });
+});
+
+describe("adjudication", () => {
+  it("waits for a final call and a name: nothing is chosen beforehand", () => {
+    expect(adjudicationBlocker(null, "Dr. Lead")).toMatch(/Choose the final call/);
+    expect(adjudicationBlocker("reject", " ")).toMatch(/Enter your name/);
+    expect(adjudicationBlocker("accept", "Dr. Lead")).toBeNull();
   });
 });

@@ -189,6 +189,22 @@ pub fn order(conn: &Connection, batch_id: &str) -> ApiResult<Vec<String>> {
     Ok(ids)
 }
 
+/// How many provider batches a run sent.
+pub fn count_for_run(conn: &Connection, run_id: &str) -> ApiResult<u64> {
+    Ok(conn.query_row("SELECT count(*) FROM llm_batches WHERE run_id = ?1", [run_id], |r| r.get::<_, i64>(0))? as u64)
+}
+
+/// Forget a deleted run's batches: its requests (and the replies kept for it) go, and so does
+/// each of its batches that holds no request of another run. Returns how many batches went.
+pub fn delete_for_run(conn: &Connection, run_id: &str) -> ApiResult<u64> {
+    conn.execute("DELETE FROM llm_batch_requests WHERE run_id = ?1", [run_id])?;
+    Ok(conn.execute(
+        "DELETE FROM llm_batches WHERE run_id = ?1
+           AND NOT EXISTS (SELECT 1 FROM llm_batch_requests r WHERE r.batch_id = llm_batches.batch_id)",
+        [run_id],
+    )? as u64)
+}
+
 /// Batches of a run (all batches when `run_id` is None), newest first.
 pub fn list(conn: &Connection, run_id: Option<&str>) -> ApiResult<Vec<BatchView>> {
     let mut stmt = conn.prepare(

@@ -6,16 +6,16 @@ import { useAction } from "../../../api/client";
 import type { Draft } from "../../../api/generated";
 import { Modal } from "../../../components/Dialog";
 import { ErrorBanner, toast } from "../../../components/Feedback";
-import { TextArea, TextInput } from "../../../components/Forms";
+import { TextArea } from "../../../components/Forms";
 import { plural } from "../../../format";
-import { rememberName, rememberedName } from "../logic";
+import { NameField, useRememberedName } from "../../../components/NameField";
 import { Blocked } from "./ModelChoice";
 import { acceptBlocker, itemsWithErrors, parseItems, rejectBlocker } from "./logic";
 
 export function AcceptDialog({ draft, onClose, onAccepted }: { draft: Draft; onClose: () => void; onAccepted: (cards: string[]) => void }) {
   const withErrors = itemsWithErrors(draft.problems);
   const [chosen, setChosen] = useState<string[]>(draft.item_ids.filter((id) => !withErrors.has(id)));
-  const [name, setName] = useState(rememberedName("auditor"));
+  const { name, setName, prefilled, remember } = useRememberedName("draftDecider");
   const [notes, setNotes] = useState("");
   const accept = useAction("authoring.accept");
   const blocker = acceptBlocker(name, chosen, withErrors);
@@ -34,7 +34,7 @@ export function AcceptDialog({ draft, onClose, onAccepted }: { draft: Draft; onC
             className="btn btn-primary"
             disabled={!!blocker || accept.busy}
             onClick={async () => {
-              rememberName("auditor", name);
+              remember();
               const all = chosen.length === draft.item_ids.length;
               const r = await accept.run({ draft_id: draft.draft_id, by: name.trim(), notes: notes.trim() || null, item_ids: all ? null : chosen });
               if (r) {
@@ -68,7 +68,7 @@ export function AcceptDialog({ draft, onClose, onAccepted }: { draft: Draft; onC
           </label>
         ))}
       </fieldset>
-      <TextInput label="Accepted by" value={name} onChange={setName} hint="Your name, recorded with the cards." />
+      <NameField role="draftDecider" label="Accepted by" value={name} onChange={setName} prefilled={prefilled} hint="Your name, recorded with the cards." />
       <TextArea label="Notes (optional)" value={notes} onChange={setNotes} rows={2} />
       <ErrorBanner error={accept.error} onDismiss={accept.clearError} title="The draft was not accepted." />
     </Modal>
@@ -76,7 +76,7 @@ export function AcceptDialog({ draft, onClose, onAccepted }: { draft: Draft; onC
 }
 
 export function RejectDialog({ draft, onClose }: { draft: Draft; onClose: () => void }) {
-  const [name, setName] = useState(rememberedName("auditor"));
+  const { name, setName, prefilled, remember } = useRememberedName("draftDecider");
   const [reason, setReason] = useState("");
   const reject = useAction("authoring.reject");
   const blocker = rejectBlocker(name, reason);
@@ -94,7 +94,7 @@ export function RejectDialog({ draft, onClose }: { draft: Draft; onClose: () => 
             className="btn btn-danger"
             disabled={!!blocker || reject.busy}
             onClick={async () => {
-              rememberName("auditor", name);
+              remember();
               const r = await reject.run({ draft_id: draft.draft_id, by: name.trim(), reason: reason.trim() });
               if (r) {
                 toast("The draft is rejected; it stays listed with your reason.");
@@ -108,7 +108,7 @@ export function RejectDialog({ draft, onClose }: { draft: Draft; onClose: () => 
       }
     >
       <p className="small">Nothing enters the library. The draft is kept, marked rejected, with your name and reason.</p>
-      <TextInput label="Rejected by" value={name} onChange={setName} />
+      <NameField role="draftDecider" label="Rejected by" value={name} onChange={setName} prefilled={prefilled} hint="Your name, kept with the reason." />
       <TextArea label="Reason" value={reason} onChange={setReason} rows={3} hint="What is wrong with it: this helps the next draft." />
       <ErrorBanner error={reject.error} onDismiss={reject.clearError} title="The draft was not rejected." />
     </Modal>
@@ -117,7 +117,7 @@ export function RejectDialog({ draft, onClose }: { draft: Draft; onClose: () => 
 
 export function EditDialog({ draft, onClose }: { draft: Draft; onClose: () => void }) {
   const [text, setText] = useState(() => JSON.stringify(draft.items, null, 2));
-  const [name, setName] = useState(rememberedName("author"));
+  const { name, setName, prefilled, remember } = useRememberedName("author");
   const [result, setResult] = useState<Draft | null>(null);
   const edit = useAction("authoring.draft_edit");
   const parsed = parseItems(text);
@@ -138,7 +138,7 @@ export function EditDialog({ draft, onClose }: { draft: Draft; onClose: () => vo
             disabled={!!blocker || edit.busy}
             onClick={async () => {
               if (!parsed.ok) return;
-              rememberName("author", name);
+              remember();
               const r = await edit.run({ draft_id: draft.draft_id, by: name.trim(), json: parsed.json });
               if (r) setResult(r);
             }}
@@ -150,7 +150,7 @@ export function EditDialog({ draft, onClose }: { draft: Draft; onClose: () => vo
     >
       <p className="small muted">The items as JSON (a list). Saving checks them again; the problems found are shown below and on the draft.</p>
       <TextArea label="Items (JSON)" value={text} onChange={setText} rows={18} mono />
-      <TextInput label="Edited by" value={name} onChange={setName} />
+      <NameField role="author" label="Edited by" value={name} onChange={setName} prefilled={prefilled} hint="Your name, recorded with the edit." />
       {result && (
         <div role="status" className="stack" data-testid="edit-result">
           {result.problems.length === 0 ? (

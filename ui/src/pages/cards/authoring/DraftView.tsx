@@ -6,6 +6,7 @@ import { useCallback, useMemo, useState } from "react";
 import { CallList, callTotals } from "../../../components/CallLedger";
 import { useApi } from "../../../api/client";
 import type { Draft } from "../../../api/generated";
+import { DiffText } from "../../../components/DiffText";
 import { EmptyState, ErrorBanner, Loading, Notice } from "../../../components/Feedback";
 import { JsonBlock, Tabs } from "../../../components/Layout";
 import { plural, when } from "../../../format";
@@ -162,7 +163,7 @@ function Compare({ d, policyId }: { d: Draft; policyId: string }) {
                     <span className="sr-only">{r.kind === "added" ? "only in the draft" : r.kind === "removed" ? "only in the library card" : ""}</span>
                   </span>
                   <span role="cell" className="diff-text">
-                    {r.text || " "}
+                    <DiffText kind={r.kind} text={r.text} parts={r.parts} />
                   </span>
                 </div>
               )),

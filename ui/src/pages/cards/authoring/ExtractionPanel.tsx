@@ -1,5 +1,5 @@
 // The left panel: which policy sections bear on the clause. Run an extraction, read the model's
-// choice with its reasons and its own second look, tick sections in or out, and approve in a
+// choice with its reasons and its check of its own choice, tick sections in or out, and approve in a
 // named person's name. Sections cited by the selected draft are marked.
 
 import { useEffect, useMemo, useState } from "react";
@@ -7,12 +7,12 @@ import { CallList, callTotals } from "../../../components/CallLedger";
 import { useAction, useApi } from "../../../api/client";
 import type { Extraction, ExtractionSummary, ModelView, PolicySection } from "../../../api/generated";
 import { EmptyState, ErrorBanner, Loading, Notice, toast } from "../../../components/Feedback";
-import { TextArea, TextInput } from "../../../components/Forms";
+import { TextArea } from "../../../components/Forms";
 import { plural, when } from "../../../format";
 import { setQuery, useRoute } from "../../../router";
-import { rememberName, rememberedName } from "../logic";
+import { NameField, useRememberedName } from "../../../components/NameField";
 import { Blocked, ModelSelect, useRemoteGuard } from "./ModelChoice";
-import { approveBlocker, keptSections, toggle } from "./logic";
+import { approveBlocker, criterionWords, keptSections, toggle } from "./logic";
 
 function SectionRow({
   s,
@@ -45,19 +45,19 @@ function SectionRow({
       </div>
       {chosen && kept && (
         <div className="sec-why small">
-          {chosen.criteria.length > 0 && <span className="muted">{chosen.criteria.join(" · ")} — </span>}
+          {chosen.criteria.length > 0 && <span className="muted">{chosen.criteria.map(criterionWords).join(" · ")} — </span>}
           {chosen.why}
           {chosen.added_by && <span className="muted"> (added by {chosen.added_by})</span>}
         </div>
       )}
       {add && (
         <div className="sec-suggest small" data-suggest="add">
-          <span aria-hidden>＋ </span>Self-check suggests adding: {add.reason}
+          <span aria-hidden>＋ </span>The model’s check suggests adding it: {add.reason}
         </div>
       )}
       {remove && (
         <div className="sec-suggest small" data-suggest="remove">
-          <span aria-hidden>− </span>Self-check suggests removing: {remove.reason}
+          <span aria-hidden>− </span>The model’s check suggests leaving it out: {remove.reason}
         </div>
       )}
       <details className="sec-body small">
@@ -70,7 +70,7 @@ function SectionRow({
 }
 
 function Approve({ x, kept, onDone }: { x: Extraction; kept: string[]; onDone: () => void }) {
-  const [name, setName] = useState(rememberedName("auditor"));
+  const { name, setName, prefilled, remember } = useRememberedName("approver");
   const [notes, setNotes] = useState("");
   const approve = useAction("authoring.approve");
   const blocker = approveBlocker(name, kept.length, x.status);
@@ -80,14 +80,14 @@ function Approve({ x, kept, onDone }: { x: Extraction; kept: string[]; onDone: (
       <p className="small muted">
         {plural(kept.length, "section")} kept. Drafting uses only the approved sections; approving makes this version the clause's context.
       </p>
-      <TextInput label="Approved by" value={name} onChange={setName} hint="Your name, recorded with the approval." />
+      <NameField role="approver" label="Approved by" value={name} onChange={setName} prefilled={prefilled} hint="Your name, recorded with the approval." />
       <TextArea label="Approval notes (optional)" value={notes} onChange={setNotes} rows={2} />
       <div className="row gap wrap">
         <button
           className="btn btn-primary"
           disabled={!!blocker || approve.busy}
           onClick={async () => {
-            rememberName("auditor", name);
+            remember();
             const r = await approve.run({ extraction_id: x.extraction_id, approved_by: name.trim(), sections: kept, notes: notes.trim() || null });
             if (r) {
               toast(`Version ${r.version} of the extraction is approved.`);
@@ -145,7 +145,7 @@ function ExtractionView({ id, sections, cited }: { id: string; sections: PolicyS
         </p>
       )}
       <div className="selfcheck-box" data-testid="self-check">
-        <h3>The model's second look</h3>
+        <h3>The model&apos;s check of its own choice</h3>
         {x.self_check.add.length === 0 && x.self_check.remove.length === 0 ? (
           <p className="small muted">No section to add or remove.</p>
         ) : (

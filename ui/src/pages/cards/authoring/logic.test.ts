@@ -3,6 +3,7 @@ import type { DraftProblem, DraftSummary, ExtractionSummary, ModelView } from ".
 import {
   acceptBlocker,
   approveBlocker,
+  criterionWords,
   asText,
   clauseStates,
   conditionWords,
@@ -133,5 +134,13 @@ describe("models and words", () => {
   });
   it("turns condition names into words", () => {
     expect(conditionWords("fall_in_care")).toBe("Fall in care");
+  });
+});
+
+describe("section criteria in words", () => {
+  it("writes each criterion as a phrase, never its code", () => {
+    expect(criterionWords("defines_term")).toBe("Defines a term");
+    expect(criterionWords("carve_out")).toBe("Makes an exception");
+    expect(criterionWords("new_kind_of_reason")).toBe("New kind of reason");
   });
 });

@@ -9,6 +9,21 @@ export const KIND_LABEL: Record<string, string> = {
   missing: "Missing-information variants",
 };
 
+/** Why a section bears on a clause (the extractor's criteria), in words. */
+export const CRITERION_LABEL: Record<string, string> = {
+  defines_term: "Defines a term",
+  inclusion_exclusion: "Says what is included or excluded",
+  scope: "Sets the scope",
+  examples: "Gives examples",
+  carve_out: "Makes an exception",
+  cross_reference: "Points to another section",
+};
+
+/** A criterion in words; an unknown one is written out from its name ("new_rule" → "New rule"). */
+export function criterionWords(c: string): string {
+  return CRITERION_LABEL[c] ?? conditionWords(c);
+}
+
 export const DRAFT_STATUS_LABEL: Record<string, string> = {
   proposed: "Waiting for review",
   failed: "Has errors",

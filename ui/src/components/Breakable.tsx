@@ -1,9 +1,11 @@
-// Long names (model names, ids) that may wrap after a separator instead of in the middle of a word.
+// Long names (model names, ids) that may wrap after a separator, or between the words of a
+// CamelCase name, instead of in the middle of a word or being cut short.
 
 import { Fragment, ReactNode } from "react";
+import { breakParts } from "../format";
 
 export function Breakable({ text }: { text: string }): ReactNode {
-  const parts = text.split(/(?<=[-_.:/])/);
+  const parts = breakParts(text);
   if (parts.length < 2) return text;
   return (
     <>
