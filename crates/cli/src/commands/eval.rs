@@ -302,7 +302,11 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                     .map(|r| {
                         vec![
                             r.run.run_id.clone(),
-                            r.run.config.model.clone(),
+                            if r.run.config.is_simulation() {
+                                format!("{} {}", r.run.config.model, psebench::metrics::SIMULATION_MARK)
+                            } else {
+                                r.run.config.model.clone()
+                            },
                             r.run.status.words().to_string(),
                             format!("{}/{}", r.counts.done, r.counts.total),
                             if r.counts.done > 0 {
@@ -324,6 +328,18 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                 print_json(&v);
             } else {
                 println!("Run {} — {}", v.run.run_id, v.run.status.words());
+                let simulated = v.run.config.simulated_roles();
+                if !simulated.is_empty() {
+                    println!(
+                        "Simulation: the built-in demo model played the {} in this run. It is a scripted simulation for \
+                         learning the app, not a real language model; these results say nothing about any real model.",
+                        match simulated.split_last() {
+                            Some((last, [])) => last.to_string(),
+                            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+                            None => String::new(),
+                        }
+                    );
+                }
                 if let Some(cap) = v.run.config.max_cost_usd {
                     println!("Spending cap: ${cap:.2} (${:.2} spent)", v.counts.cost_usd);
                 }

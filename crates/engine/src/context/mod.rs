@@ -7,9 +7,11 @@
 //! that needs the domain modules; this module only assembles the services.
 
 pub mod batches;
+pub mod demo_model;
 pub mod discover;
 pub mod model_test;
 pub mod models;
+pub mod simulation;
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
