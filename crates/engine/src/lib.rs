@@ -46,9 +46,10 @@
 //!
 //! Outside the stack: `psebench-server` (crates/server, `psebench serve`) and `psebench-bench`
 //! (crates/bench, the benchmarks) are crates above this one; `psebench-mock` (crates/mock, the
-//! loopback mock provider) uses nothing of the engine and is re-exported as `psebench::mock` with
-//! the `mock` feature. The desktop app builds none of them; the CLI builds the server and the
-//! mock, and the benchmarks only with its `bench` feature.
+//! loopback mock provider) uses nothing of the engine; the engine runs its demo model in-process
+//! (`context::demo_model`) and re-exports the crate as `psebench::mock` with the `mock` feature.
+//! The desktop app builds neither the server nor the benchmarks; the CLI builds the server, and
+//! the benchmarks only with its `bench` feature.
 
 pub use psebench_core::{builtin, error, logging, prompt, secrets, store, util};
 pub use psebench_llm::{jobs, llm};

@@ -3,6 +3,7 @@
 //! latency and records every request. Every LLM test of the project goes through it with the
 //! real HTTP client. Also available as `psebench mock-llm serve`.
 
+pub mod demo;
 pub mod normalize;
 mod reset;
 pub mod script;

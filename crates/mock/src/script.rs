@@ -226,6 +226,11 @@ pub struct Script {
     /// How the batch endpoints behave.
     #[serde(default)]
     pub batch: BatchBehaviour,
+    /// Requests no rule matches are answered by the demo model (`crate::demo`), a simulation
+    /// that plays every role of the application; `GET /v1/models` then marks its models as
+    /// simulated.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub demo: bool,
 }
 
 /// The batch endpoints' behaviour (OpenAI/Azure Batch, Anthropic Message Batches, Gemini batch
@@ -259,6 +264,12 @@ impl Script {
             }
         }
         Ok(s)
+    }
+
+    /// The demo model's script (`psebench mock-llm serve --demo`): every request is answered by
+    /// the demo model, and the model list shows `demo`.
+    pub fn demo() -> Script {
+        Script { demo: true, served_models: vec![crate::demo::DEMO_MODEL_ID.to_string()], ..Default::default() }
     }
 
     /// A script that answers everything with `text`.

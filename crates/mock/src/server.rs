@@ -67,6 +67,8 @@ pub(super) struct MockState {
     record: bool,
     /// Chat requests being answered now, and the most at once (see `peak_in_flight`).
     in_flight: InFlight,
+    /// The demo model, for scripts with `demo` set.
+    demo: super::demo::DemoModel,
 }
 
 /// Counts chat requests being answered at once.
@@ -131,6 +133,7 @@ impl MockServer {
             started: Instant::now(),
             record,
             in_flight: InFlight::default(),
+            demo: Default::default(),
         });
         let app = Router::new()
             .route("/v1/chat/completions", post(openai_handler))
@@ -261,9 +264,15 @@ async fn list_models(State(s): State<Arc<MockState>>) -> Json<Value> {
     if ids.is_empty() {
         ids.push("mock-model".into());
     }
-    Json(
-        json!({"object": "list", "data": ids.iter().map(|id| json!({"id": id, "object": "model", "owned_by": "mock"})).collect::<Vec<_>>()}),
-    )
+    let entry = |id: &String| {
+        if script.demo {
+            json!({"id": id, "object": "model", "owned_by": super::demo::DEMO_OWNER,
+                   "description": super::demo::DEMO_DESCRIPTION, "simulation": true})
+        } else {
+            json!({"id": id, "object": "model", "owned_by": "mock"})
+        }
+    };
+    Json(json!({"object": "list", "data": ids.iter().map(entry).collect::<Vec<_>>()}))
 }
 
 async fn list_requests(State(s): State<Arc<MockState>>) -> Json<Vec<RecordedRequest>> {
@@ -623,6 +632,15 @@ pub(super) fn prepare(s: &Arc<MockState>, path: &str, body: Value, norm: Result<
             }
         }
         _ => script.default_reply.as_ref(),
+    };
+    let demo_reply;
+    let reply = match reply {
+        None if script.demo => {
+            record.rule = Some("demo".into());
+            demo_reply = Reply::Text { text: s.demo.reply(&n) };
+            Some(&demo_reply)
+        }
+        other => other,
     };
     let Some(reply) = reply else {
         record.outcome = "no_rule".into();

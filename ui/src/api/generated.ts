@@ -740,6 +740,31 @@ covered: number,
 gaps: Record<string, boolean>[], note: string | null, };
 
 /**
+ * Where the demo model stands.
+ */
+export type DemoModelStatus = { 
+/**
+ * The registered model's name (`demo`).
+ */
+model_name: string, 
+/**
+ * The demo model answers in this app now.
+ */
+running: boolean, 
+/**
+ * Its address while it runs.
+ */
+base_url: string | null, 
+/**
+ * A model named `demo` is registered as the demo model (it may be stopped).
+ */
+registered: boolean, 
+/**
+ * What to tell the person, in one or two sentences.
+ */
+message: string, };
+
+/**
  * Where data goes during a run.
  */
 export type Destination = { role: string, model: string, destination: string, remote: boolean, };
@@ -1687,7 +1712,13 @@ refused_pairs?: Array<RefusedPair>,
  * Whether the runs scored can be compared (what differs in how they were made), for stored
  * runs.
  */
-comparability?: Comparability, };
+comparability?: Comparability, 
+/**
+ * The models (as named above) whose runs were made with a simulation in some role, the
+ * built-in demo model, for stored runs: marked "(simulation)" in tables and charts, with a
+ * note.
+ */
+simulations?: Array<string>, };
 
 export type MissingShape = { variants: number, 
 /**
@@ -1790,7 +1821,12 @@ api_version: string | null,
  * Set when the base URL moved to another scheme, host or port and the key link was dropped:
  * says which, and how to confirm the key for the new address. No key is sent meanwhile.
  */
-key_link_dropped: string | null, };
+key_link_dropped: string | null, 
+/**
+ * Its endpoint said, when the model was registered, that it is a simulation (the built-in
+ * demo model): its results are labelled a simulation wherever they appear.
+ */
+simulation: boolean, };
 
 /**
  * The existing card of the clause closest to a drafted card (most condition names in common).
@@ -2654,7 +2690,12 @@ model: string, base_url: string, temperature: number | null, max_tokens: number 
 /**
  * Runs on this computer (no data leaves it).
  */
-local: boolean, };
+local: boolean, 
+/**
+ * The model was a simulation (the built-in demo model), not a real language model. Left out
+ * when false, so runs of real models are stored as before.
+ */
+simulation?: boolean, };
 
 export type RunParams = { run_id: string, };
 
@@ -3070,6 +3111,12 @@ export interface ApiMethods {
   "demo.remove_example_results_preview": { params: NoParams; result: ExampleResultsRemoval };
   /** Delete every example run of the fictional models; the demo cases and your own runs stay. */
   "demo.remove_example_results": { params: NoParams; result: ExampleResultsRemoval };
+  /** Whether the demo model (a simulation for learning the app) is running here, and whether the model "demo" is registered. */
+  "demo.model_status": { params: NoParams; result: DemoModelStatus };
+  /** Start the demo model on a free port of this computer and register it as the model "demo" (a simulation, labelled so in every result). */
+  "demo.model_start": { params: NoParams; result: DemoModelStatus };
+  /** Stop the demo model; the model "demo" stays registered and can be started again. */
+  "demo.model_stop": { params: NoParams; result: DemoModelStatus };
   /** Registered models. */
   "models.list": { params: NoParams; result: Array<ModelView> };
   /** Register (or update) a model. */

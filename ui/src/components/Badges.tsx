@@ -77,3 +77,15 @@ export function Id({ value }: { value: string }) {
     </code>
   );
 }
+
+/** Marks a model, a run or a result made by the built-in demo model, a simulation. */
+export function SimulationBadge() {
+  return (
+    <span className="badge simulation" title="Made by the built-in demo model: a scripted simulation for learning the app, not a real language model.">
+      <span aria-hidden className="badge-icon">
+        ⚗
+      </span>
+      Simulation
+    </span>
+  );
+}

@@ -311,7 +311,11 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                     .map(|r| {
                         vec![
                             r.run.run_id.clone(),
-                            r.run.config.model.clone(),
+                            if r.run.config.is_simulation() {
+                                format!("{} {}", r.run.config.model, psebench::metrics::SIMULATION_MARK)
+                            } else {
+                                r.run.config.model.clone()
+                            },
                             if r.problems.is_some() {
                                 "finished with problems".to_string()
                             } else {
@@ -339,6 +343,18 @@ pub fn run(cli: &Cli, cmd: &EvalCmd) -> Result<ExitCode, ApiError> {
                 match &v.problems {
                     Some(p) => println!("Run {} — finished with problems\n{}", v.run.run_id, p.message),
                     None => println!("Run {} — {}", v.run.run_id, v.run.status.words()),
+                }
+                let simulated = v.run.config.simulated_roles();
+                if !simulated.is_empty() {
+                    println!(
+                        "Simulation: the built-in demo model played the {} in this run. It is a scripted simulation for \
+                         learning the app, not a real language model; these results say nothing about any real model.",
+                        match simulated.split_last() {
+                            Some((last, [])) => last.to_string(),
+                            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+                            None => String::new(),
+                        }
+                    );
                 }
                 if let Some(cap) = v.run.config.max_cost_usd {
                     println!("Spending cap: ${cap:.2} (${:.2} spent)", v.counts.cost_usd);

@@ -287,6 +287,9 @@ pub fn print_report(report: &MetricsReport) {
     let r: &MetricsReport = &shown;
     overall_table(&r.models);
     comparability_footnotes(r);
+    if !report.simulations.is_empty() {
+        println!("{}", psebench::metrics::simulation_note(&report.simulations));
+    }
     prf_table(&r.models);
     case_type_table(&r.models);
     behavior_table(&r.models);

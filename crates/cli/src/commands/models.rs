@@ -180,6 +180,11 @@ pub fn run(cli: &Cli, cmd: &ModelsCmd) -> Result<ExitCode, ApiError> {
                     "Registered {}: {} → {}. Key: {}.",
                     v.config.name, v.config.model, v.destination, v.key_source
                 );
+                if v.config.simulation {
+                    println!(
+                        "Note: this endpoint says it is a simulation (the built-in demo model); results made with it are labelled a simulation."
+                    );
+                }
                 if !v.local {
                     println!("Note: this endpoint is remote; runs that use it send case text off this machine.");
                 }
@@ -258,7 +263,11 @@ pub fn run(cli: &Cli, cmd: &ModelsCmd) -> Result<ExitCode, ApiError> {
                         vec![
                             m.config.name.clone(),
                             m.config.kind.as_str().to_string(),
-                            m.config.model.clone(),
+                            if m.config.simulation {
+                                format!("{} {}", m.config.model, psebench::metrics::SIMULATION_MARK)
+                            } else {
+                                m.config.model.clone()
+                            },
                             if m.local { "local".into() } else { "REMOTE".into() },
                             m.config.base_url.clone(),
                             m.key_source.clone(),

@@ -41,6 +41,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!("20261128090000_run_kinds_checked_in_rust"),
     migration!("20261128100000_call_ledger"),
     migration!("20261129090000_tables_named_for_their_concept"),
+    migration!("20261129100000_models_simulation"),
     migration!("20261129120000_change_counters"),
 ];
 

@@ -71,6 +71,7 @@ use crate::authoring::{
 use crate::card::lint::LintReport;
 use crate::case::repo::{CaseFilter, CaseSummary};
 use crate::case::Case;
+use crate::context::demo_model::DemoModelStatus;
 use crate::context::discover::{DiscoverRequest, DiscoverResult};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::evaluation::examples::ExampleResults;
@@ -834,11 +835,20 @@ api_methods! {
     "demo.remove_example_results" ["Delete every example run of the fictional models; the demo cases and your own runs stay."] (e, p: NoParams) -> ExampleResultsRemoval {
         blocking(move || e.demo_remove_example_results()).await?
     }
+    "demo.model_status" ["Whether the demo model (a simulation for learning the app) is running here, and whether the model \"demo\" is registered."] (e, p: NoParams) -> DemoModelStatus {
+        e.demo_model_status().await?
+    }
+    "demo.model_start" ["Start the demo model on a free port of this computer and register it as the model \"demo\" (a simulation, labelled so in every result)."] (e, p: NoParams) -> DemoModelStatus {
+        e.demo_model_start().await?
+    }
+    "demo.model_stop" ["Stop the demo model; the model \"demo\" stays registered and can be started again."] (e, p: NoParams) -> DemoModelStatus {
+        e.demo_model_stop().await?
+    }
     "models.list" ["Registered models."] (e, p: NoParams) -> Vec<ModelView> {
         blocking(move || e.models_list()).await?
     }
     "model.add" ["Register (or update) a model."] (e, p: ModelAddRequest) -> ModelView {
-        blocking(move || e.model_add(&p)).await?
+        e.model_register(&p).await?
     }
     "models.discover" ["Look for model servers on this computer (Ollama, LM Studio, llama.cpp, vLLM) and list their models."] (e, p: DiscoverRequest) -> DiscoverResult {
         e.models_discover(&p).await?

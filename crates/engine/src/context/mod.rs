@@ -8,9 +8,11 @@
 
 pub mod batches;
 pub mod change_feed;
+pub mod demo_model;
 pub mod discover;
 pub mod model_test;
 pub mod models;
+pub mod simulation;
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;

@@ -138,7 +138,29 @@ impl Engine {
         view(c, in_session)
     }
 
+    /// Register (or update) a model, asking its endpoint first whether it is a simulation (see
+    /// [`super::simulation`]). What the shells call.
+    pub async fn model_register(&self, req: &ModelAddRequest) -> ApiResult<ModelView> {
+        let probe_cfg = ModelConfig::new(
+            &req.name,
+            ProviderKind::parse(&req.kind).unwrap_or(ProviderKind::OpenAiCompatible),
+            &req.model,
+            req.base_url.as_deref().unwrap_or_default(),
+        );
+        let said = super::simulation::endpoint_says_simulation(&probe_cfg).await;
+        let req = req.clone();
+        self.blocking(move |e| e.model_save(&req, said)).await
+    }
+
+    /// Register (or update) a model without asking its endpoint: a model saved again at the same
+    /// address keeps what its endpoint said before.
     pub fn model_add(&self, req: &ModelAddRequest) -> ApiResult<ModelView> {
+        self.model_save(req, None)
+    }
+
+    /// Register (or update) a model; `simulation` is what its endpoint said (None: it was not
+    /// asked or did not answer, so a model kept at the same address keeps its earlier answer).
+    pub fn model_save(&self, req: &ModelAddRequest, simulation: Option<bool>) -> ApiResult<ModelView> {
         check_name(&req.name)?;
         let kind = ProviderKind::parse(&req.kind).ok_or_else(|| {
             ApiError::invalid(format!(
@@ -183,6 +205,9 @@ impl Engine {
         cfg.concurrency = req.concurrency.unwrap_or(8).clamp(1, 1024);
         cfg.timeout_secs = req.timeout_secs.unwrap_or(120).clamp(1, 3600);
         cfg.api_version = req.api_version.clone();
+        cfg.simulation = simulation.unwrap_or_else(|| {
+            existing.as_ref().map(|old| old.simulation && old.origin() == cfg.origin()).unwrap_or(false)
+        });
         match &req.api_key {
             Some(key) if for_session => self.keep_session_key(&req.name, key)?,
             Some(key) => self.llm().secrets().set(&model_account(&req.name), key)?,

@@ -107,6 +107,11 @@ impl Engine {
             (Some(a), Some(b)) => paired_refusal(a, b),
             _ => None,
         });
+        for mark in &c.marks {
+            if self.evaluation_run(&mark.run_id)?.config.is_simulation() && !report.simulations.contains(&mark.model) {
+                report.simulations.push(mark.model.clone());
+            }
+        }
         report.comparability = Some(c);
         Ok(())
     }

@@ -114,6 +114,20 @@ impl EvaluationRunConfig {
     pub fn is_example(&self) -> bool {
         self.example.unwrap_or(false)
     }
+    /// The roles (`model under test`, `information provider`, `judge`) a simulation played in
+    /// this run: the built-in demo model, recorded as a simulation when it was registered.
+    pub fn simulated_roles(&self) -> Vec<&'static str> {
+        let Some(m) = &self.models else { return Vec::new() };
+        [(&m.eval, "model under test"), (&m.info, "information provider"), (&m.judge, "judge")]
+            .into_iter()
+            .filter(|(r, _)| r.simulation)
+            .map(|(_, role)| role)
+            .collect()
+    }
+    /// A simulation played some role in this run: its results are labelled a simulation.
+    pub fn is_simulation(&self) -> bool {
+        !self.simulated_roles().is_empty()
+    }
 }
 
 #[cfg(test)]

@@ -185,6 +185,24 @@ pub struct MetricsReport {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub comparability: Option<crate::protocol::Comparability>,
+    /// The models (as named above) whose runs were made with a simulation in some role, the
+    /// built-in demo model, for stored runs: marked "(simulation)" in tables and charts, with a
+    /// note.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<String>>", optional)]
+    pub simulations: Vec<String>,
+}
+
+/// What follows the name of a model whose run was made by a simulation.
+pub const SIMULATION_MARK: &str = "(simulation)";
+
+/// The note under tables and charts that show runs of a simulation.
+pub fn simulation_note(models: &[String]) -> String {
+    format!(
+        "{SIMULATION_MARK} {} made with the built-in demo model, a scripted simulation for learning the app: \
+         not a real language model, and the numbers say nothing about any real one.",
+        if models.len() == 1 { format!("{} was", models[0]) } else { format!("{} were", models.join(", ")) }
+    )
 }
 
 impl MetricsReport {
@@ -192,18 +210,34 @@ impl MetricsReport {
     /// runs are not comparable, each model whose run differs carries a dagger after its name and
     /// the one note says what differs. Otherwise the report itself and no note.
     pub fn marked(&self) -> (std::borrow::Cow<'_, MetricsReport>, Vec<String>) {
-        let Some((c, note)) = self.comparability.as_ref().and_then(|c| c.note().map(|n| (c, n))) else {
+        let differ = self.comparability.as_ref().and_then(|c| c.note().map(|n| (c, n)));
+        if differ.is_none() && self.simulations.is_empty() {
             return (std::borrow::Cow::Borrowed(self), Vec::new());
+        }
+        let label = |model: &str| {
+            let shown = match &differ {
+                Some((c, _)) => c.label(model),
+                None => model.to_string(),
+            };
+            if self.simulations.iter().any(|s| s == model) {
+                format!("{shown} {SIMULATION_MARK}")
+            } else {
+                shown
+            }
         };
         let mut shown = self.clone();
         for m in &mut shown.models {
-            m.model = c.label(&m.model);
+            m.model = label(&m.model);
         }
         for t in &mut shown.paired_tests {
-            t.model_a = c.label(&t.model_a);
-            t.model_b = c.label(&t.model_b);
+            t.model_a = label(&t.model_a);
+            t.model_b = label(&t.model_b);
         }
-        (std::borrow::Cow::Owned(shown), vec![note])
+        let mut notes: Vec<String> = differ.map(|(_, n)| n).into_iter().collect();
+        if !self.simulations.is_empty() {
+            notes.push(simulation_note(&self.simulations));
+        }
+        (std::borrow::Cow::Owned(shown), notes)
     }
 
     /// Move the paired tests for which `refuse` gives a reason into `refused_pairs`.

@@ -18,6 +18,7 @@ mod common;
 mod compare;
 mod concurrency;
 mod cost_cap;
+mod demo_model;
 mod eval;
 mod eval_delete;
 mod eval_reasoning;

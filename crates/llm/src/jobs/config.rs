@@ -19,6 +19,11 @@ pub struct RunModel {
     pub max_tokens: Option<u32>,
     /// Runs on this computer (no data leaves it).
     pub local: bool,
+    /// The model was a simulation (the built-in demo model), not a real language model. Left out
+    /// when false, so runs of real models are stored as before.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[ts(optional, as = "Option<bool>")]
+    pub simulation: bool,
 }
 
 impl RunModel {
@@ -31,6 +36,7 @@ impl RunModel {
             temperature: c.temperature,
             max_tokens: c.max_tokens,
             local: c.is_local(),
+            simulation: c.simulation,
         }
     }
 }

@@ -96,6 +96,10 @@ pub struct ModelConfig {
     /// says which, and how to confirm the key for the new address. No key is sent meanwhile.
     #[serde(default)]
     pub key_link_dropped: Option<String>,
+    /// Its endpoint said, when the model was registered, that it is a simulation (the built-in
+    /// demo model): its results are labelled a simulation wherever they appear.
+    #[serde(default)]
+    pub simulation: bool,
 }
 
 impl ModelConfig {
@@ -119,6 +123,7 @@ impl ModelConfig {
             timeout_secs: 120,
             api_version: None,
             key_link_dropped: None,
+            simulation: false,
         }
     }
 

@@ -6,7 +6,7 @@ use super::config::{ModelConfig, ProviderKind};
 use crate::error::{ApiError, ApiResult};
 use crate::util::now_rfc3339;
 
-const COLS: &str = "name, kind, model, base_url, api_key_env, key_in_keyring, temperature, top_p, max_tokens, seed, price_in, price_out, price_cached_in, local_flag, concurrency, timeout_secs, api_version, key_link_dropped";
+const COLS: &str = "name, kind, model, base_url, api_key_env, key_in_keyring, temperature, top_p, max_tokens, seed, price_in, price_out, price_cached_in, local_flag, concurrency, timeout_secs, api_version, key_link_dropped, simulation";
 
 fn row(r: &Row<'_>) -> rusqlite::Result<ModelConfig> {
     let kind: String = r.get(1)?;
@@ -29,6 +29,7 @@ fn row(r: &Row<'_>) -> rusqlite::Result<ModelConfig> {
         timeout_secs: r.get::<_, i64>(15)?.max(1) as u32,
         api_version: r.get(16)?,
         key_link_dropped: r.get(17)?,
+        simulation: r.get::<_, i64>(18)? != 0,
     })
 }
 
@@ -55,13 +56,13 @@ pub fn upsert(conn: &Connection, m: &ModelConfig) -> ApiResult<()> {
     let now = now_rfc3339();
     conn.execute(
         &format!(
-            "INSERT INTO models ({COLS}, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?19)
+            "INSERT INTO models ({COLS}, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?20)
              ON CONFLICT(name) DO UPDATE SET kind = excluded.kind, model = excluded.model, base_url = excluded.base_url,
                api_key_env = excluded.api_key_env, key_in_keyring = excluded.key_in_keyring, temperature = excluded.temperature,
                top_p = excluded.top_p, max_tokens = excluded.max_tokens, seed = excluded.seed, price_in = excluded.price_in,
                price_out = excluded.price_out, price_cached_in = excluded.price_cached_in, local_flag = excluded.local_flag,
                concurrency = excluded.concurrency, timeout_secs = excluded.timeout_secs, api_version = excluded.api_version,
-               key_link_dropped = excluded.key_link_dropped, updated_at = excluded.updated_at"
+               key_link_dropped = excluded.key_link_dropped, simulation = excluded.simulation, updated_at = excluded.updated_at"
         ),
         params![
             m.name,
@@ -82,6 +83,7 @@ pub fn upsert(conn: &Connection, m: &ModelConfig) -> ApiResult<()> {
             m.timeout_secs as i64,
             m.api_version,
             m.key_link_dropped,
+            m.simulation as i64,
             now
         ],
     )?;

@@ -5,7 +5,7 @@ import { CallsDisclosure } from "../../components/CallLedger";
 import { api, useAction, useAllProgress, useApi, useProgress } from "../../api/client";
 import { saveDownload, toUpload } from "../../api/files";
 import type { EvaluationRunView, Progress, ResumeParams, RunStatus } from "../../api/generated";
-import { StatusBadge } from "../../components/Badges";
+import { SimulationBadge, StatusBadge } from "../../components/Badges";
 import { shownStatus } from "../../runProblems";
 import { BatchPanel } from "../../components/BatchPanel";
 import { DataTable } from "../../components/DataTable";
@@ -21,8 +21,13 @@ import { RejudgeDialog } from "./Rejudge";
 import { DeleteRunDialog } from "./DeleteRun";
 import { MadeWithPanel, ProtocolBadge } from "../../components/Protocol";
 import { runProtocol } from "../../components/protocol";
-import { accuracySoFar, canResume, describeSelection, isImported, parseSelection, runModel } from "./selection";
+import { accuracySoFar, canResume, describeSelection, isImported, isSimulation, parseSelection, runModel, simulatedRoles } from "./selection";
 import { isResumable } from "../../runStatus";
+
+/** "a", "a and b", "a, b and c". */
+function listWords(words: string[]): string {
+  return words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`;
+}
 
 const RESUME_NOTE = "Resuming runs only the unfinished cases; model replies already received are reused from the cache and cost nothing again.";
 
@@ -80,7 +85,11 @@ export function RunPanel({ runId }: { runId: string }) {
   const title = `${runModel(r)}${r.label ? ` · ${r.label}` : ""}`;
   return (
     <Section
-      title={<>Run: {title}</>}
+      title={
+        <>
+          Run: {title} {isSimulation(r) && <SimulationBadge />}
+        </>
+      }
       actions={
         <button className="btn btn-ghost" onClick={() => setQuery("run", null)} aria-label="Close this run's panel">
           ✕
@@ -190,6 +199,12 @@ export function RunPanel({ runId }: { runId: string }) {
           </>
         )}
         {cfg.batch === true && <BatchPanel runId={r.run_id} running={running} />}
+        {isSimulation(r) && (
+          <Notice kind="warn" title="A simulation.">
+            The built-in demo model played the {listWords(simulatedRoles(r))} in this run. It is a scripted simulation for learning the app, not a real
+            language model: these results say nothing about any real model.
+          </Notice>
+        )}
         <MadeWithPanel provenance={cfg.provenance} kind="evaluation" />
         <CallsDisclosure runId={r.run_id} summary="Model calls of this run" />
         <details className="run-details">
@@ -309,6 +324,7 @@ export function RunsList({ openRun }: { openRun: string | null }) {
                   <strong>{runModel(r)}</strong>
                   {r.label && <span className="muted small"> · {r.label}</span>}
                   {isImported(r) && <span className="badge tag">imported</span>}
+                  {isSimulation(r) && <SimulationBadge />}
                   {r.config.provenance?.protocol === "paper" && <ProtocolBadge protocol="paper" />}
                   {r.config.batch === true && (
                     <span className="badge batch-tag" title="Calls go through the providers' batch APIs (about half the price; answers can take hours)">

@@ -72,6 +72,23 @@ export function isImported(r: EvaluationRunView): boolean {
   return r.config.imported === true;
 }
 
+/** The roles the built-in demo model (a simulation) played in a run, in plain words. */
+export function simulatedRoles(r: EvaluationRunView): string[] {
+  const m = r.config.models;
+  if (!m) return [];
+  const roles: [typeof m.eval, string][] = [
+    [m.eval, "model under test"],
+    [m.info, "information provider"],
+    [m.judge, "judge"],
+  ];
+  return roles.filter(([x]) => x.simulation === true).map(([, role]) => role);
+}
+
+/** A simulation (the built-in demo model) played some role in the run: its results are labelled so. */
+export function isSimulation(r: EvaluationRunView): boolean {
+  return simulatedRoles(r).length > 0;
+}
+
 /** The model under test; imported runs without one show their label or id. */
 export function runModel(r: EvaluationRunView): string {
   return r.config.model || (r.label ?? r.run_id);

@@ -7,6 +7,7 @@ import { Tip, useTip } from "../../components/Tooltip";
 import { num } from "../../format";
 import { Breakable } from "../../components/Breakable";
 import { marksByModel, protocolsOf, RunMarkBadges, sharedProtocolText } from "./Comparability";
+import { SimulationBadge } from "../../components/Badges";
 import { ANSWERED, answeredCount, bestIndices, ciText, mcnemarVerdict, metricCi, metricPrf, METRICS, MetricKey, metricValue, prfText, pValueText, withoutTranscriptNote } from "./metrics";
 
 type SortKey = "model" | "answered" | "tokens" | MetricKey;
@@ -127,6 +128,7 @@ export function Leaderboard({ report }: { report: MetricsReport }) {
               <tr key={m.model}>
                 <th scope="row" className="lb-model">
                   <Breakable text={m.model} />
+                  {report.simulations?.includes(m.model) && <SimulationBadge />}
                   <RunMarkBadges mark={marks.get(m.model)} showProtocol={mixedProtocols} showUnrecorded={someRecorded} />
                 </th>
                 {METRICS.map((info) => (

@@ -4,8 +4,8 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useAction, useApi } from "../../api/client";
 import type { EvaluationRunView } from "../../api/generated";
-import { StatusBadge } from "../../components/Badges";
 import { EmptyState, ErrorBanner, Loading, Notice } from "../../components/Feedback";
+import { SimulationBadge, StatusBadge } from "../../components/Badges";
 import { PageHeader, Tabs } from "../../components/Layout";
 import { plural, when } from "../../format";
 import { setQuery, useRoute } from "../../router";
@@ -14,7 +14,7 @@ import { ComparabilityBanner } from "./Comparability";
 import { decodeGrid } from "./grid";
 import { Leaderboard } from "./Leaderboard";
 import { ChartsTab, TablesTab } from "./TablesCharts";
-import { isImported, runModel } from "../evaluate/selection";
+import { isImported, isSimulation, runModel } from "../evaluate/selection";
 import { TrajectoryPage } from "./Trajectory";
 import { isExample, selectionWithout } from "./examples";
 import { DeleteRunDialog, RemoveExamplesDialog } from "../evaluate/DeleteRun";
@@ -68,6 +68,7 @@ function RunPicker({ finished, selected, onDelete }: { finished: EvaluationRunVi
               </span>
               {isImported(r) && <span className="badge tag">imported</span>}
               {r.problems && <StatusBadge status="completed_with_problems" />}
+              {isSimulation(r) && <SimulationBadge />}
               <code className="id">{r.run_id}</code>
             </label>
             <button className="btn btn-small btn-ghost" onClick={() => onDelete(r.run_id)} aria-label={`Delete run… ${runModel(r)} (${r.run_id})`}>
@@ -102,6 +103,7 @@ export function ResultsPage() {
     setQuery("runs", (real.length ? real : finished).map((r) => r.run_id).join(","));
   }, [isTrajectory, runsParam, finished, runs.loading]);
   const showingExamples = selected.some((id) => isExample((runs.data ?? []).find((r) => r.run_id === id)));
+  const showingSimulations = (runs.data ?? []).filter((r) => selected.includes(r.run_id) && isSimulation(r)).map(runModel);
 
   const req = selected.length ? { run_ids: selected } : null;
   // Each view loads only what it shows: the leaderboard the metrics report, the tables and charts
@@ -200,6 +202,12 @@ export function ResultsPage() {
           <button className="btn btn-small" onClick={() => setRemovingExamples(true)}>
             Remove example results
           </button>
+        </Notice>
+      )}
+      {showingSimulations.length > 0 && (
+        <Notice kind="warn" title="Simulated results.">
+          {Array.from(new Set(showingSimulations)).join(", ")} {showingSimulations.length === 1 ? "was" : "were"} made with the built-in demo model, a
+          scripted simulation for learning the app. It is not a real language model; these numbers say nothing about any real model.
         </Notice>
       )}
       {deleting && <DeleteRunDialog runId={deleting} onClose={() => setDeleting(null)} onDeleted={(id) => setQuery("runs", selectionWithout(selected, [id]))} />}

@@ -4,11 +4,12 @@
 import { ReactNode, useState } from "react";
 import { api, EngineError, useAction, useApi } from "../../api/client";
 import type { ModelTestResult, ModelView, UsageTotals } from "../../api/generated";
-import { LocalityBadge } from "../../components/Badges";
+import { LocalityBadge, SimulationBadge } from "../../components/Badges";
 import { ConfirmDialog } from "../../components/Dialog";
 import { EmptyState, ErrorBanner, Loading, Notice, toast } from "../../components/Feedback";
 import { KeyValues, PageHeader, Section, Tabs } from "../../components/Layout";
 import { LocalServersSection } from "./LocalServers";
+import { DemoModelSection } from "./DemoModel";
 import { num, plural, tokens, usd } from "../../format";
 import { setQuery, useRoute } from "../../router";
 import { applyTheme, storedTheme, ThemeChoice } from "../../theme";
@@ -174,7 +175,7 @@ function ModelRows({ m, test, onTest, onEdit, onRemove }: { m: ModelView; test?:
     <>
       <tr className={test && !test.busy && (test.result || test.error) ? "has-outcome" : ""}>
         <td>
-          <strong>{m.name}</strong>
+          <strong>{m.name}</strong> {m.simulation && <SimulationBadge />}
           <div className="small muted">
             {PROVIDER_SHORT[m.kind] ?? m.kind} · <span className="mono">{m.model}</span>
           </div>
@@ -445,6 +446,7 @@ export function SettingsPage() {
       <div role="tabpanel" aria-labelledby={`tab-${tab}`} className="stack">
         {tab === "models" && (
           <>
+            <DemoModelSection />
             <ModelsSection />
             <LocalServersSection />
           </>

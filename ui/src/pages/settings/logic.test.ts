@@ -21,6 +21,7 @@ const view: ModelView = {
   timeout_secs: 120,
   api_version: null,
   key_link_dropped: null,
+  simulation: false,
   local: false,
   destination: "openai at api.openai.com (remote)",
   key_source: "keyring",
