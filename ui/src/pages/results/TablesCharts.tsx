@@ -121,7 +121,8 @@ const ChartFigure = memo(function ChartFigure({ c, runIds }: { c: ChartView; run
       <div className="chart-img">
         <img src={src} alt={`${c.title}. ${c.caption}`} loading="lazy" decoding="async" />
       </div>
-      <figcaption className="small muted">{c.caption}</figcaption>
+      {/* The chart draws its caption too, under the plot: here for screen readers only. */}
+      <figcaption className="sr-only">{c.caption}</figcaption>
     </figure>
   );
 });
