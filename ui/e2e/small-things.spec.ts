@@ -79,6 +79,9 @@ test("case ids are shown whole in the results grid and the case list", async ({ 
   const cell = page.locator("code.id", { hasText: longest });
   await expect(cell).toHaveText(longest);
   expect(await cell.evaluate((e) => e.scrollWidth <= e.clientWidth + 1)).toBe(true);
+  // The case list grows with the page (no small scroll box of its own inside the page).
+  const list = page.locator(".table-wrap").filter({ has: page.locator("caption", { hasText: "Benchmark cases" }) });
+  await expect(list).toHaveClass(/table-grow/);
   expect(errors).toEqual([]);
 });
 

@@ -362,7 +362,7 @@ async fn keys_from_keyring_env_or_a_clear_error() {
             ..Default::default()
         })
         .unwrap_err();
-    assert_eq!(err.code.as_str(), "secrets");
+    assert_eq!(err.code.as_str(), "keyring_unavailable");
     assert!(err.message.contains("--api-key-env"), "{}", err.message);
     // the environment variable route works without any keyring
     std::env::set_var("PSEBENCH_TEST_KEY_A", "sk-right-0000000000");

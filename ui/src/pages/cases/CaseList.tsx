@@ -316,7 +316,7 @@ export function CaseList() {
               onOpen={(c) => navigate(href("/cases", c.case_id, carry))}
               caption="Benchmark cases"
               rowHeight={64}
-              maxHeight={620}
+              maxHeight="page"
               empty={
                 <EmptyState
                   title="No cases match these filters"
