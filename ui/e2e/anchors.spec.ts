@@ -134,7 +134,7 @@ test("imports JSONL and text files, reports duplicates, and imports nothing from
   await dialog.locator('input[type="file"]').setInputFiles({ name: "bad.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from('{"text": "A fine report about a fall on the stairs."}\n{"anchor_id": "x"}\n') });
   await dialog.getByRole("button", { name: "Import", exact: true }).click();
   await expect(dialog.getByRole("alert").getByText("Nothing was imported.")).toBeVisible();
-  await expect(dialog.getByText(/bad.jsonl: 1 problem\(s\) found, so no anchor was imported. First: bad.jsonl:2: "text" is missing/)).toBeVisible();
+  await expect(dialog.getByText(/bad.jsonl: 1 problem found, so no anchor was imported. First: bad.jsonl:2: "text" is missing/)).toBeVisible();
   await page.keyboard.press("Escape");
   await expect(dialog).toHaveCount(0);
   expect((await studio.api("anchors.list", { clause_id: null, origin: "imported", unbucketed_only: false, language: null })).length).toBe(2);
