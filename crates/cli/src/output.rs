@@ -60,40 +60,16 @@ pub fn truncate(s: &str, n: usize) -> String {
     }
 }
 
-/// Before a run sends data to remote providers: say what goes where and ask (or require `--yes`
-/// when nobody can answer). `what` names the data, e.g. "case text".
-pub fn confirm_remote(remote: &[String], what: &str, yes: bool) -> Result<(), ApiError> {
-    use std::io::{IsTerminal, Write};
-    if remote.is_empty() || yes {
-        return Ok(());
-    }
-    eprintln!("This run sends {what} to remote providers: {}.", remote.join(", "));
-    if !std::io::stdin().is_terminal() {
-        return Err(ApiError::invalid("Refusing to send data off this machine without confirmation: add --yes."));
-    }
-    eprint!("Continue? [y/N] ");
-    // A prompt that cannot be shown or read leaves the answer empty, which means "no".
-    let _ = std::io::stderr().flush();
-    let mut answer = String::new();
-    let _ = std::io::stdin().read_line(&mut answer);
-    if matches!(answer.trim(), "y" | "Y" | "yes") {
-        Ok(())
-    } else {
-        Err(ApiError::new(psebench::ErrorCode::Cancelled, "Not started."))
-    }
-}
-
-/// Before a deletion whose contents were just printed: ask y/N on a terminal; `--yes` skips the
-/// question; without a terminal (a script) and without `--yes` it refuses, saying so.
-pub fn confirm_delete(question: &str, yes: bool) -> Result<(), ApiError> {
+/// Asks a yes/no question on the terminal: `Ok(())` on yes, `Cancelled` with `refused` otherwise.
+/// `--yes` answers for the user; without a terminal (a script) and without `--yes` it refuses with
+/// `no_terminal`, since nobody can answer.
+fn ask_yes_no(question: &str, yes: bool, no_terminal: &str, refused: &str) -> Result<(), ApiError> {
     use std::io::{IsTerminal, Write};
     if yes {
         return Ok(());
     }
     if !std::io::stdin().is_terminal() {
-        return Err(ApiError::invalid(
-            "Nothing was deleted: there is no terminal to ask for confirmation. Add --yes to delete without the question.",
-        ));
+        return Err(ApiError::invalid(no_terminal));
     }
     eprint!("{question} [y/N] ");
     // A prompt that cannot be shown or read leaves the answer empty, which means "no".
@@ -103,8 +79,34 @@ pub fn confirm_delete(question: &str, yes: bool) -> Result<(), ApiError> {
     if matches!(answer.trim(), "y" | "Y" | "yes") {
         Ok(())
     } else {
-        Err(ApiError::new(psebench::ErrorCode::Cancelled, "Nothing was deleted."))
+        Err(ApiError::new(psebench::ErrorCode::Cancelled, refused))
     }
+}
+
+/// Before a run sends data to remote providers: say what goes where and ask (or require `--yes`
+/// when nobody can answer). `what` names the data, e.g. "case text".
+pub fn confirm_remote(remote: &[String], what: &str, yes: bool) -> Result<(), ApiError> {
+    if remote.is_empty() || yes {
+        return Ok(());
+    }
+    eprintln!("This run sends {what} to remote providers: {}.", remote.join(", "));
+    ask_yes_no(
+        "Continue?",
+        yes,
+        "Refusing to send data off this machine without confirmation: add --yes.",
+        "Not started.",
+    )
+}
+
+/// Before a deletion whose contents were just printed: ask y/N on a terminal; `--yes` skips the
+/// question; without a terminal (a script) and without `--yes` it refuses, saying so.
+pub fn confirm_delete(question: &str, yes: bool) -> Result<(), ApiError> {
+    ask_yes_no(
+        question,
+        yes,
+        "Nothing was deleted: there is no terminal to ask for confirmation. Add --yes to delete without the question.",
+        "Nothing was deleted.",
+    )
 }
 
 /// What deleting a run removes and what stays, as printed before the question.
