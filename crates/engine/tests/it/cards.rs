@@ -168,7 +168,13 @@ fn edits_make_versions_and_audit_is_recorded() {
     // editing again resets the status to draft
     c["clause_card_definition"] = json!("Changed wording.");
     let d = e
-        .card_save(&CardSaveRequest { card_id: "CardEdit_1".into(), json: pretty(&c), author: "B".into(), note: None, base_version: None })
+        .card_save(&CardSaveRequest {
+            card_id: "CardEdit_1".into(),
+            json: pretty(&c),
+            author: "B".into(),
+            note: None,
+            base_version: None,
+        })
         .unwrap();
     assert_eq!((d.summary.version, d.summary.status.as_str()), (3, "draft"));
 }
