@@ -111,6 +111,7 @@ const SCREENS: Screen[] = [
   { name: "Card library · author", path: () => "#/cards?view=author", ready: h1("Card library") },
   { name: "Card", path: () => "#/cards/CardRep_1_CareManagement_7", ready: (p) => p.getByRole("heading", { name: "Decision table" }) },
   { name: "Card · history", path: () => "#/cards/CardRep_1_CareManagement_7?tab=history", ready: (p) => p.getByRole("heading", { name: "Versions", exact: true }) },
+  { name: "Card · edit (form)", path: () => "#/cards/CardUnc_1_CareManagement_1?tab=edit", ready: (p) => p.getByRole("heading", { name: "Open question" }) },
   { name: "Anchors", path: () => "#/anchors", ready: (p) => p.getByText("754 anchors", { exact: true }) },
   { name: "Generate", path: () => "#/generate", ready: h1("Generate cases") },
   { name: "Generate · runs", path: () => "#/generate?tab=runs", ready: (p) => p.getByRole("heading", { name: "No generation runs yet" }) },

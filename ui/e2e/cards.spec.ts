@@ -151,8 +151,13 @@ test("import a card, see its lint error, fix it in the editor, save and audit it
   await expect(finding).toContainText("bc-unknown-element");
   await finding.getByRole("button", { name: "Fix in the editor" }).click();
   await expect(page).toHaveURL(/tab=edit/);
+  // The editor opens as a form: the finding sits next to the condition's fact slots, where the cursor goes.
+  const slots = page.getByTestId("card-form").getByRole("region", { name: /^Condition 2:/ }).getByRole("group", { name: "Fact slots that show whether it holds" });
+  await expect(slots.getByText(/refers to an element "allergy_recrd"/)).toBeVisible();
+  await expect(slots.getByRole("checkbox").first()).toBeFocused();
+  // The same draft in the JSON view.
+  await page.getByRole("button", { name: "JSON", exact: true }).click();
   const editor = page.getByRole("textbox", { name: `Card document of ${id} (JSON)` });
-  await expect(editor).toBeFocused();
   await expect(page.locator("#editor-status")).toContainText("2 errors");
   await expect(page.getByRole("button", { name: "Save as version 2" })).toBeDisabled();
 
@@ -205,6 +210,7 @@ test("import a card, see its lint error, fix it in the editor, save and audit it
 test("unsaved edits hold navigation until the user decides; Esc closes dialogs", async ({ page, studio }) => {
   const errors = watchErrors(page);
   await page.goto(`${studio.url}#/cards/CardNonrep_1_CareManagement_1?tab=edit`);
+  await page.getByRole("button", { name: "JSON", exact: true }).click();
   const editor = page.getByRole("textbox", { name: /Card document of CardNonrep_1_CareManagement_1/ });
   await expect(page.getByText("This is a built-in card, audited by the PSEBench Studio team.")).toBeVisible();
   await editor.fill((await editor.inputValue()).replace('"value": false', '"value": true'));

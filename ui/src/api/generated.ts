@@ -477,7 +477,12 @@ export type CardSaveRequest = { card_id: string,
 /**
  * The edited card document as JSON text.
  */
-json: string, author: string, note: string | null, };
+json: string, author: string, note: string | null, 
+/**
+ * The version the edit started from. When given and the card has changed since (someone
+ * else saved a newer version), the save is refused instead of silently replacing their work.
+ */
+base_version?: number, };
 
 export type CardShapeRow = { 
 /**

@@ -2,18 +2,37 @@
 
 import { ReactNode, useId, useRef, useState } from "react";
 
-export function Field({ label, hint, error, children }: { label: string; hint?: ReactNode; error?: string | null; children: (id: string) => ReactNode }) {
+/**
+ * A labelled control. `notes` (for example the checks' findings on this field) are shown under it
+ * and read with it (`describedBy`); `wrapId` names the field so a link can bring it into view.
+ */
+export function Field({
+  label,
+  hint,
+  error,
+  notes,
+  wrapId,
+  children,
+}: {
+  label: string;
+  hint?: ReactNode;
+  error?: string | null;
+  notes?: ReactNode;
+  wrapId?: string;
+  children: (id: string, describedBy?: string) => ReactNode;
+}) {
   const id = useId();
   return (
-    <div className={`field ${error ? "field-error" : ""}`}>
+    <div className={`field ${error ? "field-error" : ""}`} id={wrapId}>
       <label htmlFor={id}>{label}</label>
-      {children(id)}
+      {children(id, notes ? `${id}-notes` : undefined)}
       {hint && !error && <div className="hint">{hint}</div>}
       {error && (
         <div className="hint error-text" role="alert">
           {error}
         </div>
       )}
+      {notes && <div id={`${id}-notes`}>{notes}</div>}
     </div>
   );
 }
@@ -27,6 +46,10 @@ export function TextInput({
   placeholder,
   type = "text",
   autoFocus,
+  notes,
+  wrapId,
+  list,
+  onBlur,
 }: {
   label: string;
   value: string;
@@ -36,10 +59,28 @@ export function TextInput({
   placeholder?: string;
   type?: string;
   autoFocus?: boolean;
+  notes?: ReactNode;
+  wrapId?: string;
+  /** The id of a `<datalist>` of suggestions. */
+  list?: string;
+  onBlur?: () => void;
 }) {
   return (
-    <Field label={label} hint={hint} error={error}>
-      {(id) => <input id={id} type={type} value={value} placeholder={placeholder} autoFocus={autoFocus} onChange={(e) => onChange(e.target.value)} />}
+    <Field label={label} hint={hint} error={error} notes={notes} wrapId={wrapId}>
+      {(id, describedBy) => (
+        <input
+          id={id}
+          type={type}
+          value={value}
+          placeholder={placeholder}
+          autoFocus={autoFocus}
+          list={list}
+          aria-describedby={describedBy}
+          aria-invalid={error ? true : undefined}
+          onChange={(e) => onChange(e.target.value)}
+          onBlur={onBlur}
+        />
+      )}
     </Field>
   );
 }
@@ -68,17 +109,21 @@ export function Select({
   onChange,
   options,
   hint,
+  notes,
+  wrapId,
 }: {
   label: string;
   value: string;
   onChange: (v: string) => void;
   options: { value: string; label: string }[];
   hint?: ReactNode;
+  notes?: ReactNode;
+  wrapId?: string;
 }) {
   return (
-    <Field label={label} hint={hint}>
-      {(id) => (
-        <select id={id} value={value} onChange={(e) => onChange(e.target.value)}>
+    <Field label={label} hint={hint} notes={notes} wrapId={wrapId}>
+      {(id, describedBy) => (
+        <select id={id} value={value} aria-describedby={describedBy} onChange={(e) => onChange(e.target.value)}>
           {options.map((o) => (
             <option key={o.value} value={o.value}>
               {o.label}
@@ -90,10 +135,32 @@ export function Select({
   );
 }
 
-export function TextArea({ label, value, onChange, rows = 6, hint, mono = false }: { label: string; value: string; onChange: (v: string) => void; rows?: number; hint?: ReactNode; mono?: boolean }) {
+export function TextArea({
+  label,
+  value,
+  onChange,
+  rows = 6,
+  hint,
+  mono = false,
+  notes,
+  wrapId,
+  readOnly,
+}: {
+  label: string;
+  value: string;
+  onChange: (v: string) => void;
+  rows?: number;
+  hint?: ReactNode;
+  mono?: boolean;
+  notes?: ReactNode;
+  wrapId?: string;
+  readOnly?: boolean;
+}) {
   return (
-    <Field label={label} hint={hint}>
-      {(id) => <textarea id={id} rows={rows} className={mono ? "mono" : ""} value={value} onChange={(e) => onChange(e.target.value)} />}
+    <Field label={label} hint={hint} notes={notes} wrapId={wrapId}>
+      {(id, describedBy) => (
+        <textarea id={id} rows={rows} className={mono ? "mono" : ""} value={value} readOnly={readOnly} aria-describedby={describedBy} onChange={(e) => onChange(e.target.value)} />
+      )}
     </Field>
   );
 }

@@ -291,7 +291,13 @@ pub fn run(cli: &Cli, cmd: &CardsCmd) -> Result<ExitCode, ApiError> {
             let json = psebench::util::files::read_text(file, psebench::util::files::MAX_JSON_FILE_BYTES)?;
             let d: CardDetail = e.call(
                 "card.save",
-                &CardSaveRequest { card_id: id.clone(), json, author: author.clone(), note: note.clone() },
+                &CardSaveRequest {
+                    card_id: id.clone(),
+                    json,
+                    author: author.clone(),
+                    note: note.clone(),
+                    base_version: None,
+                },
             )?;
             if cli.json {
                 print_json(&d);

@@ -99,6 +99,11 @@ pub struct CardSaveRequest {
     pub json: String,
     pub author: String,
     pub note: Option<String>,
+    /// The version the edit started from. When given and the card has changed since (someone
+    /// else saved a newer version), the save is refused instead of silently replacing their work.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub base_version: Option<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -492,7 +497,15 @@ impl Engine {
             auditor: None,
             origin: &origin,
         };
-        self.store().with_tx(|tx| repo::add_version(tx, &v))?;
+        self.store().with_tx(|tx| {
+            if let Some(base) = req.base_version {
+                let now = repo::require_row(tx, &req.card_id)?;
+                if now.current_version != base {
+                    return Err(changed_since(&req.card_id, base, now.current_version));
+                }
+            }
+            repo::add_version(tx, &v)
+        })?;
         self.card_show(&req.card_id, None)
     }
 
@@ -625,4 +638,16 @@ pub fn line_diff(a: &str, b: &str) -> Vec<DiffLine> {
         }
     }
     out
+}
+
+/// The refusal of a save whose edit started from a version that is no longer the current one.
+fn changed_since(card_id: &str, base: i64, current: i64) -> ApiError {
+    ApiError::new(
+        ErrorCode::Conflict,
+        format!(
+            "Card {card_id} changed while you were editing: you started from version {base}, and version {current} \
+             has been saved since. Your edit was not saved. Look at the newer version first, then save again \
+             if your change still applies."
+        ),
+    )
 }

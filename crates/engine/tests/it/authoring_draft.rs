@@ -218,6 +218,7 @@ async fn a_new_pack_is_authored_audited_and_generated_from_end_to_end() {
         json: edited.to_string(),
         author: "Kim".into(),
         note: Some("clearer".into()),
+        base_version: None,
     })
     .unwrap();
     let after = e.card_show(REP, None).unwrap();

@@ -129,6 +129,7 @@ fn edits_make_versions_and_audit_is_recorded() {
             json: "{\"clause_card_id\": \"CardEdit_1\"}".into(),
             author: "A".into(),
             note: None,
+            base_version: None,
         })
         .unwrap_err();
     assert_eq!(err.code.as_str(), "validation_failed");
@@ -141,6 +142,7 @@ fn edits_make_versions_and_audit_is_recorded() {
             json: pretty(&c),
             author: "Dr. A".into(),
             note: Some("drop unused".into()),
+            base_version: None,
         })
         .unwrap();
     assert_eq!(d.summary.version, 2);
@@ -166,7 +168,13 @@ fn edits_make_versions_and_audit_is_recorded() {
     // editing again resets the status to draft
     c["clause_card_definition"] = json!("Changed wording.");
     let d = e
-        .card_save(&CardSaveRequest { card_id: "CardEdit_1".into(), json: pretty(&c), author: "B".into(), note: None })
+        .card_save(&CardSaveRequest {
+            card_id: "CardEdit_1".into(),
+            json: pretty(&c),
+            author: "B".into(),
+            note: None,
+            base_version: None,
+        })
         .unwrap();
     assert_eq!((d.summary.version, d.summary.status.as_str()), (3, "draft"));
 }
@@ -187,6 +195,7 @@ fn editing_a_builtin_card_keeps_the_original_version() {
             json: pretty(&v),
             author: "Local QA".into(),
             note: None,
+            base_version: None,
         })
         .unwrap();
     assert_eq!(d.summary.origin, "edited");
@@ -264,4 +273,34 @@ fn coverage_reports_each_clause_from_the_store_or_from_files() {
     let err = e.cards_coverage("mn29", Some("NoSuchClause"), &[]).unwrap_err();
     assert_eq!(err.code, psebench::ErrorCode::NotFound);
     assert!(err.message.contains("NoSuchClause"), "{}", err.message);
+}
+
+#[test]
+fn a_save_that_started_from_an_older_version_is_refused() {
+    let (_dir, e) = temp_engine();
+    let list = e.cards_list(&CardFilter::default()).unwrap();
+    let Some(first) = list.first() else { return };
+    let detail = e.card_show(&first.card_id, None).unwrap();
+    let save = |definition: &str, base: Option<i64>| {
+        let mut v = detail.card.clone();
+        v["clause_card_definition"] = json!(definition);
+        e.card_save(&CardSaveRequest {
+            card_id: first.card_id.clone(),
+            json: pretty(&v),
+            author: "Local QA".into(),
+            note: None,
+            base_version: base,
+        })
+    };
+    // Someone else saves first, from version 1.
+    assert_eq!(save("Their wording.", Some(1)).unwrap().summary.version, 2);
+    // A second edit that also started from version 1 is refused and stores nothing.
+    let err = save("My wording.", Some(1)).unwrap_err();
+    assert_eq!(err.code.as_str(), "conflict");
+    assert!(err.message.contains("version 2 has been saved since"), "{}", err.message);
+    let now = e.card_show(&first.card_id, None).unwrap();
+    assert_eq!(now.summary.version, 2);
+    assert_eq!(now.card["clause_card_definition"], json!("Their wording."));
+    // Started from the newer version (or without saying), it is saved.
+    assert_eq!(save("My wording.", Some(2)).unwrap().summary.version, 3);
 }

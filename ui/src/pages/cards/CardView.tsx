@@ -42,6 +42,8 @@ export function CardView({ cardId }: { cardId: string }) {
   const knownCards = useMemo(() => new Set((library.data ?? []).map((c) => c.card_id)), [library.data]);
 
   const [draft, setDraft] = useState<string | null>(null);
+  // The version the edit started from and the text it started with (to tell whether anything was typed).
+  const [editBase, setEditBase] = useState<{ version: number; text: string } | null>(null);
   const [restoredFrom, setRestoredFrom] = useState<number | null>(null);
   const [jump, setJump] = useState<JumpRequest>(null);
   const [anchor, setAnchor] = useState<{ id: string; seq: number } | null>(null);
@@ -59,8 +61,37 @@ export function CardView({ cardId }: { cardId: string }) {
 
   // Opening the editor starts from the current version.
   useEffect(() => {
-    if (tab === "edit" && draft === null && current) setDraft(baseText);
+    if (tab === "edit" && draft === null && current) {
+      setDraft(baseText);
+      setEditBase({ version: current.summary.version, text: baseText });
+    }
   }, [tab, draft, current, baseText]);
+
+  // The card may change while it is being edited (another window, the command line, a reviewer).
+  // An edit nobody has typed into yet simply follows; typed work is never replaced without asking.
+  const movedOn = draft !== null && current !== undefined && editBase !== null && current.summary.version !== editBase.version;
+  const untouched = movedOn && draft === editBase?.text && restoredFrom === null;
+  useEffect(() => {
+    if (untouched && current) {
+      setDraft(baseText);
+      setEditBase({ version: current.summary.version, text: baseText });
+    }
+  }, [untouched, current, baseText]);
+  const startFromCurrent = () => {
+    if (!current) return;
+    setDraft(baseText);
+    setEditBase({ version: current.summary.version, text: baseText });
+    setRestoredFrom(null);
+  };
+  const changedSince =
+    movedOn && !untouched && current
+      ? {
+          version: current.summary.version,
+          author: current.versions.find((v) => v.version === current.summary.version)?.author ?? null,
+          onLoadLatest: startFromCurrent,
+          onKeepMine: () => setEditBase({ version: current.summary.version, text: baseText }),
+        }
+      : null;
 
   const show = useCallback((t: CardTab, a?: string) => {
     setQuery("tab", t === "decision" ? null : t);
@@ -83,7 +114,7 @@ export function CardView({ cardId }: { cardId: string }) {
   }, [anchor, tab, shown.data]);
 
   const openInEditor = (pointer: string) => {
-    if (draft === null) setDraft(baseText);
+    if (draft === null) startFromCurrent();
     setQuery("version", null);
     setQuery("tab", "edit");
     setJump({ pointer, seq: Date.now() });
@@ -94,6 +125,7 @@ export function CardView({ cardId }: { cardId: string }) {
     try {
       const d = await api("card.show", { card_id: cardId, version: v });
       setDraft(pretty(d.card));
+      setEditBase({ version: d.summary.version, text: pretty(d.card) });
       setRestoredFrom(v);
       setQuery("version", null);
       setQuery("tab", "edit");
@@ -302,13 +334,19 @@ export function CardView({ cardId }: { cardId: string }) {
               draft={draft}
               setDraft={setDraft}
               jump={jump}
+              baseVersion={editBase?.version ?? current.summary.version}
+              changedSince={changedSince}
+              evidence={policy.data?.evidence ?? []}
+              clauses={policy.data?.clauses ?? []}
               onSaved={() => {
                 setDraft(null);
+                setEditBase(null);
                 setRestoredFrom(null);
                 show("decision");
               }}
               onDiscard={() => {
                 setDraft(null);
+                setEditBase(null);
                 setRestoredFrom(null);
                 show("decision");
               }}

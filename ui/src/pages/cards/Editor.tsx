@@ -1,9 +1,10 @@
-// The card editor: the card document as JSON with line numbers, checked as you type; errors block
-// saving, warnings do not. Saving makes a new version and sets the card back to draft.
+// The card editor: the card as a form or as JSON with line numbers (both edit the same draft
+// text), checked by the engine as you type; errors block saving, warnings do not. Saving makes a
+// new version and sets the card back to draft.
 
 import { useEffect, useEffectEvent, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { api, EngineError, useAction } from "../../api/client";
-import type { CardDetail, LintReport } from "../../api/generated";
+import type { CardDetail, Clause, EvidenceItem, LintReport } from "../../api/generated";
 import { ConfirmDialog } from "../../components/Dialog";
 import { ErrorBanner, Notice, toast } from "../../components/Feedback";
 import { TextInput } from "../../components/Forms";
@@ -11,6 +12,8 @@ import { plural } from "../../format";
 import { lineInMessage, lineOfPointer, offsetOfLine, parseMessage, pointerLabel } from "./logic";
 import { NameField, useRememberedName } from "../../components/NameField";
 import { SeverityBadge } from "./parts";
+import { CardForm } from "./form/CardForm";
+import { EditorView, fieldDomId, formPointers, parseDraft, placeFindings, placeOf, rememberedView, rememberView } from "./form/cardForm";
 
 const LINE_PX = 20;
 
@@ -34,6 +37,10 @@ export function CardEditor({
   onSaved,
   onDiscard,
   jump,
+  baseVersion,
+  changedSince,
+  evidence,
+  clauses,
 }: {
   detail: CardDetail;
   baseText: string;
@@ -42,7 +49,18 @@ export function CardEditor({
   onSaved: (d: CardDetail) => void;
   onDiscard: () => void;
   jump: JumpRequest;
+  /** The version the edit started from (a save is refused if the card has moved on since). */
+  baseVersion: number;
+  /** Said when someone else saved the card after this edit started: what to offer the user. */
+  changedSince: { version: number; author: string | null; onLoadLatest: () => void; onKeepMine: () => void } | null;
+  evidence: EvidenceItem[];
+  clauses: Clause[];
 }) {
+  const [view, setView] = useState<EditorView>(rememberedView);
+  const choose = (v: EditorView) => {
+    setView(v);
+    rememberView(v);
+  };
   const area = useRef<HTMLTextAreaElement>(null);
   const gutter = useRef<HTMLDivElement>(null);
   const [report, setReport] = useState<LintReport | null>(null);
@@ -90,7 +108,7 @@ export function CardEditor({
     const ro = new ResizeObserver(() => setWidth(el.clientWidth));
     ro.observe(el);
     return () => ro.disconnect();
-  }, []);
+  }, [view]);
   useLayoutEffect(() => {
     const m = mirror.current;
     const el = area.current;
@@ -98,10 +116,14 @@ export function CardEditor({
     const cs = getComputedStyle(el);
     m.style.width = `${el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight)}px`;
     setHeights(Array.from(m.children).map((c) => (c as HTMLElement).offsetHeight || LINE_PX));
-  }, [lineTexts, width]);
+  }, [lineTexts, width, view]);
   const topOf = (line: number) => heights.slice(0, line - 1).reduce((a, h) => a + h, 0) || (line - 1) * LINE_PX;
   const marks = useMemo(() => findingLines(checkedText ?? draft, report), [checkedText, draft, report]);
   const checking = checkedText !== draft;
+  // In the form, findings sit next to their field; the rest are listed above it.
+  const parsedDraft = useMemo(() => parseDraft(draft), [draft]);
+  const pointers = useMemo(() => (parsedDraft.ok ? formPointers(parsedDraft.doc) : []), [parsedDraft]);
+  const placed = useMemo(() => placeFindings(report?.problems ?? [], pointers), [report, pointers]);
   const errors = report?.errors ?? 0;
   const warnings = report?.warnings ?? 0;
 
@@ -116,30 +138,44 @@ export function CardEditor({
     if (gutter.current) gutter.current.scrollTop = el.scrollTop;
   };
 
+  /** Bring the form field a finding points at into view and put the cursor in it. */
+  const goToField = (pointer: string) => {
+    const at = placeOf(pointer, pointers);
+    const el = at === null ? null : document.getElementById(fieldDomId(at));
+    if (!el) return;
+    const control = el.matches("input, textarea, select") ? el : (el.querySelector<HTMLElement>("input, textarea, select") ?? el);
+    el.scrollIntoView({ block: "center" });
+    control.focus({ preventScroll: true });
+  };
+
   const lineOf = (pointer: string, message: string, rule: string) => (rule === "parse" ? lineInMessage(message) ?? 1 : lineOfPointer(draft, pointer));
 
   // Only when a new jump is requested, not on every keystroke: the effect event reads the current
   // text without making it a dependency.
   const jumpNow = useEffectEvent(() => {
-    if (jump) goToLine(lineOfPointer(draft, jump.pointer));
+    if (!jump) return;
+    if (view === "form" && parsedDraft.ok) goToField(jump.pointer);
+    else goToLine(lineOfPointer(draft, jump.pointer));
   });
   useEffect(() => {
     jumpNow();
   }, [jump?.seq]);
 
-  const blockReason = !dirty
-    ? "No changes yet."
-    : checking
-      ? "Checking your changes…"
-      : errors > 0
-        ? `Fix ${errors === 1 ? "the error" : `the ${errors} errors`} first.`
-        : !author.trim()
-          ? "Enter your name to save."
-          : null;
+  const blockReason = changedSince
+    ? "Someone else saved this card since you started: choose above what to do."
+    : !dirty
+      ? "No changes yet."
+      : checking
+        ? "Checking your changes…"
+        : errors > 0
+          ? `Fix ${errors === 1 ? "the error" : `the ${errors} errors`} first.`
+          : !author.trim()
+            ? "Enter your name to save."
+            : null;
 
   const doSave = async () => {
     rememberAuthor();
-    const d = await save.run({ card_id: s.card_id, json: draft, author: author.trim(), note: note.trim() || null });
+    const d = await save.run({ card_id: s.card_id, json: draft, author: author.trim(), note: note.trim() || null, base_version: baseVersion });
     if (d) {
       toast(`Saved version ${d.summary.version} of ${d.summary.card_id}. It is a draft until it is approved again.`);
       setNote("");
@@ -154,38 +190,66 @@ export function CardEditor({
           Saving creates your own version of it. The built-in text stays in the history, where you can compare your version with it.
         </Notice>
       )}
-      <div className="editor-frame">
-        <div className="editor-mirror" ref={mirror} aria-hidden>
-          {lineTexts.map((l, i) => (
-            <div key={i}>{l || " "}</div>
-          ))}
-        </div>
-        <div className="editor-gutter" ref={gutter} aria-hidden>
-          {Array.from({ length: lines }, (_, i) => {
-            const m = marks.get(i + 1);
-            return (
-              <div key={i} className={m ? `gl gl-${m}` : "gl"} style={{ height: heights[i] ?? LINE_PX }}>
-                {m && <span className="gl-mark">{m === "error" ? "✖" : "⚠"}</span>}
-                {i + 1}
-              </div>
-            );
-          })}
-        </div>
-        <textarea
-          ref={area}
-          className="editor-text"
-          aria-label={`Card document of ${s.card_id} (JSON)`}
-          aria-describedby="editor-status"
-          spellCheck={false}
-          autoCapitalize="off"
-          autoCorrect="off"
-          value={draft}
-          onChange={(e) => setDraft(e.target.value)}
-          onScroll={(e) => {
-            if (gutter.current) gutter.current.scrollTop = (e.target as HTMLTextAreaElement).scrollTop;
-          }}
-        />
+      {changedSince && (
+        <Notice kind="warn" title="This card changed since you started editing.">
+          <p>
+            {changedSince.author ? `${changedSince.author} saved` : "Someone saved"} version {changedSince.version} while you were editing version {baseVersion}. Your edits are still here
+            and have not been saved. Saving now would put your version over theirs, so decide first.
+          </p>
+          <div className="row gap wrap">
+            <button type="button" className="btn" onClick={changedSince.onKeepMine}>
+              Keep my edits (saving makes version {changedSince.version + 1})
+            </button>
+            <button type="button" className="btn btn-danger" onClick={changedSince.onLoadLatest}>
+              Drop my edits and open version {changedSince.version}
+            </button>
+          </div>
+        </Notice>
+      )}
+      <div className="row gap wrap editor-views" role="group" aria-label="Edit the card as">
+        <span className="small muted">Edit as</span>
+        <button type="button" className={`btn btn-small ${view === "form" ? "btn-primary" : ""}`} aria-pressed={view === "form"} onClick={() => choose("form")}>
+          Form
+        </button>
+        <button type="button" className={`btn btn-small ${view === "json" ? "btn-primary" : ""}`} aria-pressed={view === "json"} onClick={() => choose("json")}>
+          JSON
+        </button>
+        <span className="small muted">Both show the same card and run the same checks.</span>
       </div>
+      {view === "json" && (
+        <div className="editor-frame">
+          <div className="editor-mirror" ref={mirror} aria-hidden>
+            {lineTexts.map((l, i) => (
+              <div key={i}>{l || " "}</div>
+            ))}
+          </div>
+          <div className="editor-gutter" ref={gutter} aria-hidden>
+            {Array.from({ length: lines }, (_, i) => {
+              const m = marks.get(i + 1);
+              return (
+                <div key={i} className={m ? `gl gl-${m}` : "gl"} style={{ height: heights[i] ?? LINE_PX }}>
+                  {m && <span className="gl-mark">{m === "error" ? "✖" : "⚠"}</span>}
+                  {i + 1}
+                </div>
+              );
+            })}
+          </div>
+          <textarea
+            ref={area}
+            className="editor-text"
+            aria-label={`Card document of ${s.card_id} (JSON)`}
+            aria-describedby="editor-status"
+            spellCheck={false}
+            autoCapitalize="off"
+            autoCorrect="off"
+            value={draft}
+            onChange={(e) => setDraft(e.target.value)}
+            onScroll={(e) => {
+              if (gutter.current) gutter.current.scrollTop = (e.target as HTMLTextAreaElement).scrollTop;
+            }}
+          />
+        </div>
+      )}
       <div id="editor-status" className={`editor-status ${errors > 0 ? "es-err" : warnings > 0 ? "es-warn" : "es-ok"}`} aria-live="polite">
         {checkError ? (
           <span>The check could not run: {checkError.message}</span>
@@ -208,6 +272,8 @@ export function CardEditor({
         <ul className="lint-list editor-problems" aria-label="Problems in the edited card">
           {report.problems.map((p, i) => {
             const line = lineOf(p.pointer, p.message, p.rule);
+            const inForm = view === "form" && parsedDraft.ok;
+            const field = inForm && p.rule !== "parse" ? placeOf(p.pointer, pointers) : null;
             return (
               <li key={i} className={`lint-item lint-item-${p.severity}`}>
                 <SeverityBadge severity={p.severity} />
@@ -215,18 +281,28 @@ export function CardEditor({
                   <div>{p.rule === "parse" ? parseMessage(p.message) : p.message}</div>
                   <div className="muted small lint-meta">
                     Rule <code>{p.rule}</code> · at <code>{pointerLabel(p.pointer)}</code>
+                    {inForm && (field ? " · also shown next to its field below" : " · about the whole card")}
                   </div>
                 </div>
                 <div className="lint-actions">
-                  <button type="button" className="btn btn-small" onClick={() => goToLine(line)}>
-                    Go to line {line}
-                  </button>
+                  {inForm ? (
+                    field && (
+                      <button type="button" className="btn btn-small" onClick={() => goToField(p.pointer)}>
+                        Show the field
+                      </button>
+                    )
+                  ) : (
+                    <button type="button" className="btn btn-small" onClick={() => goToLine(line)}>
+                      Go to line {line}
+                    </button>
+                  )}
                 </div>
               </li>
             );
           })}
         </ul>
       )}
+      {view === "form" && <CardForm draft={draft} setDraft={setDraft} byField={placed.byField} evidence={evidence} clauses={clauses} onShowJson={() => choose("json")} />}
       <section className="card save-box" aria-labelledby="save-title">
         <h2 id="save-title">Save your changes</h2>
         <p className="muted small">
