@@ -39,7 +39,7 @@ resolve() {
   while IFS= read -r line; do
     while [[ "$line" =~ \$\{([A-Z_]+)\} ]]; do
       name=${BASH_REMATCH[1]}
-      value=$(sed -n "s/^!define $name \"\(.*\)\"\$/\1/p" "$NSI" | head -n1)
+      value=$(sed -n "s/^!define $name \"\(.*\)\"\$/\1/p" "$NSI" | awk 'NR == 1')
       [[ -n "$value" ]] || { echo "installer-files: $NSI uses \${$name} but does not define it" >&2; exit 1; }
       line=${line//"\${$name}"/$value}
     done
@@ -55,7 +55,7 @@ sed -n 's/^[[:space:]]*File "\${STAGE}\\\(.*\)"[[:space:]]*$/\1/p' "$NSI" | reso
 uninst=$(resolve <<<'${UNINSTEXE}')
 sed -n 's/^[[:space:]]*Delete "\$INSTDIR\\\(.*\)"[[:space:]]*$/\1/p' "$NSI" | resolve | grep -vxF "$uninst" | LC_ALL=C sort >"$tmp/the-uninstaller's-Delete-lines.txt"
 # The zip's files, without their common folder.
-folder=$(unzip -Z1 "$tmp/portable.zip" | head -n1 | cut -d/ -f1)
+folder=$(unzip -Z1 "$tmp/portable.zip" | awk -F/ 'NR == 1 { print $1 }')
 unzip -Z1 "$tmp/portable.zip" | grep -v '/$' | sed "s|^$folder/||" | LC_ALL=C sort >"$tmp/the-portable-zip.txt"
 { cat "$tmp/installer-files.txt"; printf '%s\n' "Add to Start menu.cmd" "Remove from Start menu.cmd"; } | LC_ALL=C sort >"$tmp/staging-plus-Start-menu-scripts.txt"
 

@@ -190,7 +190,7 @@ async function evalRunAgainstTheMock() {
   const during = (await mockRequests()).slice(seen);
   expect(during.length >= 3, `the mock saw ${during.length} requests during the run`);
   const bad = during.filter((q) => !q.had_key || q.outcome !== "ok");
-  expect(bad.length === 0, `${bad.length} requests of the run came without the key or were refused: ${JSON.stringify(bad[0]).slice(0, 300)}`);
+  expect(bad.length === 0, `${bad.length} requests of the run came without the key or were refused: ${String(JSON.stringify(bad[0])).slice(0, 300)}`);
 }
 
 async function evalExportWritesTrajectories() {
