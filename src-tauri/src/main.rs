@@ -73,30 +73,19 @@ fn prefer_simple_rendering() {
 fn main() {
     psebench::util::memory::limit_heap_arenas();
     prefer_simple_rendering();
-    let db = psebench::store::default_db_path();
-    let log_options = psebench::logging::LogOptions {
-        file_dir: Some(psebench::logging::log_dir_for(&db)),
-        file_level: psebench::logging::LogLevel::Info,
-        stderr_level: None,
-    };
-    // Kept until the app exits, so the last lines reach the file.
-    let _log = match psebench::logging::init(&log_options) {
-        Ok(guard) => Some(guard),
-        Err(e) => {
-            eprintln!("PSEBench Studio will run without a log file: {e}");
-            None
-        }
-    };
+    if std::env::args_os().nth(1).is_some_and(|a| a == "--check-startup") {
+        std::process::exit(startup::check_startup());
+    }
+    // The log guard is kept until the app exits, so the last lines reach the file.
+    let startup::Prepared { db, log: _log, log_problem } = startup::prepare();
+    if let Some(problem) = &log_problem {
+        eprintln!("PSEBench Studio will run without a log file: {problem}");
+    }
     if let Err(message) = startup::check_window_support() {
         startup::report_fatal("PSEBench Studio cannot start", &message);
         std::process::exit(1);
     }
-    // How other processes (the CLI) name this one when it holds a run they want to execute.
-    psebench::jobs::set_process_label("the desktop app");
-    let engine = Engine::open(&db);
-    if let Err(e) = &engine {
-        tracing::error!(error = %e, path = %db.display(), "the store could not be opened");
-    }
+    let engine = startup::open_store(&db);
     tauri::Builder::default()
         .setup(|app| {
             let studio = Studio(engine);

@@ -8,6 +8,83 @@
 #[cfg(windows)]
 const WEBVIEW2_DOWNLOAD: &str = "https://developer.microsoft.com/microsoft-edge/webview2/";
 
+use psebench::api::Engine;
+use psebench::ApiError;
+use std::path::PathBuf;
+
+/// What the app has set up before it opens its window.
+pub struct Prepared {
+    /// The store file (in the data folder, `%APPDATA%\psebench` on Windows).
+    pub db: PathBuf,
+    /// Keeps the log file written until the app exits.
+    pub log: Option<psebench::logging::LogGuard>,
+    /// Why there is no log file, when there is none (the app runs without one).
+    pub log_problem: Option<String>,
+}
+
+/// The data folder's log file, first thing: everything after it is logged there.
+pub fn prepare() -> Prepared {
+    let db = psebench::store::default_db_path();
+    let log_options = psebench::logging::LogOptions {
+        file_dir: Some(psebench::logging::log_dir_for(&db)),
+        file_level: psebench::logging::LogLevel::Info,
+        stderr_level: None,
+    };
+    match psebench::logging::init(&log_options) {
+        Ok(guard) => Prepared { db, log: Some(guard), log_problem: None },
+        Err(e) => Prepared { db, log: None, log_problem: Some(e.to_string()) },
+    }
+}
+
+/// Open the store (a failure is shown by the UI on every page, so it does not stop the app).
+pub fn open_store(db: &std::path::Path) -> Result<Engine, ApiError> {
+    // How other processes (the CLI) name this one when it holds a run they want to execute.
+    psebench::jobs::set_process_label("the desktop app");
+    let engine = Engine::open(db);
+    if let Err(e) = &engine {
+        tracing::error!(error = %e, path = %db.display(), "the store could not be opened");
+    }
+    engine
+}
+
+/// `psebench-studio --check-startup`: everything the app does before its window, without the
+/// window, reported on standard output: the data folder, the log file, the check that a window
+/// can be shown (WebView2 on Windows, with the message a user would see) and opening the store.
+/// Exit status 0 when the app could start here, 1 when it could not. Used by scripts/test-windows
+/// (under Wine, which has no WebView2, so the message must appear there).
+pub fn check_startup() -> i32 {
+    let prepared = prepare();
+    let mut can_start = true;
+    println!("PSEBench Studio start-up check (no window is opened).");
+    match prepared.db.parent() {
+        Some(folder) => println!("Data folder: {}", folder.display()),
+        None => println!("Data folder: none (the store is {})", prepared.db.display()),
+    }
+    match &prepared.log_problem {
+        None => println!("Log file: in {}", psebench::logging::log_dir_for(&prepared.db).display()),
+        Some(problem) => println!("Log file: none, the app would run without one ({problem})"),
+    }
+    match open_store(&prepared.db) {
+        Ok(engine) => println!("Store: opened {}", engine.store().path().display()),
+        Err(e) => {
+            can_start = false;
+            println!("Store: could not be opened: {e}");
+        }
+    }
+    match check_window_support() {
+        Ok(()) => println!("Window: can be shown."),
+        Err(message) => {
+            can_start = false;
+            println!("Window: cannot be shown. The app would say:\n{message}");
+        }
+    }
+    if can_start {
+        0
+    } else {
+        1
+    }
+}
+
 /// `Err(message)` when the app cannot show its window on this computer.
 pub fn check_window_support() -> Result<(), String> {
     #[cfg(windows)]

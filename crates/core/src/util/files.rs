@@ -226,8 +226,26 @@ fn read_line_limited(r: &mut impl BufRead, out: &mut Vec<u8>, limit: usize) -> R
     }
 }
 
+/// The error for an export whose file name `windows` refuses or would change (`CON.csv` is the
+/// console there, `a?b.csv` cannot be created, `notes.` loses its dot), before anything is written.
+/// Other systems accept those names, so they are only refused on Windows.
+pub fn refuse_file_name(path: &Path, windows: bool) -> Result<(), ApiError> {
+    if !windows {
+        return Ok(());
+    }
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else { return Ok(()) };
+    match crate::util::file_names::windows_problem(name) {
+        Some(why) => Err(ApiError::invalid(format!(
+            "{}: Windows cannot save a file under this name: {why}. Choose another name.",
+            path.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Write a file atomically enough for exports: write to a sibling temp file, then rename.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ApiError> {
+    refuse_file_name(path, cfg!(windows))?;
     if let Some(parent) = path.parent() {
         if !parent.as_os_str().is_empty() {
             std::fs::create_dir_all(parent).map_err(|e| {
@@ -270,6 +288,18 @@ pub fn write_error(path: &Path, e: &std::io::Error) -> ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_windows_refuses_are_refused_there_only() {
+        for bad in ["CON.csv", "nul.jsonl", "a?b.csv", "what*.md", "notes."] {
+            let e = refuse_file_name(&Path::new("out").join(bad), true).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidInput, "{bad}");
+            assert!(e.message.contains("Windows cannot save a file under this name"), "{bad}: {}", e.message);
+            assert!(refuse_file_name(&Path::new("out").join(bad), false).is_ok(), "{bad}");
+        }
+        assert!(refuse_file_name(Path::new("out/results.csv"), true).is_ok());
+        assert!(refuse_file_name(Path::new("console.csv"), true).is_ok());
+    }
 
     #[test]
     fn locates_bad_utf8() {
