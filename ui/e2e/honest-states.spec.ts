@@ -1,4 +1,4 @@
-// Honest states: an evaluation whose replies could not be read finishes "with problems" and says
+// Honest states: an evaluation or a generation run whose replies could not be read finishes "with problems" and says
 // how many and why (run list, run panel, Home, Results); an extraction whose replies cannot be used
 // is "failed" with its reason and a way to try again, never waiting for approval; and without an
 // OS keyring (as here: no D-Bus session) a key can be held in memory for this session and is the
@@ -38,6 +38,51 @@ test("a run whose replies could not be read finishes with problems, with counts 
   expect(errors).toEqual([]);
 });
 
+test.describe("a generation run whose writer's replies cannot be read", () => {
+  let own: OwnStudio;
+  let mock: MockLlm;
+  const CARD = "CardRep_1_CareManagement_7";
+  test.beforeAll(async () => {
+    own = await startStudio();
+    // The writer answers the fill-in-the-facts step in prose every time: the candidate is dropped
+    // after its tries and its incomplete-report variant is never started.
+    mock = await startMockLlm({ rules: [{ name: "prose", when: { system_contains: "You fill in the facts" }, reply: { text: "Some facts, in my own words." } }] });
+    await addMockModel(own, mock, "writer");
+  });
+  test.afterAll(() => {
+    mock?.stop();
+    own?.stop();
+  });
+
+  test("finishes with problems in the run list and on the run's page", async ({ page }) => {
+    const errors = watchErrors(page);
+    const { run_id } = await own.api("generation.start", {
+      policy: "mn29",
+      cards: CARD,
+      anchors_per_card: 1,
+      model: "writer",
+      verifier_model: "writer",
+      seed: 7,
+      concurrency: 1,
+      include_missing: true,
+      anchor_origin: null,
+      label: "Unreadable writer",
+    });
+    await expect.poll(async () => (await own.api("generation.show", { run_id })).status, { timeout: 60_000 }).toBe("completed");
+    const why = /1 of 1 candidates were dropped because the model's replies could not be read — the writing or checking model did not answer in the JSON the task asks for/;
+
+    await page.goto(`${own.url}#/generate?tab=runs`);
+    const row = page.getByRole("row", { name: /Unreadable writer/ });
+    await expect(row.locator(".status-completed_with_problems")).toHaveText(/Finished with problems/);
+    await expect(row.getByText(why)).toBeVisible();
+
+    await page.goto(`${own.url}#/generate?run=${run_id}`);
+    await expect(page.getByRole("alert").filter({ hasText: "Finished with problems." })).toContainText(why);
+    await expect(page.getByText("Finished.", { exact: true })).toHaveCount(0);
+    expect(errors).toEqual([]);
+  });
+});
+
 const POLICY = "riverland-honest";
 const FALL = "RL_Falls_1_LastingHarm";
 const prose = { text: "I would rather not pick any sections today." };
@@ -74,23 +119,37 @@ test.describe("an extraction that fails", () => {
     own?.stop();
   });
 
-  test("is failed with the reason and a Try again that runs it again", async ({ page }) => {
+  test("is failed with the reason and a Try again that runs it again, also after a reload", async ({ page }) => {
     const errors = watchErrors(page);
     await page.addInitScript((id) => window.localStorage.setItem("psebench.policy", id), POLICY);
     await page.goto(`${own.url}#/cards`);
     await page.getByRole("tab", { name: "Author from policy" }).click();
     await page.getByRole("button", { name: /Falls clause 1/ }).click();
     await page.getByRole("button", { name: "Run extraction" }).click();
-    const failed = page.getByRole("alert").filter({ hasText: "Extraction failed." });
-    await expect(failed).toContainText("after 3 tries the model's reply could not be used");
-    await expect(failed).toContainText("not one JSON object");
-    await expect(failed).toContainText("Nothing was stored for approval");
+    const failedNow = page.getByRole("alert").filter({ hasText: "Extraction failed." });
+    await expect(failedNow).toContainText("after 3 tries the model's reply could not be used");
+    await expect(failedNow).toContainText("not one JSON object");
+    await expect(failedNow).toContainText("Nothing was stored for approval");
     await expect(page.getByText(/waiting for approval/)).toHaveCount(0);
     expect(await own.api("authoring.extractions", { policy: null, clause: null })).toEqual([]);
+
+    // After a reload the failure is still there, with its reason and Try again; nothing to approve.
+    await page.reload();
+    await page.getByRole("tab", { name: "Author from policy" }).click();
+    await page.getByRole("button", { name: /Falls clause 1/ }).click();
+    const kept = page.getByTestId("extraction-failed");
+    await expect(kept).toContainText("Failed:");
+    await expect(kept).toContainText("not one JSON object");
+    await expect(kept).toContainText("Nothing was stored for approval");
+    await expect(page.getByRole("button", { name: "Approve extraction" })).toHaveCount(0);
+    await expect(page.getByText(/waiting for approval/i)).toHaveCount(0);
+    const failed = kept;
 
     await failed.getByRole("button", { name: "Try again" }).click();
     await expect(page.getByTestId("extraction")).toBeVisible();
     await expect(page.getByText("Extraction failed.")).toHaveCount(0);
+    await expect(page.getByTestId("extraction-failed")).toHaveCount(0);
+    expect(await own.api("authoring.extraction_failures", { policy: null, clause: null })).toEqual([]);
     const stored = await own.api("authoring.extractions", { policy: null, clause: null });
     expect(stored.map((x) => x.status)).toEqual(["proposed"]);
     expect(errors).toEqual([]);

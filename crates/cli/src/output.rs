@@ -148,3 +148,12 @@ pub fn print_provenance(p: Option<&psebench::protocol::RunProvenance>) {
     let prompts: Vec<String> = p.prompt_versions.iter().map(|(n, v)| format!("{n} {v}")).collect();
     println!("  Prompts       {}", prompts.join(", "));
 }
+
+/// A run's status in words, "finished with problems" when the engine warns that a run that went
+/// through its items produced mostly unusable results (its message says how many and why).
+pub fn run_status_words(status: psebench::jobs::RunStatus, problems: Option<&psebench::jobs::RunProblems>) -> String {
+    match problems {
+        Some(_) => "finished with problems".to_string(),
+        None => status.words().to_string(),
+    }
+}

@@ -249,7 +249,13 @@ error: string | null,
  * Outcomes of the anchors handled so far, in the job's order (`anchor_job.list` leaves the
  * items out; `anchor_job.show` has them).
  */
-result: AnchorBatchResult, };
+result: AnchorBatchResult, 
+/**
+ * Set when the job went through every anchor but most of them failed (their replies could
+ * not be read or their calls failed): the app shows "finished with problems" with this
+ * message. Resume tries the failed anchors again.
+ */
+problems: RunProblems | null, };
 
 /**
  * What `anchors presort` asks for.
@@ -902,7 +908,16 @@ export type DraftAllRun = { run_id: string, status: RunStatus, policy: string, m
 /**
  * Drafts the job has stored so far.
  */
-drafts: number, };
+drafts: number, 
+/**
+ * Of those, drafts that failed (their replies could not be read or did not pass the checks).
+ */
+failed: number, 
+/**
+ * Set when the job went through every clause but most of its drafts failed: the app shows
+ * "finished with problems" with this message instead of a plain "finished".
+ */
+problems: RunProblems | null, };
 
 export type DraftDiff = { item_id: string, against: string, lines: Array<DiffLine>, };
 
@@ -1217,6 +1232,24 @@ proposed: Array<ChosenSection>, rejected_ids: Array<string>, problems: Array<str
 status: string, approved_by: string | null, approved_at: string | null, notes: string | null, created_at: string, calls: Array<AuthoringCall>, };
 
 /**
+ * A clause's latest extraction that failed: nothing was proposed for approval, and this says why.
+ * It is kept until the clause is extracted again (a new failure replaces it, a success clears it).
+ */
+export type ExtractionFailure = { policy_id: string, clause_id: string, 
+/**
+ * Always "failed".
+ */
+status: string, model: string, attempts: number, 
+/**
+ * Why the model's replies could not be used, in plain words.
+ */
+reason: string, 
+/**
+ * The whole failure as shown: what failed, why, and what to do.
+ */
+message: string, failed_at: string, };
+
+/**
  * Which extractions to list.
  */
 export type ExtractionFilter = { policy: string | null, clause: string | null, };
@@ -1274,7 +1307,11 @@ export type GenerationCounts = { total: number, done: number, pending: number, a
 /**
  * Missing variants never started because their complete case was dropped.
  */
-skipped: number, units_total: number, units_done: number, attempts: number, 
+skipped: number, 
+/**
+ * Dropped candidates with a model reply that could not be read among their calls.
+ */
+unreadable: number, units_total: number, units_done: number, attempts: number, 
 /**
  * Attempts after the first of a stage.
  */
@@ -1469,7 +1506,12 @@ export type GenerationRunView = { run_id: string, status: RunStatus, label: stri
 /**
  * The request and the prompt versions it was created with.
  */
-config: GenerationRunConfig, created_at: string, started_at: string | null, finished_at: string | null, error: string | null, counts: GenerationCounts, };
+config: GenerationRunConfig, created_at: string, started_at: string | null, finished_at: string | null, error: string | null, counts: GenerationCounts, 
+/**
+ * Set when the run finished but most of its candidates were dropped on unreadable replies:
+ * the app shows "finished with problems" with this message instead of a plain "finished".
+ */
+problems: RunProblems | null, };
 
 export type GenerationStageEstimate = { stage: string, calls: number, input_tokens: number, output_tokens: number, };
 
@@ -1602,7 +1644,11 @@ export type LabelAuditResults = { run_id: string, status: RunStatus, models: Arr
 /**
  * How ties count.
  */
-tie_rule: string, };
+tie_rule: string, 
+/**
+ * Set when the audit finished but most of the models' screens ended on an unreadable reply.
+ */
+problems: RunProblems | null, };
 
 export type LabelAuditResultsRequest = { 
 /**
@@ -1618,7 +1664,12 @@ export type LabelAuditRow = { case_id: string, label: string, clause_id: string,
 /**
  * An audit as listed.
  */
-export type LabelAuditRunView = { run_id: string, status: RunStatus, label: string | null, cases_filter: string, models: Array<string>, cases: number, screened: number, disputed: number, cost_usd: number, created_at: string, finished_at: string | null, error: string | null, };
+export type LabelAuditRunView = { run_id: string, status: RunStatus, label: string | null, cases_filter: string, models: Array<string>, cases: number, screened: number, disputed: number, cost_usd: number, created_at: string, finished_at: string | null, error: string | null, 
+/**
+ * Set when the audit finished but most of the models' screens ended on an unreadable reply:
+ * the app shows "finished with problems" with this message instead of a plain "finished".
+ */
+problems: RunProblems | null, };
 
 /**
  * One row of the ledger.
@@ -3220,6 +3271,8 @@ export interface ApiMethods {
   "authoring.approve": { params: ApproveRequest; result: Extraction };
   /** Extractions, optionally of one policy or one clause. */
   "authoring.extractions": { params: ExtractionFilter; result: Array<ExtractionSummary> };
+  /** Failed extractions (the latest of each clause, with the reason), optionally of one policy or one clause; a later extraction of the clause replaces or clears it. */
+  "authoring.extraction_failures": { params: ExtractionFilter; result: Array<ExtractionFailure> };
   /** One extraction: its sections, document, self-check and every model call. */
   "authoring.extraction_show": { params: IdParams; result: Extraction };
   /** Draft complete-case cards, Uncertain cards or missing variants for one clause from its approved extraction; check them in code (feeding problems back, at most three attempts) and store the draft. */

@@ -179,7 +179,12 @@ fn follow_job(cli: &Cli, e: &Api, run_id: &str, what: &str) -> Result<ExitCode, 
         return Ok(ExitCode::SUCCESS);
     }
     if !cli.json {
-        println!("Job {run_id}: {} — {} of {} done.", view.status.as_str(), view.done, count(view.total, "anchor"));
+        println!(
+            "Job {run_id}: {} — {} of {} done.",
+            crate::output::run_status_words(view.status, view.problems.as_ref()),
+            view.done,
+            count(view.total, "anchor")
+        );
         if let Some(err) = &view.error {
             println!("{err}");
         }
@@ -364,7 +369,7 @@ pub fn run(cli: &Cli, cmd: &AnchorsCmd) -> Result<ExitCode, ApiError> {
                         vec![
                             j.run_id.clone(),
                             j.kind.as_str().into(),
-                            j.status.as_str().into(),
+                            crate::output::run_status_words(j.status, j.problems.as_ref()),
                             j.model.clone(),
                             format!("{}/{}", j.done, j.total),
                             j.result.changed.to_string(),

@@ -391,7 +391,13 @@ pub fn run(cli: &Cli, cmd: &AuthorCmd) -> Result<ExitCode, ApiError> {
             if cli.json {
                 print_json(&run);
             } else if let Some(r) = run {
-                println!("Job {}: {} — {} stored.", r.run_id, r.status.as_str(), count(r.drafts, "draft"));
+                println!(
+                    "Job {}: {} — {} stored, {} failed.",
+                    r.run_id,
+                    crate::output::run_status_words(r.status, r.problems.as_ref()),
+                    count(r.drafts, "draft"),
+                    r.failed
+                );
                 if let Some(err) = &r.error {
                     println!("{err}");
                 }

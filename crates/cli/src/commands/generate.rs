@@ -273,7 +273,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
                         vec![
                             r.run_id.clone(),
                             r.config.model.clone(),
-                            r.status.words().to_string(),
+                            crate::output::run_status_words(r.status, r.problems.as_ref()),
                             format!("{}/{}", r.counts.done, r.counts.total),
                             r.counts.accepted.to_string(),
                             r.counts.dropped.to_string(),
@@ -294,7 +294,7 @@ pub fn run(cli: &Cli, args: &GenerateArgs) -> Result<ExitCode, ApiError> {
                 println!(
                     "Run {} — {}{}",
                     v.run_id,
-                    v.status.words(),
+                    crate::output::run_status_words(v.status, v.problems.as_ref()),
                     v.label.as_ref().map(|l| format!(" — {l}")).unwrap_or_default()
                 );
                 println!("Request: {}", serde_json::to_string(&v.config.request).unwrap_or_default());

@@ -150,6 +150,9 @@ pub fn audit(cli: &Cli, e: &crate::api::Api, args: &LabelAuditArgs) -> Result<Ex
             report.disputed.len()
         );
         println!("{TIE_RULE}");
+        if let Some(p) = &results.problems {
+            println!("{}", p.message);
+        }
         if results.status != psebench::jobs::RunStatus::Completed {
             println!("The audit is {}; resume it: psebench cases screen --resume {run_id}", results.status);
         }

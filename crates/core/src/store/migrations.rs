@@ -43,6 +43,7 @@ pub static MIGRATIONS: &[Migration] = &[
     migration!("20261129090000_tables_named_for_their_concept"),
     migration!("20261129100000_models_simulation"),
     migration!("20261129120000_change_counters"),
+    migration!("20261129130000_extraction_failures"),
 ];
 
 const BOOKKEEPING: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -130,12 +130,14 @@ async fn ask(
 ) -> Result<Value, AskFail> {
     let (system, user) = prompt.render(values).map_err(|e| AskFail::Other(e.message))?;
     let mut last = String::new();
+    let mut asked = Vec::new();
     for attempt in 0..3u32 {
         let req = ChatRequest {
             repeat: attempt,
             ..ChatRequest::new(vec![crate::llm::Message::system(&system), crate::llm::Message::user(&user)])
         }
         .json_schema(schema_name, schema.clone());
+        asked.push(crate::llm::cache::key(&handle.cfg, &req));
         let resp = engine.llm().chat(handle, &req, ctx, cancel).await.map_err(AskFail::Model)?;
         if !resp.cache_hit {
             spent.input += resp.usage.input_tokens;
@@ -147,6 +149,8 @@ async fn ask(
             Err(e) => last = e.to_string(),
         }
     }
+    // The unreadable replies leave the cache, so that a resume asks the model afresh.
+    crate::llm::cache::forget(engine.store(), asked).await.map_err(|e| AskFail::Other(e.message))?;
     Err(AskFail::Other(format!("the model's reply could not be read after 3 tries ({last})")))
 }
 

@@ -66,7 +66,7 @@ use crate::authoring::draft::{
     DraftResult, DraftSummary, RejectRequest,
 };
 use crate::authoring::{
-    ApproveRequest, ExtractRequest, ExtractResult, Extraction, ExtractionFilter, ExtractionSummary,
+    ApproveRequest, ExtractRequest, ExtractResult, Extraction, ExtractionFailure, ExtractionFilter, ExtractionSummary,
 };
 use crate::card::lint::LintReport;
 use crate::case::repo::{CaseFilter, CaseSummary};
@@ -1043,6 +1043,9 @@ api_methods! {
     }
     "authoring.extractions" ["Extractions, optionally of one policy or one clause."] (e, p: ExtractionFilter) -> Vec<ExtractionSummary> {
         blocking(move || e.authoring_extractions(&p)).await?
+    }
+    "authoring.extraction_failures" ["Failed extractions (the latest of each clause, with the reason), optionally of one policy or one clause; a later extraction of the clause replaces or clears it."] (e, p: ExtractionFilter) -> Vec<ExtractionFailure> {
+        blocking(move || e.authoring_extraction_failures(&p)).await?
     }
     "authoring.extraction_show" ["One extraction: its sections, document, self-check and every model call."] (e, p: IdParams) -> Extraction {
         blocking(move || e.authoring_extraction_show(&p.id)).await?

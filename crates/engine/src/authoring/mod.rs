@@ -145,6 +145,23 @@ pub struct ExtractionSummary {
     pub created_at: String,
 }
 
+/// A clause's latest extraction that failed: nothing was proposed for approval, and this says why.
+/// It is kept until the clause is extracted again (a new failure replaces it, a success clears it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct ExtractionFailure {
+    pub policy_id: String,
+    pub clause_id: String,
+    /// Always "failed".
+    pub status: String,
+    pub model: String,
+    pub attempts: u32,
+    /// Why the model's replies could not be used, in plain words.
+    pub reason: String,
+    /// The whole failure as shown: what failed, why, and what to do.
+    pub message: String,
+    pub failed_at: String,
+}
+
 /// What `psebench author extract` asks for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ExtractRequest {
@@ -380,12 +397,23 @@ impl Engine {
             // No usable choice at all: a failure with its reason, never an empty proposal. Its
             // replies leave the cache, so that trying again asks the model afresh.
             crate::llm::cache::forget(self.store(), asked).await?;
-            return Err(ExtractionFailed::UnusableReply {
-                clause: clause.clause_id.clone(),
+            let reason = checked.problems.join(" ");
+            let failed =
+                ExtractionFailed::UnusableReply { clause: clause.clause_id.clone(), attempts, reason: reason.clone() };
+            // The failure is kept (replacing an earlier one), so that it still shows with its
+            // reason after a reload and in other windows.
+            let f = ExtractionFailure {
+                policy_id: policy.clone(),
+                clause_id: clause.clause_id.clone(),
+                status: "failed".into(),
+                model: handle.cfg.name.clone(),
                 attempts,
-                reason: checked.problems.join(" "),
-            }
-            .into());
+                reason,
+                message: failed.to_string(),
+                failed_at: crate::util::now_rfc3339(),
+            };
+            self.store().call(move |c| repo::record_failure(c, &f)).await?;
+            return Err(failed.into());
         }
         let chosen_ids: Vec<String> = checked.valid.iter().map(|c| c.section_id.clone()).collect();
 
@@ -431,6 +459,8 @@ impl Engine {
                     ..x
                 };
                 repo::insert(tx, &x)?;
+                // A usable extraction replaces the clause's failed one.
+                repo::clear_failure(tx, &policy, &clause_id)?;
                 Ok(x)
             })
             .await?;
@@ -500,6 +530,11 @@ impl Engine {
     /// Every extraction, optionally of one policy and/or one clause.
     pub fn authoring_extractions(&self, f: &ExtractionFilter) -> ApiResult<Vec<ExtractionSummary>> {
         self.store().with_conn(|c| repo::list(c, f.policy.as_deref(), f.clause.as_deref()))
+    }
+
+    /// Failed extractions (the latest per clause), optionally of one policy and/or one clause.
+    pub fn authoring_extraction_failures(&self, f: &ExtractionFilter) -> ApiResult<Vec<ExtractionFailure>> {
+        self.store().with_read(|c| repo::failures(c, f.policy.as_deref(), f.clause.as_deref()))
     }
 
     /// One extraction with its document, self-check and calls.

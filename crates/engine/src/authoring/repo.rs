@@ -3,7 +3,7 @@
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
-use super::{AuthoringCall, Extraction, ExtractionSummary};
+use super::{AuthoringCall, Extraction, ExtractionFailure, ExtractionSummary};
 use crate::error::{ApiError, ApiResult};
 use crate::llm::ledger;
 use crate::policy::extraction::ApprovedExtraction;
@@ -93,6 +93,7 @@ pub fn delete_for_policy(conn: &Connection, policy_id: &str) -> ApiResult<()> {
     let items = st.query_map([policy_id], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
     ledger::forget_items(conn, &items)?;
     conn.execute("DELETE FROM authoring_extractions WHERE policy_id = ?1", [policy_id])?;
+    conn.execute("DELETE FROM authoring_extraction_failures WHERE policy_id = ?1", [policy_id])?;
     conn.execute("DELETE FROM authoring_drafts WHERE policy_id = ?1", [policy_id])?;
     Ok(())
 }
@@ -231,4 +232,46 @@ pub fn approve(conn: &Connection, x: &Extraction) -> ApiResult<()> {
         params![x.extraction_id, json(&x.sections)?, x.document, x.approved_by, x.approved_at, x.notes],
     )?;
     Ok(())
+}
+
+/// Keep a clause's failed extraction, replacing an earlier failure of the clause.
+pub fn record_failure(conn: &Connection, f: &ExtractionFailure) -> ApiResult<()> {
+    conn.execute(
+        "INSERT OR REPLACE INTO authoring_extraction_failures (policy_id, clause_id, model, attempts, reason, message, failed_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![f.policy_id, f.clause_id, f.model, f.attempts, f.reason, f.message, f.failed_at],
+    )?;
+    Ok(())
+}
+
+/// Forget a clause's failed extraction (a later extraction of it succeeded).
+pub fn clear_failure(conn: &Connection, policy: &str, clause: &str) -> ApiResult<()> {
+    conn.execute(
+        "DELETE FROM authoring_extraction_failures WHERE policy_id = ?1 AND clause_id = ?2",
+        params![policy, clause],
+    )?;
+    Ok(())
+}
+
+/// Failed extractions, optionally of one policy and/or one clause.
+pub fn failures(conn: &Connection, policy: Option<&str>, clause: Option<&str>) -> ApiResult<Vec<ExtractionFailure>> {
+    let mut st = conn.prepare(
+        "SELECT policy_id, clause_id, model, attempts, reason, message, failed_at FROM authoring_extraction_failures
+         WHERE (?1 IS NULL OR policy_id = ?1) AND (?2 IS NULL OR clause_id = ?2) ORDER BY policy_id, clause_id",
+    )?;
+    let rows = st
+        .query_map(params![policy, clause], |r| {
+            Ok(ExtractionFailure {
+                policy_id: r.get(0)?,
+                clause_id: r.get(1)?,
+                model: r.get(2)?,
+                attempts: r.get(3)?,
+                reason: r.get(4)?,
+                message: r.get(5)?,
+                failed_at: r.get(6)?,
+                status: "failed".into(),
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
 }

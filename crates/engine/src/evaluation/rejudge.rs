@@ -54,7 +54,17 @@ pub struct RejudgeSummary {
     pub cost_usd: f64,
     /// Why the work stopped early, if it did.
     pub message: Option<String>,
+    /// Set when the re-judging went through every case but most judgements failed.
+    pub problems: Option<jobs::RunProblems>,
 }
+
+/// What a re-judging calls a judgement that failed.
+pub const JUDGE_FAILED_WORDS: jobs::ProblemWords = jobs::ProblemWords {
+    what: "judgements failed",
+    reason: "the judge model's replies could not be read as a grading of the rationale",
+    advice: "Those cases keep no grade of their rationale. Check the judge model's settings (a larger reply limit, \
+             JSON output) or choose another judge, then re-judge the missing ones again.",
+};
 
 fn eligible(case: &Case, t: &Trajectory, only_missing: bool) -> bool {
     let correct = t.final_answer.as_ref().and_then(|f| f.final_verdict.as_deref()) == Some(case.gold_verdict.as_str());
@@ -173,6 +183,14 @@ impl Job for RejudgeJob<'_> {
     }
 
     /// The run's own outcome does not change: only its judgements do.
+    fn problems(&self, _t: &Tally) -> Option<jobs::RunProblems> {
+        jobs::assess_problems(
+            self.judged.load(Ordering::SeqCst),
+            self.failed.load(Ordering::SeqCst),
+            JUDGE_FAILED_WORDS,
+        )
+    }
+
     fn stored_status(&self, _ended: RunStatus) -> RunStatus {
         match self.before.0 {
             RunStatus::Running | RunStatus::Interrupted => RunStatus::Failed,
@@ -214,6 +232,7 @@ impl Job for RejudgeJob<'_> {
             judged: self.judged.load(Ordering::SeqCst),
             failed: self.failed.load(Ordering::SeqCst),
             cost_usd: self.cost(),
+            problems: (end.status == RunStatus::Completed).then(|| self.problems(&end.tally)).flatten(),
             message: end.message,
         };
         tracing::info!(run = %self.run_id, judged = summary.judged, failed = summary.failed, "re-judging finished");

@@ -168,6 +168,7 @@ impl Job for GenerationJob<'_> {
             ("accepted", c.accepted as f64),
             ("dropped", c.dropped as f64),
             ("skipped", c.skipped as f64),
+            ("unreadable", c.unreadable as f64),
             ("retries", c.retries as f64),
             ("attempts", c.attempts as f64),
             ("units_done", c.units_done as f64),
@@ -188,6 +189,16 @@ impl Job for GenerationJob<'_> {
             budget_units: c.units_done,
             counters,
         })
+    }
+
+    fn problems(&self, t: &Tally) -> Option<crate::jobs::RunProblems> {
+        let count = |k: &str| t.counters.get(k).copied().unwrap_or(0.0) as u64;
+        // Candidates never started (skipped because their complete case was dropped) are not counted.
+        crate::jobs::assess_problems(
+            t.done.saturating_sub(count("skipped")),
+            count("unreadable"),
+            super::UNREADABLE_WORDS,
+        )
     }
 
     async fn summary(&self, end: RunEnd) -> ApiResult<GenerationSummary> {

@@ -231,6 +231,8 @@ pub struct GenerationCounts {
     pub dropped: u64,
     /// Missing variants never started because their complete case was dropped.
     pub skipped: u64,
+    /// Dropped candidates with a model reply that could not be read among their calls.
+    pub unreadable: u64,
     pub units_total: u64,
     pub units_done: u64,
     pub attempts: u64,
@@ -252,6 +254,8 @@ pub struct GenerationSummary {
     pub status: RunStatus,
     pub counts: GenerationCounts,
     pub message: Option<String>,
+    /// Set when the run finished but most of its candidates were dropped on unreadable replies.
+    pub problems: Option<jobs::RunProblems>,
 }
 
 /// A generation run as listed and shown.
@@ -267,6 +271,27 @@ pub struct GenerationRunView {
     pub finished_at: Option<String>,
     pub error: Option<String>,
     pub counts: GenerationCounts,
+    /// Set when the run finished but most of its candidates were dropped on unreadable replies:
+    /// the app shows "finished with problems" with this message instead of a plain "finished".
+    pub problems: Option<jobs::RunProblems>,
+}
+
+/// What a generation run calls a candidate dropped on replies it could not read.
+pub const UNREADABLE_WORDS: jobs::ProblemWords = jobs::ProblemWords {
+    what: "candidates were dropped because the model's replies could not be read",
+    reason: "the writing or checking model did not answer in the JSON the task asks for",
+    advice: "Few cases came out of this run. Check the models' settings (a larger reply limit, JSON output) or choose \
+             other models, then run it again.",
+};
+
+/// The warning for a finished generation run whose candidates were mostly dropped on unreadable
+/// replies.
+pub fn generation_problems(status: RunStatus, counts: &GenerationCounts) -> Option<jobs::RunProblems> {
+    if status != RunStatus::Completed {
+        return None;
+    }
+    // Candidates never started (skipped because their complete case was dropped) are not counted.
+    jobs::assess_problems(counts.done.saturating_sub(counts.skipped), counts.unreadable, UNREADABLE_WORDS)
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -618,7 +643,14 @@ impl Engine {
     fn generation_summary(&self, run_id: &str, message: Option<String>) -> ApiResult<GenerationSummary> {
         let run = self.generation_run(run_id)?;
         let counts = self.store().with_conn(|c| repo::counts(c, run_id))?;
-        Ok(GenerationSummary { run_id: run_id.to_string(), status: run.status, counts, message: message.or(run.error) })
+        let problems = generation_problems(run.status, &counts);
+        Ok(GenerationSummary {
+            run_id: run_id.to_string(),
+            status: run.status,
+            counts,
+            message: message.or(run.error),
+            problems,
+        })
     }
 
     /// Before a resume: apply a new spending cap (or drop it). A run stopped at its cap resumes
@@ -650,7 +682,9 @@ impl Engine {
 
     fn run_view(&self, r: RunRow<GenerationRunConfig>) -> ApiResult<GenerationRunView> {
         let counts = self.store().with_conn(|c| repo::counts(c, &r.run_id))?;
+        let problems = generation_problems(r.status, &counts);
         Ok(GenerationRunView {
+            problems,
             run_id: r.run_id,
             status: r.status,
             label: r.label,

@@ -447,6 +447,15 @@ pub fn counts(conn: &Connection, run_id: &str) -> ApiResult<GenerationCounts> {
         }
     }
     c.done = c.total - c.pending;
+    // Dropped candidates with a reply that could not be read among their calls.
+    let unreadable = ledger::items_with_unreadable_reply(conn, run_id)?;
+    if !unreadable.is_empty() {
+        let mut st = conn.prepare_cached(
+            "SELECT candidate_id FROM generation_candidates WHERE run_id = ?1 AND status = 'dropped'",
+        )?;
+        let dropped = st.query_map([run_id], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
+        c.unreadable = dropped.iter().filter(|id| unreadable.contains(*id)).count() as u64;
+    }
     let (units_total, units_done): (i64, i64) = conn.query_row(
         "SELECT count(DISTINCT unit), count(DISTINCT unit) - count(DISTINCT CASE WHEN status = 'pending' THEN unit END)
          FROM generation_candidates WHERE run_id = ?1",

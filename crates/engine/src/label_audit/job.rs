@@ -287,6 +287,11 @@ impl Job for AuditJob<'_> {
         })
     }
 
+    fn problems(&self, _t: &Tally) -> Option<crate::jobs::RunProblems> {
+        let rows = self.rows.lock().unwrap_or_else(|p| p.into_inner());
+        super::label_audit_problems(crate::jobs::RunStatus::Completed, &rows)
+    }
+
     async fn summary(&self, _end: RunEnd) -> ApiResult<LabelAuditReport> {
         let run = self.run_id.clone();
         self.engine.blocking(move |e| e.label_audit_report(&run)).await

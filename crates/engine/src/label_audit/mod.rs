@@ -109,6 +109,8 @@ pub struct LabelAuditReport {
     /// Screened cases that every model agrees with.
     pub agree: usize,
     pub disputed: Vec<DisputedCase>,
+    /// Set when the audit finished but most of the models' screens ended on an unreadable reply.
+    pub problems: Option<jobs::RunProblems>,
 }
 
 /// One screened case in the audit view.
@@ -145,6 +147,8 @@ pub struct LabelAuditResults {
     pub rows: Vec<LabelAuditRow>,
     /// How ties count.
     pub tie_rule: String,
+    /// Set when the audit finished but most of the models' screens ended on an unreadable reply.
+    pub problems: Option<jobs::RunProblems>,
 }
 
 /// An audit as listed.
@@ -162,6 +166,26 @@ pub struct LabelAuditRunView {
     pub created_at: String,
     pub finished_at: Option<String>,
     pub error: Option<String>,
+    /// Set when the audit finished but most of the models' screens ended on an unreadable reply:
+    /// the app shows "finished with problems" with this message instead of a plain "finished".
+    pub problems: Option<jobs::RunProblems>,
+}
+
+/// What a label audit calls a screen whose reply it could not read.
+pub const UNREADABLE_WORDS: jobs::ProblemWords = jobs::ProblemWords {
+    what: "screens of a case by a model ended on a reply that could not be read",
+    reason: "the model did not answer in the JSON the screen asks for",
+    advice: "An unreadable screen neither supports nor disputes a label, so this audit says little. Check the models' \
+             settings (a larger reply limit, JSON output) or choose other models, then run the audit again.",
+};
+
+/// The warning for a finished audit whose screens mostly ended on an unreadable reply.
+pub(crate) fn label_audit_problems(status: RunStatus, rows: &[ResultRow]) -> Option<jobs::RunProblems> {
+    if status != RunStatus::Completed {
+        return None;
+    }
+    let unreadable = rows.iter().filter(|r| !r.readable).count() as u64;
+    jobs::assess_problems(rows.len() as u64, unreadable, UNREADABLE_WORDS)
 }
 
 /// What one model's screen of one case shows it.
@@ -385,7 +409,7 @@ impl Engine {
             run_id: Some(run_id.to_string()),
             ..Default::default()
         })?;
-        Ok(LabelAuditReport { screened: r.screened, agree: r.agree, disputed: r.disputed })
+        Ok(LabelAuditReport { screened: r.screened, agree: r.agree, disputed: r.disputed, problems: r.problems })
     }
 
     /// An audit's results (the latest audit when no run is named), optionally only the disputed
@@ -403,6 +427,7 @@ impl Engine {
         };
         let (run, cfg) = self.label_audit_config(&run_id)?;
         let stored = self.store().with_conn(|c| repo::results(c, &run_id))?;
+        let problems = label_audit_problems(run.status, &stored);
         let rows: Vec<LabelAuditRow> = tally(&cfg, &stored)
             .into_iter()
             .filter(|r| !req.disputed_only.unwrap_or(false) || r.disputed)
@@ -418,6 +443,7 @@ impl Engine {
             disputed,
             rows,
             tie_rule: TIE_RULE.to_string(),
+            problems,
         })
     }
 
@@ -430,6 +456,7 @@ impl Engine {
             let stored = self.store().with_conn(|c| repo::results(c, &r.run_id))?;
             let rows = tally(&cfg, &stored);
             out.push(LabelAuditRunView {
+                problems: label_audit_problems(r.status, &stored),
                 run_id: r.run_id,
                 status: r.status,
                 label: r.label,

@@ -568,3 +568,82 @@ async fn drafting_on_a_clause_with_cards_asks_only_for_what_they_leave_open() {
     let body = calls.last().unwrap().to_string();
     assert!(body.contains("are settled and"), "{body}");
 }
+
+/// Honest states (issue 29, item 4): a draft whose replies cannot be read is a failed draft with
+/// its reason, with nothing to accept; drafting every clause with such a model finishes with
+/// problems that say how many drafts failed and why, while a job whose drafts are fine does not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_draft_of_unreadable_replies_fails_with_its_reason_and_a_job_of_them_finishes_with_problems() {
+    let prose = psebench::mock::Reply::Text { text: "I would rather not draft cards today.".into() };
+    let mock = MockServer::start(mock_script(vec![rule("prose", sys(DRAFTER), prose)]), 0).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine_with(dir.path(), &mock);
+    approve_extraction(&e, FALL).await;
+
+    // One clause: a failed draft with the reason, never waiting for review, and nothing to accept.
+    let one = e.authoring_draft(&draft_req(FALL, DraftKind::Complete, None)).await.unwrap();
+    let d = e.authoring_draft_show(&one.draft_id).unwrap();
+    assert_eq!((d.status.as_str(), d.items.len(), d.attempts), ("failed", 0, 3));
+    let reason = psebench::authoring::draft::failed_reason(&d);
+    assert!(!reason.is_empty() && reason != "its replies could not be used.", "{reason}");
+    let err = e
+        .authoring_accept(&AcceptRequest {
+            draft_id: d.draft_id.clone(),
+            by: "Dana Reviewer".into(),
+            item_ids: None,
+            notes: None,
+        })
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::Conflict);
+    assert!(
+        err.message.contains("failed, so it has nothing to accept") && err.message.contains(&reason),
+        "{}",
+        err.message
+    );
+
+    // Every clause: the job went through its one clause, whose draft failed.
+    let req = DraftAllRequest {
+        policy: Some(POLICY.into()),
+        model: "author".into(),
+        kinds: vec![DraftKind::Complete],
+        label: None,
+    };
+    e.authoring_reject(&RejectRequest {
+        draft_id: d.draft_id.clone(),
+        by: "Dana Reviewer".into(),
+        reason: "unreadable".into(),
+    })
+    .unwrap();
+    let run = e.authoring_draft_all_create(&req).unwrap();
+    e.authoring_draft_all_execute(&run).await.unwrap();
+    let listed = e.authoring_draft_all_list().unwrap().remove(0);
+    assert_eq!((listed.status, listed.drafts, listed.failed), (RunStatus::Completed, 1, 1));
+    let p = listed.problems.expect("a job of failed drafts is not a plain finish");
+    assert_eq!((p.unusable, p.finished), (1, 1));
+    assert!(
+        p.message.starts_with("Finished with problems: 1 of 1 drafts failed — the model's replies could not be read"),
+        "{}",
+        p.message
+    );
+    assert_eq!(listed.error.as_deref(), Some(p.message.as_str()), "the job's own message says it too");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn drafting_every_clause_with_readable_replies_is_not_flagged() {
+    let mock = MockServer::start(mock_script(vec![rule("draft", sys(DRAFTER), j(complete_reply("harm_course")))]), 0)
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine_with(dir.path(), &mock);
+    approve_extraction(&e, FALL).await;
+    let req = DraftAllRequest {
+        policy: Some(POLICY.into()),
+        model: "author".into(),
+        kinds: vec![DraftKind::Complete],
+        label: None,
+    };
+    let run = e.authoring_draft_all_create(&req).unwrap();
+    e.authoring_draft_all_execute(&run).await.unwrap();
+    let listed = e.authoring_draft_all_list().unwrap().remove(0);
+    assert_eq!((listed.status, listed.failed, listed.problems, listed.error), (RunStatus::Completed, 0, None, None));
+}

@@ -51,6 +51,7 @@ const TABLE_OWNERS: &[(&str, &str)] = &[
     ("generation_candidates", "generation"),
     ("generation_attempts", "generation"),
     ("authoring_extractions", "authoring"),
+    ("authoring_extraction_failures", "authoring"),
     ("authoring_drafts", "authoring"),
     ("review_sessions", "review"),
     ("review_reviewers", "review"),

@@ -131,6 +131,16 @@ pub fn complete(conn: &Connection, id: i64, c: &Completion) -> ApiResult<()> {
 
 /// Unlink the calls of removed items (a deleted policy's extractions and drafts): their usage
 /// stays in the totals, their text and link go.
+/// The items of a run with at least one call whose reply could not be read (its parse notes say
+/// "unreadable: …", as the callers write them).
+pub fn items_with_unreadable_reply(conn: &Connection, run_id: &str) -> ApiResult<std::collections::HashSet<String>> {
+    let mut st = conn.prepare_cached(
+        "SELECT DISTINCT item FROM llm_calls WHERE run_id = ?1 AND item IS NOT NULL AND parse_notes LIKE '%\"unreadable:%'",
+    )?;
+    let items = st.query_map([run_id], |r| r.get::<_, String>(0))?.collect::<Result<_, _>>()?;
+    Ok(items)
+}
+
 pub fn forget_items(conn: &Connection, items: &[String]) -> ApiResult<()> {
     for chunk in items.chunks(200) {
         let marks = vec!["?"; chunk.len()].join(", ");

@@ -5,6 +5,8 @@
 import { api, useAction, useAllProgress, useApi } from "../../api/client";
 import type { AnchorJobKind, AnchorJobView } from "../../api/generated";
 import { StatusBadge } from "../../components/Badges";
+import { RunProblemsLine } from "../../components/RunProblemsLine";
+import { shownStatus } from "../../runProblems";
 import { Column, DataTable } from "../../components/DataTable";
 import { ErrorBanner, toast } from "../../components/Feedback";
 import { Section } from "../../components/Layout";
@@ -19,8 +21,18 @@ export function AnchorJobs({ onOpen }: { onOpen: (runId: string, kind: AnchorJob
   if (list.length === 0) return jobs.error ? <ErrorBanner error={jobs.error} title="The anchor jobs could not be read." /> : null;
   const columns: Column<AnchorJobView>[] = [
     { key: "when", header: "Started", width: "11rem", render: (j) => when(j.created_at), sort: (j) => j.created_at },
-    { key: "kind", header: "Job", render: (j) => JOB_KIND_LABEL[j.kind] ?? j.kind, sort: (j) => j.kind },
-    { key: "status", header: "Status", width: "10rem", render: (j) => <StatusBadge status={progress.get(j.run_id)?.status ?? j.status} />, sort: (j) => j.status },
+    {
+      key: "kind",
+      header: "Job",
+      render: (j) => (
+        <>
+          {JOB_KIND_LABEL[j.kind] ?? j.kind}
+          <RunProblemsLine run={j} />
+        </>
+      ),
+      sort: (j) => j.kind,
+    },
+    { key: "status", header: "Status", width: "10rem", render: (j) => <StatusBadge status={shownStatus(progress.get(j.run_id)?.status ?? j.status, j.problems)} />, sort: (j) => j.status },
     { key: "model", header: "Model", render: (j) => j.model, sort: (j) => j.model },
     {
       key: "done",

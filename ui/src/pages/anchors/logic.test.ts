@@ -136,6 +136,7 @@ describe("anchor jobs", () => {
     created_at: "2026-11-26T00:00:00Z",
     finished_at: null,
     error: null,
+    problems: null,
     result: {
       model: "m",
       processed: 3,

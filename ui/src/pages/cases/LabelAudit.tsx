@@ -9,6 +9,8 @@ import { api, useAction, useAllProgress, useApi, useProgress } from "../../api/c
 import { saveDownload } from "../../api/files";
 import type { Clause, LabelAuditRow, LabelAuditRunView } from "../../api/generated";
 import { StatusBadge, VerdictBadge } from "../../components/Badges";
+import { RunProblemsLine } from "../../components/RunProblemsLine";
+import { shownStatus } from "../../runProblems";
 import { Column, DataTable } from "../../components/DataTable";
 import { CallsDisclosure, RunCalls } from "../../components/CallLedger";
 import { EmptyState, ErrorBanner, Loading, Notice, toast } from "../../components/Feedback";
@@ -128,8 +130,18 @@ function AuditList({ runs, selected }: { runs: LabelAuditRunView[]; selected: st
   const progress = useAllProgress();
   const columns: Column<LabelAuditRunView>[] = [
     { key: "when", header: "Started", width: "11rem", render: (r) => when(r.created_at), sort: (r) => r.created_at },
-    { key: "status", header: "Status", width: "8rem", render: (r) => <StatusBadge status={progress.get(r.run_id)?.status ?? r.status} />, sort: (r) => r.status },
-    { key: "models", header: "Models", render: (r) => r.models.join(", "), sort: (r) => r.models.join(",") },
+    { key: "status", header: "Status", width: "8rem", render: (r) => <StatusBadge status={shownStatus(progress.get(r.run_id)?.status ?? r.status, r.problems)} />, sort: (r) => r.status },
+    {
+      key: "models",
+      header: "Models",
+      render: (r) => (
+        <>
+          {r.models.join(", ")}
+          <RunProblemsLine run={r} />
+        </>
+      ),
+      sort: (r) => r.models.join(","),
+    },
     { key: "cases", header: "Screened", align: "right", width: "7rem", render: (r) => `${num(r.screened)} / ${num(r.cases)}`, sort: (r) => r.screened },
     { key: "disputed", header: "Disputed", align: "right", width: "6rem", render: (r) => num(r.disputed), sort: (r) => r.disputed },
     { key: "cost", header: "Cost", align: "right", width: "6rem", render: (r) => usd(r.cost_usd), sort: (r) => r.cost_usd },
@@ -264,12 +276,13 @@ function AuditResults({ runId, clauses }: { runId: string; clauses: Clause[] }) 
         />
       )}
       <div className="row gap wrap">
-        <StatusBadge status={live?.status ?? r.status} />
+        <StatusBadge status={shownStatus(live?.status ?? r.status, r.problems)} />
         <span>
           <strong>{num(r.screened)}</strong> screened, <strong>{num(r.agree)}</strong> agree with their label, disputed:{" "}
           <strong>{disputedShare(r.disputed.length, r.screened)}</strong>
         </span>
       </div>
+      <RunProblemsLine run={r} />
       <p className="small muted">{r.tie_rule}</p>
       <div className="filters" role="search" aria-label="Filter the audit's results">
         <Checkbox label="Only disputed cases" checked={disputedOnly} onChange={(on) => setQuery("disputed", on ? "1" : null)} />

@@ -6,6 +6,8 @@ import { CallsDisclosure } from "../../components/CallLedger";
 import { useAction, useApi, useProgress } from "../../api/client";
 import type { GenerationCandidateView, GenerationRunView, Progress } from "../../api/generated";
 import { CaseTypeBadge, Id, StatusBadge } from "../../components/Badges";
+import { RunProblemsLine } from "../../components/RunProblemsLine";
+import { problemsMessage, shownStatus } from "../../runProblems";
 import { BatchPanel } from "../../components/BatchPanel";
 import { DataTable } from "../../components/DataTable";
 import { EmptyState, ErrorBanner, Loading, Notice, toast } from "../../components/Feedback";
@@ -188,7 +190,7 @@ export function RunView({ runId, clauses }: { runId: string; clauses: ClauseInde
         title={r.label ?? "Generation run"}
         subtitle={
           <>
-            <StatusBadge status={status} /> <Id value={r.run_id} /> · created {when(r.created_at)}
+            <StatusBadge status={shownStatus(status, r.problems)} /> <Id value={r.run_id} /> · created {when(r.created_at)}
             {r.finished_at && !running ? ` · ${status === "completed" ? "finished" : "stopped"} ${when(r.finished_at)}` : ""}
           </>
         }
@@ -247,7 +249,12 @@ export function RunView({ runId, clauses }: { runId: string; clauses: ClauseInde
           {!running && r.error && r.error !== progress.message && <Notice kind="warn">{r.error}</Notice>}
         </Section>
       )}
-      {status === "completed" && (
+      {status === "completed" && r.problems && (
+        <Notice kind="warn" title="Finished with problems.">
+          {problemsMessage({ status, problems: r.problems })}
+        </Notice>
+      )}
+      {status === "completed" && !r.problems && (
         <Notice kind="success" title="Finished.">
           {plural(c.accepted, "case")} accepted and added to the cases library; {c.dropped} dropped{c.skipped ? `, ${c.skipped} skipped` : ""}.{" "}
           <a href={href("/cases")}>Browse all cases</a>
@@ -339,6 +346,7 @@ export function RunsList() {
               </a>
               <code className="id">{r.run_id}</code>
               {runConfig(r.config).protocol === "paper" && <ProtocolBadge protocol="paper" />}
+              <RunProblemsLine run={r} />
               {runConfig(r.config).batch && (
                 <span className="badge batch-tag" title="Calls go through the providers' batch APIs (about half the price; answers can take hours)">
                   batch mode
@@ -348,7 +356,7 @@ export function RunsList() {
           ),
           sort: (r) => r.label ?? r.run_id,
         },
-        { key: "status", header: "Status", render: (r) => <StatusBadge status={r.status} />, sort: (r) => r.status },
+        { key: "status", header: "Status", render: (r) => <StatusBadge status={shownStatus(r.status, r.problems)} />, sort: (r) => r.status },
         { key: "units", header: "Card × anchor pairs", align: "right", render: (r) => `${num(r.counts.units_done)} / ${num(r.counts.units_total)}`, sort: (r) => r.counts.units_total },
         { key: "acc", header: "Accepted", align: "right", render: (r) => num(r.counts.accepted), sort: (r) => r.counts.accepted },
         { key: "drop", header: "Dropped", align: "right", render: (r) => num(r.counts.dropped), sort: (r) => r.counts.dropped },

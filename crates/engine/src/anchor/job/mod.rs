@@ -35,6 +35,41 @@ pub enum AnchorJobKind {
     Translate,
 }
 
+/// What a pre-sort calls an anchor it could not sort.
+pub const PRESORT_FAILED_WORDS: jobs::ProblemWords = jobs::ProblemWords {
+    what: "anchors could not be sorted",
+    reason: "the model's replies could not be read as a choice of clause, or its calls failed",
+    advice: "Those anchors keep their bucket. Check the model's settings (a larger reply limit, JSON output) or \
+             choose another model, then resume to try the failed ones again.",
+};
+
+/// What a translation calls an anchor it could not translate.
+pub const TRANSLATE_FAILED_WORDS: jobs::ProblemWords = jobs::ProblemWords {
+    what: "anchors could not be translated",
+    reason: "the model's replies could not be read as a translation, or its calls failed",
+    advice: "Those anchors keep their original text only. Check the model's settings (a larger reply limit, JSON \
+             output) or choose another model, then resume to try the failed ones again.",
+};
+
+/// The warning for an anchor job that went through every anchor (each has an outcome) but
+/// failed on most of them. Such a job is stored as failed, so that a resume takes the failed
+/// anchors again; the warning says how many and why.
+pub(crate) fn anchor_job_problems(
+    kind: AnchorJobKind,
+    status: RunStatus,
+    rows: &[repo::ItemRow],
+) -> Option<jobs::RunProblems> {
+    if !matches!(status, RunStatus::Completed | RunStatus::Failed) || rows.iter().any(|r| r.outcome.is_none()) {
+        return None;
+    }
+    let failed = rows.iter().filter(|r| r.outcome.as_deref() == Some("failed")).count() as u64;
+    let words = match kind {
+        AnchorJobKind::Presort => PRESORT_FAILED_WORDS,
+        AnchorJobKind::Translate => TRANSLATE_FAILED_WORDS,
+    };
+    jobs::assess_problems(rows.len() as u64, failed, words)
+}
+
 impl AnchorJobKind {
     pub fn as_str(self) -> &'static str {
         match self {
@@ -138,6 +173,10 @@ pub struct AnchorJobView {
     /// Outcomes of the anchors handled so far, in the job's order (`anchor_job.list` leaves the
     /// items out; `anchor_job.show` has them).
     pub result: AnchorBatchResult,
+    /// Set when the job went through every anchor but most of them failed (their replies could
+    /// not be read or their calls failed): the app shows "finished with problems" with this
+    /// message. Resume tries the failed anchors again.
+    pub problems: Option<jobs::RunProblems>,
 }
 
 fn concurrency_of(c: Option<u32>) -> u32 {
@@ -288,6 +327,7 @@ impl Engine {
             cost_usd: rows.iter().map(|r| r.cost_usd).sum(),
         };
         Ok(AnchorJobView {
+            problems: anchor_job_problems(cfg.kind, run.status, &rows),
             run_id: run.run_id,
             kind: cfg.kind,
             status: run.status,

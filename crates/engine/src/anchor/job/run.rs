@@ -195,6 +195,10 @@ impl Job for AnchorJob<'_> {
     }
 
     fn unfinished_message(&self, t: &Tally) -> String {
+        // Most anchors failed: the warning with counts and reason (the job stays resumable).
+        if let Some(p) = self.problems(t) {
+            return p.message;
+        }
         let first = {
             let rows = self.rows.lock().unwrap_or_else(|p| p.into_inner());
             rows.iter()
@@ -207,6 +211,11 @@ impl Job for AnchorJob<'_> {
             first.unwrap_or_default(),
             if t.unfinished == 1 { "one" } else { "ones" }
         )
+    }
+
+    fn problems(&self, _t: &Tally) -> Option<crate::jobs::RunProblems> {
+        let rows = self.rows.lock().unwrap_or_else(|p| p.into_inner());
+        super::anchor_job_problems(self.cfg.kind, crate::jobs::RunStatus::Completed, &rows)
     }
 
     async fn summary(&self, _end: RunEnd) -> ApiResult<()> {

@@ -245,6 +245,27 @@ pub struct DraftAllRun {
     pub error: Option<String>,
     /// Drafts the job has stored so far.
     pub drafts: usize,
+    /// Of those, drafts that failed (their replies could not be read or did not pass the checks).
+    pub failed: usize,
+    /// Set when the job went through every clause but most of its drafts failed: the app shows
+    /// "finished with problems" with this message instead of a plain "finished".
+    pub problems: Option<jobs::RunProblems>,
+}
+
+/// What drafting every clause calls a draft that failed.
+pub const DRAFT_FAILED_WORDS: jobs::ProblemWords = jobs::ProblemWords {
+    what: "drafts failed",
+    reason: "the model's replies could not be read as cards, or still had errors after every try",
+    advice: "A failed draft has nothing to accept. Check the model's settings (a larger reply limit, JSON output) or \
+             choose another model, then draft those clauses again.",
+};
+
+/// The warning for a finished "draft every clause" job whose drafts mostly failed.
+pub fn draft_all_problems(status: RunStatus, drafts: u64, failed: u64) -> Option<jobs::RunProblems> {
+    if status != RunStatus::Completed {
+        return None;
+    }
+    jobs::assess_problems(drafts, failed, DRAFT_FAILED_WORDS)
 }
 
 impl Engine {
@@ -257,9 +278,11 @@ impl Engine {
                 ApiError::internal(format!("run {}: the stored configuration cannot be read: {e}", r.run_id))
             })?;
             let policy = super::policy_or_default(&cfg.policy);
-            let drafts =
-                self.store().with_conn(|c| super::repo::list(c, Some(&policy), None, None, Some(&r.run_id)))?.len();
+            let mine = self.store().with_conn(|c| super::repo::list(c, Some(&policy), None, None, Some(&r.run_id)))?;
+            let (drafts, failed) = (mine.len(), mine.iter().filter(|d| d.status == "failed").count());
             out.push(DraftAllRun {
+                problems: draft_all_problems(r.status, drafts as u64, failed as u64),
+                failed,
                 run_id: r.run_id,
                 status: r.status,
                 policy,

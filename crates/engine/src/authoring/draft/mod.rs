@@ -805,6 +805,13 @@ impl Engine {
             return Err(ApiError::invalid("A draft is accepted by a named person: give your name (--by NAME)."));
         }
         let mut d = self.authoring_draft_show(&req.draft_id)?;
+        if d.status == "failed" && d.items.is_empty() {
+            return Err(ApiError::conflict(format!(
+                "Draft {} failed, so it has nothing to accept: {} Draft the clause again.",
+                d.draft_id,
+                failed_reason(&d)
+            )));
+        }
         if d.status == "accepted" || d.status == "rejected" {
             return Err(ApiError::conflict(format!(
                 "Draft {} was already {} by {}.",
@@ -1013,4 +1020,15 @@ fn cited(d: &Draft, existing: &[ClauseCard]) -> Vec<String> {
         }
     }
     out
+}
+
+/// Why a draft failed, in the words of its checks (the errors left after its last try).
+pub fn failed_reason(d: &Draft) -> String {
+    let errs: Vec<&str> =
+        d.problems.iter().filter(|p| p.severity == Severity::Error).map(|p| p.message.as_str()).collect();
+    if errs.is_empty() {
+        "its replies could not be used.".to_string()
+    } else {
+        errs.join(" ")
+    }
 }

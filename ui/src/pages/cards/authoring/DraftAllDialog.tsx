@@ -6,6 +6,8 @@ import { useEffect, useState } from "react";
 import { useAction, useApi, useProgress } from "../../../api/client";
 import type { DraftAllRun, DraftKind, ModelView, Progress } from "../../../api/generated";
 import { LocalityBadge, StatusBadge } from "../../../components/Badges";
+import { RunProblemsLine } from "../../../components/RunProblemsLine";
+import { shownStatus } from "../../../runProblems";
 import { CallsDisclosure } from "../../../components/CallLedger";
 import { Modal } from "../../../components/Dialog";
 import { ErrorBanner, Loading, toast } from "../../../components/Feedback";
@@ -61,12 +63,13 @@ function RunLine({ run }: { run: DraftAllRun }) {
   return (
     <li className="stack draft-run">
       <div className="row gap wrap small">
-        <StatusBadge status={live?.status ?? run.status} />
+        <StatusBadge status={shownStatus(live?.status ?? run.status, run.problems)} />
         <span>
           {run.kinds.map((k) => KIND_LABEL[k].toLowerCase()).join(", ")} with {run.model}
         </span>
         <span className="muted">{when(run.created_at)}</span>
       </div>
+      <RunProblemsLine run={run} />
       {(live?.status ?? run.status) !== "completed" && <DraftAllProgress run={run} live={live} />}
       <CallsDisclosure runId={run.run_id} />
     </li>

@@ -9,7 +9,7 @@ import { plural, when } from "../../../format";
 import { setQuery } from "../../../router";
 import { DraftView } from "./DraftView";
 import { Blocked, ModelSelect, useRemoteGuard } from "./ModelChoice";
-import { defaultModel, DRAFT_STATUS_LABEL, draftBlocker, KIND_LABEL } from "./logic";
+import { defaultModel, draftBlocker, draftStatusLabel, KIND_LABEL } from "./logic";
 
 export function DraftPanel({
   policyId,
@@ -103,7 +103,7 @@ export function DraftPanel({
           <select id="d-pick" value={current?.draft_id ?? ""} onChange={(e) => setQuery("draft", e.target.value)}>
             {sorted.map((d) => (
               <option key={d.draft_id} value={d.draft_id}>
-                {KIND_LABEL[d.kind]} — {DRAFT_STATUS_LABEL[d.status] ?? d.status} — {plural(d.item_ids.length, "item")}, {plural(d.errors, "error")} ({when(d.created_at)})
+                {KIND_LABEL[d.kind]} — {draftStatusLabel(d)} — {plural(d.item_ids.length, "item")}, {plural(d.errors, "error")} ({when(d.created_at)})
               </option>
             ))}
           </select>
@@ -117,7 +117,7 @@ export function DraftPanel({
           </EmptyState>
         )
       ) : (
-        <DraftView key={current.draft_id} id={current.draft_id} policyId={policyId} />
+        <DraftView key={current.draft_id} id={current.draft_id} policyId={policyId} onRetry={blocker || draft.busy ? undefined : run} />
       )}
       {dialog}
     </section>

@@ -15,7 +15,7 @@ import { diffBlocks, diffStats } from "../logic";
 import { SeverityBadge } from "../parts";
 import { AcceptDialog, EditDialog, RejectDialog } from "./DraftActions";
 import { DraftItem } from "./DraftItems";
-import { conditionWords, DRAFT_STATUS_LABEL, groupDraftProblems, isOpen, KIND_LABEL } from "./logic";
+import { conditionWords, draftFailedReason, draftHasNothing, draftStatusLabel, groupDraftProblems, isOpen, KIND_LABEL } from "./logic";
 
 function Problems({ d }: { d: Draft }) {
   const groups = groupDraftProblems(d.problems, d.item_ids);
@@ -175,7 +175,7 @@ function Compare({ d, policyId }: { d: Draft; policyId: string }) {
   );
 }
 
-export function DraftView({ id, policyId }: { id: string; policyId: string }) {
+export function DraftView({ id, policyId, onRetry }: { id: string; policyId: string; onRetry?: () => void }) {
   const shown = useApi("authoring.draft_show", { id });
   const [tab, setTab] = useState("form");
   const [dialog, setDialog] = useState<"accept" | "edit" | "reject" | null>(null);
@@ -193,7 +193,7 @@ export function DraftView({ id, policyId }: { id: string; policyId: string }) {
     <div className="stack draft-view" data-testid="draft-view">
       <div className="row between wrap">
         <div className="row gap wrap">
-          <span className={`badge draft-status draft-status-${d.status}`}>{DRAFT_STATUS_LABEL[d.status] ?? d.status}</span>
+          <span className={`badge draft-status draft-status-${d.status}`}>{draftStatusLabel(d)}</span>
           <strong>{KIND_LABEL[d.kind]}</strong>
           {d.parent_card_id && <span className="small">for <code className="id">{d.parent_card_id}</code></span>}
         </div>
@@ -201,6 +201,20 @@ export function DraftView({ id, policyId }: { id: string; policyId: string }) {
           {d.model} · {plural(d.attempts, "attempt")} · from extraction version {d.extraction_version} · {when(d.created_at)}
         </span>
       </div>
+      {draftHasNothing(d) && (
+        <div data-testid="draft-failed">
+          <Notice kind="warn">
+            <p>
+              <strong>Failed:</strong> {draftFailedReason(d)} Nothing was drafted to accept.
+            </p>
+            {onRetry && (
+              <button className="btn btn-small" onClick={onRetry}>
+                Try again
+              </button>
+            )}
+          </Notice>
+        </div>
+      )}
       {isOpen(d) && (
         <div className="row gap wrap">
           <button className="btn btn-primary" onClick={() => setDialog("accept")}>

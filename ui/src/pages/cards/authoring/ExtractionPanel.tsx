@@ -222,6 +222,10 @@ export function ExtractionPanel({
     if (!models.some((m) => m.name === model)) setModel((models.find((m) => m.local) ?? models[0])?.name ?? "");
   }, [models, model]);
   const extract = useAction("authoring.extract");
+  // The clause's last extraction that failed, kept by the engine until the clause is extracted
+  // again: it shows after a reload and in other windows too.
+  const failures = useApi("authoring.extraction_failures", { policy: policyId, clause: clauseId });
+  const failed = failures.data?.[0] ?? null;
   const { guard, dialog } = useRemoteGuard(models);
   const sorted = useMemo(() => [...versions].sort((a, b) => b.version - a.version), [versions]);
   const picked = route.query.get("x");
@@ -230,6 +234,7 @@ export function ExtractionPanel({
   const run = () =>
     guard(model, <>The text of {clauseName} and of the policy's sections</>, async () => {
       const r = await extract.run({ policy: policyId, clause: clauseId, model });
+      failures.reload();
       if (r) {
         toast(`Extraction done: ${plural(r.sections.length, "section")} chosen in ${plural(r.attempts, "attempt")}.`);
         setQuery("x", r.extraction_id);
@@ -268,6 +273,22 @@ export function ExtractionPanel({
           </button>
         }
       />
+      {failed && !extract.error && !extract.busy && (
+        <div data-testid="extraction-failed">
+          <Notice kind="warn">
+            <p>
+              <strong>Failed:</strong> after {plural(failed.attempts, "try", "tries")} the model&apos;s reply could not be used as a choice of policy sections ({failed.reason}).
+              Nothing was stored for approval. Try again, or choose another model.
+            </p>
+            <p className="small muted">
+              {failed.model} · {plural(failed.attempts, "attempt")} · {when(failed.failed_at)}
+            </p>
+            <button className="btn btn-small" disabled={!model} onClick={run}>
+              Try again
+            </button>
+          </Notice>
+        </div>
+      )}
       <ErrorBanner error={sections.error} title="The policy's sections could not be read." />
       {sorted.length > 1 && (
         <div className="field">

@@ -161,3 +161,20 @@ describe("card counts per clause", () => {
     expect(cardCountWords(counts.get("C"))).toBe("No cards yet");
   });
 });
+
+describe("a draft with nothing in it", () => {
+  const problem = (severity: "error" | "warning", message: string) => ({ item_id: null, rule: "schema", severity, pointer: "", message }) as unknown as DraftProblem;
+  it("is failed with its reason and never open for a decision", async () => {
+    const { draftHasNothing, draftFailedReason, draftStatusLabel, isOpen } = await import("./logic");
+    const empty = { status: "failed", item_ids: [] as string[], problems: [problem("error", "The reply is not one JSON object."), problem("warning", "minor")] };
+    expect(draftHasNothing(empty)).toBe(true);
+    expect(isOpen(empty)).toBe(false);
+    expect(draftStatusLabel(empty)).toBe("Failed");
+    expect(draftFailedReason(empty)).toBe("The reply is not one JSON object.");
+    const withErrors = { status: "failed", item_ids: ["CardRep_1"] };
+    expect(draftHasNothing(withErrors)).toBe(false);
+    expect(isOpen(withErrors)).toBe(true);
+    expect(draftStatusLabel(withErrors)).toBe("Has errors");
+    expect(isOpen({ status: "proposed", item_ids: [] })).toBe(true);
+  });
+});

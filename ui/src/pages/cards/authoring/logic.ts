@@ -122,8 +122,25 @@ export function itemsWithErrors(problems: DraftProblem[]): Set<string> {
 }
 
 /** Whether a draft can still be decided (accepted, edited or rejected). */
-export function isOpen(d: Pick<Draft, "status">): boolean {
-  return d.status === "proposed" || d.status === "failed";
+export function isOpen(d: Pick<Draft, "status" | "item_ids">): boolean {
+  return d.status === "proposed" || (d.status === "failed" && !draftHasNothing(d));
+}
+
+/** A failed draft with no item at all: the model's replies could not be used, so there is nothing
+ * to accept, edit or reject, only to draft again. */
+export function draftHasNothing(d: Pick<Draft, "status" | "item_ids">): boolean {
+  return d.status === "failed" && d.item_ids.length === 0;
+}
+
+/** A draft's status in words ("Failed" for a draft with nothing in it). */
+export function draftStatusLabel(d: Pick<Draft, "status" | "item_ids">): string {
+  return draftHasNothing(d) ? "Failed" : (DRAFT_STATUS_LABEL[d.status] ?? d.status);
+}
+
+/** Why a draft failed, in the words of the errors its checks left. */
+export function draftFailedReason(d: Pick<Draft, "problems">): string {
+  const errors = d.problems.filter((p) => p.severity === "error").map((p) => p.message);
+  return errors.length ? errors.join(" ") : "the model's replies could not be used.";
 }
 
 /** Why accepting the chosen items is refused, or null. */

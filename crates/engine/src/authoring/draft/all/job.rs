@@ -130,6 +130,11 @@ impl Job for DraftAllJob<'_> {
         })
     }
 
+    fn problems(&self, _t: &Tally) -> Option<crate::jobs::RunProblems> {
+        let l = self.live.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        crate::jobs::assess_problems(l.drafted + l.failed, l.failed, super::DRAFT_FAILED_WORDS)
+    }
+
     async fn summary(&self, _end: RunEnd) -> ApiResult<()> {
         Ok(())
     }
