@@ -1,6 +1,9 @@
 // Smoke test of the real desktop app window: starts PSEBench Studio through WebKitWebDriver (the
 // WebDriver server of the system's WebKitGTK, which Tauri uses), waits for the UI to render from a
-// fresh store, checks what it shows, calls the engine through the app's IPC, and saves a screenshot.
+// fresh store, checks what it shows, calls the engine through the app's IPC, saves a screenshot,
+// then clicks through two features that run inside the app's own process: "Try the demo model" in
+// Settings (a model endpoint the app serves) and "Start sharing" on a review session (reviewer links
+// the app serves), checking from outside the window that each answers while on and stops when off.
 // Usage: node smoke.mjs /abs/path/to/psebench-studio OUT.png   (run under Xvfb and a D-Bus session)
 import { spawn } from "node:child_process";
 import { writeFileSync, mkdtempSync } from "node:fs";
@@ -78,7 +81,99 @@ if (!parsed.path.startsWith(home)) fail(`the store is not where PSEBENCH_DB poin
 await execAsync("const done = arguments[arguments.length - 1]; requestAnimationFrame(() => requestAnimationFrame(() => done(true)));");
 const png = await wd("GET", `${S}/screenshot`);
 writeFileSync(shot, Buffer.from(png, "base64"));
+
+// ---- Clicking through the window -------------------------------------------------------------
+const ipc = async (method, params = {}) => {
+  const r = await execAsync(
+    "const [m, p] = [arguments[0], arguments[1]]; const done = arguments[arguments.length - 1]; window.__TAURI_INTERNALS__.invoke('api', {method: m, params: p}).then((r) => done(JSON.stringify(r))).catch((e) => done('ERR ' + JSON.stringify(e)));",
+    [method, params],
+  );
+  if (String(r).startsWith("ERR")) fail(`the engine call ${method} failed: ${r}`);
+  return JSON.parse(r);
+};
+const go = (hash) => exec("location.hash = arguments[0];", [hash]);
+/** Wait until the script returns something truthy; fail with `what` after about 20 s. */
+async function waitUntil(what, script, args = []) {
+  for (let i = 0; i < 200; i++) {
+    const v = await exec(script, args);
+    if (v) return v;
+    await sleep(100);
+  }
+  const seen = await exec("return document.querySelector('main') ? document.querySelector('main').innerText : document.body.innerText;").catch(() => "");
+  fail(`waited in vain for ${what}; the window shows:\n${String(seen).slice(0, 1500)}`);
+}
+const textOf = (testId) => `const e = document.querySelector('[data-testid="${testId}"]'); return e ? e.textContent : '';`;
+/** A real WebDriver click on the button whose text is `name`. */
+async function clickButton(name) {
+  const xpath = `//button[normalize-space(.)=${JSON.stringify(name)}]`;
+  await waitUntil(`the button "${name}"`, "return document.evaluate(arguments[0], document, null, 9, null).singleNodeValue !== null;", [xpath]);
+  const el = await wd("POST", `${S}/element`, { using: "xpath", value: xpath });
+  await wd("POST", `${S}/element/${Object.values(el)[0]}/click`, {});
+}
+/** Type into the input labelled `label`, replacing what it holds (again if the page re-rendered
+ * the field between the clearing and the typing, which a controlled React input can do). */
+async function typeInto(label, text) {
+  const xpath = `//input[@id=//label[normalize-space(.)=${JSON.stringify(label)}]/@for]`;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const el = await wd("POST", `${S}/element`, { using: "xpath", value: xpath });
+    const id = Object.values(el)[0];
+    await wd("POST", `${S}/element/${id}/clear`, {});
+    await sleep(100);
+    await wd("POST", `${S}/element/${id}/value`, { text });
+    await sleep(200);
+    const now = await exec("return document.evaluate(arguments[0], document, null, 9, null).singleNodeValue?.value ?? null;", [xpath]);
+    if (now === text) return;
+  }
+  fail(`could not type "${text}" into the field "${label}"`);
+}
+/** The HTTP status `url` answers with from outside the app, or "refused". */
+async function statusOf(url) {
+  try {
+    return (await fetch(url, { signal: AbortSignal.timeout(5000) })).status;
+  } catch {
+    return "refused";
+  }
+}
+
+// "Try the demo model": the app starts an OpenAI-compatible endpoint in its own process.
+await ipc("demo.load");
+await go("#/settings");
+await waitUntil("the demo model's state in Settings", `return document.querySelector('[data-testid="demo-model-state"]')?.textContent.includes('Not started.');`);
+await clickButton("Try the demo model");
+await waitUntil("the demo model to run", `return document.querySelector('[data-testid="demo-model-state"]')?.textContent.includes('Running.');`);
+const demo = await ipc("demo.model_status");
+if (!demo.running || !demo.base_url) fail(`the window says the demo model runs but the engine says ${JSON.stringify(demo)}`);
+const models = await fetch(`${demo.base_url.replace(/\/$/, "")}/models`).then((r) => r.json()).catch((e) => fail(`the demo model does not answer at ${demo.base_url}: ${e.message}`));
+if (!JSON.stringify(models).includes("demo")) fail(`the demo model's /models does not list it: ${JSON.stringify(models)}`);
+await clickButton("Stop the demo model");
+await waitUntil("the demo model to stop", `return document.querySelector('[data-testid="demo-model-state"]')?.textContent.includes('Stopped.');`);
+if ((await statusOf(`${demo.base_url.replace(/\/$/, "")}/models`)) !== "refused") fail("the demo model still answers after Stop");
+
+// "Start sharing": the app serves a review session's reviewer links on a listener of its own.
+const review = await ipc("review.create", {
+  name: "Window check",
+  selection: { kind: "stratified", complete: 1, missing: 1, uncertain: 1, by_clause: false },
+  reviewers: ["Ana"],
+  seed: 7,
+});
+await go(`#/review/${review.summary.session_id}?tab=links`);
+await waitUntil("the Share state", `return document.querySelector('[data-testid="share-state"]')?.getAttribute('data-serving') === 'no';`);
+await typeInto("Port", "0");
+await clickButton("Start sharing");
+await waitUntil("the links to be served", `return document.querySelector('[data-testid="share-state"]')?.getAttribute('data-serving') === 'yes';`);
+await clickButton("Make links for everyone without one");
+const link = await waitUntil("Ana's link", textOf("link-Ana"));
+if (!/^http:\/\/127\.0\.0\.1:\d+\/review\/[0-9a-f]{64}$/.test(link)) fail(`Ana's link looks wrong: ${link}`);
+const served = await fetch(link).then(async (r) => ({ status: r.status, body: await r.text() })).catch((e) => fail(`the reviewer link does not answer: ${e.message}`));
+if (served.status !== 200 || !served.body.includes("<div id=\"root\"")) fail(`the reviewer link answered ${served.status} without the app's page`);
+await clickButton("Stop sharing");
+await waitUntil("sharing to stop", `return document.querySelector('[data-testid="share-state"]')?.getAttribute('data-serving') === 'no';`);
+if ((await statusOf(link)) !== "refused") fail("the reviewer link still answers after Stop sharing");
+
 await wd("DELETE", S).catch(() => {});
 driver.kill();
-console.log(`app smoke test passed: Home rendered ${firstPaintMs} ms after launch (including WebDriver start); store at ${parsed.path}; screenshot ${shot}`);
+console.log(
+  `app smoke test passed: Home rendered ${firstPaintMs} ms after launch (including WebDriver start); store at ${parsed.path}; screenshot ${shot}; ` +
+    `the demo model answered at ${demo.base_url} and stopped; reviewer links were served at ${new URL(link).origin} and stopped (${Date.now() - started} ms in all)`,
+);
 process.exit(0);
