@@ -1,20 +1,35 @@
 // The app shell: navigation in workflow order, the page for the current route, toasts.
 
-import { ComponentType, useEffect } from "react";
-import { Toasts } from "./components/Feedback";
+import { ComponentType, lazy, Suspense, useEffect } from "react";
+import { Loading, Toasts } from "./components/Feedback";
 import { useRoute } from "./router";
-import { AnchorsPage } from "./pages/anchors/AnchorsPage";
-import { CardsPage } from "./pages/cards/CardsPage";
-import { CasesPage } from "./pages/cases/CasesPage";
-import { EvaluatePage } from "./pages/evaluate/EvaluatePage";
-import { GeneratePage } from "./pages/generate/GeneratePage";
 import { HomePage } from "./pages/home/HomePage";
-import { PolicyPage } from "./pages/policy/PolicyPage";
-import { ResultsPage } from "./pages/results/ResultsPage";
-import { ReviewPage } from "./pages/review/ReviewPage";
 import { ReviewLinkApp, reviewLinkToken, ReviewServerNotice, useReviewServerWithoutLink } from "./pages/review/LinkEntry";
-import { SettingsPage } from "./pages/settings/SettingsPage";
 import { OwnerKeyNotice, useOwnerKeyMissing } from "./components/OwnerKeyNotice";
+
+// Home is in the first file the window loads; every other page is a file of its own, read the
+// first time it is opened: the window shows sooner with less code to read first, and pages never
+// opened take no memory. (A page's file is on this computer, so opening it waits a few ms once.)
+const pages = {
+  policy: () => import("./pages/policy/PolicyPage").then((m) => ({ default: m.PolicyPage })),
+  cards: () => import("./pages/cards/CardsPage").then((m) => ({ default: m.CardsPage })),
+  anchors: () => import("./pages/anchors/AnchorsPage").then((m) => ({ default: m.AnchorsPage })),
+  generate: () => import("./pages/generate/GeneratePage").then((m) => ({ default: m.GeneratePage })),
+  cases: () => import("./pages/cases/CasesPage").then((m) => ({ default: m.CasesPage })),
+  evaluate: () => import("./pages/evaluate/EvaluatePage").then((m) => ({ default: m.EvaluatePage })),
+  results: () => import("./pages/results/ResultsPage").then((m) => ({ default: m.ResultsPage })),
+  review: () => import("./pages/review/ReviewPage").then((m) => ({ default: m.ReviewPage })),
+  settings: () => import("./pages/settings/SettingsPage").then((m) => ({ default: m.SettingsPage })),
+};
+const PolicyPage = lazy(pages.policy);
+const CardsPage = lazy(pages.cards);
+const AnchorsPage = lazy(pages.anchors);
+const GeneratePage = lazy(pages.generate);
+const CasesPage = lazy(pages.cases);
+const EvaluatePage = lazy(pages.evaluate);
+const ResultsPage = lazy(pages.results);
+const ReviewPage = lazy(pages.review);
+const SettingsPage = lazy(pages.settings);
 
 type NavItem = { id: string; label: string; step?: number; page: ComponentType; title: string };
 
@@ -89,7 +104,9 @@ function Shell() {
       </nav>
       <main id="main" tabIndex={-1}>
         <div className="page">
-          <Page />
+          <Suspense fallback={<Loading />}>
+            <Page />
+          </Suspense>
         </div>
       </main>
       <Toasts />

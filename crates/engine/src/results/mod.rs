@@ -57,7 +57,10 @@ pub(crate) struct ResultsData {
 }
 
 /// The grid is built on a background thread right after scoring (the leaderboard need not wait).
+/// When the report came from the stored copy, the runs were not loaded: the grid is built the
+/// first time it is asked for.
 enum GridState {
+    NotLoaded,
     Building(std::thread::JoinHandle<ResultsGrid>),
     Ready(Arc<ResultsGrid>),
     Failed,
@@ -84,10 +87,19 @@ impl ResultsData {
         Ok(self.views.get_or_init(|| (all_tables_noted(&report, &self.pack, &notes), charts)))
     }
 
-    /// The case-by-model grid (waits for the background build if it is still running).
-    pub fn grid(&self) -> ApiResult<Arc<ResultsGrid>> {
+    /// The case-by-model grid (waits for the background build if it is still running, loads
+    /// the runs if they were not loaded).
+    pub fn grid(&self, engine: &Engine) -> ApiResult<Arc<ResultsGrid>> {
         let mut state = self.grid.lock().unwrap_or_else(|p| p.into_inner());
         *state = match std::mem::replace(&mut *state, GridState::Failed) {
+            GridState::NotLoaded => {
+                let run_ids: Vec<String> = self.runs.iter().map(|r| r.run.run_id.clone()).collect();
+                let (cases, trajectories) = engine.runs_for_scoring(&run_ids)?;
+                let grid = build_grid(&cases, &trajectories);
+                drop((cases, trajectories));
+                crate::util::memory::return_free_memory();
+                GridState::Ready(Arc::new(grid))
+            }
             GridState::Building(handle) => match handle.join() {
                 Ok(g) => GridState::Ready(Arc::new(g)),
                 Err(_) => GridState::Failed,
@@ -97,6 +109,117 @@ impl ResultsData {
         match &*state {
             GridState::Ready(g) => Ok(g.clone()),
             _ => Err(ApiError::internal("the case grid could not be built")),
+        }
+    }
+}
+
+/// Where the last computed report is kept in the store (`settings`), so the Results screen of a
+/// later start shows it without loading and scoring every trajectory again.
+const STORED_REPORT_KEY: &str = "results_report";
+
+/// Part of the stored report's key: a build whose metrics may differ must not reuse the report
+/// of another build. Change the suffix when the report's computation changes.
+const STORED_REPORT_FORMAT: &str = concat!(env!("CARGO_PKG_VERSION"), "/report-1");
+
+/// The kinds of stored data a report depends on: the runs (status, configuration), their graded
+/// items, the cases (gold labels), the policies and the models (simulation marks).
+const REPORT_INPUTS: [crate::context::change_feed::ChangeKind; 5] = [
+    crate::context::change_feed::ChangeKind::Runs,
+    crate::context::change_feed::ChangeKind::Results,
+    crate::context::change_feed::ChangeKind::Cases,
+    crate::context::change_feed::ChangeKind::Policies,
+    crate::context::change_feed::ChangeKind::Models,
+];
+
+/// The stored report with the key it was computed for.
+#[derive(Serialize, Deserialize)]
+struct StoredReport {
+    key: String,
+    /// The policy the runs' cases belong to.
+    policy: String,
+    report: MetricsReport,
+}
+
+/// The key of a stored report: the build, the counters of every kind of data the report reads
+/// (bumped by the store's triggers on any write, whichever process makes it) and the runs.
+fn stored_report_key(conn: &rusqlite::Connection, runs_key: &str) -> ApiResult<String> {
+    let mut key = format!("{STORED_REPORT_FORMAT}|");
+    for kind in REPORT_INPUTS {
+        let counter: i64 =
+            conn.query_row("SELECT counter FROM change_counters WHERE kind = ?1", [kind.name()], |r| r.get(0))?;
+        key.push_str(&format!("{}={counter};", kind.name()));
+    }
+    key.push('|');
+    key.push_str(runs_key);
+    Ok(key)
+}
+
+/// The stored report for `key`, if there is one (a stored copy that cannot be read is ignored:
+/// the report is computed again).
+fn stored_report(conn: &rusqlite::Connection, key: &str) -> ApiResult<Option<StoredReport>> {
+    let Some(text) = crate::store::settings::get(conn, STORED_REPORT_KEY)? else { return Ok(None) };
+    // The key is compared before the report is decoded.
+    let Ok(head) = serde_json::from_str::<StoredKey>(&text) else { return Ok(None) };
+    if head.key != key {
+        return Ok(None);
+    }
+    let Ok(mut value) = serde_json::from_str::<serde_json::Value>(&text) else { return Ok(None) };
+    if !exact_floats::restore(&mut value) {
+        return Ok(None);
+    }
+    Ok(serde_json::from_value::<StoredReport>(value).ok())
+}
+
+/// The stored report as text, every fraction written so it reads back bit for bit.
+fn stored_report_text(report: &StoredReport) -> Result<String, serde_json::Error> {
+    let mut value = serde_json::to_value(report)?;
+    exact_floats::encode(&mut value);
+    serde_json::to_string(&value)
+}
+
+#[derive(Deserialize)]
+struct StoredKey {
+    key: String,
+}
+
+/// serde_json's fast number reader may differ from the written fraction in the last bit, so the
+/// stored report keeps each fraction as the text of its bits: a report read back is exactly the
+/// one computed (the same numbers, tables and charts as a fresh computation).
+mod exact_floats {
+    use serde_json::{Number, Value};
+
+    /// Marks an encoded fraction (a control character no text of a report contains).
+    const MARK: &str = "\u{1}f64:";
+
+    pub fn encode(v: &mut Value) {
+        match v {
+            Value::Number(n) if n.is_f64() => {
+                if let Some(x) = n.as_f64() {
+                    *v = Value::String(format!("{MARK}{:016x}", x.to_bits()));
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(encode),
+            Value::Object(map) => map.values_mut().for_each(encode),
+            _ => {}
+        }
+    }
+
+    /// Decode what [`encode`] wrote; false when an encoded fraction is malformed.
+    pub fn restore(v: &mut Value) -> bool {
+        match v {
+            Value::String(s) if s.starts_with(MARK) => {
+                let Ok(bits) = u64::from_str_radix(&s[MARK.len()..], 16) else { return false };
+                match Number::from_f64(f64::from_bits(bits)) {
+                    Some(n) => {
+                        *v = Value::Number(n);
+                        true
+                    }
+                    None => false,
+                }
+            }
+            Value::Array(items) => items.iter_mut().all(restore),
+            Value::Object(map) => map.values_mut().all(restore),
+            _ => true,
         }
     }
 }
@@ -138,11 +261,45 @@ impl Engine {
                 return Ok(data.clone());
             }
         }
+        // The report computed for the same runs and the same data before (by this process or an
+        // earlier one) is read back instead of loading and scoring every trajectory again.
+        let (stored_key, stored) = self.store().with_read(|c| {
+            let k = stored_report_key(c, &key)?;
+            let r = stored_report(c, &k)?;
+            Ok::<_, ApiError>((k, r))
+        })?;
+        if let Some(stored) = stored {
+            let pack = self.store().with_read(|c| policy_repo::load_pack(c, &stored.policy))?;
+            let data = Arc::new(ResultsData {
+                report: stored.report,
+                pack,
+                runs,
+                grid: Mutex::new(GridState::NotLoaded),
+                views: OnceLock::new(),
+            });
+            *self.extension::<ResultsCache>().slot.lock().unwrap_or_else(|p| p.into_inner()) =
+                Some((key, data.clone()));
+            return Ok(data);
+        }
         let (cases, trajectories) = self.runs_for_scoring(run_ids)?;
         let policy = cases.first().map(|c| c.policy.clone()).unwrap_or_else(|| crate::policy::DEFAULT_POLICY.into());
         let pack = self.store().with_read(|c| policy_repo::load_pack(c, &policy))?;
         let mut report = crate::metrics::compute(&cases, &trajectories, &MetricsOptions::default());
         self.compare_runs_in(run_ids, &mut report)?;
+        // Kept in the store for later starts, without making this request wait. The stored
+        // report is the last one computed; a failure to store it only costs time later.
+        let store = self.store().clone();
+        let to_store = StoredReport { key: stored_key, policy: policy.clone(), report: report.clone() };
+        std::thread::spawn(move || {
+            let saved = stored_report_text(&to_store).map_err(|e| e.to_string()).and_then(|text| {
+                store
+                    .with_conn(|c| crate::store::settings::set(c, STORED_REPORT_KEY, &text))
+                    .map_err(|e: rusqlite::Error| e.to_string())
+            });
+            if let Err(e) = saved {
+                tracing::warn!(error = %e, "the Results report could not be kept for the next start");
+            }
+        });
         // Build the grid, then free the loaded runs and hand the heap back, without making this
         // request wait.
         let building = std::thread::spawn(move || {
@@ -178,7 +335,7 @@ impl Engine {
     /// One row per case, one column per model: the verdict each model gave (compact form).
     pub fn results_grid(&self, req: &ResultsRequest) -> ApiResult<ResultsGrid> {
         let d = self.results_data(&req.run_ids)?;
-        Ok((*d.grid()?).clone())
+        Ok((*d.grid(self)?).clone())
     }
 }
 

@@ -33,6 +33,7 @@ mod policy;
 mod policy_new;
 mod protocol;
 mod redirects;
+mod results_stored;
 mod review;
 mod review_rationale;
 mod review_sharing;

@@ -1,11 +1,14 @@
 // Entry points outside the owner's app: a reviewer's personal link (`/review/<token>`), and the
 // page shown when someone opens a review server's address without a link.
 
-import { useEffect, useState } from "react";
+import { lazy, Suspense, useEffect, useState } from "react";
 import { api } from "../../api/client";
 import { host, setReviewToken } from "../../api/transport";
-import { Questionnaire } from "./Questionnaire";
+import { Loading } from "../../components/Feedback";
 import "./review.css";
+
+// Read only when a reviewer's link is opened (the owner's app starts without it).
+const Questionnaire = lazy(() => import("./Questionnaire").then((m) => ({ default: m.Questionnaire })));
 
 export { reviewLinkToken } from "./logic";
 
@@ -21,7 +24,9 @@ export function ReviewLinkApp({ token }: { token: string }) {
   }, []);
   return (
     <main id="main" className="rv-root">
-      <Questionnaire token={token} mode="link" />
+      <Suspense fallback={<Loading />}>
+        <Questionnaire token={token} mode="link" />
+      </Suspense>
     </main>
   );
 }
