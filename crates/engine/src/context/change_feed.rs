@@ -138,6 +138,18 @@ fn data_version(conn: &Connection) -> ApiResult<i64> {
     Ok(conn.query_row("PRAGMA data_version", [], |r| r.get(0))?)
 }
 
+/// How many changes of `kind` the store has counted so far (0 when none was ever counted). A value
+/// that moved means that kind of data changed, whichever process wrote it: a cache keyed by it
+/// (the stored Results report) is never stale.
+pub fn change_count(conn: &Connection, kind: ChangeKind) -> ApiResult<i64> {
+    let mut stmt = conn.prepare_cached("SELECT counter FROM change_counters WHERE kind = ?1")?;
+    let mut rows = stmt.query([kind.name()])?;
+    Ok(match rows.next()? {
+        Some(row) => row.get(0)?,
+        None => 0,
+    })
+}
+
 fn read_counters(conn: &Connection) -> ApiResult<Counters> {
     let mut stmt = conn.prepare_cached("SELECT kind, counter FROM change_counters")?;
     let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?;

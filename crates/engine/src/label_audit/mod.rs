@@ -109,7 +109,10 @@ pub struct LabelAuditReport {
     /// Screened cases that every model agrees with.
     pub agree: usize,
     pub disputed: Vec<DisputedCase>,
-    /// Set when the audit finished but most of the models' screens ended on an unreadable reply.
+    /// Set when the audit finished but most of the models' screens ended on an unreadable reply;
+    /// absent otherwise, so the report keeps its three fields when all went well.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
     pub problems: Option<jobs::RunProblems>,
 }
 

@@ -145,8 +145,7 @@ struct StoredReport {
 fn stored_report_key(conn: &rusqlite::Connection, runs_key: &str) -> ApiResult<String> {
     let mut key = format!("{STORED_REPORT_FORMAT}|");
     for kind in REPORT_INPUTS {
-        let counter: i64 =
-            conn.query_row("SELECT counter FROM change_counters WHERE kind = ?1", [kind.name()], |r| r.get(0))?;
+        let counter = crate::context::change_feed::change_count(conn, kind)?;
         key.push_str(&format!("{}={counter};", kind.name()));
     }
     key.push('|');

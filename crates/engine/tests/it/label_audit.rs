@@ -120,8 +120,9 @@ async fn two_models_that_disagree_dispute_some_labels() {
     assert_eq!((report.screened, report.agree), (4, 2));
     let v = serde_json::to_value(&report).unwrap();
     let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
-    assert_eq!(keys, vec!["screened", "agree", "disputed", "problems"]);
-    assert_eq!(v["problems"], Value::Null, "an audit of readable screens is no warning");
+    // The report's shape stays `screened, agree, disputed` when all went well: `problems` appears
+    // only with a warning.
+    assert_eq!(keys, vec!["screened", "agree", "disputed"], "an audit of readable screens is no warning");
     assert_eq!(
         v["disputed"],
         json!([
