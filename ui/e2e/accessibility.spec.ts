@@ -192,6 +192,8 @@ test("every dialog passes the scan in the light and the dark theme", async ({ pa
   for (const d of DIALOGS) {
     await page.goto(`${studio.url}${d.path(setup)}`);
     await expect(page.getByRole("heading", { level: 1 }).first()).toBeVisible();
+    // The page has its data (a dialog some pages render beside their list appears only then).
+    await expect(page.locator(".loading")).toHaveCount(0);
     await d.open(page);
     const dialog = page.getByRole("dialog", { name: d.dialog });
     await expect(dialog).toBeVisible();

@@ -63,7 +63,9 @@ fn request(concurrency: u32) -> EvaluationRunRequest {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_lifts_the_endpoint_limit_to_its_concurrency_and_gives_it_back() {
-    let mock = MockServer::start_with(script(60, 0), 0, false).await.unwrap();
+    // Replies slow enough that the requests stay in flight across several progress ticks even on a
+    // loaded machine (CI runs the Rust tests beside the browser tests and the Windows build).
+    let mock = MockServer::start_with(script(400, 0), 0, false).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let e = super::eval::engine(dir.path());
     e.demo_load().unwrap();
