@@ -65,6 +65,20 @@ export function Group({ at, title, children, actions }: { at: string; title: Rea
 }
 
 /** A section of the form (definition, conditions, …). */
+/** The policy's passages as suggestions for a passage field (`list={id}` on the input). */
+export function PassageSuggestions({ id }: { id: string }) {
+  const { evidence } = useForm();
+  return (
+    <datalist id={id}>
+      {evidence.map((e) => (
+        <option key={e.id} value={e.id}>
+          {e.title}
+        </option>
+      ))}
+    </datalist>
+  );
+}
+
 export function Section({ at, title, intro, children }: { at: string; title: string; intro?: ReactNode; children: ReactNode }) {
   const headingId = useId();
   return (

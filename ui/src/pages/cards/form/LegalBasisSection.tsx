@@ -3,23 +3,17 @@
 import { useId } from "react";
 import { TextArea } from "../../../components/Forms";
 import { fieldDomId, listAt, setAt, textAt } from "./cardForm";
-import { Findings, Section, TextList, useForm, useNotes } from "./FormParts";
+import { Findings, PassageSuggestions, Section, TextList, useForm, useNotes } from "./FormParts";
 
 const LB = ["fixed_fields", "governing_legal_basis"];
 
 export function LegalBasisSection() {
-  const { doc, edit, evidence } = useForm();
+  const { doc, edit } = useForm();
   const listId = useId();
   const meaningNotes = useNotes("/fixed_fields/governing_legal_basis/meaning");
   return (
     <Section at="/fixed_fields/governing_legal_basis" title="Legal basis" intro="The clause and guidance passages that decide the verdict, spelled exactly as the policy names them.">
-      <datalist id={listId}>
-        {evidence.map((e) => (
-          <option key={e.id} value={e.id}>
-            {e.title}
-          </option>
-        ))}
-      </datalist>
+      <PassageSuggestions id={listId} />
       <div id={fieldDomId("/fixed_fields/governing_legal_basis/value")} tabIndex={-1}>
         <h4 className="form-sub">Passages</h4>
         <Findings at="/fixed_fields/governing_legal_basis/value" />

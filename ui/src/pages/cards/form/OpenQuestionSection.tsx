@@ -4,10 +4,10 @@
 import { useId } from "react";
 import { TextArea, TextInput } from "../../../components/Forms";
 import { fieldDomId, getAt, isObject, setAt, textAt } from "./cardForm";
-import { Section, useForm, useNotes } from "./FormParts";
+import { PassageSuggestions, Section, useForm, useNotes } from "./FormParts";
 
 export function OpenQuestionSection() {
-  const { doc, edit, evidence } = useForm();
+  const { doc, edit } = useForm();
   const listId = useId();
   const raw = getAt(doc, ["x_open_question"]);
   const sectionNotes = useNotes("/x_open_question/section_id");
@@ -22,13 +22,7 @@ export function OpenQuestionSection() {
   }
   return (
     <Section at="/x_open_question" title="Open question" intro="The question the policy leaves open for this card's events, and the passage that leaves it open.">
-      <datalist id={listId}>
-        {evidence.map((e) => (
-          <option key={e.id} value={e.id}>
-            {e.title}
-          </option>
-        ))}
-      </datalist>
+      <PassageSuggestions id={listId} />
       <TextInput
         label="Passage that leaves it open"
         list={listId}
