@@ -2,8 +2,8 @@
 // Launches the app binary N times through WebKitWebDriver on a fresh store each time, and reports
 // the time from launch to the Home page showing real data, plus the resident memory of the app and
 // its web content process after start (and, with --results RUNS, after opening the Results page).
-// Usage (under Xvfb and D-Bus, see scripts/bench-app):
-//   node scripts/bench-app.mjs APP_BINARY [--runs 5] [--db STORE] [--results run1,run2,... --models N]
+// Usage (under Xvfb and D-Bus, see scripts/bench-app); --detail also prints where the time went:
+//   node scripts/bench-app.mjs APP_BINARY [--runs 5] [--db STORE] [--results run1,run2,... --models N] [--detail]
 import { execSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,6 +19,7 @@ const runs = Number(opt("--runs", "5"));
 const db = opt("--db", null);
 const results = opt("--results", null);
 const models = Number(opt("--models", "1"));
+const detail = args.includes("--detail");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // Memory of the app's processes: RSS counts shared libraries once per process; PSS splits shared
@@ -31,7 +32,9 @@ function memory(pids) {
       if (name === "WebKitWebDriver") continue;
       const rss = Number(readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
       const pss = Number(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8").match(/^Pss:\s+(\d+)/m)?.[1] ?? 0) / 1024;
-      per.push({ name, rss, pss });
+      const roll = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+      const kb = (k) => Number(roll.match(new RegExp(`^${k}:\\s+(\\d+)`, "m"))?.[1] ?? 0) / 1024;
+      per.push({ name, rss, pss, anon: kb("Pss_Anon"), file: kb("Pss_File") });
     } catch {}
   }
   return per;
@@ -69,6 +72,7 @@ async function once(i) {
     }
   }
   const launched = Date.now();
+  if (detail) console.log(`run ${i}: launched ${launched}`);
   const { sessionId } = await wd("POST", "/session", { capabilities: { alwaysMatch: { "webkitgtk:browserOptions": { binary: app, args: [] } } } });
   const S = `/session/${sessionId}`;
   const exec = (script) => wd("POST", `${S}/execute/sync`, { script, args: [] });
@@ -78,28 +82,51 @@ async function once(i) {
     if (paint === null) await sleep(25);
   }
   const firstPaintMs = paint - launched;
+  if (detail) {
+    const [origin, nav, entries] = await exec(`const n = performance.getEntriesByType("navigation")[0];
+      return [performance.timeOrigin, n ? [Math.round(n.responseEnd), Math.round(n.domContentLoadedEventEnd), Math.round(n.loadEventEnd)] : null,
+        [...performance.getEntriesByType("resource"), ...performance.getEntriesByType("measure"), ...performance.getEntriesByType("mark")].sort((a, b) => a.startTime - b.startTime)
+          .map((e) => [e.name.slice(0, 60), Math.round(e.startTime), Math.round(e.duration)])];`);
+    console.log(`run ${i}: page began loading ${Math.round(origin - launched)} ms after launch; page load (response end, DOM ready, load): ${JSON.stringify(nav)}; first paint at ${Math.round(paint - origin)} ms of the page`);
+    for (const [name, start, dur] of entries) console.log(`  ${name}  +${start}  ${dur}`);
+  }
   await sleep(500);
   const pids = descendants(driver.pid);
   const rssStart = rssMb(pids);
   const pssStart = pssMb(pids);
-  if (i === 0) console.log("processes after start:", memory(pids).map((p) => `${p.name} RSS ${p.rss.toFixed(0)} MB / PSS ${p.pss.toFixed(0)} MB`).join("; "));
+  if (i === 0) console.log("processes after start:", memory(pids).map((p) => `${p.name} RSS ${p.rss.toFixed(0)} MB / PSS ${p.pss.toFixed(0)} MB (${p.anon.toFixed(0)} anonymous, ${p.file.toFixed(0)} files)`).join("; "));
   let resultsMs = null;
   let rssResults = null;
   let pssResults = null;
   if (results) {
-    const t0 = await exec("return performance.timeOrigin + performance.now();");
-    await exec(`window.location.hash = '#/results?runs=${results}'; return true;`);
-    for (let k = 0; k < 600; k++) {
-      const ready = await exec(`return document.querySelectorAll("table.leaderboard tbody tr").length >= ${models};`);
-      if (ready) break;
-      await sleep(20);
+    // The page itself notes when the rows are all there (a MutationObserver set up before the
+    // navigation; the frame after the rows arrived, as for the first paint), so the figure does not
+    // include the WebDriver polling's own delay.
+    await exec(`window.__benchReady = null; window.__benchStart = performance.now();
+      const obs = new MutationObserver(() => {
+        if (window.__benchReady === null && document.querySelectorAll("table.leaderboard tbody tr").length >= ${models}) {
+          obs.disconnect(); requestAnimationFrame(() => (window.__benchReady = performance.now()));
+        }
+      });
+      obs.observe(document.body, { childList: true, subtree: true });
+      window.location.hash = '#/results?runs=${results}'; return true;`);
+    let ready = null;
+    for (let k = 0; k < 600 && ready === null; k++) {
+      ready = await exec("return window.__benchReady === null ? null : window.__benchReady - window.__benchStart;");
+      if (ready === null) await sleep(20);
     }
-    const t1 = await exec("return performance.timeOrigin + performance.now();");
-    resultsMs = t1 - t0;
+    resultsMs = ready;
+    if (detail) {
+      const entries = await exec(`return [...performance.getEntriesByType("resource"), ...performance.getEntriesByType("measure"), ...performance.getEntriesByType("mark")]
+        .filter((e) => e.startTime >= window.__benchStart - 1).sort((a, b) => a.startTime - b.startTime)
+        .map((e) => [e.name.slice(0, 60), Math.round(e.startTime - window.__benchStart), Math.round(e.duration), e.transferSize ?? 0]);`);
+      console.log(`run ${i}: Results ready at ${ready === null ? '–' : ready.toFixed(0)} ms; requests (name, start, duration ms):`);
+      for (const [name, start, dur] of entries) console.log(`  ${name}  +${start}  ${dur}`);
+    }
     await sleep(500);
     rssResults = rssMb(descendants(driver.pid));
     pssResults = pssMb(descendants(driver.pid));
-    if (i === 0) console.log("processes with Results open:", memory(descendants(driver.pid)).map((p) => `${p.name} RSS ${p.rss.toFixed(0)} MB / PSS ${p.pss.toFixed(0)} MB`).join("; "));
+    if (i === 0) console.log("processes with Results open:", memory(descendants(driver.pid)).map((p) => `${p.name} RSS ${p.rss.toFixed(0)} MB / PSS ${p.pss.toFixed(0)} MB (${p.anon.toFixed(0)} anonymous, ${p.file.toFixed(0)} files)`).join("; "));
   }
   await wd("DELETE", S).catch(() => {});
   driver.kill();

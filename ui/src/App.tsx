@@ -1,35 +1,27 @@
 // The app shell: navigation in workflow order, the page for the current route, toasts.
 
-import { ComponentType, lazy, Suspense, useEffect } from "react";
+import { ComponentType, Suspense, useEffect } from "react";
 import { Loading, Toasts } from "./components/Feedback";
 import { useRoute } from "./router";
+import { pageFromFile } from "./pageFiles";
 import { HomePage } from "./pages/home/HomePage";
 import { ReviewLinkApp, reviewLinkToken, ReviewServerNotice, useReviewServerWithoutLink } from "./pages/review/LinkEntry";
 import { OwnerKeyNotice, useOwnerKeyMissing } from "./components/OwnerKeyNotice";
 
 // Home is in the first file the window loads; every other page is a file of its own, read the
 // first time it is opened: the window shows sooner with less code to read first, and pages never
-// opened take no memory. (A page's file is on this computer, so opening it waits a few ms once.)
-const pages = {
-  policy: () => import("./pages/policy/PolicyPage").then((m) => ({ default: m.PolicyPage })),
-  cards: () => import("./pages/cards/CardsPage").then((m) => ({ default: m.CardsPage })),
-  anchors: () => import("./pages/anchors/AnchorsPage").then((m) => ({ default: m.AnchorsPage })),
-  generate: () => import("./pages/generate/GeneratePage").then((m) => ({ default: m.GeneratePage })),
-  cases: () => import("./pages/cases/CasesPage").then((m) => ({ default: m.CasesPage })),
-  evaluate: () => import("./pages/evaluate/EvaluatePage").then((m) => ({ default: m.EvaluatePage })),
-  results: () => import("./pages/results/ResultsPage").then((m) => ({ default: m.ResultsPage })),
-  review: () => import("./pages/review/ReviewPage").then((m) => ({ default: m.ReviewPage })),
-  settings: () => import("./pages/settings/SettingsPage").then((m) => ({ default: m.SettingsPage })),
-};
-const PolicyPage = lazy(pages.policy);
-const CardsPage = lazy(pages.cards);
-const AnchorsPage = lazy(pages.anchors);
-const GeneratePage = lazy(pages.generate);
-const CasesPage = lazy(pages.cases);
-const EvaluatePage = lazy(pages.evaluate);
-const ResultsPage = lazy(pages.results);
-const ReviewPage = lazy(pages.review);
-const SettingsPage = lazy(pages.settings);
+// opened take no memory. The address changes only once the page's file is here (see
+// `preparePage`), so a page opens at once instead of flashing a spinner and React's minimum
+// time for showing one.
+const PolicyPage = pageFromFile("policy", () => import("./pages/policy/PolicyPage").then((m) => m.PolicyPage));
+const CardsPage = pageFromFile("cards", () => import("./pages/cards/CardsPage").then((m) => m.CardsPage));
+const AnchorsPage = pageFromFile("anchors", () => import("./pages/anchors/AnchorsPage").then((m) => m.AnchorsPage));
+const GeneratePage = pageFromFile("generate", () => import("./pages/generate/GeneratePage").then((m) => m.GeneratePage));
+const CasesPage = pageFromFile("cases", () => import("./pages/cases/CasesPage").then((m) => m.CasesPage));
+const EvaluatePage = pageFromFile("evaluate", () => import("./pages/evaluate/EvaluatePage").then((m) => m.EvaluatePage));
+const ResultsPage = pageFromFile("results", () => import("./pages/results/ResultsPage").then((m) => m.ResultsPage));
+const ReviewPage = pageFromFile("review", () => import("./pages/review/ReviewPage").then((m) => m.ReviewPage));
+const SettingsPage = pageFromFile("settings", () => import("./pages/settings/SettingsPage").then((m) => m.SettingsPage));
 
 type NavItem = { id: string; label: string; step?: number; page: ComponentType; title: string };
 

@@ -61,19 +61,46 @@ if (typeof window !== "undefined") {
       history.replaceState(null, "", new URL(e.oldURL).hash || "#/");
       return;
     }
-    current = parseHash(window.location.hash);
-    listeners.forEach((l) => l());
+    const next = parseHash(window.location.hash);
+    const wait = preparer?.(next);
+    if (!wait) return show(next);
+    // The old page stays until the new one can be drawn; a later change of address wins.
+    const mine = ++pending;
+    void wait.then(() => {
+      if (mine === pending) show(parseHash(window.location.hash));
+    });
   });
 }
 
+let pending = 0;
+
+function show(route: Route) {
+  pending += 1;
+  current = route;
+  listeners.forEach((l) => l());
+}
+
+/** Something to wait for before a route is shown (the page's file, see pageFiles.ts), or null. */
+export type RoutePreparer = (to: Route) => Promise<void> | null;
+let preparer: RoutePreparer | null = null;
+
+export function setRoutePreparer(p: RoutePreparer | null) {
+  preparer = p;
+}
+
+/** The route pages show now (after any wait for the page's file). */
+export function currentRoute(): Route {
+  return current;
+}
+
+/** Be told when the route pages show changes; returns the function that stops it. */
+export function subscribeRoute(l: () => void): () => void {
+  listeners.add(l);
+  return () => listeners.delete(l);
+}
+
 export function useRoute(): Route {
-  return useSyncExternalStore(
-    (l) => {
-      listeners.add(l);
-      return () => listeners.delete(l);
-    },
-    () => current,
-  );
+  return useSyncExternalStore(subscribeRoute, currentRoute);
 }
 
 /** Build a link: href("/cards", id, {tab: "history"}) → "#/cards/<id>?tab=history". */

@@ -73,6 +73,37 @@ function useLiveVersion(method: ApiMethod): number {
   );
 }
 
+// Answers asked for while the first page's code was still starting (see `prefetch`), each taken
+// once by the first `useApi` that mounts wanting the same method and parameters soon after; one
+// that has arrived by then is shown in the page's very first drawing.
+const EARLY_KEPT_MS = 3000;
+type Early = { answer: Promise<unknown>; at: number; arrived?: { data: unknown } };
+const early = new Map<string, Early>();
+
+/** Ask now for data the first page will show, so the call runs while the page's code starts.
+ * Resolves when the answer is here (or the call failed). */
+export function prefetch<M extends ApiMethod>(method: M, params: Params<M>): Promise<void> {
+  const key = `${method} ${JSON.stringify(params)}`;
+  const known = early.get(key);
+  if (known) return known.answer.then(() => {}, () => {});
+  const entry: Early = { answer: api(method, params), at: performance.now() };
+  early.set(key, entry);
+  // An answer nobody takes is dropped quietly (the page asks again and shows its own error).
+  return entry.answer.then(
+    (data) => {
+      entry.arrived = { data };
+    },
+    () => {},
+  );
+}
+
+function takeEarly(method: string, key: string): Early | undefined {
+  const k = `${method} ${key}`;
+  const e = early.get(k);
+  early.delete(k);
+  return e && performance.now() - e.at < EARLY_KEPT_MS ? e : undefined;
+}
+
 export type Loaded<T> = {
   data: T | undefined;
   error: EngineError | undefined;
@@ -90,9 +121,14 @@ export function useApi<M extends ApiMethod>(method: M, params: Params<M> | null)
   const version = useDataVersion();
   const live = useLiveVersion(method);
   const last = useRef<{ method: string; key: string | null; version: number; tick: number } | null>(null);
-  const [state, setState] = useState<{ data?: Result<M>; error?: EngineError; loading: boolean }>({ loading: params !== null });
-  const [tick, setTick] = useState(0);
   const key = params === null ? null : JSON.stringify(params);
+  // An answer asked for at start: shown at once when it has arrived, else awaited below.
+  const first = useRef<Early | undefined | null>(null);
+  if (first.current === null) first.current = key === null ? undefined : takeEarly(method, key);
+  const [state, setState] = useState<{ data?: Result<M>; error?: EngineError; loading: boolean }>(() =>
+    first.current?.arrived ? { data: first.current.arrived.data as Result<M>, loading: false } : { loading: params !== null },
+  );
+  const [tick, setTick] = useState(0);
   const seq = useRef(0);
   useEffect(() => {
     if (key === null) {
@@ -102,10 +138,15 @@ export function useApi<M extends ApiMethod>(method: M, params: Params<M> | null)
     }
     const before = last.current;
     last.current = { method, key, version, tick };
+    const early = before === null ? first.current : undefined;
+    first.current = undefined;
+    // Already shown in the first drawing: nothing to ask.
+    if (early?.arrived) return;
     const quiet = before !== null && before.method === method && before.key === key && before.version === version && before.tick === tick;
     const mine = ++seq.current;
     if (!quiet) setState((s) => ({ ...s, loading: true }));
-    api(method, JSON.parse(key) as Params<M>)
+    const asked = early?.answer ?? api(method, JSON.parse(key) as Params<M>);
+    (asked as Promise<Result<M>>)
       .then((data) => {
         if (mine === seq.current) setState({ data, loading: false });
       })

@@ -2,6 +2,10 @@
 // HTTP (`psebench serve`) inside a web browser. Everything else calls `call()`, `onProgress()` and
 // `onDataChange()`.
 
+// In the desktop window the engine is reached through Tauri (small modules, in the first file so the
+// first call does not wait for another file to load).
+import { invoke } from "@tauri-apps/api/core";
+import { listen } from "@tauri-apps/api/event";
 import type { ApiError, ChangeKind, Progress } from "./generated";
 import { ALL_KINDS, kindsOfEvent } from "./liveData";
 import { forgetOwnerKey, ownerKey } from "./ownerKey";
@@ -108,7 +112,6 @@ async function callHttp(method: string, params: unknown): Promise<unknown> {
 }
 
 async function callTauri(method: string, params: unknown): Promise<unknown> {
-  const { invoke } = await import("@tauri-apps/api/core");
   try {
     return await invoke("api", { method, params: params ?? {} });
   } catch (e) {
@@ -116,9 +119,30 @@ async function callTauri(method: string, params: unknown): Promise<unknown> {
   }
 }
 
-/** Call one engine API method. */
-export function callRaw(method: string, params: unknown): Promise<unknown> {
-  return host() === "tauri" ? callTauri(method, params) : callHttp(method, params);
+/** Call one engine API method. Each call's duration is noted in the page's performance timeline
+ * (a measure named "api METHOD"), which scripts/bench-app --detail reads; the newest few hundred are kept. */
+export async function callRaw(method: string, params: unknown): Promise<unknown> {
+  const start = performance.now();
+  try {
+    return await (host() === "tauri" ? callTauri(method, params) : callHttp(method, params));
+  } finally {
+    noteDuration(method, start);
+  }
+}
+
+const KEPT_MEASURES = 500;
+let measures = 0;
+
+function noteDuration(method: string, start: number) {
+  try {
+    if (++measures > KEPT_MEASURES) {
+      performance.clearMeasures();
+      measures = 1;
+    }
+    performance.measure(`api ${method}`, { start, end: performance.now() });
+  } catch {
+    // A browser without User Timing level 3: nothing is noted.
+  }
 }
 
 type Listener = (p: Progress) => void;
@@ -140,10 +164,8 @@ function startEvents() {
     },
   };
   if (host() === "tauri") {
-    void import("@tauri-apps/api/event").then(({ listen }) => {
-      void listen<Progress>("job-progress", (ev) => deliver.progress(ev.payload));
-      void listen<{ kinds: ChangeKind[] }>("data-change", (ev) => deliver.change(kindsOfEvent(JSON.stringify(ev.payload))));
-    });
+    void listen<Progress>("job-progress", (ev) => deliver.progress(ev.payload));
+    void listen<{ kinds: ChangeKind[] }>("data-change", (ev) => deliver.change(kindsOfEvent(JSON.stringify(ev.payload))));
     return;
   }
   // A reviewer's page follows nothing: the review server tells reviewers of no changes.

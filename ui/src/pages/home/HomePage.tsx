@@ -1,7 +1,7 @@
 // Home: what the store holds, where the user is in the workflow, and the next step.
 
 import { ReactNode, useEffect, useState } from "react";
-import { useAction, useAllProgress, useApi } from "../../api/client";
+import { prefetch, useAction, useAllProgress, useApi } from "../../api/client";
 import { shownStatus } from "../../runProblems";
 import { StatusBadge } from "../../components/Badges";
 import { ErrorBanner, Loading, Notice, toast } from "../../components/Feedback";
@@ -18,6 +18,13 @@ type Step = { n: number; title: string; state: "done" | "todo" | "optional"; tex
 function count(list: { key: string; count: number }[] | undefined, key?: string): number {
   if (!list) return 0;
   return list.filter((c) => key === undefined || c.key === key).reduce((a, c) => a + c.count, 0);
+}
+
+/** At start, when the window opens on Home: ask for the store's summary (what Home first shows)
+ * while the page's code starts, so the first drawing can show it. Null on other pages. */
+export function prefetchHome(): Promise<void> | null {
+  const hash = window.location.hash.replace(/^#/, "");
+  return hash === "" || hash === "/" ? prefetch("store.info", {}) : null;
 }
 
 export function HomePage() {
