@@ -17,7 +17,7 @@ use psebench::ApiError;
 use serde_json::Value;
 use tauri::{Emitter, Manager, State};
 
-mod startup;
+use psebench_desktop_startup as startup;
 
 /// The engine, or why the store could not be opened (shown by the UI on every page).
 struct Studio(Result<Engine, ApiError>);
@@ -81,8 +81,8 @@ fn main() {
     if let Some(problem) = &log_problem {
         eprintln!("PSEBench Studio will run without a log file: {problem}");
     }
-    if let Err(message) = startup::check_window_support() {
-        startup::report_fatal("PSEBench Studio cannot start", &message);
+    if let Err(problem) = startup::check_window_support() {
+        startup::report_fatal("PSEBench Studio cannot start", &problem.message);
         std::process::exit(1);
     }
     let engine = startup::open_store(&db);

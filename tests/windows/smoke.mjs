@@ -1,7 +1,8 @@
 // The Windows smoke suite: psebench.exe (the Windows build of the command-line tool) run under Wine,
 // one check per function. scripts/test-windows prepares everything and starts it:
 //   node tests/windows/smoke.mjs BIN_DIR WORK_DIR
-// BIN_DIR holds psebench.exe and psebench-studio.exe with its WebView2Loader.dll (and, for Wine 8
+// BIN_DIR holds psebench.exe and psebench-startup-check.exe (the desktop app's start-up before its
+// window) with WebView2Loader.dll (and, for Wine 8
 // only, the test-only bcryptprimitives.dll); WORK_DIR is an empty folder for the files the checks
 // write. WINEPREFIX must name a prepared Wine prefix.
 // Files are named to the program with Windows paths (Z:\...), the data folder is the default one
@@ -18,7 +19,7 @@ if (!binDir || !work || !prefix) {
   process.exit(2);
 }
 const exe = join(binDir, "psebench.exe");
-const appExe = join(binDir, "psebench-studio.exe");
+const appExe = join(binDir, "psebench-startup-check.exe");
 const wine = process.env.WINE || "wine";
 // A key only this suite knows; the mock model refuses requests without it.
 const KEY = "sk-wine-smoke-7f3a";
@@ -291,13 +292,15 @@ async function forbiddenFileNamesAreRefused() {
 async function appStartUpBeforeItsWindow() {
   // Under Wine there is no WebView2 Runtime: the app must say so plainly, after it has found its
   // data folder and opened the same store as psebench.exe.
-  const r = spawnSync(wine, [appExe, "--check-startup"], { cwd: work, env: wineEnv(), encoding: "utf8", timeout: 300_000 });
+  const r = spawnSync(wine, [appExe], { cwd: work, env: wineEnv(), encoding: "utf8", timeout: 300_000 });
   if (r.error) fail(`could not start Wine: ${r.error.message}`);
   const out = r.stdout ?? "";
   expect(/^Data folder: .*AppData\\Roaming\\psebench\s*$/m.test(out), `the app's data folder is not under %APPDATA%:\n${out}${r.stderr}`);
   expect(/^Store: opened .*psebench\.db\s*$/m.test(out), `the app did not open the store:\n${out}`);
   expect(/^Log file: in .*logs/m.test(out), `the app has no log file:\n${out}`);
   expect(/^Window: cannot be shown/m.test(out), `the app thinks it can show a window under Wine:\n${out}`);
+  // The loader was asked (it is there, beside the program) and found no runtime.
+  expect(/^Window: cannot be shown \(no runtime found/m.test(out), `the WebView2 loader was not asked as the app asks it:\n${out}`);
   expect(out.includes("WebView2 Runtime, which is not installed") && out.includes("https://developer.microsoft.com/microsoft-edge/webview2/"), `the missing-WebView2 message is not the plain one:\n${out}`);
   expect(r.status === 1, `the app's start-up check ended with exit ${r.status}, expected 1 (cannot start)`);
 }

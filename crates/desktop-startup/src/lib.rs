@@ -1,8 +1,12 @@
-//! What the app checks before it opens its window, and how it says it cannot start. On Windows the
-//! window is drawn by Microsoft Edge WebView2 Runtime; without it Tauri cannot create the window
-//! and the app would vanish without a word (a Windows GUI program has no console to print to). So
-//! the runtime is looked up first, through the same loader call Tauri itself uses, and a missing
-//! runtime is reported in a plain message box that says what to install and where.
+//! What the desktop app does before it opens its window, and how it says it cannot start. On
+//! Windows the window is drawn by Microsoft Edge WebView2 Runtime; without it the window cannot be
+//! created and the app would vanish without a word (a Windows GUI program has no console to print
+//! to). So the runtime is looked up first, through the same loader call Tauri itself makes (in
+//! `WebView2Loader.dll`, shipped beside the app), and a missing runtime is reported in a plain
+//! message box that says what to install and where.
+//!
+//! No Tauri here: the app (`src-tauri`) calls this crate, and its `psebench-startup-check` program
+//! runs the same code on its own, which is how CI checks it under Wine without building the app.
 
 /// Where Microsoft offers the WebView2 Runtime ("Evergreen Standalone Installer").
 #[cfg(windows)]
@@ -47,11 +51,11 @@ pub fn open_store(db: &std::path::Path) -> Result<Engine, ApiError> {
     engine
 }
 
-/// `psebench-studio --check-startup`: everything the app does before its window, without the
-/// window, reported on standard output: the data folder, the log file, the check that a window
-/// can be shown (WebView2 on Windows, with the message a user would see) and opening the store.
-/// Exit status 0 when the app could start here, 1 when it could not. Used by scripts/test-windows
-/// (under Wine, which has no WebView2, so the message must appear there).
+/// `psebench-studio --check-startup` and `psebench-startup-check`: everything the app does before
+/// its window, without the window, reported on standard output: the data folder, the log file, the
+/// check that a window can be shown (WebView2 on Windows, with the message a user would see) and
+/// opening the store. Exit status 0 when the app could start here, 1 when it could not. Used by
+/// scripts/test-windows (under Wine, which has no WebView2, so the message must appear there).
 pub fn check_startup() -> i32 {
     let prepared = prepare();
     let mut can_start = true;
@@ -73,9 +77,9 @@ pub fn check_startup() -> i32 {
     }
     match check_window_support() {
         Ok(()) => println!("Window: can be shown."),
-        Err(message) => {
+        Err(problem) => {
             can_start = false;
-            println!("Window: cannot be shown. The app would say:\n{message}");
+            println!("Window: cannot be shown ({}). The app would say:\n{}", problem.reason, problem.message);
         }
     }
     if can_start {
@@ -85,19 +89,28 @@ pub fn check_startup() -> i32 {
     }
 }
 
-/// `Err(message)` when the app cannot show its window on this computer.
-pub fn check_window_support() -> Result<(), String> {
+/// Why the app cannot show its window here: what was found (for the log and the check's report)
+/// and the message the user sees.
+#[derive(Debug)]
+pub struct WindowProblem {
+    pub reason: String,
+    pub message: String,
+}
+
+/// `Err` when the app cannot show its window on this computer.
+pub fn check_window_support() -> Result<(), WindowProblem> {
     #[cfg(windows)]
-    if let Err(e) = tauri::webview_version() {
-        tracing::error!(error = %e, "Microsoft Edge WebView2 Runtime was not found");
-        return Err(format!(
+    if let Err(reason) = windows::webview2_version() {
+        tracing::error!(%reason, "Microsoft Edge WebView2 Runtime was not found");
+        let message = format!(
             "PSEBench Studio shows its window through Microsoft Edge WebView2 Runtime, which is not \
              installed on this computer.\n\n\
              Windows 11 includes it. On Windows 10, install the Evergreen WebView2 Runtime from \
              Microsoft (free), or ask your IT department to install it:\n\n{WEBVIEW2_DOWNLOAD}\n\n\
              Then start PSEBench Studio again. Your data is not affected. The command-line tool \
              psebench.exe works without it."
-        ));
+        );
+        return Err(WindowProblem { reason, message });
     }
     Ok(())
 }
@@ -113,10 +126,51 @@ pub fn report_fatal(title: &str, message: &str) {
 
 #[cfg(windows)]
 mod windows {
+    use windows_sys::core::{PCWSTR, PWSTR};
+    use windows_sys::Win32::Foundation::FreeLibrary;
+    use windows_sys::Win32::System::Com::CoTaskMemFree;
+    use windows_sys::Win32::System::LibraryLoader::{GetProcAddress, LoadLibraryW};
     use windows_sys::Win32::UI::WindowsAndMessaging::{MessageBoxW, MB_ICONERROR, MB_OK, MB_SETFOREGROUND};
 
     fn wide(text: &str) -> Vec<u16> {
         text.encode_utf16().chain(std::iter::once(0)).collect()
+    }
+
+    /// `GetAvailableCoreWebView2BrowserVersionString(browserExecutableFolder, versionInfo)`.
+    type VersionFn = unsafe extern "system" fn(PCWSTR, *mut PWSTR) -> i32;
+
+    /// The installed WebView2 Runtime's version, asked of `WebView2Loader.dll` (beside the app;
+    /// Windows looks in the program's folder first) the way Tauri asks it before its window.
+    pub fn webview2_version() -> Result<String, String> {
+        let dll = wide("WebView2Loader.dll");
+        let name = b"GetAvailableCoreWebView2BrowserVersionString\0";
+        // SAFETY: the DLL name is NUL-terminated UTF-16; the function is looked up by its
+        // NUL-terminated name and called with the signature Microsoft documents; the string it
+        // returns is freed with CoTaskMemFree as documented; the DLL is released last.
+        unsafe {
+            let module = LoadLibraryW(dll.as_ptr());
+            if module.is_null() {
+                return Err("WebView2Loader.dll could not be loaded".into());
+            }
+            let result = match GetProcAddress(module, name.as_ptr()) {
+                None => Err("WebView2Loader.dll has no GetAvailableCoreWebView2BrowserVersionString".into()),
+                Some(f) => {
+                    let f: VersionFn = std::mem::transmute(f);
+                    let mut version: PWSTR = std::ptr::null_mut();
+                    let hr = f(std::ptr::null(), &mut version);
+                    if hr < 0 || version.is_null() {
+                        Err(format!("no runtime found (HRESULT {hr:#010x})"))
+                    } else {
+                        let len = (0..).take_while(|&i| *version.add(i) != 0).count();
+                        let text = String::from_utf16_lossy(std::slice::from_raw_parts(version, len));
+                        CoTaskMemFree(version as *const std::ffi::c_void);
+                        Ok(text)
+                    }
+                }
+            };
+            FreeLibrary(module);
+            result
+        }
     }
 
     /// A modal error box with an OK button (no owner window: none exists yet).
