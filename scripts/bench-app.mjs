@@ -81,13 +81,14 @@ async function once(i) {
     paint = await exec("return window.__psebenchFirstPaint === undefined ? null : performance.timeOrigin + window.__psebenchFirstPaint;");
     if (paint === null) await sleep(25);
   }
-  const firstPaintMs = paint - launched;
+  // No first paint within the wait (an error page, a failed start) counts as missing, not as a time.
+  const firstPaintMs = paint === null ? null : paint - launched;
   if (detail) {
     const [origin, nav, entries] = await exec(`const n = performance.getEntriesByType("navigation")[0];
       return [performance.timeOrigin, n ? [Math.round(n.responseEnd), Math.round(n.domContentLoadedEventEnd), Math.round(n.loadEventEnd)] : null,
         [...performance.getEntriesByType("resource"), ...performance.getEntriesByType("measure"), ...performance.getEntriesByType("mark")].sort((a, b) => a.startTime - b.startTime)
           .map((e) => [e.name.slice(0, 60), Math.round(e.startTime), Math.round(e.duration)])];`);
-    console.log(`run ${i}: page began loading ${Math.round(origin - launched)} ms after launch; page load (response end, DOM ready, load): ${JSON.stringify(nav)}; first paint at ${Math.round(paint - origin)} ms of the page`);
+    if (paint !== null) console.log(`run ${i}: page began loading ${Math.round(origin - launched)} ms after launch; page load (response end, DOM ready, load): ${JSON.stringify(nav)}; first paint at ${Math.round(paint - origin)} ms of the page`);
     for (const [name, start, dur] of entries) console.log(`  ${name}  +${start}  ${dur}`);
   }
   await sleep(500);

@@ -15,19 +15,31 @@ use psebench::api::rpc::{self, Caller};
 use psebench::api::Engine;
 use psebench::ApiError;
 use serde_json::Value;
-use tauri::{Emitter, Manager, State};
+use tauri::{Emitter, State};
 
 use psebench_desktop_startup as startup;
 
-/// The engine, or why the store could not be opened (shown by the UI on every page).
-struct Studio(Result<Engine, ApiError>);
+/// The engine, or why the store could not be opened (shown by the UI on every page); `None`
+/// while the store is still being opened. The store is opened on a thread of its own while the
+/// window starts (on a new store, creating it and loading the built-in library takes a third of
+/// a second), so neither waits for the other; calls that arrive before it is open wait.
+struct Studio(tokio::sync::watch::Receiver<Option<Result<Engine, ApiError>>>);
+
+impl Studio {
+    async fn engine(&self) -> Result<Engine, ApiError> {
+        let mut rx = self.0.clone();
+        let opened = match rx.wait_for(Option::is_some).await {
+            Ok(opened) => opened.clone(),
+            Err(_) => None,
+        };
+        opened.unwrap_or_else(|| Err(ApiError::internal("the store could not be opened: the app is closing")))
+    }
+}
 
 #[tauri::command]
 async fn api(studio: State<'_, Studio>, method: String, params: Value) -> Result<Value, ApiError> {
-    match &studio.0 {
-        Ok(engine) => rpc::call(engine, &Caller::Owner, &method, params).await,
-        Err(e) => Err(e.clone()),
-    }
+    let engine = studio.engine().await?;
+    rpc::call(&engine, &Caller::Owner, &method, params).await
 }
 
 #[tauri::command]
@@ -70,6 +82,55 @@ fn prefer_simple_rendering() {
     }
 }
 
+/// Connect an opened engine to the window: progress and data-change events, reviewer links,
+/// and batch-mode runs to resume.
+fn connect(engine: &Engine, app: &tauri::AppHandle, files: std::sync::Arc<WindowFiles>) {
+    let mut rx = engine.jobs().subscribe();
+    let handle = app.clone();
+    tauri::async_runtime::spawn(async move {
+        loop {
+            match rx.recv().await {
+                Ok(p) => {
+                    let _ = handle.emit("job-progress", p);
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(_) => break,
+            }
+        }
+    });
+    // Kinds of stored data changed here or by another process (the CLI, a review server on the
+    // same store): pushed as "data-change", like progress.
+    match engine.change_events() {
+        Ok(mut rx) => {
+            let handle = app.clone();
+            tauri::async_runtime::spawn(async move {
+                loop {
+                    match rx.recv().await {
+                        Ok(c) => {
+                            let _ = handle.emit("data-change", c);
+                        }
+                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                            let all = psebench::context::change_feed::ChangeKind::ALL.to_vec();
+                            let _ =
+                                handle.emit("data-change", psebench::context::change_feed::ChangeEvent { kinds: all });
+                        }
+                        Err(_) => break,
+                    }
+                }
+            });
+        }
+        Err(e) => tracing::warn!(error = %e, "changes by other processes will show only after a reload"),
+    }
+    // "Share" serves reviewer links from this app; the listeners run on the app's async runtime,
+    // where its API calls run.
+    psebench_server::enable_review_sharing(engine, files, psebench_server::Limits::default());
+    // Batch-mode runs closed while their batches were out continue where they stopped.
+    let engine = engine.clone();
+    tauri::async_runtime::spawn(async move {
+        psebench::api::rpc::resume_batch_runs(&engine);
+    });
+}
+
 fn main() {
     psebench::util::memory::limit_heap_arenas();
     prefer_simple_rendering();
@@ -85,64 +146,26 @@ fn main() {
         startup::report_fatal("PSEBench Studio cannot start", &problem.message);
         std::process::exit(1);
     }
-    let engine = startup::open_store(&db);
+    // Opening the store (schema upgrades, the built-in library) runs while the window starts.
+    let opening = std::thread::spawn(move || startup::open_store(&db));
+    let (opened, studio) = tokio::sync::watch::channel(None);
     tauri::Builder::default()
-        .setup(|app| {
-            let studio = Studio(engine);
-            if let Ok(engine) = &studio.0 {
-                let mut rx = engine.jobs().subscribe();
-                let handle = app.handle().clone();
-                tauri::async_runtime::spawn(async move {
-                    loop {
-                        match rx.recv().await {
-                            Ok(p) => {
-                                let _ = handle.emit("job-progress", p);
-                            }
-                            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
-                            Err(_) => break,
-                        }
-                    }
-                });
-            }
-            if let Ok(engine) = &studio.0 {
-                // Kinds of stored data changed here or by another process (the CLI, a review
-                // server on the same store): pushed as "data-change", like progress.
-                match engine.change_events() {
-                    Ok(mut rx) => {
-                        let handle = app.handle().clone();
-                        tauri::async_runtime::spawn(async move {
-                            loop {
-                                match rx.recv().await {
-                                    Ok(c) => {
-                                        let _ = handle.emit("data-change", c);
-                                    }
-                                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                                        let all = psebench::context::change_feed::ChangeKind::ALL.to_vec();
-                                        let _ = handle.emit(
-                                            "data-change",
-                                            psebench::context::change_feed::ChangeEvent { kinds: all },
-                                        );
-                                    }
-                                    Err(_) => break,
-                                }
-                            }
-                        });
-                    }
-                    Err(e) => tracing::warn!(error = %e, "changes by other processes will show only after a reload"),
+        .manage(Studio(studio))
+        .setup(move |app| {
+            let handle = app.handle().clone();
+            // "Share" serves reviewer links from this app (the window's own files).
+            let files = std::sync::Arc::new(WindowFiles(app.asset_resolver()));
+            tauri::async_runtime::spawn(async move {
+                let engine = match tauri::async_runtime::spawn_blocking(move || opening.join()).await {
+                    Ok(Ok(engine)) => engine,
+                    _ => Err(ApiError::internal("opening the store stopped unexpectedly")),
+                };
+                if let Ok(engine) = &engine {
+                    connect(engine, &handle, files);
                 }
-                // "Share" serves reviewer links from this app; the listeners run on the app's async
-                // runtime, where its API calls run.
-                let files = std::sync::Arc::new(WindowFiles(app.asset_resolver()));
-                psebench_server::enable_review_sharing(engine, files, psebench_server::Limits::default());
-            }
-            if let Ok(engine) = &studio.0 {
-                // Batch-mode runs closed while their batches were out continue where they stopped.
-                let engine = engine.clone();
-                tauri::async_runtime::spawn(async move {
-                    psebench::api::rpc::resume_batch_runs(&engine);
-                });
-            }
-            app.manage(studio);
+                // Calls are answered once the engine is connected to the window.
+                let _ = opened.send(Some(engine));
+            });
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![api, save_download])

@@ -48,6 +48,9 @@ pub fn open_store(db: &std::path::Path) -> Result<Engine, ApiError> {
     if let Err(e) = &engine {
         tracing::error!(error = %e, path = %db.display(), "the store could not be opened");
     }
+    // Creating a store or upgrading one (the built-in library checked and loaded) leaves freed
+    // memory in the heap; it goes back to the system now rather than staying with the app.
+    psebench::util::memory::return_free_memory();
     engine
 }
 
