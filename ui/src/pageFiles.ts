@@ -7,7 +7,7 @@
 // meanwhile) opens the page at once. A page opened before its file arrived (a direct address at
 // start, before `preparePage` ran) still works: it suspends like any lazy component.
 
-import { ComponentType, createElement, lazy } from "react";
+import { ComponentType, createElement, lazy, useState } from "react";
 import type { Route } from "./router";
 
 type Entry = { load: () => Promise<ComponentType>; loaded?: ComponentType; loading?: Promise<void> };
@@ -28,7 +28,10 @@ export function pageFromFile(page: string, load: () => Promise<ComponentType>): 
   files.set(page, entry);
   const Lazy = lazy(() => fetchFile(entry, page).then(() => ({ default: entry.loaded as ComponentType })));
   function Page() {
-    return entry.loaded ? createElement(entry.loaded) : createElement(Lazy);
+    // Decided once per mount: a page first shown through `Lazy` stays under it (switching to the
+    // loaded component later would mount the page afresh and lose what the user typed).
+    const [viaLazy] = useState(() => !entry.loaded);
+    return viaLazy || !entry.loaded ? createElement(Lazy) : createElement(entry.loaded);
   }
   Page.displayName = `Page(${page})`;
   return Page;
