@@ -274,9 +274,11 @@ fn a_run_whose_process_died_with_batches_out_resumes_without_paying_twice() {
     });
     // The first round's batch was not sent again: every request reached the mock once.
     let batches = rt.block_on(mock_batches(&mock));
-    // Two rounds of the model under test (its question, then its answer): two batches, not three.
-    let openai = batches.iter().filter(|b| b["api"] == "openai").count();
-    assert_eq!(openai, 2, "{batches:?}");
+    // Two rounds of the model under test (its question, then its answer), each request in one
+    // batch only: the first round's batch is not sent again. (How many batches a round takes
+    // depends on timing: on a busy machine a round's requests can go out in several.)
+    let batched: u64 = batches.iter().filter(|b| b["api"] == "openai").filter_map(|b| b["requests"].as_u64()).sum();
+    assert_eq!(batched, 2 * CASES.len() as u64, "{batches:?}");
     let asker_requests = mock.requests().iter().filter(|r| r.model == "asker-id").count();
     assert_eq!(asker_requests, 2 * CASES.len(), "two turns per case, each asked once");
     assert_eq!(second.evaluation_show(&run).unwrap().counts.done, CASES.len() as u64);
