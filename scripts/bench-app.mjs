@@ -5,7 +5,7 @@
 // Usage (under Xvfb and D-Bus, see scripts/bench-app); --detail also prints where the time went:
 //   node scripts/bench-app.mjs APP_BINARY [--runs 5] [--db STORE] [--results run1,run2,... --models N] [--detail]
 import { execSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -127,6 +127,14 @@ async function once(i) {
     await sleep(500);
     rssResults = rssMb(descendants(driver.pid));
     pssResults = pssMb(descendants(driver.pid));
+    if (i === 0 && process.env.BENCH_SMAPS_DIR) {
+      // The full memory map of each process, for taking the PSS apart (one file per process).
+      for (const pid of descendants(driver.pid)) {
+        try {
+          writeFileSync(join(process.env.BENCH_SMAPS_DIR, `${readFileSync(`/proc/${pid}/comm`, "utf8").trim()}.smaps`), readFileSync(`/proc/${pid}/smaps`));
+        } catch {}
+      }
+    }
     if (i === 0) console.log("processes with Results open:", memory(descendants(driver.pid)).map((p) => `${p.name} RSS ${p.rss.toFixed(0)} MB / PSS ${p.pss.toFixed(0)} MB (${p.anon.toFixed(0)} anonymous, ${p.file.toFixed(0)} files)`).join("; "));
   }
   await wd("DELETE", S).catch(() => {});

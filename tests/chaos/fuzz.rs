@@ -245,9 +245,10 @@ fn inputs(target: &'static str) -> impl Strategy<Value = (String, Vec<u8>)> {
     ]
 }
 
-/// An engine on a fresh store, and a folder for the inputs.
+/// An engine on a fresh store (seeded as after a first start), and a folder for the inputs.
 fn engine() -> (tempfile::TempDir, Engine) {
     let dir = tempfile::tempdir().unwrap();
+    psebench::api::seeded_copy::put_seeded_store(&dir.path().join("store.db")).unwrap();
     let e = Engine::open(&dir.path().join("store.db")).unwrap();
     (dir, e)
 }

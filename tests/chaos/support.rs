@@ -22,8 +22,12 @@ pub struct Env {
 }
 
 impl Env {
+    /// The store is already seeded (as after a first start): seeding takes over a second in a
+    /// debug build, and every chaos test makes at least one store.
     pub fn new() -> Env {
-        Env { dir: tempfile::tempdir().unwrap() }
+        let env = Env { dir: tempfile::tempdir().unwrap() };
+        psebench::api::seeded_copy::put_seeded_store(&env.db()).unwrap();
+        env
     }
     pub fn db(&self) -> PathBuf {
         self.dir.path().join("data/psebench.db")

@@ -13,7 +13,15 @@ struct Env {
 }
 
 impl Env {
+    /// A scratch folder whose store is already seeded (as after a first start; seeding a new
+    /// store takes over a second in a debug build, and most tests make one).
     fn new() -> Env {
+        let env = Env::empty();
+        psebench::api::seeded_copy::put_seeded_store(&env.db()).unwrap();
+        env
+    }
+    /// A scratch folder with no store: the first command creates it.
+    fn empty() -> Env {
         Env { dir: tempfile::tempdir().unwrap() }
     }
     fn db(&self) -> PathBuf {
@@ -79,7 +87,7 @@ fn card(id: &str) -> Value {
 
 #[test]
 fn store_is_created_in_the_given_place_and_mn29_is_loaded() {
-    let env = Env::new();
+    let env = Env::empty();
     let out = env.ok(&["status"]);
     assert!(out.contains("created now"), "{out}");
     assert!(out.contains(&format!("Logs:      {}", s(&env.dir.path().join("data/logs")))), "{out}");

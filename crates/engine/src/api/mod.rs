@@ -7,6 +7,8 @@ pub mod files;
 pub mod removals;
 pub mod results;
 pub mod rpc;
+#[cfg(feature = "mock")]
+pub mod seeded_copy;
 pub mod store_info;
 
 // The user actions live with their domain (one `Engine` method each); these names keep the

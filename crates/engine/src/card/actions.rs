@@ -170,9 +170,17 @@ impl Engine {
 
     /// Lint everything stored for a policy (current versions). A stored card that is not JSON
     /// any more is an error naming it, not a lint finding.
+    /// Every current card of the policy linted together (the neighbour rules compare cards). The
+    /// report is kept while neither the cards nor the policy's vocabulary change, since opening a
+    /// card or listing the library asks for it each time.
     pub fn cards_lint_library(&self, policy: &str) -> ApiResult<LintReport> {
         let (_, vocab) = self.pack_and_vocab(policy)?;
         let rows = self.store().with_conn(|c| repo::current_cards(c, policy))?;
+        let key = library_fingerprint(&vocab, &rows);
+        let cache = self.extension::<LibraryLintCache>();
+        if let Some(report) = cache.get(policy, key) {
+            return Ok(report);
+        }
         let inputs: Vec<LintInput> = rows
             .into_iter()
             .map(|(row, json)| {
@@ -182,7 +190,9 @@ impl Engine {
                 })
             })
             .collect::<ApiResult<_>>()?;
-        Ok(lint_documents(&inputs, &vocab))
+        let report = lint_documents(&inputs, &vocab);
+        cache.put(policy, key, &report);
+        Ok(report)
     }
 
     /// The coverage report of every clause's cards, or of one clause: which true/false
@@ -650,4 +660,32 @@ fn changed_since(card_id: &str, base: i64, current: i64) -> ApiError {
              if your change still applies."
         ),
     )
+}
+
+/// The last library lint report per policy, with the fingerprint of what it was computed from.
+#[derive(Default)]
+struct LibraryLintCache(std::sync::Mutex<HashMap<String, (u64, LintReport)>>);
+
+impl LibraryLintCache {
+    fn get(&self, policy: &str, key: u64) -> Option<LintReport> {
+        let map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        map.get(policy).filter(|(k, _)| *k == key).map(|(_, r)| r.clone())
+    }
+
+    fn put(&self, policy: &str, key: u64, report: &LintReport) {
+        let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        map.insert(policy.to_string(), (key, report.clone()));
+    }
+}
+
+/// A hash of everything a library lint depends on: the vocabulary and each current card's id,
+/// version and text (a card edited by another process on the same store changes it too).
+fn library_fingerprint(vocab: &crate::policy::PolicyVocab, rows: &[(CardRow, String)]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    serde_json::to_string(vocab).unwrap_or_default().hash(&mut h);
+    for (row, json) in rows {
+        (&row.card_id, row.current_version, json).hash(&mut h);
+    }
+    h.finish()
 }

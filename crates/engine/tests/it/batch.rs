@@ -39,6 +39,7 @@ fn engine_at(db: &Path, secrets: Arc<MemoryStore>) -> Engine {
             ..Default::default()
         },
     };
+    crate::common::seeded_store(db);
     Engine::open_with(db, opts).unwrap()
 }
 

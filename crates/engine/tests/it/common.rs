@@ -4,8 +4,15 @@ use std::path::{Path, PathBuf};
 
 pub fn temp_engine() -> (tempfile::TempDir, Engine) {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::open(&dir.path().join("store.db")).unwrap();
+    let db = dir.path().join("store.db");
+    seeded_store(&db);
+    let engine = Engine::open(&db).unwrap();
     (dir, engine)
+}
+
+/// A new store at `db` (unless one is there) already seeded: see `put_seeded_store`.
+pub fn seeded_store(db: &Path) {
+    psebench::api::seeded_copy::put_seeded_store(db).unwrap();
 }
 
 pub fn write(dir: &Path, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {

@@ -80,6 +80,7 @@ pub fn engine(dir: &std::path::Path) -> Engine {
             ..Default::default()
         },
     };
+    crate::common::seeded_store(&dir.join("s.db"));
     Engine::open_with(&dir.join("s.db"), opts).unwrap()
 }
 

@@ -107,6 +107,7 @@ async fn an_extraction_whose_replies_cannot_be_used_fails_and_leaves_nothing_to_
 
 fn keyringless_engine(dir: &std::path::Path) -> Engine {
     let opts = EngineOptions { secrets: Arc::new(KeyringStore), client: Default::default() };
+    crate::common::seeded_store(&dir.join("s.db"));
     Engine::open_with(&dir.join("s.db"), opts).unwrap()
 }
 

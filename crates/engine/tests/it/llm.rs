@@ -23,6 +23,7 @@ fn engine_with(secrets: Arc<dyn psebench::secrets::SecretStore>, use_cache: bool
     let dir = tempfile::tempdir().unwrap();
     let opts =
         EngineOptions { secrets, client: ClientOptions { retry: fast_retry(), use_cache, ..Default::default() } };
+    crate::common::seeded_store(&dir.path().join("s.db"));
     let e = Engine::open_with(&dir.path().join("s.db"), opts).unwrap();
     (dir, e)
 }

@@ -14,6 +14,7 @@ use std::sync::Arc;
 fn engine() -> (tempfile::TempDir, Engine) {
     let dir = tempfile::tempdir().unwrap();
     let opts = EngineOptions { secrets: Arc::new(MemoryStore::default()), client: ClientOptions::default() };
+    crate::common::seeded_store(&dir.path().join("s.db"));
     let e = Engine::open_with(&dir.path().join("s.db"), opts).unwrap();
     (dir, e)
 }

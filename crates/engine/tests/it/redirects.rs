@@ -105,6 +105,7 @@ fn engine() -> (tempfile::TempDir, Engine) {
             ..Default::default()
         },
     };
+    crate::common::seeded_store(&dir.path().join("s.db"));
     let e = Engine::open_with(&dir.path().join("s.db"), opts).unwrap();
     (dir, e)
 }
