@@ -2,8 +2,8 @@
 // and a loopback mock LLM provider that answers like the models of a scripted scenario.
 
 import { test as base, expect, Page } from "@playwright/test";
-import { ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { ChildProcess, execFileSync, spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,6 +13,27 @@ import type { ApiMethod, ApiMethods } from "../src/api/generated";
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const BIN = process.env.PSEBENCH_BIN ?? join(ROOT, "target/debug/psebench");
 const UI_DIR = join(ROOT, "ui/dist");
+
+let template: string | null = null;
+
+/**
+ * Put at `db` a store already seeded with the built-in policies, library and anchors, as after a
+ * first start: seeding takes about two seconds in the debug build the tests run, so each worker
+ * seeds one template (with this build's `psebench status`) and copies it for every new store.
+ * The app opens the copy as any store it opened before. The template's write-ahead log, if the
+ * process left one, is copied with it.
+ */
+export function seededStore(db: string) {
+  if (!template) {
+    const dir = mkdtempSync(join(tmpdir(), "psebench-e2e-template-"));
+    const path = join(dir, "store.db");
+    execFileSync(BIN, ["--db", path, "status"], { env: { ...process.env, HOME: dir, XDG_DATA_HOME: join(dir, "data") }, stdio: "ignore" });
+    process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+    template = path;
+  }
+  copyFileSync(template, db);
+  if (existsSync(`${template}-wal`)) copyFileSync(`${template}-wal`, `${db}-wal`);
+}
 
 /** Start a process and resolve with the first stdout line matching `pattern`. */
 function startAndRead(cmd: string, args: string[], env: Record<string, string>, pattern: RegExp): Promise<{ proc: ChildProcess; match: RegExpMatchArray }> {
@@ -132,6 +153,7 @@ async function startStudio(): Promise<Running> {
   // The key is read from --token-file here (other helpers read it from the printed JSON line); the
   // link is the one the server printed.
   const tokenFile = join(dir, "owner.key");
+  seededStore(join(dir, "store.db"));
   const serve = await startAndRead(
     BIN,
     ["serve", "--port", "0", "--json", "--ui-dir", UI_DIR, "--token-file", tokenFile],

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { apiAt, BIN, registerLink, ROOT, Studio } from "./fixtures";
+import { apiAt, BIN, registerLink, ROOT, seededStore, Studio } from "./fixtures";
 
 export type MockLlm = { base: string; stop: () => void };
 
@@ -66,6 +66,7 @@ export type OwnStudio = Studio & { stop: () => void };
  */
 export function startStudio(env: Record<string, string> = {}): Promise<OwnStudio> {
   const dir = mkdtempSync(join(tmpdir(), "psebench-e2e-own-"));
+  seededStore(join(dir, "store.db"));
   return new Promise((ok, fail) => {
     const proc = spawn(BIN, ["serve", "--port", "0", "--json", "--ui-dir", join(ROOT, "ui/dist")], {
       env: { ...process.env, ...env, PSEBENCH_DB: join(dir, "store.db"), HOME: dir, XDG_DATA_HOME: join(dir, "data") },
