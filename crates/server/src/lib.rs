@@ -170,13 +170,13 @@ async fn api_call(State(st): State<AppState>, Path(method): Path<String>, req: R
     let (parts, body) = req.into_parts();
     let who = match caller(&st, &parts.headers) {
         Ok(c) => c,
-        Err(r) => return r,
+        Err(r) => return limits::refused_unread(r, &parts.headers),
     };
     let max = match &who {
         Caller::Owner | Caller::Cli => st.opts.limits.owner_body_bytes,
         Caller::Reviewer { token, session } => {
             if let Err(e) = rpc::check_reviewer(&st.engine, token, session.as_deref()).await {
-                return error_response(e);
+                return limits::refused_unread(error_response(e), &parts.headers);
             }
             st.opts.limits.reviewer_body_bytes
         }

@@ -149,7 +149,7 @@ pub(super) async fn read_body(
     let declared =
         headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > max as u64) {
-        return Err(too_large(max));
+        return Err(closing(too_large(max)));
     }
     let read = async {
         // Reserve at most 1 MiB up front: a declared length is only a promise.
@@ -166,16 +166,38 @@ pub(super) async fn read_body(
         }
         Ok(buf)
     };
-    match tokio::time::timeout(within, read).await {
-        Ok(r) => r,
-        Err(_) => Err(plain(
+    let refused = match tokio::time::timeout(within, read).await {
+        Ok(Ok(buf)) => return Ok(buf),
+        Ok(Err(r)) => r,
+        Err(_) => plain(
             StatusCode::REQUEST_TIMEOUT,
             format!(
                 "The request body did not arrive within {} seconds; check the network connection and try again.",
                 within.as_secs()
             ),
-        )),
+        ),
+    };
+    Err(closing(refused))
+}
+
+/// An answer given without reading the request's body (the caller was refused from its headers):
+/// when the request has a body, the connection closes after the answer, as below.
+pub(super) fn refused_unread(r: Response, headers: &HeaderMap) -> Response {
+    let length = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    if headers.contains_key(header::TRANSFER_ENCODING) || length.is_some_and(|n| n > 0) {
+        closing(r)
+    } else {
+        r
     }
+}
+
+/// A refusal sent before the request's body was read to its end: the rest of the body may still be
+/// on its way, so the connection cannot carry another request and is closed after this answer. The
+/// header tells the client not to reuse it (a pooled client would otherwise send its next request
+/// into a closing connection).
+fn closing(mut r: Response) -> Response {
+    r.headers_mut().insert(header::CONNECTION, axum::http::HeaderValue::from_static("close"));
+    r
 }
 
 /// Middleware: answer every request (except the long-lived event stream) within the request

@@ -151,6 +151,9 @@ async fn an_unauthenticated_upload_is_refused_before_its_body_is_read() {
         let reply = read_reply(&mut c, Duration::from_secs(20)).await;
         let reply = reply.expect("the server waited for the rest of the body instead of refusing the request");
         assert!(reply.starts_with("HTTP/1.1 403"), "{tok:?}: {reply}");
+        // The rest of the body is unread, so the connection cannot carry another request: the
+        // answer says it closes, and a pooled client will not send into it.
+        assert!(reply.to_ascii_lowercase().contains("\r\nconnection: close\r\n"), "{tok:?}: {reply}");
     }
     // A reviewer's body over 256 KiB is refused from its declared length, unread.
     let mut c = TcpStream::connect(addr).await.unwrap();
@@ -158,6 +161,7 @@ async fn an_unauthenticated_upload_is_refused_before_its_body_is_read() {
     let reply = read_reply(&mut c, Duration::from_secs(20)).await.expect("no answer to an oversized body");
     assert!(reply.starts_with("HTTP/1.1 413"), "{reply}");
     assert!(reply.contains("larger than this server accepts (256 KB)"), "{reply}");
+    assert!(reply.to_ascii_lowercase().contains("\r\nconnection: close\r\n"), "{reply}");
     // The same body sent without a declared length is cut off at the limit.
     let http = reqwest::Client::new();
     let chunks = futures::stream::iter((0..40).map(|_| Ok::<_, std::io::Error>(vec![b' '; 16 * 1024])));
@@ -169,7 +173,9 @@ async fn an_unauthenticated_upload_is_refused_before_its_body_is_read() {
         .await
         .unwrap();
     assert_eq!(r.status(), reqwest::StatusCode::PAYLOAD_TOO_LARGE);
-    // A normal call with the link still works.
+    assert_eq!(r.headers().get("connection").map(|v| v.as_bytes()), Some(&b"close"[..]));
+    // A normal call with the link still works (on a new connection: the refused one was closed;
+    // before it said so, this call could be sent into it as it closed, and fail).
     let ok = http
         .post(format!("http://{addr}/api/review.me"))
         .header("x-review-token", &token)
