@@ -309,6 +309,11 @@ impl Scenario for LabelAudit {
         let f = env.file("audit.jsonl", &lines(cases));
         env.ok(&["cases", "import", s(&f)]);
     }
+    /// The label audit asks four calls at a time (`label_audit::CONCURRENCY`): a kill can find
+    /// up to four unanswered, not only the newest.
+    fn calls_in_flight(&self) -> u64 {
+        4
+    }
     fn start_args(&self, _env: &Env) -> Vec<String> {
         args(&["cases", "screen", "--cases", "all", "--models", "screener", "--yes", "--json"])
     }
