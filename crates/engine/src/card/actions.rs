@@ -168,11 +168,10 @@ impl Engine {
         Ok(LintReport::from_problems(problems))
     }
 
-    /// Lint everything stored for a policy (current versions). A stored card that is not JSON
-    /// any more is an error naming it, not a lint finding.
-    /// Every current card of the policy linted together (the neighbour rules compare cards). The
-    /// report is kept while neither the cards nor the policy's vocabulary change, since opening a
-    /// card or listing the library asks for it each time.
+    /// Lint every current card of a policy together (the neighbour rules compare cards). A stored
+    /// card that is not JSON any more is an error naming it, not a lint finding. The report is kept
+    /// while neither the cards nor the policy's vocabulary change, since opening a card or listing
+    /// the library asks for it each time.
     pub fn cards_lint_library(&self, policy: &str) -> ApiResult<LintReport> {
         let (_, vocab) = self.pack_and_vocab(policy)?;
         let rows = self.store().with_conn(|c| repo::current_cards(c, policy))?;
