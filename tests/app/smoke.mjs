@@ -55,9 +55,10 @@ const S = `/session/${session}`;
 const exec = (script, args = []) => wd("POST", `${S}/execute/sync`, { script, args });
 const execAsync = (script, args = []) => wd("POST", `${S}/execute/async`, { script, args });
 
-// Wait for the Home page to render (from a new store, with the built-in MN29 library loaded).
+// Wait for the Home page to render (from a new store, with the built-in MN29 library loaded). In
+// CI the debug build seeds the store beside the Rust tests on two cores: allow about a minute.
 let heading = "";
-for (let i = 0; i < 150; i++) {
+for (let i = 0; i < 500; i++) {
   heading = await exec("const h = document.querySelector('h1'); return h ? h.textContent : '';");
   const stats = await exec("return document.querySelector('.stat-value') ? document.querySelector('.stat-value').textContent : '';");
   if (heading === "PSEBench Studio" && stats && stats !== "0") break;
@@ -92,9 +93,9 @@ const ipc = async (method, params = {}) => {
   return JSON.parse(r);
 };
 const go = (hash) => exec("location.hash = arguments[0];", [hash]);
-/** Wait until the script returns something truthy; fail with `what` after about 20 s. */
+/** Wait until the script returns something truthy; fail with `what` after about 40 s. */
 async function waitUntil(what, script, args = []) {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 400; i++) {
     const v = await exec(script, args);
     if (v) return v;
     await sleep(100);
