@@ -75,25 +75,28 @@ impl psebench_server::Assets for WindowFiles {
 /// memory and the Results page at the paper's scale renders faster (see scripts/bench-app).
 /// A value the user set is respected.
 fn prefer_simple_rendering() {
-    #[cfg(target_os = "linux")]
-    if std::env::var_os("WEBKIT_DISABLE_COMPOSITING_MODE").is_none() {
-        // Called first thing in main, before any thread exists.
-        std::env::set_var("WEBKIT_DISABLE_COMPOSITING_MODE", "1");
-    }
+    default_env("WEBKIT_DISABLE_COMPOSITING_MODE", "1");
 }
 
 /// The page's scripts are small and spend their time waiting for the engine, so JavaScriptCore's
 /// just-in-time compilers buy no visible speed here, while their compiled code, profiling data and
 /// compiler threads cost the web process memory: with them off the app's processes need about
-/// 13 MB (5 %) less with Results open on a paper-scale store, and Results is drawn as fast
+/// 17 MB (6 %) less with Results open on a paper-scale store, and Results is drawn as fast
 /// (BENCHMARKS.md, "Desktop app", round three). Scripts then run in JavaScriptCore's interpreter.
 /// A value the user set is respected.
 fn prefer_interpreted_scripts() {
+    default_env("JSC_useJIT", "0");
+}
+
+/// Set a variable for WebKit on Linux unless the user set it. Called first thing in main, before
+/// any thread exists; WebKit's web process inherits it.
+fn default_env(name: &str, value: &str) {
     #[cfg(target_os = "linux")]
-    if std::env::var_os("JSC_useJIT").is_none() {
-        // Called first thing in main, before any thread exists; the web process inherits it.
-        std::env::set_var("JSC_useJIT", "0");
+    if std::env::var_os(name).is_none() {
+        std::env::set_var(name, value);
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (name, value);
 }
 
 /// Connect an opened engine to the window: progress and data-change events, reviewer links,

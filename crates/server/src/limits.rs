@@ -146,8 +146,7 @@ pub(super) async fn read_body(
     max: usize,
     within: Duration,
 ) -> Result<Vec<u8>, Response> {
-    let declared =
-        headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    let declared = declared_length(headers);
     if declared.is_some_and(|n| n > max as u64) {
         return Err(closing(too_large(max)));
     }
@@ -183,12 +182,16 @@ pub(super) async fn read_body(
 /// An answer given without reading the request's body (the caller was refused from its headers):
 /// when the request has a body, the connection closes after the answer, as below.
 pub(super) fn refused_unread(r: Response, headers: &HeaderMap) -> Response {
-    let length = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
-    if headers.contains_key(header::TRANSFER_ENCODING) || length.is_some_and(|n| n > 0) {
+    if headers.contains_key(header::TRANSFER_ENCODING) || declared_length(headers).is_some_and(|n| n > 0) {
         closing(r)
     } else {
         r
     }
+}
+
+/// The body length a request declares (`Content-Length`), if it declares a readable one.
+fn declared_length(headers: &HeaderMap) -> Option<u64> {
+    headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok())
 }
 
 /// A refusal sent before the request's body was read to its end: the rest of the body may still be
