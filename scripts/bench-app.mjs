@@ -39,6 +39,19 @@ function memory(pids) {
   }
   return per;
 }
+// Processor time each process has used so far (ms), by name; --detail prints it at first paint.
+function cpuMs(pids) {
+  const tick = 1000 / Number(execSync("getconf CLK_TCK").toString().trim() || 100);
+  return pids.flatMap((pid) => {
+    try {
+      const name = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+      const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+      return name === "WebKitWebDriver" ? [] : [`${name} ${Math.round((Number(f[11]) + Number(f[12])) * tick)}`];
+    } catch {
+      return [];
+    }
+  }).join(", ");
+}
 const rssMb = (pids) => memory(pids).reduce((a, p) => a + p.rss, 0);
 const pssMb = (pids) => memory(pids).reduce((a, p) => a + p.pss, 0);
 
@@ -83,6 +96,13 @@ async function once(i) {
   }
   // No first paint within the wait (an error page, a failed start) counts as missing, not as a time.
   const firstPaintMs = paint === null ? null : paint - launched;
+  if (detail) console.log(`run ${i}: processor time at first paint (ms): ${cpuMs(descendants(driver.pid))}`);
+  if (detail && paint === null) {
+    // Why no first paint was seen: what the page shows and whether WebKit considers it visible
+    // (a hidden page gets no animation frames).
+    const state = await exec(`return [document.visibilityState, document.hasFocus(), !!document.querySelector(".steps"), document.body.innerText.slice(0, 400), String(window.__psebenchFirstPaint), location.href];`).catch((e) => String(e));
+    console.log(`run ${i}: no first paint; page state (visibility, focus, Home drawn, text length, mark): ${JSON.stringify(state)}`);
+  }
   if (detail) {
     const [origin, nav, entries] = await exec(`const n = performance.getEntriesByType("navigation")[0];
       return [performance.timeOrigin, n ? [Math.round(n.responseEnd), Math.round(n.domContentLoadedEventEnd), Math.round(n.loadEventEnd)] : null,

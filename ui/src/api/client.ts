@@ -125,9 +125,14 @@ export function useApi<M extends ApiMethod>(method: M, params: Params<M> | null)
   // An answer asked for at start: shown at once when it has arrived, else awaited below.
   const first = useRef<Early | undefined | null>(null);
   if (first.current === null) first.current = key === null ? undefined : takeEarly(method, key);
-  const [state, setState] = useState<{ data?: Result<M>; error?: EngineError; loading: boolean }>(() =>
-    first.current?.arrived ? { data: first.current.arrived.data as Result<M>, loading: false } : { loading: params !== null },
-  );
+  // Whether the first drawing showed the early answer. Not the same as "it has arrived" when the
+  // effect below runs: an answer landing between the drawing and the effect is still to be shown.
+  const shownFirst = useRef(false);
+  const [state, setState] = useState<{ data?: Result<M>; error?: EngineError; loading: boolean }>(() => {
+    const arrived = first.current?.arrived;
+    shownFirst.current = arrived !== undefined;
+    return arrived ? { data: arrived.data as Result<M>, loading: false } : { loading: params !== null };
+  });
   const [tick, setTick] = useState(0);
   const seq = useRef(0);
   useEffect(() => {
@@ -140,8 +145,8 @@ export function useApi<M extends ApiMethod>(method: M, params: Params<M> | null)
     last.current = { method, key, version, tick };
     const early = before === null ? first.current : undefined;
     first.current = undefined;
-    // Already shown in the first drawing: nothing to ask.
-    if (early?.arrived) return;
+    // Already shown in the first drawing: nothing to ask. (One that arrived since is taken below.)
+    if (early && shownFirst.current) return;
     const quiet = before !== null && before.method === method && before.key === key && before.version === version && before.tick === tick;
     const mine = ++seq.current;
     if (!quiet) setState((s) => ({ ...s, loading: true }));
