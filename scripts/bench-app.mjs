@@ -39,6 +39,23 @@ function memory(pids) {
   }
   return per;
 }
+// When each process started, in ms after the app's own process (the kernel counts in ticks of
+// 10 ms); --detail prints it at first paint, to tell a late start of WebKit's processes from a
+// slow one.
+function startedMs(pids) {
+  const tick = 1000 / Number(execSync("getconf CLK_TCK").toString().trim() || 100);
+  const starts = pids.flatMap((pid) => {
+    try {
+      const name = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+      return name === "WebKitWebDriver" ? [] : [[name, Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[19]) * tick]];
+    } catch {
+      return [];
+    }
+  });
+  const app = starts.find(([name]) => name === "psebench-studio")?.[1] ?? 0;
+  return starts.map(([name, at]) => `${name} +${Math.round(at - app)}`).join(", ");
+}
+
 // Processor time each process has used so far (ms), by name; --detail prints it at first paint.
 function cpuMs(pids) {
   const tick = 1000 / Number(execSync("getconf CLK_TCK").toString().trim() || 100);
@@ -96,7 +113,7 @@ async function once(i) {
   }
   // No first paint within the wait (an error page, a failed start) counts as missing, not as a time.
   const firstPaintMs = paint === null ? null : paint - launched;
-  if (detail) console.log(`run ${i}: processor time at first paint (ms): ${cpuMs(descendants(driver.pid))}`);
+  if (detail) console.log(`run ${i}: processor time at first paint (ms): ${cpuMs(descendants(driver.pid))}; processes started (ms after the app): ${startedMs(descendants(driver.pid))}`);
   if (detail && paint === null) {
     // Why no first paint was seen: what the page shows and whether WebKit considers it visible
     // (a hidden page gets no animation frames).
