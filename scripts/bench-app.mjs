@@ -39,36 +39,29 @@ function memory(pids) {
   }
   return per;
 }
-// When each process started, in ms after the app's own process (the kernel counts in ticks of
-// 10 ms); --detail prints it at first paint, to tell a late start of WebKit's processes from a
-// slow one.
-function startedMs(pids) {
-  const tick = 1000 / Number(execSync("getconf CLK_TCK").toString().trim() || 100);
-  const starts = pids.flatMap((pid) => {
-    try {
-      const name = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
-      return name === "WebKitWebDriver" ? [] : [[name, Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[19]) * tick]];
-    } catch {
-      return [];
-    }
-  });
-  const app = starts.find(([name]) => name === "psebench-studio")?.[1] ?? 0;
-  return starts.map(([name, at]) => `${name} +${Math.round(at - app)}`).join(", ");
-}
-
-// Processor time each process has used so far (ms), by name; --detail prints it at first paint.
-function cpuMs(pids) {
-  const tick = 1000 / Number(execSync("getconf CLK_TCK").toString().trim() || 100);
+// The kernel's accounting of each process, from /proc/PID/stat (in ticks, 10 ms here): processor
+// time used so far and when it started. --detail prints both at first paint, to tell a late start
+// of WebKit's processes from a slow one.
+const TICK_MS = 1000 / Number(execSync("getconf CLK_TCK").toString().trim() || 100);
+function processTimes(pids) {
   return pids.flatMap((pid) => {
     try {
       const name = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
       const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-      return name === "WebKitWebDriver" ? [] : [`${name} ${Math.round((Number(f[11]) + Number(f[12])) * tick)}`];
+      return name === "WebKitWebDriver" ? [] : [{ name, cpu: (Number(f[11]) + Number(f[12])) * TICK_MS, start: Number(f[19]) * TICK_MS }];
     } catch {
       return [];
     }
-  }).join(", ");
+  });
 }
+function timesAtPaint(pids) {
+  const all = processTimes(pids);
+  const app = all.find((p) => p.name === "psebench-studio")?.start ?? 0;
+  const cpu = all.map((p) => `${p.name} ${Math.round(p.cpu)}`).join(", ");
+  const started = all.map((p) => `${p.name} +${Math.round(p.start - app)}`).join(", ");
+  return `processor time at first paint (ms): ${cpu}; processes started (ms after the app): ${started}`;
+}
+
 const rssMb = (pids) => memory(pids).reduce((a, p) => a + p.rss, 0);
 const pssMb = (pids) => memory(pids).reduce((a, p) => a + p.pss, 0);
 
@@ -113,12 +106,12 @@ async function once(i) {
   }
   // No first paint within the wait (an error page, a failed start) counts as missing, not as a time.
   const firstPaintMs = paint === null ? null : paint - launched;
-  if (detail) console.log(`run ${i}: processor time at first paint (ms): ${cpuMs(descendants(driver.pid))}; processes started (ms after the app): ${startedMs(descendants(driver.pid))}`);
+  if (detail) console.log(`run ${i}: ${timesAtPaint(descendants(driver.pid))}`);
   if (detail && paint === null) {
     // Why no first paint was seen: what the page shows and whether WebKit considers it visible
     // (a hidden page gets no animation frames).
     const state = await exec(`return [document.visibilityState, document.hasFocus(), !!document.querySelector(".steps"), document.body.innerText.slice(0, 400), String(window.__psebenchFirstPaint), location.href];`).catch((e) => String(e));
-    console.log(`run ${i}: no first paint; page state (visibility, focus, Home drawn, text length, mark): ${JSON.stringify(state)}`);
+    console.log(`run ${i}: no first paint; page state (visibility, focus, Home drawn, text, mark, address): ${JSON.stringify(state)}`);
   }
   if (detail) {
     const [origin, nav, entries] = await exec(`const n = performance.getEntriesByType("navigation")[0];
