@@ -40,8 +40,15 @@ fn open_reader(path: &std::path::Path) -> Result<Connection, rusqlite::Error> {
     let conn = Connection::open_with_flags(path, flags)?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
     conn.pragma_update(None, "query_only", "ON")?;
+    conn.pragma_update(None, "cache_size", -READER_CACHE_KIB)?;
     Ok(conn)
 }
+
+/// The page cache of each read connection, in KiB (SQLite's default is 2,000). The reads that
+/// scan much of the store (Results, metrics) pass through the operating system's file cache
+/// anyway: at the paper's scale a smaller cache drew Results as fast and left the desktop app
+/// 4 MB smaller with four readers (BENCHMARKS.md, "Desktop app", round five).
+const READER_CACHE_KIB: i64 = 512;
 
 impl ReadPool {
     pub(super) fn new(path: PathBuf, max: usize) -> ReadPool {
