@@ -66,6 +66,9 @@ for (let i = 0; i < 500; i++) {
 }
 const firstPaintMs = Date.now() - started;
 if (heading !== "PSEBench Studio") fail(`the main window shows "${heading}" instead of the Home page`);
+// The window starts hidden and is shown once its page has loaded (src-tauri/src/main.rs).
+const visibility = await exec("return document.visibilityState;");
+if (visibility !== "visible") fail(`the window was not shown: the page is ${visibility}`);
 const text = await exec("return document.body.innerText;");
 for (const expected of ["Where you are", "approved clause cards", "summary edition of"]) {
   if (!text.includes(expected)) fail(`the Home page does not show "${expected}"`);
