@@ -56,7 +56,7 @@ function processTimes(pids) {
 }
 function timesAtPaint(pids) {
   const all = processTimes(pids);
-  const app = all.find((p) => p.name === "psebench-studio")?.start ?? 0;
+  const app = all.find((p) => !p.name.startsWith("WebKit"))?.start ?? 0;
   const cpu = all.map((p) => `${p.name} ${Math.round(p.cpu)}`).join(", ");
   const started = all.map((p) => `${p.name} +${Math.round(p.start - app)}`).join(", ");
   return `processor time at first paint (ms): ${cpu}; processes started (ms after the app): ${started}`;
