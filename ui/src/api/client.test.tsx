@@ -49,3 +49,35 @@ describe("an answer asked for at start", () => {
   it("is shown when it lands between the first drawing and the page's effects", () => showsTheAnswer("between"));
   it("is shown when it lands after both", () => showsTheAnswer("after"));
 });
+
+// A page whose parameters change (Evaluate's plan, for one) must not show the old answer as if it
+// were the new one, not even in the one drawing before its effects run.
+function Plan({ limit, seen }: { limit: number; seen: (loading: boolean, data: unknown) => void }) {
+  const plan = useApi("evaluation.plan", { limit } as never);
+  seen(plan.loading, plan.data);
+  return <p>{plan.loading ? "loading" : plan.data ? "ready" : "nothing"}</p>;
+}
+
+describe("an answer for other parameters", () => {
+  it("counts as loading from the first drawing with the new parameters", async () => {
+    answers.length = 0;
+    const box = document.createElement("div");
+    const root = createRoot(box);
+    const draws: Array<{ limit: number; loading: boolean; data: unknown }> = [];
+    const draw = (limit: number) => <Plan limit={limit} seen={(loading, data) => draws.push({ limit, loading, data })} />;
+    root.render(draw(90));
+    await vi.waitFor(() => expect(answers).toHaveLength(1));
+    answers[0]({ items: 90 });
+    await vi.waitFor(() => expect(box.textContent).toBe("ready"));
+    draws.length = 0;
+    root.render(draw(6));
+    await vi.waitFor(() => expect(answers).toHaveLength(2));
+    // Every drawing with the new parameters, the first included, says it is loading.
+    const withNew = draws.filter((d) => d.limit === 6);
+    expect(withNew.length).toBeGreaterThan(0);
+    expect(withNew.every((d) => d.loading)).toBe(true);
+    answers[1]({ items: 6 });
+    await vi.waitFor(() => expect(box.textContent).toBe("ready"));
+    expect(draws[draws.length - 1]).toEqual({ limit: 6, loading: false, data: { items: 6 } });
+  });
+});

@@ -128,17 +128,21 @@ export function useApi<M extends ApiMethod>(method: M, params: Params<M> | null)
   // Whether the first drawing showed the early answer. Not the same as "it has arrived" when the
   // effect below runs: an answer landing between the drawing and the effect is still to be shown.
   const shownFirst = useRef(false);
-  const [state, setState] = useState<{ data?: Result<M>; error?: EngineError; loading: boolean }>(() => {
+  // `key`: the parameters the state is about. When the parameters change, the drawing before the
+  // effect below runs still holds the old state; it must already say "loading", or a form could
+  // take the old answer as the one for its new parameters (Evaluate's Start button was enabled
+  // for that one drawing, and a click on it then was lost).
+  const [state, setState] = useState<{ data?: Result<M>; error?: EngineError; loading: boolean; key: string | null }>(() => {
     const arrived = first.current?.arrived;
     shownFirst.current = arrived !== undefined;
-    return arrived ? { data: arrived.data as Result<M>, loading: false } : { loading: params !== null };
+    return arrived ? { data: arrived.data as Result<M>, loading: false, key } : { loading: params !== null, key };
   });
   const [tick, setTick] = useState(0);
   const seq = useRef(0);
   useEffect(() => {
     if (key === null) {
       last.current = null;
-      setState({ loading: false });
+      setState({ loading: false, key });
       return;
     }
     const before = last.current;
@@ -149,18 +153,19 @@ export function useApi<M extends ApiMethod>(method: M, params: Params<M> | null)
     if (early && shownFirst.current) return;
     const quiet = before !== null && before.method === method && before.key === key && before.version === version && before.tick === tick;
     const mine = ++seq.current;
-    if (!quiet) setState((s) => ({ ...s, loading: true }));
+    if (!quiet) setState((s) => ({ ...s, loading: true, key }));
     const asked = early?.answer ?? api(method, JSON.parse(key) as Params<M>);
     (asked as Promise<Result<M>>)
       .then((data) => {
-        if (mine === seq.current) setState({ data, loading: false });
+        if (mine === seq.current) setState({ data, loading: false, key });
       })
       .catch((error: EngineError) => {
-        if (mine === seq.current) setState((s) => ({ data: s.data, error, loading: false }));
+        if (mine === seq.current) setState((s) => ({ data: s.data, error, loading: false, key }));
       });
   }, [method, key, version, tick, live]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
-  return { data: state.data, error: state.error, loading: state.loading, reload };
+  const loading = state.loading || (key !== null && state.key !== key);
+  return { data: state.data, error: state.error, loading, reload };
 }
 
 /** Run an action that changes stored data; on success every page reloads what it shows. */
