@@ -69,6 +69,10 @@ if (heading !== "PSEBench Studio") fail(`the main window shows "${heading}" inst
 // The window starts hidden and is shown once its page has loaded (src-tauri/src/main.rs).
 const visibility = await exec("return document.visibilityState;");
 if (visibility !== "visible") fail(`the window was not shown: the page is ${visibility}`);
+// On Linux the app names only the generic font families (ui/src/fonts.ts): WebKitGTK would draw
+// in sans-serif anyway, after a second font lookup for every size and weight.
+const family = await exec("return getComputedStyle(document.body).fontFamily;");
+if (process.platform === "linux" && family !== "sans-serif") fail(`the page's font is "${family}", not the generic sans-serif`);
 const text = await exec("return document.body.innerText;");
 for (const expected of ["Where you are", "approved clause cards", "summary edition of"]) {
   if (!text.includes(expected)) fail(`the Home page does not show "${expected}"`);

@@ -6,11 +6,13 @@ import { App } from "./App";
 import { reviewLinkToken } from "./pages/review/LinkEntry";
 import { prefetchHome } from "./pages/home/HomePage";
 import { applyStoredTheme } from "./theme";
+import { preferGenericFonts } from "./fonts";
 import { parseHash, setRoutePreparer } from "./router";
 import { preparePage } from "./pageFiles";
 import "./styles.css";
 
 applyStoredTheme();
+preferGenericFonts();
 // Home's summary of the store is asked for now, while the page's code starts.
 if (!reviewLinkToken(window.location.pathname)) void prefetchHome();
 setRoutePreparer(preparePage);
