@@ -31,10 +31,10 @@ function memory(pids) {
       const name = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
       if (name === "WebKitWebDriver") continue;
       const rss = Number(readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
-      const pss = Number(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8").match(/^Pss:\s+(\d+)/m)?.[1] ?? 0) / 1024;
+      // One reading of the rollup for all three figures, so that they describe the same moment.
       const roll = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
       const kb = (k) => Number(roll.match(new RegExp(`^${k}:\\s+(\\d+)`, "m"))?.[1] ?? 0) / 1024;
-      per.push({ name, rss, pss, anon: kb("Pss_Anon"), file: kb("Pss_File") });
+      per.push({ name, rss, pss: kb("Pss"), anon: kb("Pss_Anon"), file: kb("Pss_File") });
     } catch {}
   }
   return per;
