@@ -5,7 +5,7 @@
 // Usage (under Xvfb and D-Bus, see scripts/bench-app); --detail also prints where the time went:
 //   node scripts/bench-app.mjs APP_BINARY [--runs 5] [--db STORE] [--results run1,run2,... --models N] [--detail]
 import { execSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -61,6 +61,31 @@ function timesAtPaint(pids) {
   const started = all.map((p) => `${p.name} +${Math.round(p.start - app)}`).join(", ");
   return `processor time at first paint (ms): ${cpu}; processes started (ms after the app): ${started}`;
 }
+
+// Other processes that map the big libraries the app's processes share (WebKit, and Mesa's
+// software renderer with LLVM) take a part of their pages, so the app's PSS reads lower while they
+// run: a second Xvfb, for example, lowered the sum with Results open from 248 to 241 MB. The
+// display server this bench started is part of every measurement and is not counted here.
+const SHARED_LIBS = ["libwebkit2gtk", "libjavascriptcoregtk", "libLLVM", "swrast_dri"];
+function othersSharing(pids) {
+  const display = (process.env.DISPLAY ?? "").trim();
+  const mine = new Set(pids.map(String));
+  const found = [];
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    if (mine.has(pid) || pid === String(process.pid)) continue;
+    try {
+      const name = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+      if (name === "WebKitWebDriver") continue;
+      if (name === "Xvfb" && display && cmd.includes(display)) continue;
+      const maps = readFileSync(`/proc/${pid}/maps`, "utf8");
+      const libs = SHARED_LIBS.filter((l) => maps.includes(l));
+      if (libs.length) found.push(`${name} (${pid}: ${libs.join(", ")})`);
+    } catch {}
+  }
+  return found;
+}
+let sharing = [];
 
 const rssMb = (pids) => memory(pids).reduce((a, p) => a + p.rss, 0);
 const pssMb = (pids) => memory(pids).reduce((a, p) => a + p.pss, 0);
@@ -125,6 +150,7 @@ async function once(i) {
   const pids = descendants(driver.pid);
   const rssStart = rssMb(pids);
   const pssStart = pssMb(pids);
+  sharing = [...new Set([...sharing, ...othersSharing(pids)])];
   if (i === 0) console.log("processes after start:", memory(pids).map((p) => `${p.name} RSS ${p.rss.toFixed(0)} MB / PSS ${p.pss.toFixed(0)} MB (${p.anon.toFixed(0)} anonymous, ${p.file.toFixed(0)} files)`).join("; "));
   let resultsMs = null;
   let rssResults = null;
@@ -157,6 +183,7 @@ async function once(i) {
     await sleep(500);
     rssResults = rssMb(descendants(driver.pid));
     pssResults = pssMb(descendants(driver.pid));
+    sharing = [...new Set([...sharing, ...othersSharing(descendants(driver.pid))])];
     if (i === 0 && process.env.BENCH_SMAPS_DIR) {
       // The full memory map of each process, for taking the PSS apart (one file per process).
       for (const pid of descendants(driver.pid)) {
@@ -185,4 +212,7 @@ console.log(`memory after start (MB, all app processes): RSS sum ${f(med(all.map
 if (results) {
   console.log(`Results page ready (ms): median ${f(med(all.map((r) => r.resultsMs)))}, each: ${all.map((r) => f(r.resultsMs)).join(", ")}`);
   console.log(`memory with Results open (MB): RSS sum ${f(med(all.map((r) => r.rssResults)), 1)}, PSS sum ${f(med(all.map((r) => r.pssResults)), 1)}`);
+}
+if (sharing.length) {
+  console.log(`caution: other processes mapped the app's shared libraries during these runs, so the PSS sums above read lower than on an otherwise idle machine: ${sharing.join("; ")}`);
 }

@@ -70,33 +70,18 @@ impl psebench_server::Assets for WindowFiles {
     }
 }
 
-/// WebKitGTK's accelerated compositing buys nothing for a page of tables, text and SVG charts, and
-/// without a GPU it is emulated in software: with it off the web process needs about 40 % less
-/// memory and the Results page at the paper's scale renders faster (see scripts/bench-app).
-/// A value the user set is respected.
-fn prefer_simple_rendering() {
-    default_env("WEBKIT_DISABLE_COMPOSITING_MODE", "1");
-}
-
-/// The page's scripts are small and spend their time waiting for the engine, so JavaScriptCore's
-/// just-in-time compilers buy no visible speed here, while their compiled code, profiling data and
-/// compiler threads cost the web process memory: with them off the app's processes need about
-/// 17 MB (6 %) less with Results open on a paper-scale store, and Results is drawn as fast
-/// (BENCHMARKS.md, "Desktop app", round three). Scripts then run in JavaScriptCore's interpreter.
-/// A value the user set is respected.
-fn prefer_interpreted_scripts() {
-    default_env("JSC_useJIT", "0");
-}
-
-/// Set a variable for WebKit on Linux unless the user set it. Called first thing in main, before
-/// any thread exists; WebKit's web process inherits it.
-fn default_env(name: &str, value: &str) {
+/// Set the variables WebKitGTK is started with on Linux, each unless the user set it
+/// (`psebench_desktop_startup::webkit_env` says which and why). Called first thing in main, before
+/// any thread exists; WebKit's processes inherit them.
+fn prepare_webkit_environment() {
     #[cfg(target_os = "linux")]
-    if std::env::var_os(name).is_none() {
-        std::env::set_var(name, value);
+    {
+        let nodes = startup::webkit_env::render_nodes(std::path::Path::new("/dev/dri"));
+        let get = |name: &str| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
+        for (name, value) in startup::webkit_env::linux_defaults(&get, &nodes) {
+            std::env::set_var(name, value);
+        }
     }
-    #[cfg(not(target_os = "linux"))]
-    let _ = (name, value);
 }
 
 /// The window starts hidden (`tauri.conf.json`) and is shown once its page has loaded.
@@ -181,8 +166,7 @@ fn connect(engine: &Engine, app: &tauri::AppHandle, files: std::sync::Arc<Window
 
 fn main() {
     psebench::util::memory::limit_heap_arenas();
-    prefer_simple_rendering();
-    prefer_interpreted_scripts();
+    prepare_webkit_environment();
     if std::env::args_os().nth(1).is_some_and(|a| a == "--check-startup") {
         std::process::exit(startup::check_startup());
     }

@@ -5,8 +5,8 @@
 // Settings (a model endpoint the app serves) and "Start sharing" on a review session (reviewer links
 // the app serves), checking from outside the window that each answers while on and stops when off.
 // Usage: node smoke.mjs /abs/path/to/psebench-studio OUT.png   (run under Xvfb and a D-Bus session)
-import { spawn } from "node:child_process";
-import { writeFileSync, mkdtempSync } from "node:fs";
+import { execSync, spawn } from "node:child_process";
+import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -73,6 +73,28 @@ if (visibility !== "visible") fail(`the window was not shown: the page is ${visi
 // in sans-serif anyway, after a second font lookup for every size and weight.
 const family = await exec("return getComputedStyle(document.body).fontFamily;");
 if (process.platform === "linux" && family !== "sans-serif") fail(`the page's font is "${family}", not the generic sans-serif`);
+// With GPU compositing off, nothing in the app's own process draws with OpenGL, and the app keeps
+// GTK and WebKit from starting OpenGL's drivers there (crates/desktop-startup/src/webkit_env.rs):
+// without a graphics card, Mesa's software driver and LLVM, 20 MB. WebKit's web process still loads them.
+if (process.platform === "linux") {
+  const children = (pid) => {
+    try {
+      return execSync(`pgrep -P ${pid}`).toString().trim().split("\n").filter(Boolean).flatMap((c) => [c, ...children(c)]);
+    } catch {
+      return [];
+    }
+  };
+  const appPid = children(driver.pid).find((pid) => {
+    try {
+      return !readFileSync(`/proc/${pid}/comm`, "utf8").startsWith("WebKit");
+    } catch {
+      return false;
+    }
+  });
+  if (!appPid) fail("the app's process was not found under WebKitWebDriver");
+  const drivers = [...new Set(readFileSync(`/proc/${appPid}/maps`, "utf8").split("\n").map((l) => l.split(/\s+/)[5] ?? "").filter((f) => /_dri\.so|libEGL_|libGLX_|libLLVM/.test(f)))];
+  if (drivers.length) fail(`the app's process loaded OpenGL's drivers: ${drivers.join(", ")}`);
+}
 const text = await exec("return document.body.innerText;");
 for (const expected of ["Where you are", "approved clause cards", "summary edition of"]) {
   if (!text.includes(expected)) fail(`the Home page does not show "${expected}"`);

@@ -12,6 +12,8 @@
 #[cfg(windows)]
 const WEBVIEW2_DOWNLOAD: &str = "https://developer.microsoft.com/microsoft-edge/webview2/";
 
+pub mod webkit_env;
+
 use psebench::api::Engine;
 use psebench::ApiError;
 use std::path::PathBuf;
