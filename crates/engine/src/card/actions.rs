@@ -175,21 +175,32 @@ impl Engine {
     pub fn cards_lint_library(&self, policy: &str) -> ApiResult<LintReport> {
         let (_, vocab) = self.pack_and_vocab(policy)?;
         let rows = self.store().with_conn(|c| repo::current_cards(c, policy))?;
-        let key = library_fingerprint(&vocab, &rows);
+        self.lint_library_rows(policy, &vocab, &rows)
+    }
+
+    /// The library's lint report from its policy's vocabulary and current cards, already loaded
+    /// by the caller (the card list and a card's page need both for themselves too).
+    fn lint_library_rows(
+        &self,
+        policy: &str,
+        vocab: &crate::policy::PolicyVocab,
+        rows: &[(CardRow, String)],
+    ) -> ApiResult<LintReport> {
+        let key = library_fingerprint(vocab, rows);
         let cache = self.extension::<LibraryLintCache>();
         if let Some(report) = cache.get(policy, key) {
             return Ok(report);
         }
         let inputs: Vec<LintInput> = rows
-            .into_iter()
+            .iter()
             .map(|(row, json)| {
                 Ok(LintInput {
                     path: format!("library:{}@v{}", row.card_id, row.current_version),
-                    value: CARD_JSON.parse(&json, &row.card_id)?,
+                    value: CARD_JSON.parse(json, &row.card_id)?,
                 })
             })
             .collect::<ApiResult<_>>()?;
-        let report = lint_documents(&inputs, &vocab);
+        let report = lint_documents(&inputs, vocab);
         cache.put(policy, key, &report);
         Ok(report)
     }
@@ -385,9 +396,9 @@ impl Engine {
 
     pub fn cards_list(&self, filter: &CardFilter) -> ApiResult<Vec<CardSummary>> {
         let policy = filter.policy.clone().unwrap_or_else(|| crate::policy::DEFAULT_POLICY.to_string());
-        let (pack, _) = self.pack_and_vocab(&policy)?;
-        let report = self.cards_lint_library(&policy)?;
+        let (pack, vocab) = self.pack_and_vocab(&policy)?;
         let rows = self.store().with_read(|c| repo::current_cards(c, &policy))?;
+        let report = self.lint_library_rows(&policy, &vocab, &rows)?;
         let out = rows
             .iter()
             .filter(|(r, _)| filter.clause.as_deref().map(|c| c == r.clause_id).unwrap_or(true))
@@ -423,8 +434,9 @@ impl Engine {
                 repo::audit_log(c, card_id)?,
             ))
         })?;
-        let (pack, _) = self.pack_and_vocab(&row.policy_id)?;
-        let report = self.cards_lint_library(&row.policy_id)?;
+        let (pack, vocab) = self.pack_and_vocab(&row.policy_id)?;
+        let rows = self.store().with_read(|c| repo::current_cards(c, &row.policy_id))?;
+        let report = self.lint_library_rows(&row.policy_id, &vocab, &rows)?;
         let lint: Vec<LintProblem> =
             report.problems.into_iter().filter(|p| p.clause_card_id.as_deref() == Some(card_id)).collect();
         let value: Value =
