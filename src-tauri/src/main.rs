@@ -78,7 +78,8 @@ fn prepare_webkit_environment() {
     {
         let nodes = startup::webkit_env::render_nodes(std::path::Path::new("/dev/dri"));
         let get = |name: &str| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
-        for (name, value) in startup::webkit_env::linux_defaults(&get, &nodes) {
+        let loaded = startup::webkit_env::loaded_libraries();
+        for (name, value) in startup::webkit_env::linux_defaults(&get, &nodes, &loaded) {
             std::env::set_var(name, value);
         }
     }

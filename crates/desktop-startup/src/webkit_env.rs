@@ -22,6 +22,15 @@
 //!   - `WEBKIT_DISABLE_DMABUF_RENDERER=1` skips the renderer's check. The renderer carries
 //!     composited frames from the web process to the window, and there are none.
 //!
+//! - `LD_PRELOAD` names one library of WebKit's own, flite's `cmu_time_awb` voice, for WebKit's
+//!   processes. Each of WebKit's processes loads about 170 libraries, and at start the dynamic
+//!   loader resolves some 73,000 references to symbols, looking each up library by library in
+//!   load order. 31,000 of them are that voice's references to its own 31,000 symbols, and it
+//!   comes about 80th in the order; named in `LD_PRELOAD` it comes first, which halves the
+//!   loader's lookups (round eight). Only a library already loaded in the app's own process is
+//!   named, so it exists and WebKit loads it anyway; its symbols' names are its own, so no
+//!   other library's symbol is found in its place.
+//!
 //! A user who turns compositing back on (`WEBKIT_DISABLE_COMPOSITING_MODE=0`, or
 //! `WEBKIT_FORCE_COMPOSITING_MODE`, or `WEBKIT_FORCE_DMABUF_RENDERER`) gets WebKit's own choices
 //! for all three.
@@ -29,9 +38,17 @@
 /// A variable to set, and its value.
 pub type Setting = (&'static str, String);
 
-/// What to set, given the environment as it is (`get` reads a variable) and the DRM render nodes
-/// of this computer ([`render_nodes`]). Variables the user set are never in the list.
-pub fn linux_defaults(get: &dyn Fn(&str) -> Option<String>, render_nodes: &[String]) -> Vec<Setting> {
+/// The library whose own symbols are most of the dynamic loader's lookups in WebKit's processes.
+const MOST_LOOKED_UP: &str = "libflite_cmu_time_awb.so";
+
+/// What to set, given the environment as it is (`get` reads a variable), the DRM render nodes of
+/// this computer ([`render_nodes`]) and the libraries loaded in the app's process
+/// ([`loaded_libraries`]). Variables the user set are never in the list.
+pub fn linux_defaults(
+    get: &dyn Fn(&str) -> Option<String>,
+    render_nodes: &[String],
+    loaded: &[String],
+) -> Vec<Setting> {
     let mut out: Vec<Setting> = Vec::new();
     let mut default = |name: &'static str, value: String| {
         if get(name).is_none() {
@@ -51,7 +68,27 @@ pub fn linux_defaults(get: &dyn Fn(&str) -> Option<String>, render_nodes: &[Stri
         default("WEBKIT_WEB_RENDER_DEVICE_FILE", node);
         default("WEBKIT_DISABLE_DMABUF_RENDERER", "1".to_string());
     }
+    let voice = loaded.iter().find(|path| path.rsplit('/').next().is_some_and(|name| name.starts_with(MOST_LOOKED_UP)));
+    if let Some(path) = voice {
+        default("LD_PRELOAD", path.clone());
+    }
     out
+}
+
+/// The files of the shared libraries loaded in this process (from `/proc/self/maps`), each once.
+pub fn loaded_libraries() -> Vec<String> {
+    let Ok(maps) = std::fs::read_to_string("/proc/self/maps") else {
+        return Vec::new();
+    };
+    let mut found: Vec<String> = maps
+        .lines()
+        .filter_map(|line| line.split_whitespace().nth(5))
+        .filter(|path| path.starts_with('/') && path.contains(".so"))
+        .map(str::to_string)
+        .collect();
+    found.sort();
+    found.dedup();
+    found
 }
 
 /// The DRM render nodes in `dir` (`/dev/dri` on Linux), lowest number first: `renderD128`, … A
@@ -80,7 +117,7 @@ mod tests {
     fn defaults(set: &[(&str, &str)], nodes: &[&str]) -> HashMap<&'static str, String> {
         let env: HashMap<String, String> = set.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         let nodes: Vec<String> = nodes.iter().map(|n| n.to_string()).collect();
-        linux_defaults(&|name| env.get(name).cloned(), &nodes).into_iter().collect()
+        linux_defaults(&|name| env.get(name).cloned(), &nodes, &[]).into_iter().collect()
     }
 
     #[test]
@@ -128,6 +165,27 @@ mod tests {
         // Compositing disabled by the user (any value but "0") counts as off.
         let d = defaults(&[("WEBKIT_DISABLE_COMPOSITING_MODE", "yes")], &[]);
         assert_eq!(d["GDK_GL"], "disable");
+    }
+
+    #[test]
+    fn the_voice_library_is_preloaded_only_when_webkit_loaded_it() {
+        let loaded =
+            ["/usr/lib/x86_64-linux-gnu/libflite_cmu_time_awb.so.1.0".to_string(), "/usr/lib/libc.so.6".to_string()];
+        let d: HashMap<_, _> = linux_defaults(&|_| None, &[], &loaded).into_iter().collect();
+        assert_eq!(d["LD_PRELOAD"], "/usr/lib/x86_64-linux-gnu/libflite_cmu_time_awb.so.1.0");
+        let without: HashMap<_, _> = linux_defaults(&|_| None, &[], &loaded[1..]).into_iter().collect();
+        assert!(!without.contains_key("LD_PRELOAD"));
+        let theirs = |name: &str| (name == "LD_PRELOAD").then(|| "/opt/mine.so".to_string());
+        let kept: HashMap<_, _> = linux_defaults(&theirs, &[], &loaded).into_iter().collect();
+        assert!(!kept.contains_key("LD_PRELOAD"));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn this_process_lists_its_libraries() {
+        let loaded = loaded_libraries();
+        assert!(loaded.iter().any(|p| p.contains("libc.so")), "{loaded:?}");
+        assert!(loaded.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]
