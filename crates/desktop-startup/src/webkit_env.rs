@@ -33,7 +33,7 @@
 //!
 //! A user who turns compositing back on (`WEBKIT_DISABLE_COMPOSITING_MODE=0`, or
 //! `WEBKIT_FORCE_COMPOSITING_MODE`, or `WEBKIT_FORCE_DMABUF_RENDERER`) gets WebKit's own choices
-//! for all three.
+//! for the three OpenGL variables; the other defaults stay.
 
 /// A variable to set, and its value.
 pub type Setting = (&'static str, String);
@@ -57,11 +57,12 @@ pub fn linux_defaults(
     };
     default("WEBKIT_DISABLE_COMPOSITING_MODE", "1".to_string());
     default("JSC_useJIT", "0".to_string());
-    // WebKit reads any value but "0" as "disabled".
-    let compositing_off = get("WEBKIT_DISABLE_COMPOSITING_MODE").is_none_or(|v| !v.is_empty() && v != "0");
-    let forced_on = ["WEBKIT_FORCE_COMPOSITING_MODE", "WEBKIT_FORCE_DMABUF_RENDERER"]
-        .iter()
-        .any(|name| get(name).is_some_and(|v| !v.is_empty() && v != "0"));
+    // WebKit 2.50 reads compositing as disabled for any value but "0" (checked: with "0" its web
+    // process runs its compositor threads). The forcing switches count as set whatever their
+    // value, as older WebKit versions read them.
+    let compositing_off = get("WEBKIT_DISABLE_COMPOSITING_MODE").is_none_or(|v| v != "0");
+    let forced_on =
+        ["WEBKIT_FORCE_COMPOSITING_MODE", "WEBKIT_FORCE_DMABUF_RENDERER"].iter().any(|name| get(name).is_some());
     if compositing_off && !forced_on {
         default("GDK_GL", "disable".to_string());
         let node = render_nodes.first().cloned().unwrap_or_else(|| "/dev/null".to_string());
@@ -162,9 +163,14 @@ mod tests {
             }
             assert_eq!(d["JSC_useJIT"], "0");
         }
-        // Compositing disabled by the user (any value but "0") counts as off.
-        let d = defaults(&[("WEBKIT_DISABLE_COMPOSITING_MODE", "yes")], &[]);
-        assert_eq!(d["GDK_GL"], "disable");
+        // Compositing disabled by the user (any value but "0", as WebKit reads it) counts as off.
+        for off in ["yes", ""] {
+            let d = defaults(&[("WEBKIT_DISABLE_COMPOSITING_MODE", off)], &[]);
+            assert_eq!(d["GDK_GL"], "disable", "WEBKIT_DISABLE_COMPOSITING_MODE={off:?}");
+        }
+        // A forcing switch the user set at all leaves OpenGL to WebKit, whatever its value.
+        let d = defaults(&[("WEBKIT_FORCE_COMPOSITING_MODE", "0")], &[]);
+        assert!(!d.contains_key("GDK_GL"));
     }
 
     #[test]
